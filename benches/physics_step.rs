@@ -1,0 +1,56 @@
+//! Cost of one physics tick (`Simulation::step`) per scene.
+//!
+//! Scenes: the generic quad hovering in calm air, the same quad in wind with
+//! turbulence, the x500 resting on the ground (contact active), and the twin-
+//! thruster USV cruising in wind, turbulence and current.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::sim::Simulation;
+
+fn sim(json: &str) -> Simulation {
+    let src = ScenarioSource {
+        name: "bench".into(),
+        base_dir: ".".into(),
+    };
+    let scenario = Scenario::from_json(json, &src).expect("bench scenario");
+    let mut ls = scenario.build(&src).expect("bench build");
+    // Warm up: one controller exchange sets the actuators; a second of ticks.
+    ls.run_until(mavsitl::time::SimTime::from_secs(1), &mut ())
+        .expect("warm-up");
+    ls.sim().clone()
+}
+
+const HOVER: &str = r#"{"vehicles":[{"kind":"multirotor","airframe":"generic_quad",
+  "initial":{"height_m":10,"rotor_commands":[0.6155,0.6155,0.6155,0.6155]},
+  "controller":{"kind":"passive","controls":[0.6155,0.6155,0.6155,0.6155]}}]}"#;
+
+const WINDY: &str = r#"{"environment":{"wind":{"speed_m_s":5,"from_deg":270},"turbulence":{}},
+  "vehicles":[{"kind":"multirotor","airframe":"generic_quad",
+  "initial":{"height_m":1000,"rotor_commands":[0.6155,0.6155,0.6155,0.6155]},
+  "controller":{"kind":"passive","controls":[0.6155,0.6155,0.6155,0.6155]}}]}"#;
+
+const GROUND: &str = r#"{"vehicles":[{"kind":"multirotor","airframe":"x500",
+  "controller":{"kind":"passive","controls":[0.2,0.2,0.2,0.2]}}]}"#;
+
+const BOAT: &str = r#"{"environment":{"wind":{"speed_m_s":4,"from_deg":270},"turbulence":{},
+  "current":{"speed_m_s":0.5,"towards_deg":180}},
+  "vehicles":[{"kind":"boat","airframe":"usv_twin",
+  "controller":{"kind":"passive","controls":[0.8,0.7]}}]}"#;
+
+fn bench(c: &mut Criterion) {
+    for (name, json) in [
+        ("quad_hover_step", HOVER),
+        ("quad_turbulence_step", WINDY),
+        ("quad_on_ground_step", GROUND),
+        ("boat_cruise_step", BOAT),
+    ] {
+        let mut s = sim(json);
+        c.bench_function(name, |b| b.iter(|| black_box(&mut s).step().expect("step")));
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,92 @@
+//! Command-line interface: one file per subcommand.
+//!
+//! Owns argument parsing (clap; the doc comments here are the only place help text
+//! lives), logging set-up, turning library errors into one line plus a hint and an
+//! exit code (0 success, 1 the run failed, 2 bad input), progress display and the
+//! summary printed on stdout. It is the only place that reads the wall clock or
+//! prints.
+
+mod home;
+mod sim;
+
+use clap::{Parser, Subcommand};
+
+/// Software-in-the-loop simulator for MAVLink autopilots.
+///
+/// Simulates multirotors and boats (rigid-body physics, ground and water
+/// contact, wind, turbulence, current) in lockstep with whatever flies them.
+/// Frames: world NED around the home point, body FRD; SI units.
+#[derive(Debug, Parser)]
+#[command(name = "mavsitl", version, about, long_about)]
+pub struct Cli {
+    /// More log output on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scenario headless, as fast as the CPU allows, and print a summary.
+    Sim(sim::SimArgs),
+}
+
+/// An error for the user: one line, an optional hint, an exit code.
+#[derive(Debug)]
+pub struct CliError {
+    /// The one-line message.
+    pub message: String,
+    /// What to try.
+    pub hint: Option<String>,
+    /// Process exit code.
+    pub code: u8,
+}
+
+impl CliError {
+    fn input(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        CliError {
+            message: message.into(),
+            hint: Some(hint.into()),
+            code: 2,
+        }
+    }
+
+    fn run(message: impl Into<String>) -> Self {
+        CliError {
+            message: message.into(),
+            hint: None,
+            code: 1,
+        }
+    }
+}
+
+/// Sets up `tracing` on stderr.
+pub fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+/// Runs the parsed command.
+///
+/// # Errors
+/// A [`CliError`] to print.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Sim(args) => sim::run(args),
+    }
+}

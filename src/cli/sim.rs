@@ -1,0 +1,230 @@
+//! `mavsitl sim`: run a scenario headless and print a summary.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use mavsitl::geo::ExportFrame;
+use mavsitl::record::Recorder;
+use mavsitl::scenario::{Home, Scenario, ScenarioSource};
+use mavsitl::sim::{Observer, Simulation};
+use mavsitl::time::{PhysicsRate, SimTime};
+
+use super::{home, CliError};
+
+/// Arguments of `mavsitl sim`.
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    /// Scenario file (JSON), e.g. scenarios/quad_hover.json.
+    pub scenario: PathBuf,
+
+    /// Sim time to run, seconds (default: the scenario's duration_s).
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+
+    /// Noise seed (default: the scenario's seed).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Home LAT,LON,ALT[,HEADING] (deg, deg, m AMSL, deg). Overrides the scenario
+    /// and PX4_HOME_LAT / PX4_HOME_LON / PX4_HOME_ALT.
+    #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
+    pub home: Option<Home>,
+
+    /// Write recordings (ground_truth.csv, zone_events.csv, meta.json) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+
+    /// Frame of recorded positions, velocities and attitudes.
+    #[arg(long, value_enum, default_value_t = ExportFrame::Ned)]
+    pub frame: ExportFrame,
+}
+
+/// Progress on stderr, shown only on a terminal and only once a run has taken
+/// more than a second of wall time.
+struct Progress {
+    bar: Option<ProgressBar>,
+    start: Instant,
+    end: SimTime,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(end: SimTime) -> Self {
+        Progress {
+            bar: None,
+            start: Instant::now(),
+            end,
+            enabled: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn update(&mut self, sim: &Simulation) {
+        if !self.enabled || !sim.tick().is_multiple_of(4096) {
+            return;
+        }
+        if self.bar.is_none() && self.start.elapsed() > Duration::from_secs(1) {
+            let bar = ProgressBar::with_draw_target(
+                Some(self.end.as_micros() / 1000),
+                ProgressDrawTarget::stderr(),
+            );
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{wide_bar}] {msg} sim s, ETA {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            self.bar = Some(bar);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position(sim.time().as_micros() / 1000);
+            bar.set_message(format!("{:.1}", sim.time().as_secs_f64()));
+        }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+struct Observers<'a> {
+    recorder: Option<&'a mut Recorder>,
+    progress: &'a mut Progress,
+}
+
+impl Observer for Observers<'_> {
+    fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()> {
+        self.progress.update(sim);
+        match self.recorder.as_deref_mut() {
+            Some(r) => r.on_tick(sim),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Runs `mavsitl sim`.
+pub fn run(args: SimArgs) -> Result<(), CliError> {
+    let mut scenario = Scenario::load(&args.scenario).map_err(|e| {
+        CliError::input(
+            e.to_string(),
+            "see scenarios/ for examples and the README's scenario reference",
+        )
+    })?;
+    let source = ScenarioSource {
+        name: args.scenario.display().to_string(),
+        base_dir: args
+            .scenario
+            .parent()
+            .map(PathBuf::from)
+            .unwrap_or_default(),
+    };
+    scenario.home =
+        home::resolve(args.home, scenario.home, |k| std::env::var(k).ok()).map_err(|e| {
+            CliError::input(
+                format!("home: {e}"),
+                "--home LAT,LON,ALT[,HEADING], e.g. --home 47.397742,8.545594,488",
+            )
+        })?;
+    if let Some(seed) = args.seed {
+        scenario.seed = seed;
+    }
+    let duration_s = args.duration.unwrap_or(scenario.duration_s);
+    if !(duration_s.is_finite() && duration_s > 0.0) {
+        return Err(CliError::input(
+            format!("--duration {duration_s} must be a positive number of seconds"),
+            "e.g. --duration 600",
+        ));
+    }
+    let mut lockstep = scenario.build(&source).map_err(|e| {
+        CliError::input(
+            e.to_string(),
+            "check the scenario against the README's scenario reference",
+        )
+    })?;
+    let rate = PhysicsRate::new(scenario.physics_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), "physics_rate_hz"))?;
+    let gt_rate = rate
+        .divider(scenario.record.ground_truth_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), "record.ground_truth_rate_hz"))?;
+    let mut recorder = match &args.record {
+        Some(dir) => Some(
+            Recorder::create(dir, &scenario, lockstep.sim(), args.frame, gt_rate).map_err(|e| {
+                CliError::input(
+                    format!("{}: cannot record: {e}", dir.display()),
+                    "choose a writable directory",
+                )
+            })?,
+        ),
+        None => None,
+    };
+    let end = SimTime::from_secs_f64(duration_s);
+    let mut progress = Progress::new(end);
+    let wall = Instant::now();
+    let result = {
+        let mut obs = Observers {
+            recorder: recorder.as_mut(),
+            progress: &mut progress,
+        };
+        lockstep.run_until(end, &mut obs)
+    };
+    let wall_s = wall.elapsed().as_secs_f64();
+    progress.done();
+    if let Some(r) = recorder.as_mut() {
+        r.finish(lockstep.sim(), result.is_ok())
+            .map_err(|e| CliError::run(format!("recording: {e}")))?;
+    }
+    result.map_err(|e| {
+        CliError::run(format!(
+            "simulation stopped at {}: {e}",
+            lockstep.sim().time()
+        ))
+    })?;
+    print_summary(&args, &scenario, lockstep.sim(), wall_s);
+    Ok(())
+}
+
+fn print_summary(args: &SimArgs, scenario: &Scenario, sim: &Simulation, wall_s: f64) {
+    let sim_s = sim.time().as_secs_f64();
+    println!(
+        "mavsitl sim {} (seed {})",
+        args.scenario.display(),
+        scenario.seed
+    );
+    println!(
+        "  sim time          {sim_s:.3} s ({} ticks at {} Hz)",
+        sim.tick(),
+        sim.rate().hz()
+    );
+    println!("  wall time         {wall_s:.3} s");
+    if wall_s > 0.0 {
+        println!("  real-time factor  {:.0}x", sim_s / wall_s);
+    }
+    for v in sim.vehicles() {
+        let t = v.ground_truth();
+        let (roll, pitch, yaw) = t.att_ned_frd.euler_angles();
+        println!(
+            "  {:<16}  pos N {:.3} E {:.3} D {:.3} m | speed {:.3} m/s | roll {:.1} pitch {:.1} yaw {:.1} deg | {}",
+            v.name(),
+            t.pos_ned_m.x,
+            t.pos_ned_m.y,
+            t.pos_ned_m.z,
+            t.vel_ned_m_s.norm(),
+            roll.to_degrees(),
+            pitch.to_degrees(),
+            yaw.to_degrees(),
+            if t.landed { "on ground" } else { "moving freely" }
+        );
+    }
+    let events = sim.zone_events().len();
+    if events > 0 {
+        println!("  zone events       {events}");
+    }
+    if let Some(dir) = &args.record {
+        println!("  recorded to       {}", dir.display());
+    }
+}

@@ -1,0 +1,163 @@
+//! The `FlightController` seam and the types that cross it.
+//!
+//! Every controller — the built-in autopilot, a PX4 or ArduPilot bridge, or the
+//! `passive` test controller here — plugs into the lockstep loop through
+//! [`FlightController`]: it hands over [`Actuators`] for the coming interval, the
+//! loop advances physics by that interval, and the controller receives the
+//! [`SensorFrame`] produced at its end. A bridge's wait for the firmware's packet
+//! inside `actuators` *is* the lockstep.
+//!
+//! Actuator values are normalised commands whose meaning the vehicle's actuator
+//! model defines: for a multirotor, 0..1 per motor in PX4's motor order; for a
+//! boat, −1..1 on the channels its layout names.
+
+use nalgebra::{UnitQuaternion, Vector3};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::time::SimTime;
+
+/// Number of actuator channels (as MAVLink's HIL_ACTUATOR_CONTROLS).
+pub const MAX_ACTUATORS: usize = 16;
+
+/// Normalised actuator commands for one interval.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Actuators {
+    /// One value per channel; see the module docs for their meaning.
+    pub controls: [f64; MAX_ACTUATORS],
+}
+
+impl Actuators {
+    /// Commands from the first values of a slice (the rest zero).
+    pub fn from_slice(values: &[f64]) -> Self {
+        let mut a = Actuators::default();
+        for (c, v) in a.controls.iter_mut().zip(values) {
+            *c = *v;
+        }
+        a
+    }
+}
+
+/// The true state of a vehicle, for controllers that explicitly ask for it and
+/// for recorders. An autopilot never gets it by accident.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GroundTruth {
+    /// Position of the CG, local NED, m.
+    pub pos_ned_m: Vector3<f64>,
+    /// Velocity over ground, NED, m/s.
+    pub vel_ned_m_s: Vector3<f64>,
+    /// Attitude, FRD body → NED.
+    pub att_ned_frd: UnitQuaternion<f64>,
+    /// Body rates, FRD, rad/s.
+    pub rate_frd_rad_s: Vector3<f64>,
+    /// Mean acceleration over the last tick, NED, m/s².
+    pub accel_ned_m_s2: Vector3<f64>,
+    /// Specific force (what an ideal accelerometer at the CG reads), FRD, m/s².
+    pub specific_force_frd_m_s2: Vector3<f64>,
+    /// Mean angular acceleration over the last tick, FRD, rad/s².
+    pub ang_accel_frd_rad_s2: Vector3<f64>,
+    /// Whether the vehicle rests on the ground (or floats, for boats: false).
+    pub landed: bool,
+}
+
+/// What a controller receives at the end of its interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SensorFrame {
+    /// Sim time at the end of the interval.
+    pub time: SimTime,
+    /// The true state, only if the controller asked for it.
+    pub ground_truth: Option<GroundTruth>,
+}
+
+/// Why a controller could not go on.
+#[derive(Debug, Error)]
+pub enum ControllerError {
+    /// The peer (firmware, GCS) went away or stopped answering.
+    #[error("{0}")]
+    Disconnected(String),
+    /// The peer sent something the protocol does not allow.
+    #[error("{0}")]
+    Protocol(String),
+    /// An I/O error on the controller's transport.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Anything that flies a vehicle in the lockstep loop.
+pub trait FlightController {
+    /// A short name for logs and errors.
+    fn name(&self) -> &str;
+
+    /// The controller's rate, Hz: it must divide the physics rate.
+    fn rate_hz(&self) -> u32;
+
+    /// Actuator commands for the interval starting at `now`. A bridge blocks here
+    /// until the firmware answers.
+    ///
+    /// # Errors
+    /// [`ControllerError`] when the controller cannot produce commands.
+    fn actuators(&mut self, now: SimTime) -> Result<Actuators, ControllerError>;
+
+    /// The sensor frame at the end of the interval.
+    ///
+    /// # Errors
+    /// [`ControllerError`] when the frame cannot be delivered.
+    fn receive(&mut self, frame: &SensorFrame) -> Result<(), ControllerError>;
+
+    /// Whether the loop should hand this controller the true state.
+    fn wants_ground_truth(&self) -> bool {
+        false
+    }
+}
+
+/// Configuration of the `passive` controller.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassiveSpec {
+    /// Rate at which it hands over its (constant) commands, Hz.
+    #[serde(default = "default_passive_rate")]
+    pub rate_hz: u32,
+    /// The constant actuator values, up to 16 channels.
+    #[serde(default)]
+    pub controls: Vec<f64>,
+}
+
+fn default_passive_rate() -> u32 {
+    250
+}
+
+/// A controller that always commands the same actuator values: for testing
+/// physics without an autopilot.
+#[derive(Debug, Clone)]
+pub struct Passive {
+    actuators: Actuators,
+    rate_hz: u32,
+}
+
+impl Passive {
+    /// A passive controller from its spec.
+    pub fn new(spec: &PassiveSpec) -> Self {
+        Passive {
+            actuators: Actuators::from_slice(&spec.controls),
+            rate_hz: spec.rate_hz,
+        }
+    }
+}
+
+impl FlightController for Passive {
+    fn name(&self) -> &str {
+        "passive"
+    }
+
+    fn rate_hz(&self) -> u32 {
+        self.rate_hz
+    }
+
+    fn actuators(&mut self, _now: SimTime) -> Result<Actuators, ControllerError> {
+        Ok(self.actuators)
+    }
+
+    fn receive(&mut self, _frame: &SensorFrame) -> Result<(), ControllerError> {
+        Ok(())
+    }
+}

@@ -1,0 +1,25 @@
+//! mavsitl — a software-in-the-loop harness for autopilots that speak MAVLink.
+//!
+//! One process simulates vehicles (multirotor or boat rigid-body physics) in
+//! lockstep with whatever flies them, through the [`controller::FlightController`]
+//! seam. The simulation never reads the wall clock: time is [`time::SimTime`], an
+//! integer count of microseconds advanced only by the loop in [`sim`].
+//!
+//! Frames: world local NED around the scenario's home, body FRD. Units: SI, named
+//! in identifiers (`_m`, `_m_s`, `_rad_s`, `_n`, `_pa`).
+//!
+//! Dependencies point down: `cli` → `scenario` → `sim` → `vehicle` → `physics` →
+//! `world` → `geo` / `time`. Nothing below `cli` prints to stdout.
+
+#![warn(missing_docs)]
+
+pub mod controller;
+pub mod geo;
+pub mod physics;
+pub mod record;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+pub mod time;
+pub mod vehicle;
+pub mod world;

@@ -1,0 +1,168 @@
+//! Recorders: observers of the simulation that write files. They never change it.
+//!
+//! `--record DIR` writes, per vehicle (in `DIR/` for a single vehicle, in
+//! `DIR/<name>/` when there are several):
+//!
+//! - `ground_truth.csv`, EuRoC-style (`#timestamp [ns]`, position m, quaternion
+//!   w,x,y,z body→world, velocity m/s, body rates rad/s), in the export frame
+//!   (NED/FRD by default);
+//!
+//! and once per run `zone_events.csv` and `meta.json` (scenario, seed, frames,
+//! version, files). Writes are buffered; [`Recorder::finish`] flushes and is also
+//! called on errors; dropping a recorder flushes what it can.
+
+mod ground_truth;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+pub use ground_truth::GroundTruthWriter;
+
+/// The header line of `ground_truth.csv`.
+pub fn ground_truth_header() -> &'static str {
+    ground_truth::HEADER
+}
+
+use crate::geo::ExportFrame;
+use crate::scenario::Scenario;
+use crate::sim::{Observer, Simulation};
+use crate::time::Rate;
+
+/// Everything written for one run.
+pub struct Recorder {
+    dir: PathBuf,
+    ground_truth: Vec<GroundTruthWriter>,
+    zone_events: BufWriter<File>,
+    zone_events_written: usize,
+    meta: serde_json::Value,
+}
+
+impl Recorder {
+    /// Creates `dir` and the files for `sim` built from `scenario`, and writes
+    /// `meta.json` and the first ground-truth row (time 0).
+    ///
+    /// # Errors
+    /// I/O errors creating the directory or files.
+    pub fn create(
+        dir: &Path,
+        scenario: &Scenario,
+        sim: &Simulation,
+        frame: ExportFrame,
+        ground_truth_rate: Rate,
+    ) -> io::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let several = sim.vehicles().len() > 1;
+        let mut ground_truth = Vec::new();
+        let mut files = Vec::new();
+        for (i, v) in sim.vehicles().iter().enumerate() {
+            let vdir = if several {
+                dir.join(v.name())
+            } else {
+                dir.to_path_buf()
+            };
+            std::fs::create_dir_all(&vdir)?;
+            let path = vdir.join("ground_truth.csv");
+            files.push(
+                path.strip_prefix(dir)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string(),
+            );
+            let mut w = GroundTruthWriter::create(&path, i, frame, ground_truth_rate)?;
+            w.write_row(sim)?;
+            ground_truth.push(w);
+        }
+        let mut zone_events = BufWriter::new(File::create(dir.join("zone_events.csv"))?);
+        writeln!(zone_events, "#timestamp [ns],vehicle,zone,event")?;
+        files.push("zone_events.csv".into());
+        let meta = json!({
+            "mavsitl_version": env!("CARGO_PKG_VERSION"),
+            "seed": scenario.seed,
+            "physics_rate_hz": scenario.physics_rate_hz,
+            "frames": {
+                "world": frame.world_axes(),
+                "body": frame.body_axes(),
+                "quaternion": "scalar first (w, x, y, z), rotates body vectors into the world frame",
+                "origin": {
+                    "lat_deg": scenario.home.lat_deg,
+                    "lon_deg": scenario.home.lon_deg,
+                    "alt_m": scenario.home.alt_m,
+                },
+                "time": "simulation time since start, integer ns",
+            },
+            "files": files,
+            "scenario": scenario,
+        });
+        let mut rec = Recorder {
+            dir: dir.to_path_buf(),
+            ground_truth,
+            zone_events,
+            zone_events_written: 0,
+            meta,
+        };
+        rec.write_meta(None)?;
+        Ok(rec)
+    }
+
+    fn write_meta(&mut self, end: Option<(&Simulation, bool)>) -> io::Result<()> {
+        let mut meta = self.meta.clone();
+        if let (Some((sim, completed)), Some(obj)) = (end, meta.as_object_mut()) {
+            obj.insert("sim_time_end_s".into(), json!(sim.time().as_secs_f64()));
+            obj.insert("completed".into(), json!(completed));
+        }
+        let text = serde_json::to_string_pretty(&meta).map_err(io::Error::other)?;
+        std::fs::write(self.dir.join("meta.json"), text + "\n")
+    }
+
+    /// Flushes every file and records in `meta.json` how the run ended.
+    ///
+    /// # Errors
+    /// I/O errors while flushing.
+    pub fn finish(&mut self, sim: &Simulation, completed: bool) -> io::Result<()> {
+        self.write_zone_events(sim)?;
+        for w in &mut self.ground_truth {
+            w.flush()?;
+        }
+        self.zone_events.flush()?;
+        self.write_meta(Some((sim, completed)))
+    }
+
+    fn write_zone_events(&mut self, sim: &Simulation) -> io::Result<()> {
+        let events = sim.zone_events();
+        for e in events.iter().skip(self.zone_events_written) {
+            let zone = sim
+                .world()
+                .zones()
+                .specs()
+                .get(e.zone)
+                .map_or("?", |z| z.name.as_str());
+            let vehicle = sim.vehicles().get(e.vehicle).map_or("?", |v| v.name());
+            let what = match e.transition {
+                crate::world::ZoneTransition::Enter => "enter",
+                crate::world::ZoneTransition::Exit => "exit",
+            };
+            writeln!(
+                self.zone_events,
+                "{},{vehicle},{zone},{what}",
+                e.time.as_nanos()
+            )?;
+        }
+        self.zone_events_written = events.len();
+        Ok(())
+    }
+}
+
+impl Observer for Recorder {
+    fn on_tick(&mut self, sim: &Simulation) -> io::Result<()> {
+        for w in &mut self.ground_truth {
+            w.on_tick(sim)?;
+        }
+        if sim.zone_events().len() > self.zone_events_written {
+            self.write_zone_events(sim)?;
+        }
+        Ok(())
+    }
+}

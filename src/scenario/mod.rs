@@ -1,0 +1,206 @@
+//! Scenario files: what a run simulates.
+//!
+//! Owns the scenario's schema (JSON, every struct `deny_unknown_fields`), its
+//! defaults, loading with errors that name the file, line, column and key path
+//! ([`load`]), validation of every value, and building the [`Simulation`] and
+//! controllers from it ([`build`]). It binds no sockets and starts nothing.
+//!
+//! Units are in the key names (`_m`, `_deg`, `_m_s`, `_hz`); positions are local
+//! NED around `home`; wind is given by where it blows *from*, current by where it
+//! flows *towards*.
+//!
+//! [`Simulation`]: crate::sim::Simulation
+
+pub mod build;
+pub mod load;
+
+use serde::{Deserialize, Serialize};
+
+use crate::controller::PassiveSpec;
+use crate::physics::{BoatOverrides, Integrator, MultirotorOverrides};
+use crate::world::{CurrentSpec, GravityModel, TurbulenceSpec, WindSpec, ZoneSpec};
+
+pub use load::{ScenarioError, ScenarioSource};
+
+/// PX4's default SITL home (Zurich, Irchel park), also ours.
+pub const DEFAULT_HOME: Home = Home {
+    lat_deg: 47.397742,
+    lon_deg: 8.545594,
+    alt_m: 488.0,
+    heading_deg: 0.0,
+};
+
+/// A complete, validated scenario.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    /// Seed of every noise stream.
+    pub seed: u64,
+    /// Physics rate, Hz (250–4000, dividing 1 s into whole µs).
+    pub physics_rate_hz: u32,
+    /// Default run length, s (the CLI's `--duration` overrides it).
+    pub duration_s: f64,
+    /// Rigid-body integrator.
+    pub integrator: Integrator,
+    /// Home: origin of the local NED frame and the vehicles' reference.
+    pub home: Home,
+    /// Environment.
+    pub environment: EnvironmentSpec,
+    /// Vehicles (at least one).
+    pub vehicles: Vec<VehicleSpec>,
+    /// Recording settings.
+    pub record: RecordSpec,
+}
+
+/// The home point.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Home {
+    /// Latitude, deg (WGS-84), −90..90.
+    pub lat_deg: f64,
+    /// Longitude, deg, −180..180.
+    pub lon_deg: f64,
+    /// Altitude of the ground (or water surface) at home above mean sea level, m.
+    pub alt_m: f64,
+    /// Heading the vehicles face at start, deg clockwise from north.
+    #[serde(default)]
+    pub heading_deg: f64,
+}
+
+impl Default for Home {
+    fn default() -> Self {
+        DEFAULT_HOME
+    }
+}
+
+/// The environment section.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvironmentSpec {
+    /// `constant` (9.806 65 m/s²) or `wgs84` (normal gravity by latitude, height).
+    #[serde(default)]
+    pub gravity: GravityModel,
+    /// Mean wind.
+    #[serde(default)]
+    pub wind: WindSpec,
+    /// Dryden turbulence (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turbulence: Option<TurbulenceSpec>,
+    /// Water current.
+    #[serde(default)]
+    pub current: CurrentSpec,
+    /// Zones (at most 64).
+    #[serde(default)]
+    pub zones: Vec<ZoneSpec>,
+}
+
+/// What kind of vehicle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VehicleKind {
+    /// A multirotor (quad, hexa, octo).
+    Multirotor,
+    /// A surface boat.
+    Boat,
+}
+
+/// Airframe overrides, typed by vehicle kind.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // a few per scenario, never in a hot path
+pub enum AirframeOverrides {
+    /// Multirotor fields.
+    Multirotor(MultirotorOverrides),
+    /// Boat fields.
+    Boat(BoatOverrides),
+}
+
+/// One vehicle.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VehicleSpec {
+    /// Name (default: `vehicle<N>`).
+    pub name: String,
+    /// Kind.
+    pub kind: VehicleKind,
+    /// A shipped airframe name, or a path to an airframe JSON file (relative to
+    /// the scenario file).
+    pub airframe: String,
+    /// Fields replacing the airframe's.
+    pub overrides: AirframeOverrides,
+    /// Where and how it starts.
+    pub initial: InitialPose,
+    /// What flies it.
+    pub controller: ControllerSpec,
+}
+
+/// Initial pose and motion of a vehicle.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialPose {
+    /// North of home, m.
+    #[serde(default)]
+    pub north_m: f64,
+    /// East of home, m.
+    #[serde(default)]
+    pub east_m: f64,
+    /// Height above the resting position, m: 0 = standing on its gear (multirotor)
+    /// or floating at its waterline (boat).
+    #[serde(default)]
+    pub height_m: f64,
+    /// Roll, deg.
+    #[serde(default)]
+    pub roll_deg: f64,
+    /// Pitch, deg.
+    #[serde(default)]
+    pub pitch_deg: f64,
+    /// Yaw relative to the home heading, deg.
+    #[serde(default)]
+    pub yaw_deg: f64,
+    /// Velocity over ground, NED, m/s.
+    #[serde(default)]
+    pub velocity_ned_m_s: [f64; 3],
+    /// Body rates, FRD, deg/s.
+    #[serde(default)]
+    pub rates_frd_deg_s: [f64; 3],
+    /// Start with the rotors already spinning at these commands (multirotor),
+    /// e.g. to start in hover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotor_commands: Option<Vec<f64>>,
+}
+
+/// What flies a vehicle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ControllerSpec {
+    /// Constant actuator values.
+    Passive(PassiveSpec),
+}
+
+impl Default for ControllerSpec {
+    fn default() -> Self {
+        ControllerSpec::Passive(PassiveSpec {
+            rate_hz: 250,
+            controls: Vec::new(),
+        })
+    }
+}
+
+/// Recording settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordSpec {
+    /// Ground-truth rows per second (divides the physics rate).
+    #[serde(default = "default_record_rate")]
+    pub ground_truth_rate_hz: u32,
+}
+
+fn default_record_rate() -> u32 {
+    200
+}
+
+impl Default for RecordSpec {
+    fn default() -> Self {
+        RecordSpec {
+            ground_truth_rate_hz: default_record_rate(),
+        }
+    }
+}

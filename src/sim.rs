@@ -1,0 +1,305 @@
+//! The simulation and its one lockstep loop.
+//!
+//! [`Simulation`] is world + vehicles + clock, and [`Simulation::step`] runs one
+//! physics tick for every vehicle. [`Lockstep`] is the loop of the design: each
+//! controller interval, (1) the controller hands over actuator commands, (2)
+//! physics advances tick by tick, (3) sensors sample, (4) the controller receives
+//! the sensor frame. Observers (recorders) watch every tick and never change
+//! anything. Time is the integer tick count; the wall clock is never read here.
+//!
+//! Once running, a tick allocates nothing (zone events, rare, go into a buffer
+//! reserved up front).
+
+use thiserror::Error;
+use tracing::info;
+
+use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame};
+use crate::time::{PhysicsRate, Rate, RateError, SimTime};
+use crate::vehicle::{NonFiniteState, Vehicle};
+use crate::world::{World, ZoneEvent, ZoneTransition};
+
+/// Why a run stopped early.
+#[derive(Debug, Error)]
+pub enum SimError {
+    /// A vehicle's state stopped being finite.
+    #[error(transparent)]
+    NonFinite(#[from] NonFiniteState),
+    /// A controller failed.
+    #[error("controller '{name}' at {time}: {source}")]
+    Controller {
+        /// The controller's name.
+        name: String,
+        /// When.
+        time: SimTime,
+        /// What happened.
+        #[source]
+        source: ControllerError,
+    },
+    /// A controller's rate does not fit the physics rate.
+    #[error("controller '{name}': {source}")]
+    ControllerRate {
+        /// The controller's name.
+        name: String,
+        /// What is wrong.
+        #[source]
+        source: RateError,
+    },
+    /// A controller was attached to a vehicle that does not exist.
+    #[error("controller '{name}' is attached to vehicle {index}, but there are {count} vehicles")]
+    NoSuchVehicle {
+        /// The controller's name.
+        name: String,
+        /// The vehicle index asked for.
+        index: usize,
+        /// How many vehicles exist.
+        count: usize,
+    },
+    /// An observer (recorder) failed to write.
+    #[error("recorder: {0}")]
+    Observer(#[from] std::io::Error),
+}
+
+/// World, vehicles and the clock.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    world: World,
+    vehicles: Vec<Vehicle>,
+    commands: Vec<Actuators>,
+    rate: PhysicsRate,
+    dt_s: f64,
+    tick: u64,
+    time: SimTime,
+    zone_events: Vec<ZoneEvent>,
+}
+
+impl Simulation {
+    /// A simulation at time zero.
+    pub fn new(world: World, vehicles: Vec<Vehicle>, rate: PhysicsRate) -> Self {
+        let commands = vec![Actuators::default(); vehicles.len()];
+        let zones = world.zones().specs().len();
+        Simulation {
+            world,
+            commands,
+            rate,
+            dt_s: rate.dt_s(),
+            tick: 0,
+            time: SimTime::ZERO,
+            zone_events: Vec::with_capacity(64 + 4 * zones * vehicles.len()),
+            vehicles,
+        }
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The vehicles, in scenario order.
+    pub fn vehicles(&self) -> &[Vehicle] {
+        &self.vehicles
+    }
+
+    /// The physics rate.
+    pub fn rate(&self) -> PhysicsRate {
+        self.rate
+    }
+
+    /// Ticks run so far.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Current sim time.
+    pub fn time(&self) -> SimTime {
+        self.time
+    }
+
+    /// The commands vehicle `index` is flying with (ignored if out of range).
+    pub fn set_actuators(&mut self, index: usize, actuators: Actuators) {
+        if let Some(c) = self.commands.get_mut(index) {
+            *c = actuators;
+        }
+    }
+
+    /// The commands in force for vehicle `index`.
+    pub fn actuators(&self, index: usize) -> Option<&Actuators> {
+        self.commands.get(index)
+    }
+
+    /// Zone entries and exits not yet taken.
+    pub fn zone_events(&self) -> &[ZoneEvent] {
+        &self.zone_events
+    }
+
+    /// Removes and returns the pending zone events.
+    pub fn take_zone_events(&mut self) -> Vec<ZoneEvent> {
+        std::mem::take(&mut self.zone_events)
+    }
+
+    /// Runs one physics tick for every vehicle.
+    ///
+    /// # Errors
+    /// [`SimError::NonFinite`] when a state stops being finite (the simulation
+    /// should not be stepped further).
+    pub fn step(&mut self) -> Result<(), SimError> {
+        let end = self.time + self.rate.period_us();
+        for (i, (v, cmd)) in self.vehicles.iter_mut().zip(&self.commands).enumerate() {
+            let (entered, left) = v.step(&self.world, cmd, self.dt_s, end)?;
+            if entered | left != 0 {
+                for (z, spec) in self.world.zones().specs().iter().enumerate() {
+                    let bit = 1u64 << z;
+                    let transition = if entered & bit != 0 {
+                        ZoneTransition::Enter
+                    } else if left & bit != 0 {
+                        ZoneTransition::Exit
+                    } else {
+                        continue;
+                    };
+                    info!(time = %self.time, vehicle = v.name(), zone = %spec.name, ?transition, "zone");
+                    self.zone_events.push(ZoneEvent {
+                        time: self.time,
+                        vehicle: i,
+                        zone: z,
+                        transition,
+                    });
+                }
+            }
+        }
+        self.tick += 1;
+        self.time = end;
+        Ok(())
+    }
+}
+
+/// Watches the simulation after every tick (recorders, progress). Never changes it.
+pub trait Observer {
+    /// Called after each tick.
+    ///
+    /// # Errors
+    /// An I/O error ends the run.
+    fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()>;
+}
+
+impl Observer for () {
+    fn on_tick(&mut self, _sim: &Simulation) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Slot {
+    controller: Box<dyn FlightController>,
+    vehicle: usize,
+    rate: Rate,
+}
+
+/// The lockstep loop: a simulation and the controllers flying its vehicles.
+pub struct Lockstep {
+    sim: Simulation,
+    slots: Vec<Slot>,
+}
+
+impl Lockstep {
+    /// A loop around `sim` with no controllers yet.
+    pub fn new(sim: Simulation) -> Self {
+        Lockstep {
+            sim,
+            slots: Vec::new(),
+        }
+    }
+
+    /// Attaches `controller` to vehicle `vehicle`.
+    ///
+    /// # Errors
+    /// [`SimError`] when the vehicle does not exist or the controller's rate does
+    /// not divide the physics rate.
+    pub fn attach(
+        &mut self,
+        vehicle: usize,
+        controller: Box<dyn FlightController>,
+    ) -> Result<(), SimError> {
+        if vehicle >= self.sim.vehicles.len() {
+            return Err(SimError::NoSuchVehicle {
+                name: controller.name().to_string(),
+                index: vehicle,
+                count: self.sim.vehicles.len(),
+            });
+        }
+        let rate = self
+            .sim
+            .rate
+            .divider(controller.rate_hz())
+            .map_err(|source| SimError::ControllerRate {
+                name: controller.name().to_string(),
+                source,
+            })?;
+        self.slots.push(Slot {
+            controller,
+            vehicle,
+            rate,
+        });
+        Ok(())
+    }
+
+    /// The simulation.
+    pub fn sim(&self) -> &Simulation {
+        &self.sim
+    }
+
+    /// Mutable access to the simulation (between runs).
+    pub fn sim_mut(&mut self) -> &mut Simulation {
+        &mut self.sim
+    }
+
+    /// Runs until sim time reaches `end` (or the first error).
+    ///
+    /// # Errors
+    /// [`SimError`] from physics, a controller or an observer.
+    pub fn run_until(&mut self, end: SimTime, observer: &mut dyn Observer) -> Result<(), SimError> {
+        while self.sim.time < end {
+            self.tick(observer)?;
+        }
+        Ok(())
+    }
+
+    /// One physics tick with the controller exchanges due around it.
+    ///
+    /// # Errors
+    /// [`SimError`] from physics, a controller or an observer.
+    pub fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError> {
+        let tick = self.sim.tick;
+        for slot in &mut self.slots {
+            if slot.rate.is_due(tick) {
+                let a = slot.controller.actuators(self.sim.time).map_err(|source| {
+                    SimError::Controller {
+                        name: slot.controller.name().to_string(),
+                        time: self.sim.time,
+                        source,
+                    }
+                })?;
+                self.sim.set_actuators(slot.vehicle, a);
+            }
+        }
+        self.sim.step()?;
+        for slot in &mut self.slots {
+            if slot.rate.is_due(tick + 1) {
+                let ground_truth = slot
+                    .controller
+                    .wants_ground_truth()
+                    .then(|| self.sim.vehicles[slot.vehicle].ground_truth());
+                let frame = SensorFrame {
+                    time: self.sim.time,
+                    ground_truth,
+                };
+                slot.controller
+                    .receive(&frame)
+                    .map_err(|source| SimError::Controller {
+                        name: slot.controller.name().to_string(),
+                        time: self.sim.time,
+                        source,
+                    })?;
+            }
+        }
+        observer.on_tick(&self.sim)?;
+        Ok(())
+    }
+}

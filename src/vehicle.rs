@@ -1,0 +1,225 @@
+//! A vehicle: a rigid body, its actuator/force model and its ground contact.
+//!
+//! The unit a scenario places. One tick reads as four verbs: sample the
+//! environment here → compute the wrench (actuators, drag, hydrostatics, ground)
+//! → integrate → derive the kinematic outputs (specific force once, for the
+//! sensors and recorders). Sensors will hang off this type as well.
+
+use nalgebra::Vector3;
+use thiserror::Error;
+
+use crate::controller::{Actuators, GroundTruth};
+use crate::physics::{Boat, ContactState, GroundContact, Multirotor, RigidBody, StepInputs};
+use crate::rng::{noise_rng, NoiseSource};
+use crate::time::SimTime;
+use crate::world::{Environment, Turbulence, World};
+
+/// The force model of a vehicle.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // one per vehicle; a Box would add an indirection to every tick
+pub enum VehicleModel {
+    /// Rotors, body drag.
+    Multirotor(Multirotor),
+    /// Thrusters, rudder, hull.
+    Boat(Boat),
+}
+
+/// A state that stopped being finite.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[error("vehicle '{vehicle}': {field} became non-finite at {time}")]
+pub struct NonFiniteState {
+    /// The vehicle's name.
+    pub vehicle: String,
+    /// Which state field.
+    pub field: &'static str,
+    /// The tick's end time.
+    pub time: SimTime,
+}
+
+/// One simulated vehicle.
+#[derive(Debug, Clone)]
+pub struct Vehicle {
+    name: String,
+    id: u32,
+    body: RigidBody,
+    model: VehicleModel,
+    contact: Option<GroundContact>,
+    contact_state: ContactState,
+    turbulence: Option<Turbulence>,
+    zone_mask: u64,
+    env: Option<Environment>,
+    accel_ned_m_s2: Vector3<f64>,
+    specific_force_frd_m_s2: Vector3<f64>,
+    ang_accel_frd_rad_s2: Vector3<f64>,
+}
+
+impl Vehicle {
+    /// A vehicle named `name` with numeric id `id` (the index in the scenario, used
+    /// to derive its noise streams) in `world` with scenario `seed`.
+    pub fn new(
+        name: String,
+        id: u32,
+        body: RigidBody,
+        model: VehicleModel,
+        world: &World,
+        seed: u64,
+    ) -> Self {
+        let contact = match &model {
+            VehicleModel::Multirotor(m) => Some(m.params().ground_contact()),
+            VehicleModel::Boat(_) => None,
+        };
+        let turbulence = world
+            .turbulence_w20_m_s()
+            .map(|w20| Turbulence::new(w20, noise_rng(seed, id, NoiseSource::Turbulence)));
+        let zone_mask = world.zones().membership(&body.state.pos_ned_m);
+        // At rest on the ground or afloat the specific force is −g along body z.
+        let g = world
+            .environment(&body.state.pos_ned_m, zone_mask, &Vector3::zeros())
+            .gravity_ned_m_s2;
+        let specific = body.state.att_ned_frd.inverse() * (-g);
+        Vehicle {
+            name,
+            id,
+            body,
+            model,
+            contact,
+            contact_state: ContactState::default(),
+            turbulence,
+            zone_mask,
+            env: None,
+            accel_ned_m_s2: Vector3::zeros(),
+            specific_force_frd_m_s2: specific,
+            ang_accel_frd_rad_s2: Vector3::zeros(),
+        }
+    }
+
+    /// The vehicle's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The vehicle's numeric id.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The rigid body (state and mass).
+    pub fn body(&self) -> &RigidBody {
+        &self.body
+    }
+
+    /// The force model.
+    pub fn model(&self) -> &VehicleModel {
+        &self.model
+    }
+
+    /// Bit mask of the zones the vehicle is in.
+    pub fn zone_mask(&self) -> u64 {
+        self.zone_mask
+    }
+
+    /// The environment the last tick used (None before the first tick).
+    pub fn environment(&self) -> Option<&Environment> {
+        self.env.as_ref()
+    }
+
+    /// Ground contact of the last tick.
+    pub fn contact(&self) -> &ContactState {
+        &self.contact_state
+    }
+
+    /// The true state after the last tick.
+    pub fn ground_truth(&self) -> GroundTruth {
+        let s = &self.body.state;
+        GroundTruth {
+            pos_ned_m: s.pos_ned_m,
+            vel_ned_m_s: s.vel_ned_m_s,
+            att_ned_frd: s.att_ned_frd,
+            rate_frd_rad_s: s.rate_frd_rad_s,
+            accel_ned_m_s2: self.accel_ned_m_s2,
+            specific_force_frd_m_s2: self.specific_force_frd_m_s2,
+            ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
+            landed: self.contact_state.on_ground(),
+        }
+    }
+
+    /// Advances one physics tick of `dt_s` under `actuators`. Returns the zones
+    /// entered and left (bit masks). `end_time` is the time at the end of the tick.
+    ///
+    /// # Errors
+    /// [`NonFiniteState`] when the state stops being finite.
+    pub fn step(
+        &mut self,
+        world: &World,
+        actuators: &Actuators,
+        dt_s: f64,
+        end_time: SimTime,
+    ) -> Result<(u64, u64), NonFiniteState> {
+        let before = self.body.state;
+        // 1. Environment here.
+        let mask = world.zones().membership(&before.pos_ned_m);
+        let changed = mask ^ self.zone_mask;
+        self.zone_mask = mask;
+        let gust = match self.turbulence.as_mut() {
+            Some(t) => {
+                let mean = world.mean_wind_ned_m_s(mask);
+                let airspeed = (before.vel_ned_m_s - mean).norm();
+                t.step(dt_s, (-before.pos_ned_m.z).max(0.0), airspeed, &mean)
+            }
+            None => Vector3::zeros(),
+        };
+        let env = world.environment(&before.pos_ned_m, mask, &gust);
+        // 2. Wrench.
+        let (mut wrench, inputs) = match &mut self.model {
+            VehicleModel::Multirotor(m) => {
+                let w = m.wrench(&actuators.controls, &env, &before, dt_s);
+                let inputs = StepInputs {
+                    gravity_ned_m_s2: env.gravity_ned_m_s2,
+                    fluid_vel_ned_m_s: env.wind_ned_m_s,
+                    rotor_momentum_frd: m.rotor_momentum_frd(),
+                };
+                (w, inputs)
+            }
+            VehicleModel::Boat(b) => {
+                let w = b.wrench(&actuators.controls, &env, &before, dt_s);
+                let inputs = StepInputs {
+                    gravity_ned_m_s2: env.gravity_ned_m_s2,
+                    fluid_vel_ned_m_s: env.current_ned_m_s,
+                    rotor_momentum_frd: Vector3::zeros(),
+                };
+                (w, inputs)
+            }
+        };
+        self.contact_state = match &self.contact {
+            Some(c) => c.apply(
+                &before,
+                self.body.mass(),
+                &env.gravity_ned_m_s2,
+                env.ground_friction,
+                &mut wrench,
+                dt_s,
+            ),
+            None => ContactState::default(),
+        };
+        // 3. Integrate.
+        self.body.step(&wrench, &inputs, dt_s);
+        if let Some(c) = &self.contact {
+            c.project(&self.contact_state, &mut self.body.state);
+        }
+        // 4. Outputs.
+        let s = &self.body.state;
+        if let Some(field) = s.non_finite_field() {
+            return Err(NonFiniteState {
+                vehicle: self.name.clone(),
+                field,
+                time: end_time,
+            });
+        }
+        self.accel_ned_m_s2 = (s.vel_ned_m_s - before.vel_ned_m_s) / dt_s;
+        self.specific_force_frd_m_s2 =
+            s.att_ned_frd.inverse() * (self.accel_ned_m_s2 - env.gravity_ned_m_s2);
+        self.ang_accel_frd_rad_s2 = (s.rate_frd_rad_s - before.rate_frd_rad_s) / dt_s;
+        self.env = Some(env);
+        Ok((changed & mask, changed & !mask))
+    }
+}

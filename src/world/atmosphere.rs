@@ -1,0 +1,103 @@
+//! International Standard Atmosphere (ISO 2533 / ICAO Doc 7488), 0–20 km.
+//!
+//! Troposphere (geopotential altitude below 11 km): T = T₀ − L·H,
+//! p = p₀ (T/T₀)^(g₀M/(R*L)). Tropopause (11–20 km): isothermal at 216.65 K,
+//! p = p₁₁ exp(−g₀M(H − 11 km)/(R*T)). Density from the ideal gas law. Geopotential
+//! altitude H = r·h/(r + h) with r = 6 356 766 m (the ISA Earth radius).
+
+/// Sea-level standard pressure, Pa.
+pub const P0_PA: f64 = 101_325.0;
+/// Sea-level standard temperature, K.
+pub const T0_K: f64 = 288.15;
+/// Sea-level standard density, kg/m³ (the reference for rotor and drag data).
+pub const RHO0_KG_M3: f64 = 1.225;
+/// Standard gravity, m/s².
+pub const G0_M_S2: f64 = 9.806_65;
+/// Tropospheric lapse rate, K/m.
+const LAPSE_K_M: f64 = 0.0065;
+/// Specific gas constant of dry air, J/(kg·K) (R*/M with R* = 8.314 462 618, M = 0.028 964 4).
+const R_AIR: f64 = 287.052_87;
+/// ISA Earth radius for geopotential altitude, m.
+const R_EARTH_ISA_M: f64 = 6_356_766.0;
+const H_TROPOPAUSE_M: f64 = 11_000.0;
+const T_TROPOPAUSE_K: f64 = 216.65;
+
+/// Air state at one altitude.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AirState {
+    /// Static pressure, Pa.
+    pub pressure_pa: f64,
+    /// Static temperature, K.
+    pub temperature_k: f64,
+    /// Density, kg/m³.
+    pub density_kg_m3: f64,
+}
+
+/// Geopotential altitude (m) of a geometric altitude above mean sea level (m).
+pub fn geopotential_altitude_m(alt_amsl_m: f64) -> f64 {
+    R_EARTH_ISA_M * alt_amsl_m / (R_EARTH_ISA_M + alt_amsl_m)
+}
+
+/// ISA air state at a geometric altitude above mean sea level (m).
+///
+/// Valid from −5 km to 20 km; above 20 km the isothermal layer is extended.
+pub fn isa(alt_amsl_m: f64) -> AirState {
+    let h = geopotential_altitude_m(alt_amsl_m);
+    let exponent = G0_M_S2 / (R_AIR * LAPSE_K_M);
+    let (t, p) = if h < H_TROPOPAUSE_M {
+        let t = T0_K - LAPSE_K_M * h;
+        (t, P0_PA * (t / T0_K).powf(exponent))
+    } else {
+        let p11 = P0_PA * (T_TROPOPAUSE_K / T0_K).powf(exponent);
+        (
+            T_TROPOPAUSE_K,
+            p11 * (-G0_M_S2 * (h - H_TROPOPAUSE_M) / (R_AIR * T_TROPOPAUSE_K)).exp(),
+        )
+    };
+    AirState {
+        pressure_pa: p,
+        temperature_k: t,
+        density_kg_m3: p / (R_AIR * t),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_published_isa_table() {
+        // ICAO standard atmosphere table values at geopotential altitudes,
+        // converted to geometric altitude.
+        let geometric = |hgp: f64| R_EARTH_ISA_M * hgp / (R_EARTH_ISA_M - hgp);
+        let cases = [
+            (0.0, 101_325.0, 288.15, 1.2250),
+            (1000.0, 89_874.6, 281.65, 1.1117),
+            (5000.0, 54_019.9, 255.65, 0.73612),
+            (11_000.0, 22_632.1, 216.65, 0.36392),
+            (15_000.0, 12_044.6, 216.65, 0.19367),
+        ];
+        for (hgp, p, t, rho) in cases {
+            let a = isa(geometric(hgp));
+            assert!(
+                (a.pressure_pa - p).abs() < 1.0,
+                "p at {hgp}: {}",
+                a.pressure_pa
+            );
+            assert!((a.temperature_k - t).abs() < 1e-9);
+            assert!(
+                (a.density_kg_m3 - rho).abs() < 2e-4,
+                "rho at {hgp}: {}",
+                a.density_kg_m3
+            );
+        }
+    }
+
+    #[test]
+    fn airsim_home_density() {
+        // AirSim's default home at 122 m: 99 868 Pa, 1.2107 kg/m³ (airsim-core.md §1.5).
+        let a = isa(122.0);
+        assert!((a.pressure_pa - 99_868.0).abs() < 5.0);
+        assert!((a.density_kg_m3 - 1.2107).abs() < 5e-4);
+    }
+}

@@ -1,0 +1,331 @@
+//! The `mavsitl` binary as a user runs it: help, every shipped scenario,
+//! recordings, determinism, and the exact error lines for bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mavsitl"));
+    c.env_remove("PX4_HOME_LAT")
+        .env_remove("PX4_HOME_LON")
+        .env_remove("PX4_HOME_ALT")
+        .env_remove("RUST_LOG");
+    c
+}
+
+fn repo(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("run mavsitl")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, body).expect("write scenario");
+    p
+}
+
+#[test]
+fn help_is_complete() {
+    let out = run(bin().arg("--help"));
+    let (stdout, _) = text(&out);
+    assert!(out.status.success());
+    assert!(
+        stdout.contains("sim") && stdout.contains("--verbose"),
+        "{stdout}"
+    );
+    let out = run(bin().args(["sim", "--help"]));
+    let (stdout, _) = text(&out);
+    for flag in [
+        "--duration",
+        "--seed",
+        "--home",
+        "--record",
+        "--frame",
+        "ned",
+        "enu",
+        "iso8855",
+        "PX4_HOME_LAT",
+    ] {
+        assert!(stdout.contains(flag), "sim --help lacks {flag}:\n{stdout}");
+    }
+}
+
+#[test]
+fn every_shipped_scenario_runs() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(repo("scenarios")).expect("scenarios/") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let out = run(bin().arg("sim").arg(&path).args(["--duration", "5"]));
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{}: {stderr}", path.display());
+        assert!(stdout.contains("sim time          5.000 s"), "{stdout}");
+        n += 1;
+    }
+    assert!(n >= 4, "only {n} scenarios found");
+}
+
+fn record(scenario: &Path, dir: &Path, extra: &[&str]) -> Vec<u8> {
+    let out = run(bin()
+        .arg("sim")
+        .arg(scenario)
+        .arg("--record")
+        .arg(dir)
+        .args(extra));
+    let (_, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    std::fs::read(dir.join("ground_truth.csv")).expect("ground_truth.csv")
+}
+
+#[test]
+fn recordings_are_complete_and_deterministic() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let scenario = repo("scenarios/windy_zones.json");
+    let a = record(&scenario, &tmp.path().join("a"), &["--duration", "10"]);
+    let b = record(&scenario, &tmp.path().join("b"), &["--duration", "10"]);
+    assert_eq!(a, b, "same seed must give byte-identical recordings");
+    let c = record(
+        &scenario,
+        &tmp.path().join("c"),
+        &["--duration", "10", "--seed", "43"],
+    );
+    assert_ne!(a, c, "another seed gives other turbulence");
+
+    let csv = String::from_utf8(a).expect("utf8");
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(mavsitl::record::ground_truth_header()));
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse().expect("number")).collect())
+        .collect();
+    // 10 s at 200 Hz plus the row at t = 0.
+    assert_eq!(rows.len(), 2001);
+    assert_eq!(rows[0][0], 0.0);
+    assert_eq!(rows[1][0], 5e6);
+    assert_eq!(rows[2000][0], 1e10);
+    for r in &rows {
+        assert_eq!(r.len(), 14);
+        let qn = (r[4] * r[4] + r[5] * r[5] + r[6] * r[6] + r[7] * r[7]).sqrt();
+        assert!((qn - 1.0).abs() < 1e-12);
+    }
+    // Starts 20 m above its gear height at 5 m/s north (NED: z negative up).
+    assert!((rows[0][3] + 20.08).abs() < 1e-9 && rows[0][8] == 5.0);
+
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("a/meta.json")).expect("meta"),
+    )
+    .expect("json");
+    assert_eq!(meta["seed"], 42);
+    assert_eq!(meta["completed"], true);
+    assert_eq!(meta["sim_time_end_s"], 10.0);
+    assert!(meta["frames"]["world"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("NED"));
+    assert_eq!(
+        meta["scenario"]["environment"]["zones"][0]["name"],
+        "gust_front"
+    );
+    let events = std::fs::read_to_string(tmp.path().join("a/zone_events.csv")).expect("events");
+    assert!(
+        events
+            .lines()
+            .nth(1)
+            .unwrap_or("")
+            .ends_with(",quad,gust_front,enter"),
+        "{events}"
+    );
+}
+
+#[test]
+fn enu_export_swaps_axes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let scenario = repo("scenarios/windy_zones.json");
+    let ned = String::from_utf8(record(
+        &scenario,
+        &tmp.path().join("n"),
+        &["--duration", "1"],
+    ))
+    .expect("utf8");
+    let enu = String::from_utf8(record(
+        &scenario,
+        &tmp.path().join("e"),
+        &["--duration", "1", "--frame", "enu"],
+    ))
+    .expect("utf8");
+    let row = |s: &str| -> Vec<f64> {
+        s.lines()
+            .nth(1)
+            .expect("row")
+            .split(',')
+            .map(|x| x.parse().expect("num"))
+            .collect()
+    };
+    let (n, e) = (row(&ned), row(&enu));
+    assert_eq!(
+        (e[1], e[2], e[3]),
+        (n[2], n[1], -n[3]),
+        "ENU position = (E, N, -D)"
+    );
+    assert_eq!((e[8], e[9]), (n[9], n[8]));
+}
+
+#[test]
+fn home_from_flag_and_px4_env() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let scenario = repo("scenarios/quad_hover.json");
+    let meta = |dir: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).expect("meta"))
+            .expect("json")
+    };
+    let d1 = tmp.path().join("flag");
+    let out = run(bin()
+        .arg("sim")
+        .arg(&scenario)
+        .args([
+            "--duration",
+            "1",
+            "--home",
+            "-35.363261,149.165230,584,90",
+            "--record",
+        ])
+        .arg(&d1));
+    assert!(out.status.success(), "{}", text(&out).1);
+    let m = meta(&d1);
+    assert_eq!(m["scenario"]["home"]["lat_deg"], -35.363261);
+    assert_eq!(m["scenario"]["home"]["heading_deg"], 90.0);
+    let d2 = tmp.path().join("env");
+    let out = run(bin()
+        .arg("sim")
+        .arg(&scenario)
+        .args(["--duration", "1", "--record"])
+        .arg(&d2)
+        .env("PX4_HOME_LAT", "10.25")
+        .env("PX4_HOME_ALT", "5"));
+    assert!(out.status.success(), "{}", text(&out).1);
+    let m = meta(&d2);
+    assert_eq!(m["scenario"]["home"]["lat_deg"], 10.25);
+    assert_eq!(m["scenario"]["home"]["lon_deg"], 8.545594);
+    assert_eq!(m["scenario"]["home"]["alt_m"], 5.0);
+}
+
+/// Runs `sim` on a scenario body and returns (exit code, stderr).
+fn bad(body: &str) -> (i32, String, PathBuf, tempfile::TempDir) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let p = write(tmp.path(), "s.json", body);
+    let out = run(bin().arg("sim").arg(&p));
+    (out.status.code().unwrap_or(-1), text(&out).1, p, tmp)
+}
+
+#[test]
+fn bad_scenarios_give_one_clear_line() {
+    let base = "{\n  \"vehicles\": [\n    {\n      \"kind\": \"multirotor\",\n      \"overrides\": { \"mass_kg\": 1.2, \"mas_kg\": 1 }\n    }\n  ]\n}\n";
+    let (code, err, p, _t) = bad(base);
+    assert_eq!(code, 2);
+    let first = err.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with(&format!("error: {}:5:", p.display()))
+            && first
+                .contains("vehicles[0].overrides.mas_kg: unknown field `mas_kg`, expected one of"),
+        "{err}"
+    );
+    assert!(
+        err.lines().nth(1).unwrap_or("").starts_with("hint: "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 2, "one line plus a hint:\n{err}");
+
+    let cases: &[(&str, &str)] = &[
+        // Unknown key at the top.
+        ("{\"vehicles\":[{\"kind\":\"boat\"}],\n\"sead\": 3}", ":2:6: sead: unknown field `sead`"),
+        // Wrong type.
+        ("{\"seed\": \"one\", \"vehicles\":[{\"kind\":\"boat\"}]}", ":1:14: seed: invalid type: string \"one\", expected u64"),
+        // NaN is not JSON.
+        ("{\"vehicles\":[{\"kind\":\"multirotor\",\"initial\":{\"north_m\": NaN}}]}", "vehicles[0].initial.north_m: expected value"),
+        // Unknown vehicle kind.
+        ("{\"vehicles\":[{\"kind\":\"submarine\"}]}", "vehicles[0].kind: unknown variant `submarine`, expected `multirotor` or `boat`"),
+        // Out of range values.
+        ("{\"physics_rate_hz\": 3000, \"vehicles\":[{\"kind\":\"boat\"}]}", ": physics_rate_hz: physics rate 3000 Hz does not divide one second into whole microseconds"),
+        ("{\"vehicles\":[{\"kind\":\"multirotor\",\"overrides\":{\"mass_kg\":-1}}]}", ": vehicles[0].overrides.mass_kg: -1 is outside 0.05..=100 (airframe generic_quad)"),
+        ("{\"vehicles\":[{\"kind\":\"multirotor\",\"airframe\":\"iris\"}]}", ": vehicles[0].airframe: unknown Multirotor airframe 'iris' (shipped: generic_quad, x500; or give a path ending in .json)"),
+        ("{\"vehicles\":[]}", ": vehicles: at least one vehicle is needed"),
+        ("{\"home\":{\"lat_deg\":95,\"lon_deg\":0,\"alt_m\":0},\"vehicles\":[{\"kind\":\"boat\"}]}", ": home.lat_deg: 95 is outside -90..=90"),
+        ("{\"vehicles\":[{\"kind\":\"boat\",\"controller\":{\"kind\":\"passive\",\"rate_hz\":300}}]}", ": vehicles[0].controller.rate_hz: 300 Hz is not an integer divider of the 1000 Hz physics rate"),
+        // Truncated file.
+        ("{\"vehicles\":[{\"kind\":\"boat\"}", ": vehicles: EOF while parsing a list"),
+    ];
+    for (body, expect) in cases {
+        let (code, err, p, _t) = bad(body);
+        assert_eq!(code, 2, "{body}\n{err}");
+        let first = err.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with(&format!("error: {}", p.display())),
+            "{first}"
+        );
+        assert!(
+            first.contains(expect),
+            "for {body}\nexpected …{expect}…\ngot {first}"
+        );
+    }
+}
+
+#[test]
+fn missing_file_and_bad_flags() {
+    let out = run(bin().args(["sim", "/nonexistent/scenario.json"]));
+    let (_, err) = text(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.starts_with("error: /nonexistent/scenario.json: cannot read: No such file"),
+        "{err}"
+    );
+
+    let scenario = repo("scenarios/quad_hover.json");
+    let out = run(bin().arg("sim").arg(&scenario).args(["--home", "47,8"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("expected LAT,LON,ALT[,HEADING]"));
+    let out = run(bin().arg("sim").arg(&scenario).env("PX4_HOME_LAT", "north"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out)
+            .1
+            .contains("error: home: PX4_HOME_LAT='north' is not a number"),
+        "{}",
+        text(&out).1
+    );
+    let out = run(bin().arg("sim").arg(&scenario).args(["--duration", "-3"]));
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn airframe_file_with_error_points_into_that_file() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let af = mavsitl::physics::airframes::source("generic_quad")
+        .expect("shipped")
+        .replace("\"mass_kg\": 1.0", "\"mass_kg\": \"heavy\"");
+    write(tmp.path(), "my_quad.json", &af);
+    let p = write(
+        tmp.path(),
+        "s.json",
+        r#"{"vehicles":[{"kind":"multirotor","airframe":"my_quad.json"}]}"#,
+    );
+    let out = run(bin().arg("sim").arg(&p));
+    let (_, err) = text(&out);
+    assert_eq!(out.status.code(), Some(2));
+    let line = af.lines().position(|l| l.contains("heavy")).expect("line") + 1;
+    assert!(
+        err.contains(&format!("my_quad.json:{line}:"))
+            && err.contains("mass_kg: invalid type: string"),
+        "{err}"
+    );
+}
