@@ -61,6 +61,33 @@ fn help_is_complete() {
 }
 
 #[test]
+fn default_run_needs_no_arguments() {
+    let out = run(bin().arg("sim"));
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with("mavsitl sim <built-in scenarios/quad_hover.json> (seed 1)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("sim time          60.000 s (60000 ticks at 1000 Hz)"),
+        "{stdout}"
+    );
+    // The built-in hover command keeps the quad within a metre of its 10 m start.
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("quad"))
+        .expect("vehicle line");
+    let d: f64 = line
+        .split(" D ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .expect("D");
+    assert!((d + 10.08).abs() < 1.0, "{line}");
+}
+
+#[test]
 fn every_shipped_scenario_runs() {
     let mut n = 0;
     for entry in std::fs::read_dir(repo("scenarios")).expect("scenarios/") {

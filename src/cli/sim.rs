@@ -18,8 +18,10 @@ use super::{home, CliError};
 /// Arguments of `mavsitl sim`.
 #[derive(Debug, Args)]
 pub struct SimArgs {
-    /// Scenario file (JSON), e.g. scenarios/quad_hover.json.
-    pub scenario: PathBuf,
+    /// Scenario file (JSON), e.g. scenarios/boat_cruise.json. Without one, the
+    /// built-in default runs: scenarios/quad_hover.json (a generic quad released
+    /// at 10 m with its rotors at the hover command).
+    pub scenario: Option<PathBuf>,
 
     /// Sim time to run, seconds (default: the scenario's duration_s).
     #[arg(long, value_name = "S")]
@@ -42,6 +44,11 @@ pub struct SimArgs {
     #[arg(long, value_enum, default_value_t = ExportFrame::Ned)]
     pub frame: ExportFrame,
 }
+
+/// The scenario `mavsitl sim` runs when given none.
+const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/quad_hover.json");
+/// How messages name the built-in scenario.
+const DEFAULT_NAME: &str = "<built-in scenarios/quad_hover.json>";
 
 /// Progress on stderr, shown only on a terminal and only once a run has taken
 /// more than a second of wall time.
@@ -109,19 +116,24 @@ impl Observer for Observers<'_> {
 
 /// Runs `mavsitl sim`.
 pub fn run(args: SimArgs) -> Result<(), CliError> {
-    let mut scenario = Scenario::load(&args.scenario).map_err(|e| {
-        CliError::input(
-            e.to_string(),
-            "see scenarios/ for examples and the README's scenario reference",
-        )
-    })?;
-    let source = ScenarioSource {
-        name: args.scenario.display().to_string(),
-        base_dir: args
-            .scenario
-            .parent()
-            .map(PathBuf::from)
-            .unwrap_or_default(),
+    let hint = "see scenarios/ for examples and the README's scenario reference";
+    let (mut scenario, source) = match &args.scenario {
+        Some(path) => (
+            Scenario::load(path).map_err(|e| CliError::input(e.to_string(), hint))?,
+            ScenarioSource {
+                name: path.display().to_string(),
+                base_dir: path.parent().map(PathBuf::from).unwrap_or_default(),
+            },
+        ),
+        None => {
+            let source = ScenarioSource {
+                name: DEFAULT_NAME.into(),
+                base_dir: PathBuf::from("."),
+            };
+            let scenario = Scenario::from_json(DEFAULT_SCENARIO, &source)
+                .map_err(|e| CliError::input(e.to_string(), hint))?;
+            (scenario, source)
+        }
     };
     scenario.home =
         home::resolve(args.home, scenario.home, |k| std::env::var(k).ok()).map_err(|e| {
@@ -190,11 +202,11 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
 
 fn print_summary(args: &SimArgs, scenario: &Scenario, sim: &Simulation, wall_s: f64) {
     let sim_s = sim.time().as_secs_f64();
-    println!(
-        "mavsitl sim {} (seed {})",
-        args.scenario.display(),
-        scenario.seed
-    );
+    let name = args
+        .scenario
+        .as_ref()
+        .map_or_else(|| DEFAULT_NAME.to_string(), |p| p.display().to_string());
+    println!("mavsitl sim {name} (seed {})", scenario.seed);
     println!(
         "  sim time          {sim_s:.3} s ({} ticks at {} Hz)",
         sim.tick(),
