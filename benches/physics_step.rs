@@ -1,8 +1,9 @@
 //! Cost of one physics tick (`Simulation::step`) per scene.
 //!
-//! Scenes: the generic quad hovering in calm air, the same quad in wind with
-//! turbulence, the x500 resting on the ground (contact active), and the twin-
-//! thruster USV cruising in wind, turbulence and current.
+//! Scenes: the generic quad hovering in calm air (with its four default sensors,
+//! and without any, so the difference is the sensors' cost per tick), the same
+//! quad in wind with turbulence, the x500 resting on the ground (contact active),
+//! and the twin-thruster USV cruising in wind, turbulence and current.
 
 use std::hint::black_box;
 
@@ -27,6 +28,11 @@ const HOVER: &str = r#"{"vehicles":[{"kind":"multirotor","airframe":"generic_qua
   "initial":{"height_m":10,"rotor_commands":[0.6155,0.6155,0.6155,0.6155]},
   "controller":{"kind":"passive","controls":[0.6155,0.6155,0.6155,0.6155]}}]}"#;
 
+const HOVER_NO_SENSORS: &str = r#"{"vehicles":[{"kind":"multirotor","airframe":"generic_quad",
+  "initial":{"height_m":10,"rotor_commands":[0.6155,0.6155,0.6155,0.6155]},
+  "sensors":{"imu":{"enabled":false},"gps":{"enabled":false},"baro":{"enabled":false},"mag":{"enabled":false}},
+  "controller":{"kind":"passive","controls":[0.6155,0.6155,0.6155,0.6155]}}]}"#;
+
 const WINDY: &str = r#"{"environment":{"wind":{"speed_m_s":5,"from_deg":270},"turbulence":{}},
   "vehicles":[{"kind":"multirotor","airframe":"generic_quad",
   "initial":{"height_m":1000,"rotor_commands":[0.6155,0.6155,0.6155,0.6155]},
@@ -43,6 +49,7 @@ const BOAT: &str = r#"{"environment":{"wind":{"speed_m_s":4,"from_deg":270},"tur
 fn bench(c: &mut Criterion) {
     for (name, json) in [
         ("quad_hover_step", HOVER),
+        ("quad_hover_step_no_sensors", HOVER_NO_SENSORS),
         ("quad_turbulence_step", WINDY),
         ("quad_on_ground_step", GROUND),
         ("boat_cruise_step", BOAT),

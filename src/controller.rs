@@ -15,6 +15,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::sensors::{BaroSample, GpsSample, ImuSample, MagSample, SampleBuf, TickSamples};
 use crate::time::SimTime;
 
 /// Number of actuator channels (as MAVLink's HIL_ACTUATOR_CONTROLS).
@@ -60,13 +61,49 @@ pub struct GroundTruth {
     pub landed: bool,
 }
 
-/// What a controller receives at the end of its interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// What a controller receives at the end of its interval: every sensor sample
+/// produced during the interval, oldest first, with its own timestamp.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SensorFrame {
     /// Sim time at the end of the interval.
     pub time: SimTime,
+    /// IMU samples.
+    pub imu: SampleBuf<ImuSample, 64>,
+    /// GPS reports delivered in the interval.
+    pub gps: SampleBuf<GpsSample, 8>,
+    /// Barometer samples.
+    pub baro: SampleBuf<BaroSample, 16>,
+    /// Magnetometer samples.
+    pub mag: SampleBuf<MagSample, 16>,
     /// The true state, only if the controller asked for it.
     pub ground_truth: Option<GroundTruth>,
+}
+
+impl SensorFrame {
+    /// Adds one tick's samples.
+    pub fn collect(&mut self, s: &TickSamples) {
+        if let Some(x) = s.imu {
+            self.imu.push(x);
+        }
+        if let Some(x) = s.gps {
+            self.gps.push(x);
+        }
+        if let Some(x) = s.baro {
+            self.baro.push(x);
+        }
+        if let Some(x) = s.mag {
+            self.mag.push(x);
+        }
+    }
+
+    /// Empties the frame for the next interval.
+    pub fn clear(&mut self) {
+        self.imu.clear();
+        self.gps.clear();
+        self.baro.clear();
+        self.mag.clear();
+        self.ground_truth = None;
+    }
 }
 
 /// Why a controller could not go on.

@@ -14,6 +14,7 @@ use thiserror::Error;
 use tracing::info;
 
 use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame};
+use crate::replay::KinematicState;
 use crate::time::{PhysicsRate, Rate, RateError, SimTime};
 use crate::vehicle::{NonFiniteState, Vehicle};
 use crate::world::{World, ZoneEvent, ZoneTransition};
@@ -121,6 +122,13 @@ impl Simulation {
         }
     }
 
+    /// Places vehicle `index` at `state` (ignored if out of range).
+    pub fn set_vehicle_state(&mut self, index: usize, state: crate::physics::BodyState) {
+        if let Some(v) = self.vehicles.get_mut(index) {
+            v.set_state(state);
+        }
+    }
+
     /// The commands in force for vehicle `index`.
     pub fn actuators(&self, index: usize) -> Option<&Actuators> {
         self.commands.get(index)
@@ -143,10 +151,59 @@ impl Simulation {
     /// should not be stepped further).
     pub fn step(&mut self) -> Result<(), SimError> {
         let end = self.time + self.rate.period_us();
+        let end_tick = self.tick + 1;
         for (i, (v, cmd)) in self.vehicles.iter_mut().zip(&self.commands).enumerate() {
-            let (entered, left) = v.step(&self.world, cmd, self.dt_s, end)?;
+            let (entered, left) = v.step(&self.world, cmd, self.dt_s, end_tick, end)?;
+            Self::note_zones(
+                &self.world,
+                &mut self.zone_events,
+                self.time,
+                i,
+                v,
+                entered,
+                left,
+            );
+        }
+        self.tick += 1;
+        self.time = end;
+        Ok(())
+    }
+
+    /// Advances one tick with vehicle `index` placed on `kinematic` instead of
+    /// integrated (pose replay); the other vehicles keep their state.
+    pub fn step_replay(&mut self, index: usize, kinematic: &KinematicState) {
+        let end = self.time + self.rate.period_us();
+        let end_tick = self.tick + 1;
+        if let Some(v) = self.vehicles.get_mut(index) {
+            let (entered, left) = v.step_kinematic(&self.world, kinematic, end_tick, end);
+            Self::note_zones(
+                &self.world,
+                &mut self.zone_events,
+                self.time,
+                index,
+                v,
+                entered,
+                left,
+            );
+        }
+        self.tick += 1;
+        self.time = end;
+    }
+
+    /// Records the zone entries and exits of vehicle `i` at `time`.
+    #[allow(clippy::too_many_arguments)]
+    fn note_zones(
+        world: &World,
+        events: &mut Vec<ZoneEvent>,
+        time: SimTime,
+        i: usize,
+        v: &Vehicle,
+        entered: u64,
+        left: u64,
+    ) {
+        {
             if entered | left != 0 {
-                for (z, spec) in self.world.zones().specs().iter().enumerate() {
+                for (z, spec) in world.zones().specs().iter().enumerate() {
                     let bit = 1u64 << z;
                     let transition = if entered & bit != 0 {
                         ZoneTransition::Enter
@@ -155,9 +212,9 @@ impl Simulation {
                     } else {
                         continue;
                     };
-                    info!(time = %self.time, vehicle = v.name(), zone = %spec.name, ?transition, "zone");
-                    self.zone_events.push(ZoneEvent {
-                        time: self.time,
+                    info!(time = %time, vehicle = v.name(), zone = %spec.name, ?transition, "zone");
+                    events.push(ZoneEvent {
+                        time,
                         vehicle: i,
                         zone: z,
                         transition,
@@ -165,9 +222,6 @@ impl Simulation {
                 }
             }
         }
-        self.tick += 1;
-        self.time = end;
-        Ok(())
     }
 }
 
@@ -190,6 +244,7 @@ struct Slot {
     controller: Box<dyn FlightController>,
     vehicle: usize,
     rate: Rate,
+    frame: SensorFrame,
 }
 
 /// The lockstep loop: a simulation and the controllers flying its vehicles.
@@ -236,6 +291,7 @@ impl Lockstep {
             controller,
             vehicle,
             rate,
+            frame: SensorFrame::default(),
         });
         Ok(())
     }
@@ -281,22 +337,21 @@ impl Lockstep {
         }
         self.sim.step()?;
         for slot in &mut self.slots {
+            let vehicle = &self.sim.vehicles[slot.vehicle];
+            slot.frame.collect(vehicle.samples());
             if slot.rate.is_due(tick + 1) {
-                let ground_truth = slot
+                slot.frame.time = self.sim.time;
+                slot.frame.ground_truth = slot
                     .controller
                     .wants_ground_truth()
-                    .then(|| self.sim.vehicles[slot.vehicle].ground_truth());
-                let frame = SensorFrame {
+                    .then(|| vehicle.ground_truth());
+                let delivered = slot.controller.receive(&slot.frame);
+                slot.frame.clear();
+                delivered.map_err(|source| SimError::Controller {
+                    name: slot.controller.name().to_string(),
                     time: self.sim.time,
-                    ground_truth,
-                };
-                slot.controller
-                    .receive(&frame)
-                    .map_err(|source| SimError::Controller {
-                        name: slot.controller.name().to_string(),
-                        time: self.sim.time,
-                        source,
-                    })?;
+                    source,
+                })?;
             }
         }
         observer.on_tick(&self.sim)?;

@@ -2,17 +2,19 @@
 //!
 //! The unit a scenario places. One tick reads as four verbs: sample the
 //! environment here → compute the wrench (actuators, drag, hydrostatics, ground)
-//! → integrate → derive the kinematic outputs (specific force once, for the
-//! sensors and recorders). Sensors will hang off this type as well.
+//! → integrate → derive the kinematic outputs (specific force once), then the
+//! sensors sample the new state.
 
 use nalgebra::Vector3;
 use thiserror::Error;
 
 use crate::controller::{Actuators, GroundTruth};
 use crate::physics::{Boat, ContactState, GroundContact, Multirotor, RigidBody, StepInputs};
+use crate::replay::KinematicState;
 use crate::rng::{noise_rng, NoiseSource};
+use crate::sensors::{ImuTruth, Sensors, TickSamples};
 use crate::time::SimTime;
-use crate::world::{Environment, Turbulence, World};
+use crate::world::{Environment, IsaCache, Turbulence, World};
 
 /// The force model of a vehicle.
 #[derive(Debug, Clone)]
@@ -51,16 +53,21 @@ pub struct Vehicle {
     accel_ned_m_s2: Vector3<f64>,
     specific_force_frd_m_s2: Vector3<f64>,
     ang_accel_frd_rad_s2: Vector3<f64>,
+    sensors: Sensors,
+    samples: TickSamples,
+    air: IsaCache,
 }
 
 impl Vehicle {
     /// A vehicle named `name` with numeric id `id` (the index in the scenario, used
-    /// to derive its noise streams) in `world` with scenario `seed`.
+    /// to derive its noise streams) in `world` with scenario `seed`, carrying
+    /// `sensors`.
     pub fn new(
         name: String,
         id: u32,
         body: RigidBody,
         model: VehicleModel,
+        sensors: Sensors,
         world: &World,
         seed: u64,
     ) -> Self {
@@ -90,7 +97,25 @@ impl Vehicle {
             accel_ned_m_s2: Vector3::zeros(),
             specific_force_frd_m_s2: specific,
             ang_accel_frd_rad_s2: Vector3::zeros(),
+            sensors,
+            samples: TickSamples::default(),
+            air: IsaCache::default(),
         }
+    }
+
+    /// The sensors.
+    pub fn sensors(&self) -> &Sensors {
+        &self.sensors
+    }
+
+    /// Places the vehicle at `state` (before a run or a replay) without sampling.
+    pub fn set_state(&mut self, state: crate::physics::BodyState) {
+        self.body.state = state;
+    }
+
+    /// The sensor samples produced by the last tick.
+    pub fn samples(&self) -> &TickSamples {
+        &self.samples
     }
 
     /// The vehicle's name.
@@ -143,8 +168,10 @@ impl Vehicle {
         }
     }
 
-    /// Advances one physics tick of `dt_s` under `actuators`. Returns the zones
-    /// entered and left (bit masks). `end_time` is the time at the end of the tick.
+    /// Advances one physics tick of `dt_s` under `actuators`, then samples the
+    /// sensors due at the end of the tick. Returns the zones entered and left (bit
+    /// masks). `end_tick` and `end_time` are the tick count and time at the end of
+    /// the tick.
     ///
     /// # Errors
     /// [`NonFiniteState`] when the state stops being finite.
@@ -153,6 +180,7 @@ impl Vehicle {
         world: &World,
         actuators: &Actuators,
         dt_s: f64,
+        end_tick: u64,
         end_time: SimTime,
     ) -> Result<(u64, u64), NonFiniteState> {
         let before = self.body.state;
@@ -168,7 +196,7 @@ impl Vehicle {
             }
             None => Vector3::zeros(),
         };
-        let env = world.environment(&before.pos_ned_m, mask, &gust);
+        let env = world.environment_cached(&before.pos_ned_m, mask, &gust, &mut self.air);
         // 2. Wrench.
         let (mut wrench, inputs) = match &mut self.model {
             VehicleModel::Multirotor(m) => {
@@ -219,7 +247,63 @@ impl Vehicle {
         self.specific_force_frd_m_s2 =
             s.att_ned_frd.inverse() * (self.accel_ned_m_s2 - env.gravity_ned_m_s2);
         self.ang_accel_frd_rad_s2 = (s.rate_frd_rad_s - before.rate_frd_rad_s) / dt_s;
+        // 5. Sensors read the new state.
+        let truth = ImuTruth {
+            rate_frd_rad_s: s.rate_frd_rad_s,
+            ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
+            specific_force_frd_m_s2: self.specific_force_frd_m_s2,
+        };
+        let frame = world.frame();
+        self.samples = self.sensors.step(
+            end_tick,
+            end_time,
+            s,
+            &truth,
+            &env,
+            frame,
+            frame.origin().alt_m,
+        );
         self.env = Some(env);
         Ok((changed & mask, changed & !mask))
+    }
+
+    /// Sets the state from outside instead of integrating (pose replay), then
+    /// samples the sensors due at the end of the tick, exactly as [`Vehicle::step`]
+    /// does after physics. Returns the zones entered and left.
+    pub fn step_kinematic(
+        &mut self,
+        world: &World,
+        kinematic: &KinematicState,
+        end_tick: u64,
+        end_time: SimTime,
+    ) -> (u64, u64) {
+        let s = kinematic.state;
+        let mask = world.zones().membership(&s.pos_ned_m);
+        let changed = mask ^ self.zone_mask;
+        self.zone_mask = mask;
+        let env = world.environment(&s.pos_ned_m, mask, &Vector3::zeros());
+        self.body.state = s;
+        self.contact_state = ContactState::default();
+        self.accel_ned_m_s2 = kinematic.accel_ned_m_s2;
+        self.specific_force_frd_m_s2 =
+            s.att_ned_frd.inverse() * (kinematic.accel_ned_m_s2 - env.gravity_ned_m_s2);
+        self.ang_accel_frd_rad_s2 = kinematic.ang_accel_frd_rad_s2;
+        let truth = ImuTruth {
+            rate_frd_rad_s: s.rate_frd_rad_s,
+            ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
+            specific_force_frd_m_s2: self.specific_force_frd_m_s2,
+        };
+        let frame = world.frame();
+        self.samples = self.sensors.step(
+            end_tick,
+            end_time,
+            &s,
+            &truth,
+            &env,
+            frame,
+            frame.origin().alt_m,
+        );
+        self.env = Some(env);
+        (changed & mask, changed & !mask)
     }
 }

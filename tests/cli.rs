@@ -356,3 +356,60 @@ fn airframe_file_with_error_points_into_that_file() {
         "{err}"
     );
 }
+
+#[test]
+fn ctrl_c_flushes_recordings_and_exits_130() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("rec");
+    let child = bin()
+        .arg("sim")
+        .arg(repo("scenarios/x500_on_ground.json"))
+        .args(["--duration", "10000000", "--record"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Wait (bounded) until the run has started writing, then interrupt it.
+    for _ in 0..200 {
+        if dir.join("meta.json").exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let status = Command::new("kill")
+        .arg("-INT")
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted at"));
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).expect("meta"))
+            .expect("json");
+    assert_eq!(meta["completed"], false);
+    let end_ns = (meta["sim_time_end_s"].as_f64().expect("end") * 1e9).round() as u64;
+    // Every file ends with a complete row no later than the end time.
+    for f in ["ground_truth.csv", "imu.csv", "baro.csv", "mag.csv"] {
+        let text = std::fs::read_to_string(dir.join(f)).expect("file");
+        assert!(text.ends_with('\n'), "{f} ends mid-row");
+        let last = text.lines().last().expect("rows");
+        let t: u64 = last
+            .split(',')
+            .next()
+            .and_then(|x| x.parse().ok())
+            .expect("timestamp");
+        assert!(
+            t <= end_ns && end_ns - t < 20_000_000,
+            "{f}: last row at {t}, end {end_ns}"
+        );
+    }
+}

@@ -7,6 +7,7 @@
 //! prints.
 
 mod home;
+mod replay;
 mod sim;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +34,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a scenario headless, as fast as the CPU allows, and print a summary.
     Sim(sim::SimArgs),
+    /// Replay a recorded trajectory through a vehicle's sensors (no physics).
+    Replay(replay::ReplayArgs),
 }
 
 /// An error for the user: one line, an optional hint, an exit code.
@@ -64,6 +67,22 @@ impl CliError {
     }
 }
 
+/// Set by Ctrl-C (SIGINT) or SIGTERM: runs stop at the next tick boundary,
+/// flush their recordings and exit with code 130.
+pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Installs the Ctrl-C handler (once; a second Ctrl-C while stopping is ignored).
+pub fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+}
+
+/// Whether the user asked to stop.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Sets up `tracing` on stderr.
 pub fn init_logging(verbose: u8) {
     let default = match verbose {
@@ -86,7 +105,9 @@ pub fn init_logging(verbose: u8) {
 /// # Errors
 /// A [`CliError`] to print.
 pub fn run(cli: Cli) -> Result<(), CliError> {
+    install_interrupt_handler();
     match cli.command {
         Command::Sim(args) => sim::run(args),
+        Command::Replay(args) => replay::run(args),
     }
 }

@@ -114,10 +114,10 @@ impl Observer for Observers<'_> {
     }
 }
 
-/// Runs `mavsitl sim`.
-pub fn run(args: SimArgs) -> Result<(), CliError> {
+/// Loads the scenario at `path`, or the built-in one.
+pub fn load_scenario(path: Option<&PathBuf>) -> Result<(Scenario, ScenarioSource), CliError> {
     let hint = "see scenarios/ for examples and the README's scenario reference";
-    let (mut scenario, source) = match &args.scenario {
+    Ok(match path {
         Some(path) => (
             Scenario::load(path).map_err(|e| CliError::input(e.to_string(), hint))?,
             ScenarioSource {
@@ -134,7 +134,12 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::input(e.to_string(), hint))?;
             (scenario, source)
         }
-    };
+    })
+}
+
+/// Runs `mavsitl sim`.
+pub fn run(args: SimArgs) -> Result<(), CliError> {
+    let (mut scenario, source) = load_scenario(args.scenario.as_ref())?;
     scenario.home =
         home::resolve(args.home, scenario.home, |k| std::env::var(k).ok()).map_err(|e| {
             CliError::input(
@@ -182,12 +187,23 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             recorder: recorder.as_mut(),
             progress: &mut progress,
         };
-        lockstep.run_until(end, &mut obs)
+        let mut result = Ok(());
+        while lockstep.sim().time() < end {
+            if let Err(e) = lockstep.tick(&mut obs) {
+                result = Err(e);
+                break;
+            }
+            if lockstep.sim().tick() % 1024 == 0 && super::interrupted() {
+                break;
+            }
+        }
+        result
     };
+    let interrupted = super::interrupted() && lockstep.sim().time() < end;
     let wall_s = wall.elapsed().as_secs_f64();
     progress.done();
     if let Some(r) = recorder.as_mut() {
-        r.finish(lockstep.sim(), result.is_ok())
+        r.finish(lockstep.sim(), result.is_ok() && !interrupted)
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
     result.map_err(|e| {
@@ -197,6 +213,16 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
         ))
     })?;
     print_summary(&args, &scenario, lockstep.sim(), wall_s);
+    if interrupted {
+        return Err(CliError {
+            message: format!(
+                "interrupted at {}; recordings flushed",
+                lockstep.sim().time()
+            ),
+            hint: None,
+            code: 130,
+        });
+    }
     Ok(())
 }
 

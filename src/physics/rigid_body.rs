@@ -57,6 +57,9 @@ pub struct MassProperties {
     total_inertia: Matrix3<f64>,
     inv_total_inertia: Matrix3<f64>,
     has_added_mass: bool,
+    /// (I, (I + I_A)⁻¹) diagonals when the inertia is diagonal (the common case):
+    /// lets the derivative use element-wise products instead of matrix products.
+    diagonal: Option<(Vector3<f64>, Vector3<f64>)>,
 }
 
 /// Why mass properties were rejected.
@@ -114,6 +117,14 @@ impl MassProperties {
         }
         let total_inertia = inertia_frd_kg_m2 + Matrix3::from_diagonal(&added_inertia_frd_kg_m2);
         let inv_total_inertia = total_inertia.try_inverse().ok_or(MassError::Inertia)?;
+        let is_diagonal =
+            (0..3).all(|r| (0..3).all(|c| r == c || inertia_frd_kg_m2[(r, c)] == 0.0));
+        let diagonal = is_diagonal.then(|| {
+            (
+                inertia_frd_kg_m2.diagonal(),
+                total_inertia.diagonal().map(|x| 1.0 / x),
+            )
+        });
         Ok(MassProperties {
             mass_kg,
             inertia_frd_kg_m2,
@@ -124,6 +135,7 @@ impl MassProperties {
             inv_total_inertia,
             has_added_mass: added_mass_frd_kg != Vector3::zeros()
                 || added_inertia_frd_kg_m2 != Vector3::zeros(),
+            diagonal,
         })
     }
 
@@ -255,7 +267,10 @@ impl RigidBody {
         inp: &StepInputs,
     ) -> (Vector3<f64>, Vector3<f64>) {
         let m = &self.mass;
-        let i_w = m.inertia_frd_kg_m2 * w;
+        let i_w = match &m.diagonal {
+            Some((i, _)) => i.component_mul(w),
+            None => m.inertia_frd_kg_m2 * w,
+        };
         let mut torque = wrench.torque_frd_nm - w.cross(&(i_w + inp.rotor_momentum_frd));
         let acc_ned = if !m.has_added_mass {
             (att * wrench.force_frd_n + wrench.force_ned_n) / m.mass_kg + inp.gravity_ned_m_s2
@@ -272,7 +287,11 @@ impl RigidBody {
             let vdot_b = m.inv_total_mass_frd.component_mul(&f_b);
             att * (vdot_b + w.cross(&v_b))
         };
-        (acc_ned, m.inv_total_inertia * torque)
+        let alpha = match &m.diagonal {
+            Some((_, inv)) => inv.component_mul(&torque),
+            None => m.inv_total_inertia * torque,
+        };
+        (acc_ned, alpha)
     }
 
     fn deriv(
@@ -457,6 +476,24 @@ mod tests {
             let v = b.state.vel_ned_m_s;
             assert!((v - expect).norm() < 1e-15, "{v}");
         }
+    }
+
+    #[test]
+    fn full_inertia_tensor_conserves_momentum_too() {
+        // Products of inertia take the general (matrix) path.
+        let i = Matrix3::new(1.0, 0.1, -0.05, 0.1, 2.0, 0.02, -0.05, 0.02, 3.0);
+        let mass = MassProperties::new(1.0, i).unwrap();
+        let state = BodyState {
+            rate_frd_rad_s: Vector3::new(0.3, 1.0, -0.2),
+            ..Default::default()
+        };
+        let mut b = RigidBody::new(mass, state);
+        let (e0, l0) = (b.rotational_energy_j(), b.angular_momentum_ned());
+        for _ in 0..100_000 {
+            b.step(&Wrench::default(), &StepInputs::default(), 0.001);
+        }
+        assert!((b.rotational_energy_j() - e0).abs() / e0 < 1e-9);
+        assert!((b.angular_momentum_ned() - l0).norm() / l0.norm() < 1e-9);
     }
 
     #[test]

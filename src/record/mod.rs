@@ -6,12 +6,14 @@
 //! - `ground_truth.csv`, EuRoC-style (`#timestamp [ns]`, position m, quaternion
 //!   w,x,y,z body→world, velocity m/s, body rates rad/s), in the export frame
 //!   (NED/FRD by default);
+//! - `imu.csv` (EuRoC), `gps.csv`, `baro.csv`, `mag.csv` for the sensors it has;
 //!
 //! and once per run `zone_events.csv` and `meta.json` (scenario, seed, frames,
 //! version, files). Writes are buffered; [`Recorder::finish`] flushes and is also
 //! called on errors; dropping a recorder flushes what it can.
 
 mod ground_truth;
+mod sensors;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -20,6 +22,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 pub use ground_truth::GroundTruthWriter;
+pub use sensors::SensorWriter;
 
 /// The header line of `ground_truth.csv`.
 pub fn ground_truth_header() -> &'static str {
@@ -35,6 +38,7 @@ use crate::time::Rate;
 pub struct Recorder {
     dir: PathBuf,
     ground_truth: Vec<GroundTruthWriter>,
+    sensors: Vec<SensorWriter>,
     zone_events: BufWriter<File>,
     zone_events_written: usize,
     meta: serde_json::Value,
@@ -56,24 +60,30 @@ impl Recorder {
         std::fs::create_dir_all(dir)?;
         let several = sim.vehicles().len() > 1;
         let mut ground_truth = Vec::new();
+        let mut sensors = Vec::new();
         let mut files = Vec::new();
+        let mut sensor_meta = Vec::new();
         for (i, v) in sim.vehicles().iter().enumerate() {
             let vdir = if several {
                 dir.join(v.name())
             } else {
                 dir.to_path_buf()
             };
+            let prefix = if several {
+                format!("{}/", v.name())
+            } else {
+                String::new()
+            };
             std::fs::create_dir_all(&vdir)?;
             let path = vdir.join("ground_truth.csv");
-            files.push(
-                path.strip_prefix(dir)
-                    .unwrap_or(&path)
-                    .display()
-                    .to_string(),
-            );
+            files.push(format!("{prefix}ground_truth.csv"));
             let mut w = GroundTruthWriter::create(&path, i, frame, ground_truth_rate)?;
             w.write_row(sim)?;
             ground_truth.push(w);
+            let mut names = Vec::new();
+            sensors.push(SensorWriter::create(&vdir, i, v, frame, &mut names)?);
+            files.extend(names.into_iter().map(|n| format!("{prefix}{n}")));
+            sensor_meta.push(sensor_description(v));
         }
         let mut zone_events = BufWriter::new(File::create(dir.join("zone_events.csv"))?);
         writeln!(zone_events, "#timestamp [ns],vehicle,zone,event")?;
@@ -94,11 +104,13 @@ impl Recorder {
                 "time": "simulation time since start, integer ns",
             },
             "files": files,
+            "sensors": sensor_meta,
             "scenario": scenario,
         });
         let mut rec = Recorder {
             dir: dir.to_path_buf(),
             ground_truth,
+            sensors,
             zone_events,
             zone_events_written: 0,
             meta,
@@ -124,6 +136,9 @@ impl Recorder {
     pub fn finish(&mut self, sim: &Simulation, completed: bool) -> io::Result<()> {
         self.write_zone_events(sim)?;
         for w in &mut self.ground_truth {
+            w.flush()?;
+        }
+        for w in &mut self.sensors {
             w.flush()?;
         }
         self.zone_events.flush()?;
@@ -160,9 +175,31 @@ impl Observer for Recorder {
         for w in &mut self.ground_truth {
             w.on_tick(sim)?;
         }
+        for w in &mut self.sensors {
+            if let Some(v) = sim.vehicles().get(w.vehicle()) {
+                w.write(v.samples())?;
+            }
+        }
         if sim.zone_events().len() > self.zone_events_written {
             self.write_zone_events(sim)?;
         }
         Ok(())
     }
+}
+
+/// Every sensor's parameters, rate, mount and noise stream, for `meta.json`.
+fn sensor_description(v: &crate::vehicle::Vehicle) -> serde_json::Value {
+    let s = v.sensors();
+    let spec = serde_json::to_value(s.spec()).unwrap_or(serde_json::Value::Null);
+    let streams: serde_json::Map<String, serde_json::Value> = s
+        .streams()
+        .iter()
+        .map(|(name, id)| {
+            (
+                (*name).to_string(),
+                json!({ "rng": "ChaCha8", "seed": s.seed(), "stream": id }),
+            )
+        })
+        .collect();
+    json!({ "vehicle": v.name(), "parameters": spec, "noise_streams": streams })
 }

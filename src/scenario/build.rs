@@ -7,6 +7,7 @@ use super::{ControllerSpec, Scenario, ScenarioError, ScenarioSource};
 use crate::controller::{FlightController, Passive};
 use crate::geo::{GeoPoint, LocalFrame};
 use crate::physics::{Boat, BodyState, Multirotor, RigidBody};
+use crate::sensors::Sensors;
 use crate::sim::{Lockstep, Simulation};
 use crate::time::PhysicsRate;
 use crate::vehicle::{Vehicle, VehicleModel};
@@ -82,12 +83,24 @@ impl Scenario {
                     (mass, VehicleModel::Boat(Boat::new(p, dt)))
                 }
             };
+            let date = super::parse_date(&self.date).map_err(|e| invalid("date".into(), e))?;
+            let sensors = Sensors::new(
+                &spec.sensors,
+                rate,
+                self.seed,
+                i as u32,
+                world.frame(),
+                date,
+                &state.pos_ned_m,
+            )
+            .map_err(|e| invalid(format!("{key}.sensors"), e.to_string()))?;
             let body = RigidBody::new(mass, state).with_integrator(self.integrator);
             vehicles.push(Vehicle::new(
                 spec.name.clone(),
                 i as u32,
                 body,
                 model,
+                sensors,
                 &world,
                 self.seed,
             ));

@@ -18,6 +18,7 @@ use super::{
     VehicleKind, VehicleSpec,
 };
 use crate::physics::{airframes, BoatParams, Integrator, MultirotorParams, ParamError};
+use crate::sensors::SensorsSpec;
 use crate::time::PhysicsRate;
 use crate::world::zones::MAX_ZONES;
 use crate::world::ZoneShape;
@@ -88,6 +89,8 @@ impl ScenarioError {
 struct ScenarioFile<'a> {
     #[serde(default)]
     seed: u64,
+    #[serde(default = "default_date")]
+    date: String,
     #[serde(default = "default_physics_rate")]
     physics_rate_hz: u32,
     #[serde(default = "default_duration")]
@@ -117,6 +120,12 @@ struct VehicleFile<'a> {
     initial: InitialPose,
     #[serde(default)]
     controller: ControllerSpec,
+    #[serde(default)]
+    sensors: SensorsSpec,
+}
+
+fn default_date() -> String {
+    super::DEFAULT_DATE.to_string()
 }
 
 fn default_physics_rate() -> u32 {
@@ -236,10 +245,12 @@ impl Scenario {
                 overrides,
                 initial: v.initial.clone(),
                 controller: v.controller.clone(),
+                sensors: v.sensors.clone(),
             });
         }
         let scenario = Scenario {
             seed: raw.seed,
+            date: raw.date,
             physics_rate_hz: raw.physics_rate_hz,
             duration_s: raw.duration_s,
             integrator: raw.integrator,
@@ -271,6 +282,9 @@ impl Scenario {
             );
         }
         check_home(&self.home).or_else(|(k, m)| bad(&format!("home.{k}"), m))?;
+        if let Err(e) = super::parse_date(&self.date) {
+            return bad("date", e);
+        }
         if let Err(e) = rate.divider(self.record.ground_truth_rate_hz) {
             return bad("record.ground_truth_rate_hz", e.to_string());
         }
@@ -314,6 +328,9 @@ impl Scenario {
             }
             self.resolve_airframe(i, source)?;
             check_initial(&v.initial).or_else(|(k, m)| bad(&format!("{key}.initial.{k}"), m))?;
+            if let Err(e) = v.sensors.validate(rate) {
+                return bad(&format!("{key}.sensors"), e.to_string());
+            }
             match &v.controller {
                 ControllerSpec::Passive(p) => {
                     if let Err(e) = rate.divider(p.rate_hz) {

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::controller::PassiveSpec;
 use crate::physics::{BoatOverrides, Integrator, MultirotorOverrides};
+use crate::sensors::SensorsSpec;
 use crate::world::{CurrentSpec, GravityModel, TurbulenceSpec, WindSpec, ZoneSpec};
 
 pub use load::{ScenarioError, ScenarioSource};
@@ -35,6 +36,8 @@ pub const DEFAULT_HOME: Home = Home {
 pub struct Scenario {
     /// Seed of every noise stream.
     pub seed: u64,
+    /// UTC date of the simulated flight, `YYYY-MM-DD` (magnetic model, GPS time).
+    pub date: String,
     /// Physics rate, Hz (250–4000, dividing 1 s into whole µs).
     pub physics_rate_hz: u32,
     /// Default run length, s (the CLI's `--duration` overrides it).
@@ -130,6 +133,8 @@ pub struct VehicleSpec {
     pub initial: InitialPose,
     /// What flies it.
     pub controller: ControllerSpec,
+    /// Its sensors.
+    pub sensors: SensorsSpec,
 }
 
 /// Initial pose and motion of a vehicle.
@@ -203,4 +208,25 @@ impl Default for RecordSpec {
             ground_truth_rate_hz: default_record_rate(),
         }
     }
+}
+
+/// The default flight date (fixed, so runs never depend on the day they run).
+pub const DEFAULT_DATE: &str = "2026-01-01";
+
+/// Parses a `YYYY-MM-DD` date.
+///
+/// # Errors
+/// A message saying what is wrong.
+pub fn parse_date(text: &str) -> Result<world_magnetic_model::time::Date, String> {
+    use world_magnetic_model::time::{Date, Month};
+    let parts: Vec<&str> = text.split('-').collect();
+    let bad = || format!("'{text}' is not a date as YYYY-MM-DD");
+    let [y, m, d] = parts.as_slice() else {
+        return Err(bad());
+    };
+    let year: i32 = y.parse().map_err(|_| bad())?;
+    let month: u8 = m.parse().map_err(|_| bad())?;
+    let day: u8 = d.parse().map_err(|_| bad())?;
+    let month = Month::try_from(month).map_err(|_| bad())?;
+    Date::from_calendar_date(year, month, day).map_err(|e| format!("'{text}': {e}"))
 }

@@ -101,3 +101,89 @@ mod tests {
         assert!((a.density_kg_m3 - 1.2107).abs() < 5e-4);
     }
 }
+
+/// Geometric altitude above mean sea level (m) at which the ISA has pressure
+/// `pressure_pa` (the inverse of [`isa`], used for pressure altitude).
+pub fn isa_altitude_from_pressure_m(pressure_pa: f64) -> f64 {
+    let exponent = G0_M_S2 / (R_AIR * LAPSE_K_M);
+    let p11 = P0_PA * (T_TROPOPAUSE_K / T0_K).powf(exponent);
+    let h = if pressure_pa >= p11 {
+        T0_K / LAPSE_K_M * (1.0 - (pressure_pa / P0_PA).powf(1.0 / exponent))
+    } else {
+        H_TROPOPAUSE_M - R_AIR * T_TROPOPAUSE_K / G0_M_S2 * (pressure_pa / p11).ln()
+    };
+    R_EARTH_ISA_M * h / (R_EARTH_ISA_M - h)
+}
+
+#[cfg(test)]
+mod inverse_tests {
+    use super::*;
+
+    #[test]
+    fn pressure_altitude_inverts_isa() {
+        for alt in [-300.0, 0.0, 488.0, 1000.0, 10_999.0, 12_000.0, 19_000.0] {
+            let back = isa_altitude_from_pressure_m(isa(alt).pressure_pa);
+            assert!((back - alt).abs() < 1e-6, "{alt} -> {back}");
+        }
+    }
+}
+
+/// ISA values for a vehicle that moves little between ticks: exact ISA at the two
+/// whole metres around the altitude, linearly interpolated between them. The
+/// interpolation error over a 1 m cell is below 3e-9 relative (the ISA's second
+/// derivative is ~1/(8 km)²), far below any physical effect, and the cell is
+/// recomputed only when the vehicle leaves it, so a tick usually costs two
+/// comparisons instead of a `powf`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IsaCache {
+    cell_m: f64,
+    lo: AirState,
+    hi: AirState,
+}
+
+impl Default for IsaCache {
+    fn default() -> Self {
+        IsaCache {
+            cell_m: f64::NAN,
+            lo: isa(0.0),
+            hi: isa(1.0),
+        }
+    }
+}
+
+impl IsaCache {
+    /// The air state at `alt_amsl_m`.
+    pub fn air(&mut self, alt_amsl_m: f64) -> AirState {
+        let cell = alt_amsl_m.floor();
+        if cell != self.cell_m {
+            self.cell_m = cell;
+            self.lo = isa(cell);
+            self.hi = isa(cell + 1.0);
+        }
+        let f = alt_amsl_m - cell;
+        let lerp = |a: f64, b: f64| a + (b - a) * f;
+        AirState {
+            pressure_pa: lerp(self.lo.pressure_pa, self.hi.pressure_pa),
+            temperature_k: lerp(self.lo.temperature_k, self.hi.temperature_k),
+            density_kg_m3: lerp(self.lo.density_kg_m3, self.hi.density_kg_m3),
+        }
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+
+    #[test]
+    fn cache_matches_isa_closely() {
+        let mut c = IsaCache::default();
+        let mut worst: f64 = 0.0;
+        for k in 0..20_000 {
+            let h = -50.0 + k as f64 * 0.3771;
+            let (a, b) = (c.air(h), isa(h));
+            worst = worst.max((a.density_kg_m3 / b.density_kg_m3 - 1.0).abs());
+            worst = worst.max((a.pressure_pa / b.pressure_pa - 1.0).abs());
+        }
+        assert!(worst < 3e-9, "{worst}");
+    }
+}

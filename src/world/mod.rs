@@ -17,7 +17,7 @@ pub mod zones;
 
 use nalgebra::Vector3;
 
-pub use atmosphere::AirState;
+pub use atmosphere::{AirState, IsaCache};
 pub use gravity::GravityModel;
 pub use wind::{CurrentSpec, Turbulence, TurbulenceSpec, WindSpec};
 pub use zones::{ZoneEvent, ZoneShape, ZoneSpec, ZoneTransition, Zones};
@@ -124,12 +124,23 @@ impl World {
         zone_mask: u64,
         gust_ned_m_s: &Vector3<f64>,
     ) -> Environment {
+        self.environment_cached(pos_ned_m, zone_mask, gust_ned_m_s, &mut IsaCache::default())
+    }
+
+    /// As [`World::environment`], with the vehicle's own atmosphere cache.
+    pub fn environment_cached(
+        &self,
+        pos_ned_m: &Vector3<f64>,
+        zone_mask: u64,
+        gust_ned_m_s: &Vector3<f64>,
+        air: &mut IsaCache,
+    ) -> Environment {
         let home = self.frame.origin();
         let alt_m = home.alt_m - pos_ned_m.z;
         let g = self.gravity.magnitude_m_s2(home.lat_rad, alt_m);
         let mut env = Environment {
             gravity_ned_m_s2: Vector3::new(0.0, 0.0, g),
-            air: atmosphere::isa(alt_m),
+            air: air.air(alt_m),
             wind_ned_m_s: self.wind_ned_m_s,
             current_ned_m_s: self.current_ned_m_s,
             water_density_kg_m3: SEA_WATER_DENSITY_KG_M3,

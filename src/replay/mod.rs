@@ -1,0 +1,319 @@
+//! Pose replay: drive the sensors from a recorded trajectory instead of physics.
+//!
+//! AirSim's "ExternalPhysicsEngine" workflow, done right. A trajectory file (EuRoC
+//! ground truth, or AirSim's `timestamp,x,y,z,qx,qy,qz,qw`) is read, position is
+//! interpolated by a C² cubic spline per axis and attitude by SLERP between
+//! poses, and every physics tick produces a kinematic state whose velocity and
+//! acceleration are the exact derivatives of the replayed position. The sensors
+//! then see specific force = Rᵀ(a − g) and body rates = the SLERP rate, so IMU
+//! samples at any rate are consistent with the trajectory.
+//!
+//! Accepted files (comma-separated, one header line):
+//!
+//! - EuRoC ground truth: header starting `#timestamp`, columns timestamp [ns],
+//!   p_x, p_y, p_z [m], q_w, q_x, q_y, q_z, any further columns ignored;
+//! - AirSim: header `timestamp,x,y,z,qx,qy,qz,qw`, timestamp in ns.
+//!
+//! Positions are local NED (m) around the scenario's home, quaternions body FRD →
+//! NED. Time starts at the first row.
+
+mod spline;
+
+use std::path::Path;
+
+use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use thiserror::Error;
+
+pub use spline::CubicSpline;
+
+use crate::physics::BodyState;
+
+/// A trajectory file that could not be used.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum TrajectoryError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {message}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The OS's reason.
+        message: String,
+    },
+    /// A line that is not a pose.
+    #[error("{file}:{line}: {message}")]
+    Line {
+        /// The file.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Not enough poses.
+    #[error("{file}: {message}")]
+    File {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// t, px, py, pz, qw, qx, qy, qz
+    Euroc,
+    /// t, x, y, z, qx, qy, qz, qw
+    AirSim,
+}
+
+/// A recorded trajectory, interpolated.
+#[derive(Debug, Clone)]
+pub struct Trajectory {
+    t0_ns: u64,
+    times_s: Vec<f64>,
+    splines: [CubicSpline; 3],
+    attitudes: Vec<UnitQuaternion<f64>>,
+}
+
+/// The kinematic state at one time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KinematicState {
+    /// Pose, velocity and body rates.
+    pub state: BodyState,
+    /// Acceleration, NED, m/s².
+    pub accel_ned_m_s2: Vector3<f64>,
+    /// Angular acceleration, FRD, rad/s².
+    pub ang_accel_frd_rad_s2: Vector3<f64>,
+}
+
+impl Trajectory {
+    /// Reads a trajectory file.
+    ///
+    /// # Errors
+    /// [`TrajectoryError`] naming the file and line of the first bad row.
+    pub fn load(path: &Path) -> Result<Self, TrajectoryError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| TrajectoryError::Read {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        Self::parse(&text, &file)
+    }
+
+    /// Parses trajectory text; `file` names it in errors.
+    ///
+    /// # Errors
+    /// [`TrajectoryError`] naming the line of the first bad row.
+    pub fn parse(text: &str, file: &str) -> Result<Self, TrajectoryError> {
+        let line_err = |line: usize, message: String| TrajectoryError::Line {
+            file: file.to_string(),
+            line,
+            message,
+        };
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty());
+        let (_, header) = lines.next().ok_or_else(|| TrajectoryError::File {
+            file: file.to_string(),
+            message: "empty file".into(),
+        })?;
+        let h = header.trim().to_ascii_lowercase().replace(' ', "");
+        let layout = if h.starts_with("#timestamp") {
+            Layout::Euroc
+        } else if h.starts_with("timestamp,x,y,z,qx,qy,qz,qw") {
+            Layout::AirSim
+        } else {
+            return Err(line_err(
+                1,
+                "unknown header: expected EuRoC ('#timestamp [ns],p_RS_R_x [m],…') or 'timestamp,x,y,z,qx,qy,qz,qw'".into(),
+            ));
+        };
+        let mut stamps: Vec<u64> = Vec::new();
+        let mut pos: [Vec<f64>; 3] = Default::default();
+        let mut attitudes = Vec::new();
+        for (i, l) in lines {
+            let line = i + 1;
+            let fields: Vec<&str> = l.split(',').map(str::trim).collect();
+            if fields.len() < 8 {
+                return Err(line_err(
+                    line,
+                    format!("{} columns; at least 8 needed", fields.len()),
+                ));
+            }
+            let stamp: u64 = fields[0].parse().map_err(|_| {
+                line_err(
+                    line,
+                    format!("timestamp '{}' is not a whole number of ns", fields[0]),
+                )
+            })?;
+            let mut v = [0.0; 7];
+            for (k, slot) in v.iter_mut().enumerate() {
+                let f = fields[k + 1];
+                *slot = f
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| {
+                        line_err(
+                            line,
+                            format!("column {} '{f}' is not a finite number", k + 2),
+                        )
+                    })?;
+            }
+            if let Some(&last) = stamps.last() {
+                if stamp <= last {
+                    return Err(line_err(
+                        line,
+                        format!("timestamp {stamp} does not increase (previous {last})"),
+                    ));
+                }
+            }
+            let q = match layout {
+                Layout::Euroc => Quaternion::new(v[3], v[4], v[5], v[6]),
+                Layout::AirSim => Quaternion::new(v[6], v[3], v[4], v[5]),
+            };
+            let norm = q.norm();
+            if !(norm > 0.5 && norm < 1.5) {
+                return Err(line_err(
+                    line,
+                    format!("quaternion norm {norm} is not close to 1"),
+                ));
+            }
+            let mut q = UnitQuaternion::new_normalize(q);
+            // Keep consecutive quaternions in the same hemisphere for SLERP.
+            if let Some(prev) = attitudes.last() {
+                let prev: &UnitQuaternion<f64> = prev;
+                if prev.coords.dot(&q.coords) < 0.0 {
+                    q = UnitQuaternion::new_unchecked(-q.into_inner());
+                }
+            }
+            stamps.push(stamp);
+            for k in 0..3 {
+                pos[k].push(v[k]);
+            }
+            attitudes.push(q);
+        }
+        if stamps.len() < 2 {
+            return Err(TrajectoryError::File {
+                file: file.to_string(),
+                message: format!("{} pose(s); at least 2 are needed", stamps.len()),
+            });
+        }
+        let t0 = stamps[0];
+        let times_s: Vec<f64> = stamps.iter().map(|s| (s - t0) as f64 * 1e-9).collect();
+        let splines = [0, 1, 2].map(|k| CubicSpline::new(&times_s, &pos[k]));
+        Ok(Trajectory {
+            t0_ns: t0,
+            times_s,
+            splines,
+            attitudes,
+        })
+    }
+
+    /// The first timestamp of the file, ns.
+    pub fn start_ns(&self) -> u64 {
+        self.t0_ns
+    }
+
+    /// Duration, s.
+    pub fn duration_s(&self) -> f64 {
+        self.times_s.last().copied().unwrap_or(0.0)
+    }
+
+    /// Number of poses.
+    pub fn len(&self) -> usize {
+        self.times_s.len()
+    }
+
+    /// Whether there are no poses (never true for a loaded trajectory).
+    pub fn is_empty(&self) -> bool {
+        self.times_s.is_empty()
+    }
+
+    /// The interpolated kinematic state at `t_s` seconds after the first pose
+    /// (clamped to the trajectory).
+    pub fn at(&self, t_s: f64) -> KinematicState {
+        let t = t_s.clamp(0.0, self.duration_s());
+        let mut p = Vector3::zeros();
+        let mut v = Vector3::zeros();
+        let mut a = Vector3::zeros();
+        for k in 0..3 {
+            let (y, d1, d2) = self.splines[k].eval(t);
+            p[k] = y;
+            v[k] = d1;
+            a[k] = d2;
+        }
+        let i = self.splines[0].segment(t);
+        let (q0, q1) = (self.attitudes[i], self.attitudes[i + 1]);
+        let h = self.times_s[i + 1] - self.times_s[i];
+        let frac = ((t - self.times_s[i]) / h).clamp(0.0, 1.0);
+        // q1 = q0 ⊗ exp(ω h) with ω in body axes: constant rate over the segment.
+        let delta = q0.inverse() * q1;
+        let rate = delta.scaled_axis() / h;
+        let att = q0 * UnitQuaternion::from_scaled_axis(delta.scaled_axis() * frac);
+        KinematicState {
+            state: BodyState {
+                pos_ned_m: p,
+                vel_ned_m_s: v,
+                att_ned_frd: att,
+                rate_frd_rad_s: rate,
+            },
+            accel_ned_m_s2: a,
+            ang_accel_frd_rad_s2: Vector3::zeros(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_rows_name_their_line() {
+        let e = Trajectory::parse(
+            "#timestamp [ns],x,y,z,qw,qx,qy,qz\n0,0,0,0,1,0,0,0\n10,0,0,x,1,0,0,0\n",
+            "f.csv",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f.csv:3: column 4 'x' is not a finite number"
+        );
+        let e = Trajectory::parse("#timestamp\n5,0,0,0,1,0,0,0\n5,0,0,0,1,0,0,0\n", "f.csv")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f.csv:3: timestamp 5 does not increase (previous 5)"
+        );
+        let e = Trajectory::parse("#timestamp\n5,0,0,0,0,0,0,0\n", "f.csv").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f.csv:2: quaternion norm 0 is not close to 1"
+        );
+        let e = Trajectory::parse("time,a,b\n", "f.csv").unwrap_err();
+        assert!(e.to_string().starts_with("f.csv:1: unknown header"));
+        let e = Trajectory::parse("#timestamp\n1,0,0,0,1,0,0,0\n", "f.csv").unwrap_err();
+        assert_eq!(e.to_string(), "f.csv: 1 pose(s); at least 2 are needed");
+        let e = Trajectory::parse("#timestamp\n-1,0,0,0,1,0,0,0\n", "f.csv").unwrap_err();
+        assert!(e.to_string().starts_with("f.csv:2: timestamp '-1'"));
+    }
+
+    #[test]
+    fn airsim_layout_reorders_the_quaternion() {
+        let s = 0.5f64.sqrt();
+        let t = Trajectory::parse(
+            &format!(
+                "timestamp,x,y,z,qx,qy,qz,qw\n1000,0,0,0,0,0,{s},{s}\n2000,1,0,0,0,0,{s},{s}\n"
+            ),
+            "a.csv",
+        )
+        .unwrap();
+        let k = t.at(0.0);
+        let (_, _, yaw) = k.state.att_ned_frd.euler_angles();
+        assert!((yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+        assert_eq!(t.start_ns(), 1000);
+        assert!((t.duration_s() - 1e-6).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,396 @@
+//! Sensors: noisy IMU, GPS, barometer and magnetometer.
+//!
+//! Owns the sensor models and their noise state. Each sensor is a step function
+//! of (true state, world, its own seeded RNG, its own state) → sample, run at its
+//! own rate (an integer divider of the physics rate) from a mount pose in the body
+//! frame. Sensors read the physics (the specific force is computed once there);
+//! they never differentiate state themselves and never change it.
+//!
+//! Noise streams: every sensor of every vehicle owns its own RNG derived from
+//! (scenario seed, vehicle index, sensor), see [`crate::rng`].
+
+pub mod baro;
+pub mod gps;
+pub mod imu;
+pub mod mag;
+pub mod mount;
+pub mod noise;
+
+use nalgebra::Vector3;
+use serde::{Deserialize, Serialize};
+use world_magnetic_model::time::Date;
+
+pub use baro::{Baro, BaroParams, BaroSample};
+pub use gps::{FixType, Gps, GpsParams, GpsSample};
+pub use imu::{Imu, ImuParams, ImuSample, ImuTruth};
+pub use mag::{FieldError, Mag, MagParams, MagSample};
+pub use mount::Mount;
+
+use crate::geo::LocalFrame;
+use crate::physics::BodyState;
+use crate::rng::{noise_rng, stream_id, NoiseSource};
+use crate::time::{PhysicsRate, Rate, RateError, SimTime};
+use crate::world::Environment;
+
+/// The sensors of one vehicle as a scenario gives them (every sensor present with
+/// its defaults unless `"enabled": false`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SensorsSpec {
+    /// The IMU.
+    pub imu: ImuParams,
+    /// The GPS receiver.
+    pub gps: GpsParams,
+    /// The barometer.
+    pub baro: BaroParams,
+    /// The magnetometer.
+    pub mag: MagParams,
+}
+
+/// Why a vehicle's sensors could not be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SensorError {
+    /// A rate that does not divide the physics rate.
+    #[error("{sensor}.rate_hz: {source}")]
+    Rate {
+        /// Which sensor.
+        sensor: &'static str,
+        /// What is wrong.
+        #[source]
+        source: RateError,
+    },
+    /// A parameter out of range.
+    #[error("{sensor}.{source}")]
+    Param {
+        /// Which sensor.
+        sensor: &'static str,
+        /// What is wrong.
+        #[source]
+        source: crate::physics::ParamError,
+    },
+    /// The magnetic model cannot be evaluated.
+    #[error("mag: {0}")]
+    Field(#[from] FieldError),
+}
+
+impl SensorsSpec {
+    /// Checks every enabled sensor's values and rate.
+    ///
+    /// # Errors
+    /// [`SensorError`] naming the sensor and field.
+    pub fn validate(&self, physics: PhysicsRate) -> Result<(), SensorError> {
+        let rate = |sensor, hz| {
+            physics
+                .divider(hz)
+                .map(|_| ())
+                .map_err(|source| SensorError::Rate { sensor, source })
+        };
+        let param = |sensor| move |source| SensorError::Param { sensor, source };
+        if self.imu.enabled {
+            rate("imu", self.imu.rate_hz)?;
+            self.imu.validate().map_err(param("imu"))?;
+        }
+        if self.gps.enabled {
+            rate("gps", self.gps.rate_hz)?;
+            self.gps.validate().map_err(param("gps"))?;
+        }
+        if self.baro.enabled {
+            rate("baro", self.baro.rate_hz)?;
+            self.baro.validate().map_err(param("baro"))?;
+        }
+        if self.mag.enabled {
+            rate("mag", self.mag.rate_hz)?;
+            self.mag.validate().map_err(param("mag"))?;
+        }
+        Ok(())
+    }
+}
+
+/// The samples produced in one physics tick (most ticks produce few or none).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TickSamples {
+    /// An IMU sample, if one was due.
+    pub imu: Option<ImuSample>,
+    /// A GPS report delivered this tick (measured `latency` earlier), if any.
+    pub gps: Option<GpsSample>,
+    /// A barometer sample, if one was due.
+    pub baro: Option<BaroSample>,
+    /// A magnetometer sample, if one was due.
+    pub mag: Option<MagSample>,
+}
+
+#[derive(Debug, Clone)]
+struct Slot<T> {
+    sensor: T,
+    rate: Rate,
+}
+
+/// Every sensor of one vehicle.
+#[derive(Debug, Clone)]
+pub struct Sensors {
+    imu: Option<Slot<Imu>>,
+    gps: Option<Slot<Gps>>,
+    baro: Option<Slot<Baro>>,
+    mag: Option<Slot<Mag>>,
+    spec: SensorsSpec,
+    streams: [(&'static str, u64); 4],
+    seed: u64,
+}
+
+impl Sensors {
+    /// No sensors at all.
+    pub fn none() -> Self {
+        Sensors {
+            imu: None,
+            gps: None,
+            baro: None,
+            mag: None,
+            spec: SensorsSpec {
+                imu: ImuParams {
+                    enabled: false,
+                    ..Default::default()
+                },
+                gps: GpsParams {
+                    enabled: false,
+                    ..Default::default()
+                },
+                baro: BaroParams {
+                    enabled: false,
+                    ..Default::default()
+                },
+                mag: MagParams {
+                    enabled: false,
+                    ..Default::default()
+                },
+            },
+            streams: [("imu", 0), ("gps", 0), ("baro", 0), ("mag", 0)],
+            seed: 0,
+        }
+    }
+
+    /// The sensors of vehicle `vehicle_id` from `spec`, each with its own RNG
+    /// stream derived from `seed`.
+    ///
+    /// # Errors
+    /// [`SensorError`] for a bad rate or parameter, or a magnetic model that
+    /// cannot be evaluated at the start point and date.
+    pub fn new(
+        spec: &SensorsSpec,
+        physics: PhysicsRate,
+        seed: u64,
+        vehicle_id: u32,
+        frame: &LocalFrame,
+        date: Date,
+        start_ned_m: &Vector3<f64>,
+    ) -> Result<Self, SensorError> {
+        spec.validate(physics)?;
+        let div = |sensor, hz| {
+            physics
+                .divider(hz)
+                .map_err(|source| SensorError::Rate { sensor, source })
+        };
+        let dt = |r: Rate| r.period_us(physics) as f64 * 1e-6;
+        let imu = if spec.imu.enabled {
+            let rate = div("imu", spec.imu.rate_hz)?;
+            let rng = noise_rng(seed, vehicle_id, NoiseSource::Imu);
+            Some(Slot {
+                sensor: Imu::new(spec.imu.clone(), dt(rate), rng),
+                rate,
+            })
+        } else {
+            None
+        };
+        let gps = if spec.gps.enabled {
+            let rate = div("gps", spec.gps.rate_hz)?;
+            let rng = noise_rng(seed, vehicle_id, NoiseSource::Gps);
+            Some(Slot {
+                sensor: Gps::new(spec.gps.clone(), dt(rate), rng),
+                rate,
+            })
+        } else {
+            None
+        };
+        let baro = if spec.baro.enabled {
+            let rate = div("baro", spec.baro.rate_hz)?;
+            let rng = noise_rng(seed, vehicle_id, NoiseSource::Baro);
+            Some(Slot {
+                sensor: Baro::new(spec.baro.clone(), dt(rate), rng),
+                rate,
+            })
+        } else {
+            None
+        };
+        let mag = if spec.mag.enabled {
+            let rate = div("mag", spec.mag.rate_hz)?;
+            let rng = noise_rng(seed, vehicle_id, NoiseSource::Mag);
+            Some(Slot {
+                sensor: Mag::new(spec.mag.clone(), rng, date, frame, start_ned_m)?,
+                rate,
+            })
+        } else {
+            None
+        };
+        Ok(Sensors {
+            imu,
+            gps,
+            baro,
+            mag,
+            spec: spec.clone(),
+            streams: [
+                ("imu", stream_id(vehicle_id, NoiseSource::Imu)),
+                ("gps", stream_id(vehicle_id, NoiseSource::Gps)),
+                ("baro", stream_id(vehicle_id, NoiseSource::Baro)),
+                ("mag", stream_id(vehicle_id, NoiseSource::Mag)),
+            ],
+            seed,
+        })
+    }
+
+    /// The configuration.
+    pub fn spec(&self) -> &SensorsSpec {
+        &self.spec
+    }
+
+    /// (sensor name, RNG stream id) of each sensor; the key is the scenario seed.
+    pub fn streams(&self) -> &[(&'static str, u64); 4] {
+        &self.streams
+    }
+
+    /// The scenario seed the streams are keyed with.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The IMU, if fitted.
+    pub fn imu(&self) -> Option<&Imu> {
+        self.imu.as_ref().map(|s| &s.sensor)
+    }
+
+    /// The GPS, if fitted.
+    pub fn gps(&self) -> Option<&Gps> {
+        self.gps.as_ref().map(|s| &s.sensor)
+    }
+
+    /// The barometer, if fitted.
+    pub fn baro(&self) -> Option<&Baro> {
+        self.baro.as_ref().map(|s| &s.sensor)
+    }
+
+    /// The magnetometer, if fitted.
+    pub fn mag(&self) -> Option<&Mag> {
+        self.mag.as_ref().map(|s| &s.sensor)
+    }
+
+    /// Samples whatever is due at physics tick `tick` (counted from 0, so time
+    /// `time` = tick × period), from the state at that time.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        tick: u64,
+        time: SimTime,
+        state: &BodyState,
+        truth: &ImuTruth,
+        env: &Environment,
+        frame: &LocalFrame,
+        home_alt_m: f64,
+    ) -> TickSamples {
+        let mut out = TickSamples::default();
+        if let Some(s) = self.imu.as_mut() {
+            if s.rate.is_due(tick) {
+                out.imu = Some(s.sensor.sample(time, truth));
+            }
+        }
+        if let Some(s) = self.gps.as_mut() {
+            if s.rate.is_due(tick) {
+                s.sensor.measure(
+                    time,
+                    &state.pos_ned_m,
+                    &state.vel_ned_m_s,
+                    &state.att_ned_frd,
+                    &state.rate_frd_rad_s,
+                    env.gps_denied,
+                    frame,
+                );
+            }
+            out.gps = s.sensor.deliver(time);
+        }
+        if let Some(s) = self.baro.as_mut() {
+            if s.rate.is_due(tick) {
+                let at =
+                    state.pos_ned_m + state.att_ned_frd * s.sensor.params().mount.offset_frd_m();
+                out.baro = Some(s.sensor.sample(time, home_alt_m - at.z));
+            }
+        }
+        if let Some(s) = self.mag.as_mut() {
+            if s.rate.is_due(tick) {
+                out.mag = Some(
+                    s.sensor
+                        .sample(time, &state.pos_ned_m, &state.att_ned_frd, frame),
+                );
+            }
+        }
+        out
+    }
+}
+
+/// A fixed-capacity list of samples (no allocation); when full, further samples
+/// are counted as dropped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SampleBuf<T: Copy, const N: usize> {
+    items: [Option<T>; N],
+    len: usize,
+    dropped: usize,
+}
+
+impl<T: Copy, const N: usize> Default for SampleBuf<T, N> {
+    fn default() -> Self {
+        SampleBuf {
+            items: [None; N],
+            len: 0,
+            dropped: 0,
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> SampleBuf<T, N> {
+    /// Appends a sample (or counts it dropped when full).
+    pub fn push(&mut self, item: T) {
+        if self.len < N {
+            self.items[self.len] = Some(item);
+            self.len += 1;
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Empties the buffer.
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.dropped = 0;
+    }
+
+    /// The samples in order.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.items[..self.len].iter().flatten()
+    }
+
+    /// The newest sample.
+    pub fn last(&self) -> Option<&T> {
+        self.len.checked_sub(1).and_then(|i| self.items[i].as_ref())
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Samples that did not fit.
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+}

@@ -1,0 +1,417 @@
+//! Sensor models checked against statistics and physics, not against themselves.
+
+use mavsitl::geo::{GeoPoint, LocalFrame};
+use mavsitl::rng::{noise_rng, NoiseSource};
+use mavsitl::sensors::noise::allan;
+use mavsitl::sensors::{
+    Baro, BaroParams, FixType, Gps, GpsParams, Imu, ImuParams, ImuTruth, Mount,
+};
+use mavsitl::time::SimTime;
+use nalgebra::{UnitQuaternion, Vector3};
+
+const G: f64 = 9.80665;
+
+fn static_truth() -> ImuTruth {
+    ImuTruth {
+        rate_frd_rad_s: Vector3::zeros(),
+        ang_accel_frd_rad_s2: Vector3::zeros(),
+        specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -G),
+    }
+}
+
+/// Two hours at 200 Hz.
+const N_SAMPLES: usize = 2 * 3600 * 200;
+
+/// Two hours of a static IMU at 200 Hz; returns per-axis gyro and accel series.
+fn record_static(params: &ImuParams, seed: u64) -> [[Vec<f64>; 3]; 2] {
+    let dt = 1.0 / 200.0;
+    let mut imu = Imu::new(params.clone(), dt, noise_rng(seed, 0, NoiseSource::Imu));
+    let n = N_SAMPLES;
+    let mut out: [[Vec<f64>; 3]; 2] = Default::default();
+    for series in out.iter_mut().flatten() {
+        series.reserve(n);
+    }
+    let truth = static_truth();
+    for k in 0..n {
+        let s = imu.sample(SimTime::from_micros(k as u64 * 5000), &truth);
+        let accel_error = s.accel_m_s2 - Vector3::new(0.0, 0.0, -G);
+        let [gyro_axes, accel_axes] = &mut out;
+        for (axis, (g, a)) in gyro_axes.iter_mut().zip(accel_axes.iter_mut()).enumerate() {
+            g.push(s.gyro_rad_s[axis]);
+            a.push(accel_error[axis]);
+        }
+    }
+    out
+}
+
+/// Allan deviation averaged over the three axes (i.i.d., so their variances average).
+fn adev(axes: &[Vec<f64>; 3], dt: f64, m: usize) -> (f64, f64) {
+    let mut var = 0.0;
+    let mut tau = 0.0;
+    for a in axes {
+        let (t, s) = allan::overlapping(a, dt, m);
+        tau = t;
+        var += s * s / 3.0;
+    }
+    (tau, var.sqrt())
+}
+
+fn check_allan(params: &ImuParams, seed: u64) {
+    let dt = 1.0 / 200.0;
+    let data = record_static(params, seed);
+    let sets = [
+        (
+            "gyro",
+            &data[0],
+            params.gyro_noise_density(),
+            params.gyro_bias_sigma(),
+            params.gyro_bias_stability_tau_s,
+        ),
+        (
+            "accel",
+            &data[1],
+            params.accel_noise_density(),
+            params.accel_bias_sigma(),
+            params.accel_bias_stability_tau_s,
+        ),
+    ];
+    for (name, axes, n, b, t) in sets {
+        // White-noise level at τ = 1 s is the configured density (±10 %).
+        let (tau, s1) = adev(axes, dt, 200);
+        let theory1 = allan::white_plus_gauss_markov(n, b, t, tau);
+        assert!(
+            (s1 / n - 1.0).abs() < 0.1,
+            "{name}: σ(1 s) {s1:e} vs density {n:e}"
+        );
+        assert!((s1 / theory1 - 1.0).abs() < 0.1);
+        // Bias-instability floor: the minimum of the Allan curve, against the
+        // minimum of the theoretical white + Gauss–Markov curve (±25 %).
+        let mut measured_min = f64::INFINITY;
+        let mut theory_min = f64::INFINITY;
+        let mut m = 1usize;
+        // Cluster times up to a fifth of the record.
+        while m <= N_SAMPLES / 5 {
+            let (tau, s) = adev(axes, dt, m);
+            measured_min = measured_min.min(s);
+            theory_min = theory_min.min(allan::white_plus_gauss_markov(n, b, t, tau));
+            m = (m as f64 * 1.25).ceil() as usize;
+        }
+        let ratio = measured_min / theory_min;
+        assert!(
+            (ratio - 1.0).abs() < 0.25,
+            "{name}: floor {measured_min:e} vs theory {theory_min:e} ({ratio})"
+        );
+    }
+}
+
+#[test]
+fn imu_allan_deviation_matches_airsim_defaults() {
+    check_allan(&ImuParams::default(), 11);
+}
+
+#[test]
+fn imu_allan_deviation_matches_a_consumer_grade_set() {
+    let p = ImuParams {
+        angular_random_walk_deg_sqrt_h: 1.2,
+        gyro_bias_stability_deg_h: 40.0,
+        gyro_bias_stability_tau_s: 60.0,
+        velocity_random_walk_mg_sqrt_hz: 0.8,
+        accel_bias_stability_ug: 400.0,
+        accel_bias_stability_tau_s: 120.0,
+        ..ImuParams::default()
+    };
+    check_allan(&p, 12);
+}
+
+#[test]
+fn imu_at_rest_reads_minus_g_and_lever_arm_adds_centripetal() {
+    let quiet = ImuParams {
+        angular_random_walk_deg_sqrt_h: 0.0,
+        gyro_bias_stability_deg_h: 0.0,
+        velocity_random_walk_mg_sqrt_hz: 0.0,
+        accel_bias_stability_ug: 0.0,
+        mount: Mount {
+            x_m: 0.1,
+            y_m: 0.0,
+            z_m: 0.0,
+            ..Mount::default()
+        },
+        ..ImuParams::default()
+    };
+    let mut imu = Imu::new(quiet.clone(), 0.004, noise_rng(1, 0, NoiseSource::Imu));
+    let s = imu.sample(SimTime::ZERO, &static_truth());
+    assert_eq!(s.accel_m_s2, Vector3::new(0.0, 0.0, -G));
+    // Spinning at 2 rad/s about z, a sensor 0.1 m forward feels −ω²r = −0.4 m/s² in x;
+    // an angular acceleration of 3 rad/s² about z adds α × r = 0.3 m/s² in y.
+    let spin = ImuTruth {
+        rate_frd_rad_s: Vector3::new(0.0, 0.0, 2.0),
+        ang_accel_frd_rad_s2: Vector3::new(0.0, 0.0, 3.0),
+        specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -G),
+    };
+    let s = imu.sample(SimTime::ZERO, &spin);
+    assert!(
+        (s.accel_m_s2 - Vector3::new(-0.4, 0.3, -G)).norm() < 1e-12,
+        "{}",
+        s.accel_m_s2
+    );
+    assert_eq!(s.gyro_rad_s, Vector3::new(0.0, 0.0, 2.0));
+    // A sensor yawed 90° on the body sees body x as its −y.
+    let turned = ImuParams {
+        mount: Mount {
+            yaw_deg: 90.0,
+            ..Mount::default()
+        },
+        ..quiet
+    };
+    let mut imu = Imu::new(turned, 0.004, noise_rng(1, 0, NoiseSource::Imu));
+    let t = ImuTruth {
+        specific_force_frd_m_s2: Vector3::new(1.0, 0.0, -G),
+        ..static_truth()
+    };
+    let s = imu.sample(SimTime::ZERO, &t);
+    assert!(
+        (s.accel_m_s2 - Vector3::new(0.0, -1.0, -G)).norm() < 1e-12,
+        "{}",
+        s.accel_m_s2
+    );
+    // Saturation at the configured range.
+    let sat = ImuParams {
+        accel_range_m_s2: 20.0,
+        ..ImuParams::default()
+    };
+    let mut imu = Imu::new(sat, 0.004, noise_rng(1, 0, NoiseSource::Imu));
+    let t = ImuTruth {
+        specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -500.0),
+        ..static_truth()
+    };
+    assert_eq!(imu.sample(SimTime::ZERO, &t).accel_m_s2.z, -20.0);
+}
+
+fn frame() -> LocalFrame {
+    LocalFrame::new(GeoPoint::from_deg(47.397742, 8.545594, 488.0))
+}
+
+/// Runs a static GPS for `secs` at 10 Hz and returns the NED errors of 3-D fixes.
+fn gps_errors(params: &GpsParams, secs: u64, seed: u64) -> Vec<Vector3<f64>> {
+    let f = frame();
+    let dt_us = 100_000;
+    let mut gps = Gps::new(
+        params.clone(),
+        dt_us as f64 * 1e-6,
+        noise_rng(seed, 0, NoiseSource::Gps),
+    );
+    let truth = Vector3::new(10.0, -5.0, -2.0);
+    let mut errs = Vec::new();
+    for k in 0..(secs * 10) {
+        let t = SimTime::from_micros(k * dt_us);
+        gps.measure(
+            t,
+            &truth,
+            &Vector3::zeros(),
+            &UnitQuaternion::identity(),
+            &Vector3::zeros(),
+            false,
+            &f,
+        );
+        while let Some(s) = gps.deliver(t) {
+            if s.fix == FixType::Fix3d
+                && s.measured.as_secs_f64() > params.startup_s + 10.0 * params.eph_tau_s
+            {
+                errs.push(s.pos_ned_m - truth);
+                // The geodetic report is the same point.
+                assert!((f.to_ned(&s.position) - s.pos_ned_m).norm() < 1e-6);
+            }
+        }
+    }
+    errs
+}
+
+#[test]
+fn gps_error_has_the_configured_sigma_and_correlation_time() {
+    let p = GpsParams {
+        white_noise_sigma_m: 0.0,
+        ..GpsParams::default()
+    };
+    let errs = gps_errors(&p, 200_000, 5);
+    let n = errs.len() as f64;
+    for (axis, sigma) in [
+        (0, p.horizontal_error_sigma_m),
+        (1, p.horizontal_error_sigma_m),
+        (2, p.vertical_error_sigma_m),
+    ] {
+        let mean = errs.iter().map(|e| e[axis]).sum::<f64>() / n;
+        let var = errs.iter().map(|e| (e[axis] - mean).powi(2)).sum::<f64>() / n;
+        assert!(mean.abs() < 0.1 * sigma, "axis {axis}: mean {mean}");
+        assert!(
+            (var.sqrt() / sigma - 1.0).abs() < 0.1,
+            "axis {axis}: σ {} vs {sigma}",
+            var.sqrt()
+        );
+        // Correlation time from the autocorrelation at one configured τ: ρ = e⁻¹.
+        let lag = (p.error_tau_s * 10.0) as usize;
+        let cov = errs
+            .windows(lag + 1)
+            .map(|w| (w[0][axis] - mean) * (w[lag][axis] - mean))
+            .sum::<f64>()
+            / (errs.len() - lag) as f64;
+        let tau = -p.error_tau_s / (cov / var).ln();
+        assert!(
+            (tau / p.error_tau_s - 1.0).abs() < 0.1,
+            "axis {axis}: τ {tau} vs {}",
+            p.error_tau_s
+        );
+    }
+}
+
+#[test]
+fn gps_latency_startup_fix_and_denial() {
+    let p = GpsParams::default();
+    let f = frame();
+    let mut gps = Gps::new(p.clone(), 0.1, noise_rng(1, 0, NoiseSource::Gps));
+    let latency_us = 100_000;
+    let mut first_3d = None;
+    let mut delivered = 0;
+    // 1 kHz ticks for 30 s: measure every 100 ms, deliver when due.
+    for k in 0..30_000u64 {
+        let t = SimTime::from_micros(k * 1000);
+        let denied = (20_000..25_000).contains(&k);
+        if k % 100 == 0 {
+            gps.measure(
+                t,
+                &Vector3::zeros(),
+                &Vector3::new(1.0, 1.0, 0.0),
+                &UnitQuaternion::identity(),
+                &Vector3::zeros(),
+                denied,
+                &f,
+            );
+        }
+        if let Some(s) = gps.deliver(t) {
+            delivered += 1;
+            assert_eq!(s.delivered - s.measured, latency_us);
+            assert_eq!(t, s.delivered, "delivered on the tick it is due");
+            let tm = s.measured.as_secs_f64();
+            if tm < p.startup_s || denied_at(s.measured) {
+                assert_eq!((s.fix, s.satellites), (FixType::NoFix, 0), "at {tm}");
+            }
+            if s.fix == FixType::Fix3d && first_3d.is_none() {
+                first_3d = Some(tm);
+                assert!(s.eph_m <= p.fix_3d_eph_m);
+            }
+            if s.fix != FixType::NoFix && s.eph_m < 1.5 * p.eph_final_m {
+                assert!((s.ground_speed_m_s() - 2f64.sqrt()).abs() < 0.5);
+                assert!((s.course_deg() - 45.0).abs() < 30.0);
+            }
+        }
+    }
+    assert_eq!(
+        delivered, 299,
+        "one report every 100 ms, the last one still in flight"
+    );
+    // eph falls from 20 m to 3 m after τ·ln((20 − 0.6)/(3 − 0.6)) = 6.27 s past start-up.
+    let expect = p.startup_s
+        + p.eph_tau_s * ((p.eph_initial_m - p.eph_final_m) / (p.fix_3d_eph_m - p.eph_final_m)).ln();
+    let got = first_3d.expect("a 3-D fix");
+    assert!(
+        (got - expect).abs() <= 0.1 + 1e-9,
+        "first 3-D fix at {got}, expected {expect}"
+    );
+}
+
+fn denied_at(t: SimTime) -> bool {
+    (20_000_000..25_000_000).contains(&t.as_micros())
+}
+
+#[test]
+fn baro_matches_isa_and_drifts_as_configured() {
+    // Noise off: exactly the ISA pressure at 0 m and 1000 m (ICAO table: 101 325 Pa, 89 874.6 Pa
+    // at 1000 m geopotential = 1000.157 m geometric).
+    let exact = BaroParams {
+        noise_sigma_pa: 0.0,
+        drift_sigma_pa: 0.0,
+        temperature_noise_degc: 0.0,
+        ..BaroParams::default()
+    };
+    let mut b = Baro::new(exact, 0.02, noise_rng(1, 0, NoiseSource::Baro));
+    assert!((b.sample(SimTime::ZERO, 0.0).pressure_pa - 101_325.0).abs() < 1.0);
+    let s = b.sample(SimTime::ZERO, 1000.157);
+    assert!((s.pressure_pa - 89_874.6).abs() < 1.0, "{}", s.pressure_pa);
+    assert!((s.temperature_degc - (281.65 - 273.15)).abs() < 0.01);
+    assert!((s.pressure_altitude_m - 1000.157).abs() < 1e-6);
+    // White noise averages out to the ISA value within 1 Pa.
+    let mut b = Baro::new(
+        BaroParams {
+            drift_sigma_pa: 0.0,
+            ..BaroParams::default()
+        },
+        0.02,
+        noise_rng(2, 0, NoiseSource::Baro),
+    );
+    let n = 20_000;
+    let mean = (0..n)
+        .map(|_| b.sample(SimTime::ZERO, 1000.157).pressure_pa)
+        .sum::<f64>()
+        / n as f64;
+    assert!((mean - 89_874.6).abs() < 1.0, "{mean}");
+    // Drift: after one hour from zero, the spread across independent sensors is
+    // σ·√(1 − e^(−2t/τ)).
+    let p = BaroParams {
+        noise_sigma_pa: 0.0,
+        ..BaroParams::default()
+    };
+    let runs = 400;
+    let mut sq = 0.0;
+    for seed in 0..runs {
+        let mut b = Baro::new(p.clone(), 0.02, noise_rng(seed, 0, NoiseSource::Baro));
+        for _ in 0..(3600 * 50) {
+            b.sample(SimTime::ZERO, 0.0);
+        }
+        sq += b.drift_pa() * b.drift_pa();
+    }
+    let spread = (sq / runs as f64).sqrt();
+    let expect = p.drift_sigma_pa * (1.0 - (-2.0 * 3600.0 / p.drift_tau_s).exp()).sqrt();
+    assert!(
+        (spread / expect - 1.0).abs() < 0.1,
+        "drift spread {spread} Pa vs {expect} Pa"
+    );
+}
+
+#[test]
+fn vehicles_and_sensors_never_share_a_noise_stream() {
+    // Two identical static IMUs on two vehicles, and the IMU vs the GPS stream.
+    let a: Vec<f64> = {
+        let mut imu = Imu::new(
+            ImuParams::default(),
+            0.004,
+            noise_rng(9, 0, NoiseSource::Imu),
+        );
+        (0..20_000)
+            .map(|_| imu.sample(SimTime::ZERO, &static_truth()).gyro_rad_s.x)
+            .collect()
+    };
+    let b: Vec<f64> = {
+        let mut imu = Imu::new(
+            ImuParams::default(),
+            0.004,
+            noise_rng(9, 1, NoiseSource::Imu),
+        );
+        (0..20_000)
+            .map(|_| imu.sample(SimTime::ZERO, &static_truth()).gyro_rad_s.x)
+            .collect()
+    };
+    let corr = |x: &[f64], y: &[f64]| {
+        let mx = x.iter().sum::<f64>() / x.len() as f64;
+        let my = y.iter().sum::<f64>() / y.len() as f64;
+        let sxy: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+        let sxx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum();
+        let syy: f64 = y.iter().map(|b| (b - my).powi(2)).sum();
+        sxy / (sxx * syy).sqrt()
+    };
+    let diffs_a: Vec<f64> = a.windows(2).map(|w| w[1] - w[0]).collect();
+    let diffs_b: Vec<f64> = b.windows(2).map(|w| w[1] - w[0]).collect();
+    assert_ne!(a, b);
+    assert!(
+        corr(&diffs_a, &diffs_b).abs() < 0.03,
+        "vehicles' IMU noise correlates"
+    );
+}
