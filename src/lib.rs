@@ -15,6 +15,7 @@
 
 pub mod controller;
 pub mod geo;
+pub mod guidance;
 pub mod physics;
 pub mod record;
 pub mod replay;
