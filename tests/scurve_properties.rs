@@ -1,0 +1,249 @@
+//! Properties the ArduPilot S-curve guarantees, over random legs and limits.
+
+use mavsitl::guidance::SCurve;
+use nalgebra::Vector3;
+use proptest::prelude::*;
+
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    speed_xy: f64,
+    speed_up: f64,
+    speed_down: f64,
+    accel_xy: f64,
+    accel_z: f64,
+    jerk: f64,
+    snap: f64,
+}
+
+fn limits() -> impl Strategy<Value = Limits> {
+    (
+        0.2f64..20.0,
+        0.2f64..5.0,
+        0.2f64..5.0,
+        0.2f64..5.0,
+        0.2f64..5.0,
+        0.5f64..20.0,
+        0.5f64..50.0,
+    )
+        .prop_map(
+            |(speed_xy, speed_up, speed_down, accel_xy, accel_z, jerk, snap)| Limits {
+                speed_xy,
+                speed_up,
+                speed_down,
+                accel_xy,
+                accel_z,
+                jerk,
+                snap,
+            },
+        )
+}
+
+/// Legs from centimetres to kilometres, level, climbing and descending.
+fn leg() -> impl Strategy<Value = Vector3<f64>> {
+    (-3.0f64..3.0, 0.0f64..std::f64::consts::TAU, -1.0f64..1.0).prop_map(
+        |(log_len, heading, slope)| {
+            let len = 10f64.powf(log_len);
+            let h = len / (1.0 + slope * slope).sqrt();
+            Vector3::new(h * heading.cos(), h * heading.sin(), h * slope)
+        },
+    )
+}
+
+/// Legs of 5 cm to 200 m for chained runs (so a slow vehicle still finishes).
+fn short_leg() -> impl Strategy<Value = Vector3<f64>> {
+    (-1.3f64..2.3, 0.0f64..std::f64::consts::TAU, -1.0f64..1.0).prop_map(
+        |(log_len, heading, slope)| {
+            let len = 10f64.powf(log_len);
+            let h = len / (1.0 + slope * slope).sqrt();
+            Vector3::new(h * heading.cos(), h * heading.sin(), h * slope)
+        },
+    )
+}
+
+fn track(l: &Limits, o: &Vector3<f64>, d: &Vector3<f64>) -> SCurve {
+    let mut s = SCurve::new();
+    s.calculate_track(
+        o,
+        d,
+        l.speed_xy,
+        l.speed_up,
+        l.speed_down,
+        l.accel_xy,
+        l.accel_z,
+        l.snap,
+        l.jerk,
+    );
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// An isolated leg stays within its speed, acceleration and jerk limits along
+    /// the track, ends exactly at the destination at rest, and its velocity
+    /// profile is time-symmetric.
+    #[test]
+    fn isolated_leg_respects_limits_and_ends_at_rest(l in limits(), d in leg()) {
+        let s = track(&l, &Vector3::zeros(), &d);
+        prop_assert!(!s.is_empty());
+        let t_end = s.time_end();
+        prop_assert!(t_end.is_finite() && t_end > 0.0);
+        let len = d.norm();
+        let v_lim = s.get_speed_along_track();
+        let a_lim = s.get_accel_along_track();
+        let n = 2000;
+        for k in 0..=n {
+            let t = t_end * k as f64 / n as f64;
+            let (j, a, v, p) = s.get_jerk_accel_vel_pos_at_time(t);
+            prop_assert!(j.is_finite() && a.is_finite() && v.is_finite() && p.is_finite());
+            prop_assert!(v <= v_lim * (1.0 + 1e-6) + 1e-9, "v {} > {}", v, v_lim);
+            prop_assert!(a.abs() <= a_lim * (1.0 + 1e-6) + 1e-9, "a {} > {}", a, a_lim);
+            prop_assert!(j.abs() <= l.jerk * (1.0 + 1e-6) + 1e-9, "j {} > {}", j, l.jerk);
+            prop_assert!(p >= 0.0 && p <= len * (1.0 + 1e-9) + 1e-9);
+            // Symmetry: the leg decelerates as it accelerated.
+            let (_, _, v_mirror, _) = s.get_jerk_accel_vel_pos_at_time(t_end - t);
+            prop_assert!((v - v_mirror).abs() <= 1e-6 * v_lim.max(1.0), "v({}) {} vs v(T−t) {}", t, v, v_mirror);
+        }
+        // The projected 3-D speeds respect the axis limits too.
+        let (_, _, v_peak, _) = s.get_jerk_accel_vel_pos_at_time(t_end * 0.5);
+        let u = d / len;
+        prop_assert!((u.xy() * v_peak).norm() <= l.speed_xy * (1.0 + 1e-6));
+        prop_assert!(u.z * v_peak <= l.speed_down * (1.0 + 1e-6) + 1e-9);
+        prop_assert!(-u.z * v_peak <= l.speed_up * (1.0 + 1e-6) + 1e-9);
+        // Stepping the clock to the end lands exactly on the destination.
+        let mut s = s;
+        let (mut p, mut v, mut a) = (Vector3::zeros(), Vector3::zeros(), Vector3::zeros());
+        s.move_from_pos_vel_accel(t_end + 1.0, &mut p, &mut v, &mut a);
+        prop_assert!((p - d).norm() <= 1e-9 * len.max(1.0), "end {} vs {}", p, d);
+        prop_assert!(v.norm() < 1e-9 && a.norm() < 1e-9);
+        prop_assert!(s.finished());
+    }
+
+    /// Chained legs as AR_WPNav drives them: the target is continuous in
+    /// position and velocity across the leg change, and the run ends at the last
+    /// waypoint at rest.
+    #[test]
+    fn chained_legs_are_continuous(l in limits(), a in short_leg(), b in short_leg(), c in short_leg()) {
+        let w1 = a;
+        let w2 = w1 + b;
+        let w3 = w2 + c;
+        let wps = [w1, w2, w3];
+        let mut prev = SCurve::new();
+        let mut this = track(&l, &Vector3::zeros(), &w1);
+        let mut next = track(&l, &w1, &w2);
+        let mut origin = Vector3::zeros();
+        let mut dest = w1;
+        let mut fast = true;
+        let mut leg = 0;
+        let dt = 0.02;
+        let (mut last_p, mut last_v) = (Vector3::zeros(), Vector3::zeros());
+        let v_max = l.speed_xy.max(l.speed_up).max(l.speed_down);
+        let a_max = l.accel_xy.max(l.accel_z);
+        let mut steps = 0;
+        loop {
+            let (mut p, mut v, mut acc) = (origin, Vector3::zeros(), Vector3::zeros());
+            let done = this.advance_target_along_track(&mut prev, &mut next, 2.0, l.accel_xy, fast, dt, &mut p, &mut v, &mut acc);
+            prop_assert!(p.iter().chain(v.iter()).chain(acc.iter()).all(|x| x.is_finite()));
+            if steps > 0 {
+                // Position changes by about v·dt; velocity by at most a bit more
+                // than a·dt (corner blends add two legs' accelerations).
+                prop_assert!((p - last_p).norm() <= (v_max * 2.0 + 1e-3) * dt, "jump in position at step {}", steps);
+                prop_assert!((v - last_v).norm() <= (a_max * 2.5 + 1e-3) * dt, "jump in velocity at step {}", steps);
+            }
+            last_p = p;
+            last_v = v;
+            steps += 1;
+            prop_assert!(steps < 2_000_000);
+            if done {
+                if leg + 1 == wps.len() {
+                    prop_assert!((p - w3).norm() < 1e-6, "ends at {} not {}", p, w3);
+                    prop_assert!(v.norm() < 1e-6);
+                    break;
+                }
+                leg += 1;
+                prev = this.clone();
+                origin = dest;
+                dest = wps[leg];
+                if fast && !next.finished() {
+                    this = next.clone();
+                } else {
+                    this = track(&l, &origin, &dest);
+                }
+                next.init();
+                fast = false;
+                if let Some(n) = wps.get(leg + 1) {
+                    next = track(&l, &dest, n);
+                    fast = true;
+                }
+            }
+        }
+    }
+
+    /// Degenerate inputs give an empty path or a valid one, never NaN or a panic.
+    #[test]
+    fn degenerate_inputs_are_safe(
+        speed in prop_oneof![Just(0.0), Just(f64::NAN), Just(f64::INFINITY), -5.0f64..5.0],
+        accel in prop_oneof![Just(0.0), Just(f64::NAN), -3.0f64..3.0],
+        jerk in prop_oneof![Just(0.0), Just(-1.0), Just(f64::NAN), 0.0f64..5.0],
+        snap in prop_oneof![Just(0.0), Just(f64::NAN), 0.0f64..10.0],
+        d in prop_oneof![Just(Vector3::zeros()), Just(Vector3::new(f64::NAN, 0.0, 0.0)), leg()],
+    ) {
+        let mut s = SCurve::new();
+        s.calculate_track(&Vector3::zeros(), &d, speed, speed, speed, accel, accel, snap, jerk);
+        let (mut p, mut v, mut a) = (Vector3::zeros(), Vector3::zeros(), Vector3::zeros());
+        let mut prev = SCurve::new();
+        let mut next = SCurve::new();
+        for _ in 0..100 {
+            let _ = s.advance_target_along_track(&mut prev, &mut next, 2.0, 2.0, false, 0.1, &mut p, &mut v, &mut a);
+        }
+        if s.is_empty() {
+            prop_assert_eq!(s.time_end(), 0.0);
+            prop_assert!(p == Vector3::zeros() && v == Vector3::zeros());
+        } else {
+            prop_assert!(p.iter().chain(v.iter()).chain(a.iter()).all(|x| x.is_finite()));
+        }
+    }
+}
+
+#[test]
+fn speed_changes_mid_leg_keep_the_destination() {
+    let l = Limits {
+        speed_xy: 5.0,
+        speed_up: 2.5,
+        speed_down: 1.5,
+        accel_xy: 2.0,
+        accel_z: 1.0,
+        jerk: 4.0,
+        snap: 8.0,
+    };
+    for (t_change, new_speed) in [(0.0, 2.0), (1.0, 2.0), (3.0, 8.0), (6.0, 1.0), (12.0, 3.0)] {
+        let d = Vector3::new(60.0, 20.0, -5.0);
+        let mut s = track(&l, &Vector3::zeros(), &d);
+        let dt = 0.01;
+        let mut t = 0.0;
+        let mut changed = false;
+        let mut prev_p = Vector3::zeros();
+        loop {
+            if !changed && t >= t_change {
+                s.set_speed_max(new_speed, l.speed_up, l.speed_down);
+                changed = true;
+            }
+            let (mut p, mut v, mut a) = (Vector3::zeros(), Vector3::zeros(), Vector3::zeros());
+            s.move_from_pos_vel_accel(dt, &mut p, &mut v, &mut a);
+            assert!(
+                (p - prev_p).norm() < 0.2,
+                "position jumps after a speed change at {t_change}"
+            );
+            prev_p = p;
+            t += dt;
+            if s.finished() {
+                assert!(
+                    (p - d).norm() < 1e-6,
+                    "ends at {p} after a speed change at {t_change}"
+                );
+                break;
+            }
+            assert!(t < 200.0);
+        }
+    }
+}
