@@ -7,10 +7,30 @@
 //! |---|---|
 //! | [`control`] | `libraries/AP_Math/control.cpp` (sqrt controller, shaping, kinematic limit) |
 //! | [`scurve`] | `libraries/AP_Math/SCurve.cpp`, `SCurve.h` (straight tracks) |
+//! | [`pid`] | `libraries/AC_PID/AC_PID.cpp`, `AC_PID_2D.cpp`, `AC_P_2D.cpp` |
+//! | [`attitude_control`] | `libraries/APM_Control/AR_AttitudeControl.cpp` |
+//! | [`pos_control`] | `libraries/APM_Control/AR_PosControl.cpp` |
+//! | [`wpnav`] | `libraries/AR_WPNav/AR_WPNav.cpp`, `AR_PivotTurn.cpp` |
+//! | [`driver`] | `Rover/mode.cpp`, `mode_guided.cpp`, `mode_loiter.cpp` (WP, loiter, stop) |
 //!
-//! Frames and units: NED metres, m/s, m/s², as ArduPilot's SCurve in metres.
+//! Frames and units: NED (or NE) metres, m/s, m/s²; headings and bearings in
+//! radians from north, clockwise positive; times in seconds of the caller's
+//! clock. Parameters keep ArduPilot's names and defaults (`WP_*`, `PSC_*`,
+//! `ATC_*`, `CRUISE_*`, `LOIT_*`), so values from a Rover parameter file carry
+//! over.
 
+pub mod attitude_control;
 pub mod control;
+pub mod driver;
+pub mod params;
+pub mod pid;
+pub mod pos_control;
 pub mod scurve;
+pub mod wpnav;
 
+pub use attitude_control::{ArAttitudeControl, AttitudeParams};
+pub use driver::{DriverMode, DriverOutput, RoverDriver, RoverParams};
+pub use params::GuidanceParams;
+pub use pos_control::{ArPosControl, NavState, PosControlParams};
 pub use scurve::SCurve;
+pub use wpnav::{ArWpNav, WpNavParams};

@@ -1,0 +1,302 @@
+//! ArduPilot's PID building blocks: `AC_PID` (scalar), `AC_PID_2D` (vector) and
+//! `AC_P_2D` (square-root position P), from `libraries/AC_PID/` (GPLv3).
+//!
+//! Filters are first-order low-passes with α = dt/(dt + 1/(2π·f)) (f = 0: no
+//! filter). The slew-rate modifier (SMAX) of newer ArduPilot is not ported: the
+//! output is (P + D) + I, with FF returned separately as ArduPilot's `get_ff`.
+
+use nalgebra::Vector2;
+
+use super::control::{inv_sqrt_controller, is_positive, limit_length, sqrt_controller_xy};
+
+/// Low-pass coefficient for cut-off `hz` at step `dt` (1 when unfiltered).
+pub fn lowpass_alpha(hz: f64, dt: f64) -> f64 {
+    if hz <= 0.0 || dt <= 0.0 {
+        1.0
+    } else {
+        dt / (dt + 1.0 / (std::f64::consts::TAU * hz))
+    }
+}
+
+/// Gains and filters of a PID (ArduPilot's parameter suffixes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PidGains {
+    /// P.
+    pub p: f64,
+    /// I.
+    pub i: f64,
+    /// D.
+    pub d: f64,
+    /// Feed-forward.
+    pub ff: f64,
+    /// Integrator limit.
+    pub imax: f64,
+    /// Target filter, Hz (FLTT).
+    pub filt_t_hz: f64,
+    /// Error filter, Hz (FLTE).
+    pub filt_e_hz: f64,
+    /// Derivative filter, Hz (FLTD).
+    pub filt_d_hz: f64,
+}
+
+/// `AC_PID`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AcPid {
+    /// Gains.
+    pub gains: PidGains,
+    target: f64,
+    error: f64,
+    derivative: f64,
+    integrator: f64,
+    reset_filter: bool,
+}
+
+impl AcPid {
+    /// A PID with the filters reset.
+    pub fn new(gains: PidGains) -> Self {
+        AcPid {
+            gains,
+            target: 0.0,
+            error: 0.0,
+            derivative: 0.0,
+            integrator: 0.0,
+            reset_filter: true,
+        }
+    }
+
+    /// Runs one step (`update_all`); `limit` stops the integrator growing.
+    /// Returns P + I + D (add [`AcPid::get_ff`] for the feed-forward).
+    pub fn update_all(&mut self, target: f64, measurement: f64, dt: f64, limit: bool) -> f64 {
+        let g = self.gains;
+        if !(target.is_finite() && measurement.is_finite()) {
+            return 0.0;
+        }
+        if self.reset_filter {
+            self.reset_filter = false;
+            self.target = target;
+            self.error = self.target - measurement;
+            self.derivative = 0.0;
+        } else {
+            let error_last = self.error;
+            self.target += lowpass_alpha(g.filt_t_hz, dt) * (target - self.target);
+            self.error +=
+                lowpass_alpha(g.filt_e_hz, dt) * ((self.target - measurement) - self.error);
+            if dt > 0.0 {
+                let d = (self.error - error_last) / dt;
+                self.derivative += lowpass_alpha(g.filt_d_hz, dt) * (d - self.derivative);
+            }
+        }
+        self.update_i(dt, limit);
+        self.error * g.p + self.integrator + self.derivative * g.d
+    }
+
+    fn update_i(&mut self, dt: f64, limit: bool) {
+        let g = self.gains;
+        if g.i != 0.0 && dt > 0.0 {
+            if !limit
+                || (self.error > 0.0 && self.integrator < 0.0)
+                || (self.error < 0.0 && self.integrator > 0.0)
+            {
+                self.integrator += self.error * g.i * dt;
+                self.integrator = self.integrator.clamp(-g.imax.abs(), g.imax.abs());
+            }
+        } else {
+            self.integrator = 0.0;
+        }
+    }
+
+    /// Feed-forward term: FF × filtered target (`get_ff`).
+    pub fn get_ff(&self) -> f64 {
+        self.target * self.gains.ff
+    }
+
+    /// Clears the integrator (`reset_I`).
+    pub fn reset_i(&mut self) {
+        self.integrator = 0.0;
+    }
+
+    /// Restarts the filters at the next update (`reset_filter`).
+    pub fn reset_filter(&mut self) {
+        self.reset_filter = true;
+    }
+
+    /// The integrator.
+    pub fn integrator(&self) -> f64 {
+        self.integrator
+    }
+}
+
+/// `AC_PID_2D`: the same on a horizontal vector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AcPid2D {
+    /// Gains (FLTT unused).
+    pub gains: PidGains,
+    target: Vector2<f64>,
+    error: Vector2<f64>,
+    derivative: Vector2<f64>,
+    integrator: Vector2<f64>,
+    reset_filter: bool,
+}
+
+impl AcPid2D {
+    /// A 2-D PID with the filters reset.
+    pub fn new(gains: PidGains) -> Self {
+        AcPid2D {
+            gains,
+            target: Vector2::zeros(),
+            error: Vector2::zeros(),
+            derivative: Vector2::zeros(),
+            integrator: Vector2::zeros(),
+            reset_filter: true,
+        }
+    }
+
+    /// Runs one step (`update_all`); the integrator may not grow along `limit`.
+    pub fn update_all(
+        &mut self,
+        target: &Vector2<f64>,
+        measurement: &Vector2<f64>,
+        dt: f64,
+        limit: &Vector2<f64>,
+    ) -> Vector2<f64> {
+        let g = self.gains;
+        self.target = *target;
+        if self.reset_filter {
+            self.reset_filter = false;
+            self.error = target - measurement;
+            self.derivative = Vector2::zeros();
+        } else {
+            let error_last = self.error;
+            self.error += ((target - measurement) - self.error) * lowpass_alpha(g.filt_e_hz, dt);
+            if dt > 0.0 {
+                let d = (self.error - error_last) / dt;
+                self.derivative += (d - self.derivative) * lowpass_alpha(g.filt_d_hz, dt);
+            }
+        }
+        if g.i != 0.0 && dt > 0.0 {
+            let mut delta = self.error * (g.i * dt);
+            let l2 = limit.norm_squared();
+            if l2 > 0.0 && delta.dot(limit) > 0.0 {
+                delta -= limit * (delta.dot(limit) / l2);
+            }
+            self.integrator += delta;
+            limit_length(&mut self.integrator, g.imax);
+        } else {
+            self.integrator = Vector2::zeros();
+        }
+        self.error * g.p + self.integrator + self.derivative * g.d
+    }
+
+    /// Feed-forward term.
+    pub fn get_ff(&self) -> Vector2<f64> {
+        self.target * self.gains.ff
+    }
+
+    /// Clears the integrator.
+    pub fn reset_i(&mut self) {
+        self.integrator = Vector2::zeros();
+    }
+
+    /// Restarts the filters at the next update.
+    pub fn reset_filter(&mut self) {
+        self.reset_filter = true;
+    }
+}
+
+/// `AC_P_2D`: a square-root P controller on a horizontal position error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AcP2D {
+    /// Gain.
+    pub kp: f64,
+    error_max: f64,
+    d1_max: f64,
+}
+
+impl AcP2D {
+    /// A controller with gain `kp` and no limits.
+    pub fn new(kp: f64) -> Self {
+        AcP2D {
+            kp,
+            error_max: 0.0,
+            d1_max: 0.0,
+        }
+    }
+
+    /// Sets the output limit, its derivative limit and the second derivative
+    /// limit (`set_limits`).
+    pub fn set_limits(&mut self, output_max: f64, d1_max: f64, d2_max: f64) {
+        self.d1_max = 0.0;
+        self.error_max = 0.0;
+        if is_positive(d1_max) {
+            self.d1_max = d1_max;
+        }
+        if is_positive(d2_max) && is_positive(self.kp) {
+            self.d1_max = self.d1_max.min(d2_max / self.kp);
+        }
+        if is_positive(output_max) && is_positive(self.kp) {
+            self.error_max = inv_sqrt_controller(output_max, self.kp, self.d1_max);
+        }
+    }
+
+    /// Output for `target` and `measurement` (`update_all`); when the error
+    /// exceeds its limit the target is moved to within it, as ArduPilot does.
+    pub fn update_all(
+        &mut self,
+        target: &mut Vector2<f64>,
+        measurement: &Vector2<f64>,
+        dt: f64,
+    ) -> Vector2<f64> {
+        let mut error = *target - measurement;
+        if is_positive(self.error_max) && limit_length(&mut error, self.error_max) {
+            *target = measurement + error;
+        }
+        sqrt_controller_xy(&error, self.kp, self.d1_max, dt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gains(p: f64, i: f64) -> PidGains {
+        PidGains {
+            p,
+            i,
+            d: 0.0,
+            ff: 0.5,
+            imax: 1.0,
+            filt_t_hz: 0.0,
+            filt_e_hz: 0.0,
+            filt_d_hz: 0.0,
+        }
+    }
+
+    #[test]
+    fn pid_integrates_with_anti_windup_and_imax() {
+        let mut pid = AcPid::new(gains(2.0, 1.0));
+        let out = pid.update_all(1.0, 0.0, 0.1, false);
+        assert!((out - (2.0 + 0.1)).abs() < 1e-12);
+        assert_eq!(pid.get_ff(), 0.5);
+        for _ in 0..100 {
+            pid.update_all(1.0, 0.0, 0.1, false);
+        }
+        assert_eq!(pid.integrator(), 1.0, "IMAX");
+        pid.reset_i();
+        pid.update_all(1.0, 0.0, 0.1, true);
+        assert_eq!(pid.integrator(), 0.0, "limited: may not grow");
+    }
+
+    #[test]
+    fn p2d_moves_a_far_target() {
+        let mut p = AcP2D::new(0.2);
+        p.set_limits(2.0, 1.0, 1.0);
+        let mut target = Vector2::new(1000.0, 0.0);
+        let out = p.update_all(&mut target, &Vector2::zeros(), 0.02);
+        assert!(target.x < 1000.0, "target pulled in to the error limit");
+        assert!(
+            (out.norm() - 2.0).abs() < 1e-9,
+            "output at its limit: {}",
+            out.norm()
+        );
+    }
+}
