@@ -16,6 +16,7 @@
 pub mod controller;
 pub mod geo;
 pub mod guidance;
+pub mod mission;
 pub mod physics;
 pub mod record;
 pub mod replay;

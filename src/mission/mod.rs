@@ -1,0 +1,171 @@
+//! Missions: the item model, the commands SimpleFlight understands, and the file
+//! formats users bring — QGroundControl `.plan` ([`plan`]) and `QGC WPL 110`
+//! text ([`wpl`]), read and written.
+//!
+//! Items are kept as MAVLink mission items (command, frame, four parameters,
+//! x/y/z, autocontinue): that is what a GCS uploads, what both file formats
+//! store, and what the mission executor interprets. Latitude and longitude are
+//! degrees as `f64` here; MAVLink's degE7 integers exist only at the protocol
+//! edge. Parameters QGC writes as `null` are NaN.
+
+pub mod commands;
+pub mod plan;
+pub mod wpl;
+
+use serde::Serialize;
+use thiserror::Error;
+
+pub use commands::{classify, command_name, Support};
+
+/// One MAVLink mission item.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MissionItem {
+    /// MAV_CMD.
+    pub command: u16,
+    /// MAV_FRAME (0 global AMSL, 3 global relative to home, 10 terrain, 1 local NED …).
+    pub frame: u8,
+    /// param1–param4 (NaN where unset).
+    pub params: [f64; 4],
+    /// param5: latitude, deg (global frames) or x.
+    pub x: f64,
+    /// param6: longitude, deg (global frames) or y.
+    pub y: f64,
+    /// param7: altitude, m (meaning set by the frame) or z.
+    pub z: f64,
+    /// Continue to the next item automatically.
+    pub autocontinue: bool,
+}
+
+impl MissionItem {
+    /// A NAV_WAYPOINT at lat/lon (deg), altitude relative to home (m).
+    pub fn waypoint(lat_deg: f64, lon_deg: f64, alt_rel_m: f64) -> Self {
+        MissionItem {
+            command: commands::NAV_WAYPOINT,
+            frame: FRAME_GLOBAL_RELATIVE_ALT,
+            params: [0.0, 0.0, 0.0, f64::NAN],
+            x: lat_deg,
+            y: lon_deg,
+            z: alt_rel_m,
+            autocontinue: true,
+        }
+    }
+
+    /// Whether x/y are latitude/longitude.
+    pub fn is_global(&self) -> bool {
+        matches!(
+            self.frame,
+            FRAME_GLOBAL | FRAME_GLOBAL_RELATIVE_ALT | FRAME_GLOBAL_TERRAIN_ALT | 5 | 6 | 11
+        )
+    }
+}
+
+/// MAV_FRAME_GLOBAL (altitude AMSL).
+pub const FRAME_GLOBAL: u8 = 0;
+/// MAV_FRAME_MISSION (no position).
+pub const FRAME_MISSION: u8 = 2;
+/// MAV_FRAME_GLOBAL_RELATIVE_ALT (altitude above home).
+pub const FRAME_GLOBAL_RELATIVE_ALT: u8 = 3;
+/// MAV_FRAME_GLOBAL_TERRAIN_ALT (altitude above terrain; flat terrain here).
+pub const FRAME_GLOBAL_TERRAIN_ALT: u8 = 10;
+
+/// A home position: latitude, longitude (deg), altitude AMSL (m).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PlanHome {
+    /// Latitude, deg.
+    pub lat_deg: f64,
+    /// Longitude, deg.
+    pub lon_deg: f64,
+    /// Altitude AMSL, m.
+    pub alt_m: f64,
+}
+
+/// A mission with its fence and rally points, as a plan file holds it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Mission {
+    /// The mission items, in order (home not included).
+    pub items: Vec<MissionItem>,
+    /// The planned home position, if the file gives one.
+    pub home: Option<PlanHome>,
+    /// Geofence items (MAV_CMD_NAV_FENCE_*), in upload order.
+    pub fence: Vec<MissionItem>,
+    /// Rally points (MAV_CMD_NAV_RALLY_POINT).
+    pub rally: Vec<MissionItem>,
+    /// The plan's cruise speed (fixed-wing / rover), m/s.
+    pub cruise_speed_m_s: Option<f64>,
+    /// The plan's hover speed (multirotor), m/s.
+    pub hover_speed_m_s: Option<f64>,
+}
+
+/// A mission file that could not be read.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum MissionError {
+    /// Unreadable file.
+    #[error("{file}: cannot read: {message}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The OS's reason.
+        message: String,
+    },
+    /// Malformed content at a JSON path (plan files).
+    #[error("{file}: {path}: {message}")]
+    Json {
+        /// The file.
+        file: String,
+        /// JSON path, e.g. `mission.items[3].params`.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Malformed content at a line (plan syntax errors, WPL files).
+    #[error("{file}:{line}: {message}")]
+    Line {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file format we do not know.
+    #[error("{file}: {message}")]
+    Format {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Mission {
+    /// Reads a `.plan` (JSON) or `QGC WPL` file, chosen by its content.
+    ///
+    /// # Errors
+    /// [`MissionError`] naming the file and the JSON path or line.
+    pub fn load(path: &std::path::Path) -> Result<Mission, MissionError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| MissionError::Read {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        Mission::parse(&text, &file)
+    }
+
+    /// Parses plan or WPL text; `file` names it in errors.
+    ///
+    /// # Errors
+    /// [`MissionError`].
+    pub fn parse(text: &str, file: &str) -> Result<Mission, MissionError> {
+        let first = text.trim_start();
+        if first.starts_with('{') {
+            plan::parse(text, file)
+        } else if first.starts_with("QGC WPL") {
+            wpl::parse(text, file)
+        } else {
+            Err(MissionError::Format {
+                file: file.to_string(),
+                message: "not a QGroundControl .plan (JSON) or 'QGC WPL 110' file".into(),
+            })
+        }
+    }
+}
