@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+pub mod autopilot;
 pub mod controller;
 pub mod geo;
 pub mod guidance;
