@@ -1,0 +1,333 @@
+//! Multicopter control: position → velocity → acceleration/thrust → attitude →
+//! body rates → torques → motor commands.
+//!
+//! The structure of PX4's multicopter cascade (`mc_pos_control`,
+//! `mc_att_control`, `mc_rate_control`, control allocation), in physical units:
+//!
+//! - position P (MPC_XY_P, MPC_Z_P) plus the trajectory's velocity feed-forward →
+//!   velocity set-point, limited to the horizontal and climb/descent speeds;
+//! - velocity PI (MPC_XY_VEL_*_ACC, MPC_Z_VEL_*_ACC) plus acceleration
+//!   feed-forward → acceleration set-point; thrust vector m·(a − g), tilt limited
+//!   to MPC_TILTMAX_AIR keeping the vertical component;
+//! - attitude from the thrust direction and the yaw set-point; attitude P on the
+//!   quaternion error (MC_ROLL_P …) → rate set-point;
+//! - rate PI in rad/s² (angular-acceleration bandwidth), times the inertia, plus
+//!   the gyroscopic term ω × Iω → torque;
+//! - allocation: the pseudo-inverse of the effectiveness matrix built from the
+//!   rotor geometry (positions, spins, torque/thrust ratio) maps (roll, pitch,
+//!   yaw torque, collective thrust) to rotor thrusts. On saturation yaw gives way
+//!   first, then the thrusts are clipped; commands are thrust / maximum thrust at
+//!   the air density the barometer measures (the motors' thrust is linear in the
+//!   command).
+
+use nalgebra::{DMatrix, Matrix3, Rotation3, UnitQuaternion, Vector3};
+
+use super::estimator::EstimatedState;
+use crate::physics::multirotor::{MultirotorParams, MAX_ROTORS};
+use crate::world::atmosphere::RHO0_KG_M3;
+
+/// Gains and limits (PX4 parameter names; rate gains in physical units).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct McParams {
+    /// MPC_XY_P, 1/s.
+    pub xy_p: f64,
+    /// MPC_Z_P, 1/s.
+    pub z_p: f64,
+    /// MPC_XY_VEL_P_ACC, 1/s.
+    pub xy_vel_p: f64,
+    /// MPC_XY_VEL_I_ACC, 1/s².
+    pub xy_vel_i: f64,
+    /// MPC_Z_VEL_P_ACC, 1/s.
+    pub z_vel_p: f64,
+    /// MPC_Z_VEL_I_ACC, 1/s².
+    pub z_vel_i: f64,
+    /// MPC_XY_VEL_MAX, m/s.
+    pub xy_vel_max: f64,
+    /// MPC_Z_VEL_MAX_UP, m/s.
+    pub z_vel_max_up: f64,
+    /// MPC_Z_VEL_MAX_DN, m/s.
+    pub z_vel_max_dn: f64,
+    /// MPC_TILTMAX_AIR, deg.
+    pub tilt_max_deg: f64,
+    /// MC_ROLL_P / MC_PITCH_P, 1/s.
+    pub att_rp_p: f64,
+    /// MC_YAW_P, 1/s.
+    pub att_yaw_p: f64,
+    /// MC_ROLLRATE_MAX / MC_PITCHRATE_MAX, deg/s.
+    pub rate_rp_max_deg: f64,
+    /// MC_YAWRATE_MAX, deg/s.
+    pub rate_yaw_max_deg: f64,
+    /// Roll/pitch rate loop gain, (rad/s²)/(rad/s).
+    pub rate_rp_k: f64,
+    /// Roll/pitch rate integral, (rad/s²)/rad.
+    pub rate_rp_i: f64,
+    /// Yaw rate loop gain, (rad/s²)/(rad/s).
+    pub rate_yaw_k: f64,
+    /// Yaw rate integral, (rad/s²)/rad.
+    pub rate_yaw_i: f64,
+}
+
+impl Default for McParams {
+    fn default() -> Self {
+        McParams {
+            xy_p: 0.95,
+            z_p: 1.0,
+            xy_vel_p: 1.8,
+            xy_vel_i: 0.4,
+            z_vel_p: 4.0,
+            z_vel_i: 2.0,
+            xy_vel_max: 12.0,
+            z_vel_max_up: 3.0,
+            z_vel_max_dn: 1.5,
+            tilt_max_deg: 35.0,
+            att_rp_p: 6.5,
+            att_yaw_p: 2.8,
+            rate_rp_max_deg: 220.0,
+            rate_yaw_max_deg: 200.0,
+            rate_rp_k: 18.0,
+            rate_rp_i: 8.0,
+            rate_yaw_k: 8.0,
+            rate_yaw_i: 2.0,
+        }
+    }
+}
+
+/// What the vehicle should do this step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum McSetpoint {
+    /// Motors off (disarmed, or landed and idling down).
+    Off,
+    /// Follow a trajectory: position (NED m), velocity and acceleration
+    /// feed-forward, heading (rad).
+    Track {
+        /// Position, NED m.
+        pos: Vector3<f64>,
+        /// Velocity feed-forward, NED m/s.
+        vel: Vector3<f64>,
+        /// Acceleration feed-forward, NED m/s².
+        acc: Vector3<f64>,
+        /// Heading, rad.
+        yaw: f64,
+    },
+    /// Hold the horizontal position and move vertically at `vz` (m/s, + down).
+    Vertical {
+        /// Horizontal position to hold, NED m.
+        pos_xy: nalgebra::Vector2<f64>,
+        /// Vertical speed, m/s, positive down.
+        vz: f64,
+        /// Heading, rad.
+        yaw: f64,
+    },
+}
+
+/// The multicopter controller.
+#[derive(Debug, Clone)]
+pub struct MulticopterControl {
+    /// Gains.
+    pub params: McParams,
+    mass_kg: f64,
+    inertia: Matrix3<f64>,
+    rotors: usize,
+    max_thrust_rho0_n: f64,
+    alloc: DMatrix<f64>,
+    alloc_no_yaw: DMatrix<f64>,
+    vel_int: Vector3<f64>,
+    rate_int: Vector3<f64>,
+    /// Last collective thrust, N (for landing detection).
+    pub last_thrust_n: f64,
+    /// Whether the last output saturated.
+    pub saturated: bool,
+}
+
+impl MulticopterControl {
+    /// A controller for an airframe (its geometry, rotor law and mass are the
+    /// autopilot's configuration, as PX4's CA_* and VM_* parameters).
+    pub fn new(params: McParams, airframe: &MultirotorParams) -> Self {
+        let geometry = airframe.rotor_geometry();
+        let n = geometry.len().min(MAX_ROTORS);
+        let k_qt = airframe.power_coefficient * airframe.propeller_diameter_m
+            / (std::f64::consts::TAU * airframe.thrust_coefficient);
+        let mut b = DMatrix::zeros(4, n);
+        for (i, (pos, spin)) in geometry.iter().take(n).enumerate() {
+            b[(0, i)] = -pos.y;
+            b[(1, i)] = pos.x;
+            b[(2, i)] = spin.yaw_sign() * k_qt;
+            b[(3, i)] = 1.0;
+        }
+        let alloc = b
+            .clone()
+            .pseudo_inverse(1e-9)
+            .unwrap_or_else(|_| DMatrix::zeros(n, 4));
+        let mut b3 = b.clone();
+        b3.row_mut(2).fill(0.0);
+        let alloc_no_yaw = b3
+            .pseudo_inverse(1e-9)
+            .unwrap_or_else(|_| DMatrix::zeros(n, 4));
+        MulticopterControl {
+            params,
+            mass_kg: airframe.mass_kg,
+            inertia: Matrix3::from_diagonal(&Vector3::from(airframe.inertia_kg_m2)),
+            rotors: n,
+            max_thrust_rho0_n: airframe.max_thrust_n(RHO0_KG_M3),
+            alloc,
+            alloc_no_yaw,
+            vel_int: Vector3::zeros(),
+            rate_int: Vector3::zeros(),
+            last_thrust_n: 0.0,
+            saturated: false,
+        }
+    }
+
+    /// Number of motors.
+    pub fn rotors(&self) -> usize {
+        self.rotors
+    }
+
+    /// Clears the integrators (on the ground, before take-off).
+    pub fn reset(&mut self) {
+        self.vel_int = Vector3::zeros();
+        self.rate_int = Vector3::zeros();
+    }
+
+    /// Motor commands (0..1 per rotor, PX4 order) for `sp` at `dt` s.
+    pub fn update(
+        &mut self,
+        sp: &McSetpoint,
+        est: &EstimatedState,
+        dt: f64,
+        out: &mut [f64; MAX_ROTORS],
+    ) {
+        out.fill(0.0);
+        let p = self.params;
+        let (pos_sp, vel_ff, acc_ff, yaw_sp, vz_direct) = match *sp {
+            McSetpoint::Off => {
+                self.reset();
+                self.last_thrust_n = 0.0;
+                return;
+            }
+            McSetpoint::Track { pos, vel, acc, yaw } => (pos, vel, acc, yaw, None),
+            McSetpoint::Vertical { pos_xy, vz, yaw } => (
+                Vector3::new(pos_xy.x, pos_xy.y, est.pos_ned_m.z),
+                Vector3::zeros(),
+                Vector3::zeros(),
+                yaw,
+                Some(vz),
+            ),
+        };
+        // Position → velocity.
+        let e = pos_sp - est.pos_ned_m;
+        let mut vel_sp = vel_ff + Vector3::new(p.xy_p * e.x, p.xy_p * e.y, p.z_p * e.z);
+        if let Some(vz) = vz_direct {
+            vel_sp.z = vz;
+        }
+        let xy = vel_sp.xy();
+        if xy.norm() > p.xy_vel_max {
+            let s = p.xy_vel_max / xy.norm();
+            vel_sp.x *= s;
+            vel_sp.y *= s;
+        }
+        vel_sp.z = vel_sp.z.clamp(-p.z_vel_max_up, p.z_vel_max_dn);
+        // Velocity → acceleration.
+        let ev = vel_sp - est.vel_ned_m_s;
+        let gains_p = Vector3::new(p.xy_vel_p, p.xy_vel_p, p.z_vel_p);
+        let gains_i = Vector3::new(p.xy_vel_i, p.xy_vel_i, p.z_vel_i);
+        let mut acc_sp = acc_ff + gains_p.component_mul(&ev) + self.vel_int;
+        if !self.saturated {
+            self.vel_int += gains_i.component_mul(&ev) * dt;
+            self.vel_int = self.vel_int.map(|x| x.clamp(-4.0, 4.0));
+        }
+        // Thrust vector with tilt limit.
+        let g = 9.80665;
+        let mut f = (acc_sp - Vector3::new(0.0, 0.0, g)) * self.mass_kg;
+        if f.z > -0.1 * self.mass_kg * g {
+            f.z = -0.1 * self.mass_kg * g; // always some upward thrust
+        }
+        let tilt_max = p.tilt_max_deg.to_radians();
+        let h = f.xy().norm();
+        let h_max = -f.z * tilt_max.tan();
+        if h > h_max {
+            f.x *= h_max / h;
+            f.y *= h_max / h;
+        }
+        acc_sp = f / self.mass_kg + Vector3::new(0.0, 0.0, g);
+        let _ = acc_sp;
+        // Attitude set-point from the thrust direction and heading.
+        let z_b = -f.normalize();
+        let x_c = Vector3::new(yaw_sp.cos(), yaw_sp.sin(), 0.0);
+        let y_b = z_b.cross(&x_c).normalize();
+        let x_b = y_b.cross(&z_b);
+        let q_sp = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(
+            Matrix3::from_columns(&[x_b, y_b, z_b]),
+        ));
+        // Attitude → rates.
+        let mut q_e = est.att_ned_frd.inverse() * q_sp;
+        if q_e.w < 0.0 {
+            q_e = UnitQuaternion::new_unchecked(-q_e.into_inner());
+        }
+        let v = q_e.imag() * 2.0;
+        let rp_max = p.rate_rp_max_deg.to_radians();
+        let y_max = p.rate_yaw_max_deg.to_radians();
+        let rate_sp = Vector3::new(
+            (p.att_rp_p * v.x).clamp(-rp_max, rp_max),
+            (p.att_rp_p * v.y).clamp(-rp_max, rp_max),
+            (p.att_yaw_p * v.z).clamp(-y_max, y_max),
+        );
+        // Rates → angular acceleration → torque.
+        let er = rate_sp - est.rate_frd_rad_s;
+        let k = Vector3::new(p.rate_rp_k, p.rate_rp_k, p.rate_yaw_k);
+        let ki = Vector3::new(p.rate_rp_i, p.rate_rp_i, p.rate_yaw_i);
+        let alpha = k.component_mul(&er) + self.rate_int;
+        if !self.saturated {
+            self.rate_int += ki.component_mul(&er) * dt;
+            self.rate_int = self.rate_int.map(|x| x.clamp(-20.0, 20.0));
+        }
+        let w = est.rate_frd_rad_s;
+        let torque = self.inertia * alpha + w.cross(&(self.inertia * w));
+        // Collective thrust along the current body z.
+        let z_now = est.att_ned_frd * Vector3::z();
+        let thrust = (-f.dot(&z_now)).max(0.0);
+        self.last_thrust_n = thrust;
+        // Allocation.
+        let t_max = self.max_thrust_rho0_n * (est.air_density_kg_m3 / RHO0_KG_M3);
+        let wrench = nalgebra::DVector::from_vec(vec![torque.x, torque.y, torque.z, thrust]);
+        let mut t = &self.alloc * &wrench;
+        let fits = |t: &nalgebra::DVector<f64>| t.iter().all(|x| *x >= 0.0 && *x <= t_max);
+        self.saturated = false;
+        if !fits(&t) {
+            self.saturated = true;
+            // Yaw gives way first.
+            let no_yaw = &self.alloc_no_yaw * &wrench;
+            let yaw_only = &t - &no_yaw;
+            let mut lo = 0.0;
+            let mut hi = 1.0;
+            for _ in 0..12 {
+                let mid = 0.5 * (lo + hi);
+                if fits(&(&no_yaw + &yaw_only * mid)) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            t = &no_yaw + &yaw_only * lo;
+            if !fits(&t) {
+                // Then shift the collective to keep the attitude torques, and clip.
+                let min = t.min();
+                let max = t.max();
+                if max - min <= t_max {
+                    let shift = if min < 0.0 {
+                        -min
+                    } else if max > t_max {
+                        t_max - max
+                    } else {
+                        0.0
+                    };
+                    t.add_scalar_mut(shift);
+                }
+                t.apply(|x| *x = x.clamp(0.0, t_max));
+            }
+        }
+        for (o, ti) in out.iter_mut().zip(t.iter()) {
+            *o = (ti / t_max).clamp(0.0, 1.0);
+        }
+    }
+}
