@@ -6,6 +6,7 @@
 //! summary printed on stdout. It is the only place that reads the wall clock or
 //! prints.
 
+mod fly;
 mod home;
 mod replay;
 mod sim;
@@ -32,6 +33,8 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Fly a QGroundControl mission with SimpleFlight, headless, and print what happened.
+    Fly(fly::FlyArgs),
     /// Run a scenario headless, as fast as the CPU allows, and print a summary.
     Sim(sim::SimArgs),
     /// Replay a recorded trajectory through a vehicle's sensors (no physics).
@@ -107,6 +110,7 @@ pub fn init_logging(verbose: u8) {
 pub fn run(cli: Cli) -> Result<(), CliError> {
     install_interrupt_handler();
     match cli.command {
+        Command::Fly(args) => fly::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Replay(args) => replay::run(args),
     }

@@ -94,6 +94,8 @@ pub struct Mission {
     pub cruise_speed_m_s: Option<f64>,
     /// The plan's hover speed (multirotor), m/s.
     pub hover_speed_m_s: Option<f64>,
+    /// The MAV_TYPE the plan was made for (2 quad, 10 rover, 11 boat …), if given.
+    pub vehicle_type: Option<u8>,
 }
 
 /// A mission file that could not be read.

@@ -122,6 +122,9 @@ pub fn parse(text: &str, file: &str) -> Result<Mission, MissionError> {
             alt_m: alt,
         });
     }
+    if let Some(v) = mission.get("vehicleType") {
+        out.vehicle_type = Some(c.uint(v, "mission.vehicleType", 255)? as u8);
+    }
     for (key, slot) in [
         ("cruiseSpeed", &mut out.cruise_speed_m_s),
         ("hoverSpeed", &mut out.hover_speed_m_s),

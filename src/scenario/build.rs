@@ -38,6 +38,27 @@ impl Scenario {
     /// # Errors
     /// [`ScenarioError`] when an airframe cannot be resolved or a value is invalid.
     pub fn build(&self, source: &ScenarioSource) -> Result<Lockstep, ScenarioError> {
+        let mut lockstep = Lockstep::new(self.build_simulation(source)?);
+        for (i, spec) in self.vehicles.iter().enumerate() {
+            let controller: Box<dyn FlightController> = match &spec.controller {
+                ControllerSpec::Passive(p) => Box::new(Passive::new(p)),
+            };
+            lockstep
+                .attach(i, controller)
+                .map_err(|e| ScenarioError::Invalid {
+                    file: source.name.clone(),
+                    key: format!("vehicles[{i}].controller"),
+                    message: e.to_string(),
+                })?;
+        }
+        Ok(lockstep)
+    }
+
+    /// Builds the simulation only (vehicles at their initial poses, no controller).
+    ///
+    /// # Errors
+    /// [`ScenarioError`] when an airframe cannot be resolved or a value is invalid.
+    pub fn build_simulation(&self, source: &ScenarioSource) -> Result<Simulation, ScenarioError> {
         let file = source.name.as_str();
         let invalid = |key: String, message: String| ScenarioError::Invalid {
             file: file.to_string(),
@@ -105,15 +126,6 @@ impl Scenario {
                 self.seed,
             ));
         }
-        let mut lockstep = Lockstep::new(Simulation::new(world, vehicles, rate));
-        for (i, spec) in self.vehicles.iter().enumerate() {
-            let controller: Box<dyn FlightController> = match &spec.controller {
-                ControllerSpec::Passive(p) => Box::new(Passive::new(p)),
-            };
-            lockstep
-                .attach(i, controller)
-                .map_err(|e| invalid(format!("vehicles[{i}].controller"), e.to_string()))?;
-        }
-        Ok(lockstep)
+        Ok(Simulation::new(world, vehicles, rate))
     }
 }

@@ -1,0 +1,177 @@
+//! The three-leg S-curve chain shared by multicopter missions: consecutive legs
+//! with fast-waypoint promotion and corner blending, as ArduPilot's AC_WPNav and
+//! AR_WPNav drive `SCurve` (see `guidance::scurve`), with AR_WPNav's track
+//! time-scaling so the target waits for a vehicle that falls behind.
+
+use nalgebra::Vector3;
+
+use crate::guidance::SCurve;
+
+/// Limits for the legs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LegLimits {
+    /// Horizontal speed, m/s.
+    pub speed_xy: f64,
+    /// Climb speed, m/s.
+    pub speed_up: f64,
+    /// Descent speed, m/s.
+    pub speed_down: f64,
+    /// Horizontal acceleration, m/s².
+    pub accel_xy: f64,
+    /// Vertical acceleration, m/s².
+    pub accel_z: f64,
+    /// Jerk, m/s³.
+    pub jerk: f64,
+    /// Snap, m/s⁴.
+    pub snap: f64,
+    /// Corner radius, m.
+    pub wp_radius: f64,
+}
+
+/// The legs in flight.
+#[derive(Debug, Clone)]
+pub struct Chain {
+    prev: SCurve,
+    this: SCurve,
+    next: SCurve,
+    origin: Vector3<f64>,
+    destination: Vector3<f64>,
+    fast: bool,
+    scaler: f64,
+}
+
+/// A target on the path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathTarget {
+    /// Position, NED m.
+    pub pos: Vector3<f64>,
+    /// Velocity, NED m/s.
+    pub vel: Vector3<f64>,
+    /// Acceleration, NED m/s².
+    pub acc: Vector3<f64>,
+    /// The leg's end passed (past the turn's middle for a fast waypoint).
+    pub finished: bool,
+}
+
+impl Chain {
+    /// An idle chain at `at`.
+    pub fn new(at: Vector3<f64>) -> Self {
+        Chain {
+            prev: SCurve::new(),
+            this: SCurve::new(),
+            next: SCurve::new(),
+            origin: at,
+            destination: at,
+            fast: false,
+            scaler: 1.0,
+        }
+    }
+
+    /// Starts afresh from `at` (after a hold, a take-off or a landing).
+    pub fn restart(&mut self, at: Vector3<f64>) {
+        *self = Chain::new(at);
+    }
+
+    /// The current leg, origin → destination.
+    pub fn leg(&self) -> (Vector3<f64>, Vector3<f64>) {
+        (self.origin, self.destination)
+    }
+
+    /// Whether this leg blends into the next.
+    pub fn is_fast(&self) -> bool {
+        self.fast
+    }
+
+    /// Heads for `d`, blending towards `n` when given.
+    pub fn set_destination(&mut self, d: Vector3<f64>, n: Option<Vector3<f64>>, l: &LegLimits) {
+        self.prev = self.this.clone();
+        self.origin = self.destination;
+        self.destination = d;
+        if self.fast && !self.next.finished() {
+            self.this = self.next.clone();
+        } else {
+            self.this.calculate_track(
+                &self.origin,
+                &d,
+                l.speed_xy,
+                l.speed_up,
+                l.speed_down,
+                l.accel_xy,
+                l.accel_z,
+                l.snap,
+                l.jerk,
+            );
+        }
+        self.next.init();
+        self.fast = false;
+        if let Some(n) = n {
+            self.next.calculate_track(
+                &d,
+                &n,
+                l.speed_xy,
+                l.speed_up,
+                l.speed_down,
+                l.accel_xy,
+                l.accel_z,
+                l.snap,
+                l.jerk,
+            );
+            self.fast = true;
+        }
+    }
+
+    /// Changes the horizontal speed of the legs in flight.
+    pub fn set_speed(&mut self, l: &LegLimits) {
+        self.this
+            .set_speed_max(l.speed_xy, l.speed_up, l.speed_down);
+        self.next
+            .set_speed_max(l.speed_xy, l.speed_up, l.speed_down);
+    }
+
+    /// Advances by `dt`, slowed when the vehicle at `pos`/`vel` lags behind the
+    /// last target `last` (AR_WPNav's time scaling with position gain `kp`).
+    pub fn advance(
+        &mut self,
+        dt: f64,
+        pos: &Vector3<f64>,
+        vel: &Vector3<f64>,
+        last: Option<&PathTarget>,
+        kp: f64,
+        l: &LegLimits,
+    ) -> PathTarget {
+        let raw = match last {
+            Some(t) if t.vel.norm() > 0.1 => {
+                let u = t.vel.normalize();
+                let err = (t.pos - pos).dot(&u);
+                (0.05 + (vel.dot(&u) - kp * err) / t.vel.norm()).clamp(0.0, 1.0)
+            }
+            _ => 1.0,
+        };
+        let tc = if l.jerk > 0.0 {
+            (l.accel_xy / l.jerk).max(0.1)
+        } else {
+            1.0
+        };
+        self.scaler += (raw - self.scaler) * (dt / tc).min(1.0);
+        let mut p = self.origin;
+        let mut v = Vector3::zeros();
+        let mut a = Vector3::zeros();
+        let finished = self.this.advance_target_along_track(
+            &mut self.prev,
+            &mut self.next,
+            l.wp_radius,
+            l.accel_xy,
+            self.fast,
+            self.scaler * dt,
+            &mut p,
+            &mut v,
+            &mut a,
+        );
+        PathTarget {
+            pos: p,
+            vel: v,
+            acc: a,
+            finished,
+        }
+    }
+}

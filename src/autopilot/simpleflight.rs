@@ -1,0 +1,994 @@
+//! SimpleFlight as a `FlightController`: estimator → mission executor → modes →
+//! multicopter cascade or boat driver → actuators.
+//!
+//! Modes carry PX4's names (they become MAVLink custom modes for ground
+//! stations): Manual, Hold, Takeoff, Mission, Return, Land, Offboard. A run
+//! here arms itself once the pre-arm checks pass (sensors alive, GPS 3-D fix,
+//! estimator aligned) and flies the mission; the summary and events are shared
+//! through [`StatusHandle`].
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use nalgebra::{Vector2, Vector3};
+use world_magnetic_model::time::Date;
+
+use super::chain::{Chain, LegLimits, PathTarget};
+use super::estimator::{EstimatedState, Estimator, EstimatorParams};
+use super::mission_plan::Step;
+use super::multicopter::{McParams, McSetpoint, MulticopterControl};
+use super::params::ParamStore;
+use crate::controller::{Actuators, ControllerError, FlightController, GroundTruth, SensorFrame};
+use crate::geo::{GeoPoint, LocalFrame};
+use crate::guidance::{
+    ArAttitudeControl, ArPosControl, ArWpNav, DriverOutput, NavState, RoverDriver,
+};
+use crate::physics::boat::{BoatLayout, BoatParams};
+use crate::physics::multirotor::{MultirotorParams, MAX_ROTORS};
+use crate::sensors::mag::earth_field_ned_gauss;
+use crate::sensors::FixType;
+use crate::time::SimTime;
+
+/// Flight modes, named as PX4 names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlightMode {
+    /// Direct control (not used headless).
+    Manual,
+    /// Hold position (Loiter).
+    Hold,
+    /// Take-off.
+    Takeoff,
+    /// Flying the mission.
+    Mission,
+    /// Return to launch.
+    Return,
+    /// Landing.
+    Land,
+    /// External set-points (Guided).
+    Offboard,
+}
+
+impl FlightMode {
+    /// The PX4 name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlightMode::Manual => "Manual",
+            FlightMode::Hold => "Hold",
+            FlightMode::Takeoff => "Takeoff",
+            FlightMode::Mission => "Mission",
+            FlightMode::Return => "Return",
+            FlightMode::Land => "Land",
+            FlightMode::Offboard => "Offboard",
+        }
+    }
+}
+
+/// The vehicle SimpleFlight flies (its airframe configuration).
+#[derive(Debug, Clone, PartialEq)]
+pub enum VehicleConfig {
+    /// A multicopter.
+    Multirotor(MultirotorParams),
+    /// A boat.
+    Boat(BoatParams),
+}
+
+/// One entry of the mission event log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlightEvent {
+    /// When.
+    pub time: SimTime,
+    /// What: `armed`, `mode`, `item_current`, `item_reached`, `item_skipped`,
+    /// `landed`, `disarmed`, `mission_finished`, `refused`.
+    pub kind: &'static str,
+    /// Mission item concerned, if any.
+    pub item: Option<usize>,
+    /// Details.
+    pub detail: String,
+}
+
+/// What SimpleFlight reports about itself.
+#[derive(Debug, Clone, Default)]
+pub struct FlightStatus {
+    /// Current mode.
+    pub mode: Option<FlightMode>,
+    /// Armed.
+    pub armed: bool,
+    /// On the ground after a landing.
+    pub landed: bool,
+    /// The mission has been completed.
+    pub finished: bool,
+    /// Why the flight could not go on, if it could not.
+    pub failure: Option<String>,
+    /// Items reached, with the time.
+    pub reached: Vec<(SimTime, usize)>,
+    /// The event log.
+    pub events: Vec<FlightEvent>,
+    /// The straight leg being flown (origin, destination, NED m), for
+    /// cross-track statistics; None outside waypoint legs.
+    pub leg: Option<(Vector3<f64>, Vector3<f64>)>,
+    /// The latest estimate.
+    pub estimate: Option<EstimatedState>,
+    /// Home as the autopilot set it at arming, NED m.
+    pub home_ned: Option<Vector3<f64>>,
+}
+
+/// Shared view of the status (single-threaded loop).
+pub type StatusHandle = Rc<RefCell<FlightStatus>>;
+
+/// Everything SimpleFlight is configured with.
+#[derive(Debug, Clone)]
+pub struct SimpleFlightConfig {
+    /// Airframe.
+    pub vehicle: VehicleConfig,
+    /// Home: origin of the mission's local frame.
+    pub home: GeoPoint,
+    /// Date, for the magnetic model.
+    pub date: Date,
+    /// Parameters.
+    pub params: ParamStore,
+    /// CG height at power-up relative to home, NED down (m).
+    pub initial_down_m: f64,
+    /// The mission to fly.
+    pub mission: Vec<Step>,
+}
+
+/// One primitive the executor runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Prim {
+    Climb {
+        alt_m: f64,
+        xy: Option<[f64; 2]>,
+    },
+    Leg {
+        to: Vector3<f64>,
+        next: Option<Vector3<f64>>,
+        hold_s: f64,
+        radius_m: f64,
+    },
+    Hold {
+        at: Option<Vector3<f64>>,
+        time_s: f64,
+    },
+    Land {
+        xy: Option<[f64; 2]>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    Idle,
+    Running {
+        prim: Prim,
+        item: Option<usize>,
+        started: SimTime,
+        arrived: Option<SimTime>,
+    },
+}
+
+const RATE_HZ: u32 = 250;
+const DT: f64 = 1.0 / RATE_HZ as f64;
+
+/// SimpleFlight.
+pub struct SimpleFlight {
+    cfg: SimpleFlightConfig,
+    est: Estimator,
+    ground_truth: bool,
+    truth: Option<GroundTruth>,
+    status: StatusHandle,
+    mode: FlightMode,
+    armed: bool,
+    gps_ok: bool,
+    gps_good_since: Option<SimTime>,
+    sensors_seen: [bool; 4],
+    // Executor.
+    next_step: usize,
+    jumps_left: Vec<Option<i64>>,
+    queue: Vec<(Prim, Option<usize>)>,
+    phase: Phase,
+    home_ned: Vector3<f64>,
+    speed_xy: f64,
+    // Multicopter.
+    mc: Option<MulticopterControl>,
+    chain: Chain,
+    last_target: Option<PathTarget>,
+    hold_pos: Vector3<f64>,
+    yaw_sp: f64,
+    touchdown_since: Option<SimTime>,
+    // Boat.
+    rover: Option<RoverDriver>,
+    boat: Option<BoatParams>,
+    out: Actuators,
+}
+
+impl SimpleFlight {
+    /// SimpleFlight with `cfg`; returns it and a handle on its status.
+    pub fn new(cfg: SimpleFlightConfig) -> (Self, StatusHandle) {
+        let frame = LocalFrame::new(cfg.home);
+        let mag = earth_field_ned_gauss(&cfg.home, cfg.date)
+            .unwrap_or_else(|_| Vector3::new(0.2, 0.0, 0.4));
+        let p = &cfg.params;
+        let g = |n: &str, d: f64| p.get(n).unwrap_or(d);
+        let est_params = EstimatorParams {
+            k_gravity: g("SF_EST_K_GRAV", 1.0),
+            k_mag: g("SF_EST_K_MAG", 0.5),
+            k_bias: g("SF_EST_K_BIAS", 0.02),
+            omega_xy: g("SF_EST_W_XY", 1.0),
+            omega_z: g("SF_EST_W_Z", 2.0),
+            ..EstimatorParams::default()
+        };
+        let est = Estimator::new(est_params, frame, mag, 9.80665, cfg.initial_down_m);
+        let (mc, rover, boat) = match &cfg.vehicle {
+            VehicleConfig::Multirotor(af) => {
+                let mcp = McParams {
+                    xy_p: g("MPC_XY_P", 0.95),
+                    z_p: g("MPC_Z_P", 1.0),
+                    xy_vel_p: g("MPC_XY_VEL_P_ACC", 1.8),
+                    xy_vel_i: g("MPC_XY_VEL_I_ACC", 0.4),
+                    z_vel_p: g("MPC_Z_VEL_P_ACC", 4.0),
+                    z_vel_i: g("MPC_Z_VEL_I_ACC", 2.0),
+                    xy_vel_max: g("MPC_XY_VEL_MAX", 12.0),
+                    z_vel_max_up: g("MPC_Z_VEL_MAX_UP", 3.0),
+                    z_vel_max_dn: g("MPC_Z_VEL_MAX_DN", 1.5),
+                    tilt_max_deg: g("MPC_TILTMAX_AIR", 35.0),
+                    att_rp_p: g("MC_ROLL_P", 6.5),
+                    att_yaw_p: g("MC_YAW_P", 2.8),
+                    rate_rp_max_deg: g("MC_ROLLRATE_MAX", 220.0),
+                    rate_yaw_max_deg: g("MC_YAWRATE_MAX", 200.0),
+                    rate_rp_k: g("SF_RATE_RP_K", 18.0),
+                    rate_rp_i: g("SF_RATE_RP_I", 8.0),
+                    rate_yaw_k: g("SF_RATE_Y_K", 8.0),
+                    rate_yaw_i: g("SF_RATE_Y_I", 2.0),
+                };
+                (Some(MulticopterControl::new(mcp, af)), None, None)
+            }
+            VehicleConfig::Boat(bp) => {
+                let gp = *cfg.params.guidance();
+                let mut rp = gp.rover;
+                rp.is_boat = true;
+                rp.can_pivot = bp.layout == BoatLayout::TwinThrusters;
+                let atc = ArAttitudeControl::new(gp.atc);
+                let wpnav = ArWpNav::new(gp.wp, ArPosControl::new(gp.psc));
+                (
+                    None,
+                    Some(RoverDriver::new(rp, atc, wpnav)),
+                    Some(bp.clone()),
+                )
+            }
+        };
+        let n = cfg.mission.len();
+        let status: StatusHandle = Rc::new(RefCell::new(FlightStatus::default()));
+        let start = Vector3::new(0.0, 0.0, cfg.initial_down_m);
+        let speed_xy = cfg.params.get("MPC_XY_CRUISE").unwrap_or(5.0);
+        let ground_truth = cfg.params.get("SF_GROUND_TRUTH").unwrap_or(0.0) != 0.0;
+        let sf = SimpleFlight {
+            est,
+            ground_truth,
+            truth: None,
+            status: status.clone(),
+            mode: FlightMode::Hold,
+            armed: false,
+            gps_ok: false,
+            gps_good_since: None,
+            sensors_seen: [false; 4],
+            next_step: 0,
+            jumps_left: vec![None; n],
+            queue: Vec::new(),
+            phase: Phase::Idle,
+            home_ned: start,
+            speed_xy,
+            mc,
+            chain: Chain::new(start),
+            last_target: None,
+            hold_pos: start,
+            yaw_sp: 0.0,
+            touchdown_since: None,
+            rover,
+            boat,
+            out: Actuators::default(),
+            cfg,
+        };
+        (sf, status)
+    }
+
+    fn event(&self, time: SimTime, kind: &'static str, item: Option<usize>, detail: String) {
+        tracing::info!(%time, kind, ?item, %detail, "simpleflight");
+        self.status.borrow_mut().events.push(FlightEvent {
+            time,
+            kind,
+            item,
+            detail,
+        });
+    }
+
+    fn set_mode(&mut self, time: SimTime, mode: FlightMode) {
+        if self.mode != mode {
+            self.mode = mode;
+            self.status.borrow_mut().mode = Some(mode);
+            self.event(time, "mode", None, mode.name().into());
+        }
+    }
+
+    fn state(&self) -> EstimatedState {
+        match (self.ground_truth, self.truth) {
+            (true, Some(t)) => EstimatedState {
+                pos_ned_m: t.pos_ned_m,
+                vel_ned_m_s: t.vel_ned_m_s,
+                att_ned_frd: t.att_ned_frd,
+                rate_frd_rad_s: t.rate_frd_rad_s,
+                accel_ned_m_s2: t.accel_ned_m_s2,
+                specific_force_frd_m_s2: t.specific_force_frd_m_s2,
+                air_density_kg_m3: self.est.state().air_density_kg_m3,
+            },
+            _ => self.est.state(),
+        }
+    }
+
+    fn limits(&self) -> LegLimits {
+        let p = &self.cfg.params;
+        let g = |n: &str, d: f64| p.get(n).unwrap_or(d);
+        let jerk = g("MPC_JERK_AUTO", 4.0);
+        LegLimits {
+            speed_xy: self.speed_xy,
+            speed_up: g("MPC_Z_V_AUTO_UP", 3.0),
+            speed_down: g("MPC_Z_V_AUTO_DN", 1.5),
+            accel_xy: g("MPC_ACC_HOR", 3.0),
+            accel_z: g("MPC_ACC_UP_MAX", 2.0),
+            jerk,
+            snap: jerk * std::f64::consts::PI / (2.0 * 0.15),
+            wp_radius: g("NAV_ACC_RAD", 2.0),
+        }
+    }
+
+    fn preflight_failure(&self, now: SimTime) -> Option<String> {
+        let need = self.cfg.params.get("SF_ARM_GPS_TIME").unwrap_or(2.0);
+        if let Some(t0) = self.gps_good_since {
+            if ((now - t0) as f64) * 1e-6 < need {
+                return Some(format!("GPS good for less than {need} s"));
+            }
+        }
+        let names = ["IMU", "GPS", "barometer", "magnetometer"];
+        for (seen, name) in self.sensors_seen.iter().zip(names) {
+            if !seen {
+                return Some(format!("no {name} data"));
+            }
+        }
+        if !self.gps_ok {
+            return Some("no 3-D GPS fix".into());
+        }
+        if self.gps_good_since.is_none() {
+            return Some("GPS accuracy not yet good enough".into());
+        }
+        if !self.est.aligned() {
+            return Some("estimator not aligned".into());
+        }
+        None
+    }
+
+    /// Takes the next steps off the mission into the primitive queue.
+    fn load_next(&mut self, now: SimTime) {
+        let multicopter = self.mc.is_some();
+        let mut guard = 0;
+        while self.queue.is_empty() && self.next_step < self.cfg.mission.len() && guard < 10_000 {
+            guard += 1;
+            let i = self.next_step;
+            self.next_step += 1;
+            let step = self.cfg.mission[i];
+            match step {
+                Step::Skip { command } => {
+                    self.event(
+                        now,
+                        "item_skipped",
+                        Some(i),
+                        crate::mission::command_name(command),
+                    );
+                }
+                Step::ChangeSpeed { speed_m_s } => {
+                    if let Some(s) = speed_m_s {
+                        self.speed_xy = s;
+                        let l = self.limits();
+                        self.chain.set_speed(&l);
+                        if let Some(r) = self.rover.as_mut() {
+                            r.set_desired_speed(s);
+                        }
+                    }
+                    self.event(now, "item_reached", Some(i), format!("speed {speed_m_s:?}"));
+                    self.status.borrow_mut().reached.push((now, i));
+                }
+                Step::SetHome { pos } => {
+                    self.home_ned = pos.unwrap_or(self.state().pos_ned_m);
+                    self.status.borrow_mut().home_ned = Some(self.home_ned);
+                    self.event(now, "item_reached", Some(i), "home set".into());
+                    self.status.borrow_mut().reached.push((now, i));
+                }
+                Step::Jump { target, repeat } => {
+                    let left = self.jumps_left[i].get_or_insert(repeat);
+                    if *left != 0 {
+                        if *left > 0 {
+                            *left -= 1;
+                        }
+                        self.event(now, "item_reached", Some(i), format!("jump to {target}"));
+                        self.next_step = target;
+                    } else {
+                        self.jumps_left[i] = None;
+                        self.event(now, "item_reached", Some(i), "jump done".into());
+                    }
+                    self.status.borrow_mut().reached.push((now, i));
+                }
+                Step::Takeoff { pos_ne, alt_m } => self
+                    .queue
+                    .push((Prim::Climb { alt_m, xy: pos_ne }, Some(i))),
+                Step::Waypoint {
+                    pos,
+                    hold_s,
+                    radius_m,
+                } => {
+                    let next = if hold_s <= 0.0 {
+                        self.peek_next_waypoint()
+                    } else {
+                        None
+                    };
+                    let to = if multicopter {
+                        pos
+                    } else {
+                        Vector3::new(pos.x, pos.y, 0.0)
+                    };
+                    self.queue.push((
+                        Prim::Leg {
+                            to,
+                            next,
+                            hold_s,
+                            radius_m,
+                        },
+                        Some(i),
+                    ));
+                }
+                Step::Loiter { pos, time_s } => {
+                    self.queue.push((Prim::Hold { at: pos, time_s }, Some(i)))
+                }
+                Step::Delay { time_s } => {
+                    self.queue.push((Prim::Hold { at: None, time_s }, Some(i)))
+                }
+                Step::ReturnToLaunch => {
+                    let here = self.state().pos_ned_m;
+                    let radius = self.cfg.params.get("NAV_ACC_RAD").unwrap_or(2.0);
+                    if multicopter {
+                        let rtl_alt = self.cfg.params.get("RTL_RETURN_ALT").unwrap_or(30.0);
+                        let alt = rtl_alt.max(-here.z + self.home_ned.z);
+                        // In reverse: the queue is popped from the end.
+                        self.queue.push((
+                            Prim::Land {
+                                xy: Some([self.home_ned.x, self.home_ned.y]),
+                            },
+                            Some(i),
+                        ));
+                        self.queue.push((
+                            Prim::Leg {
+                                to: Vector3::new(
+                                    self.home_ned.x,
+                                    self.home_ned.y,
+                                    self.home_ned.z - alt,
+                                ),
+                                next: None,
+                                hold_s: 0.0,
+                                radius_m: radius,
+                            },
+                            None,
+                        ));
+                        self.queue.push((
+                            Prim::Climb {
+                                alt_m: alt,
+                                xy: None,
+                            },
+                            None,
+                        ));
+                    } else {
+                        self.queue.push((
+                            Prim::Hold {
+                                at: Some(self.home_ned),
+                                time_s: 0.0,
+                            },
+                            Some(i),
+                        ));
+                        self.queue.push((
+                            Prim::Leg {
+                                to: Vector3::new(self.home_ned.x, self.home_ned.y, 0.0),
+                                next: None,
+                                hold_s: 0.0,
+                                radius_m: radius,
+                            },
+                            None,
+                        ));
+                    }
+                }
+                Step::Land { pos_ne } => {
+                    if multicopter {
+                        self.queue.push((Prim::Land { xy: pos_ne }, Some(i)));
+                    } else {
+                        self.queue.push((
+                            Prim::Hold {
+                                at: None,
+                                time_s: 0.0,
+                            },
+                            Some(i),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn peek_next_waypoint(&self) -> Option<Vector3<f64>> {
+        let mut j = self.next_step;
+        let mut guard = 0;
+        while j < self.cfg.mission.len() && guard < 64 {
+            guard += 1;
+            match self.cfg.mission[j] {
+                Step::Waypoint { pos, .. } => {
+                    return Some(if self.mc.is_some() {
+                        pos
+                    } else {
+                        Vector3::new(pos.x, pos.y, 0.0)
+                    })
+                }
+                Step::Skip { .. } | Step::ChangeSpeed { .. } => j += 1,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    fn start_prim(&mut self, now: SimTime, prim: Prim, item: Option<usize>) {
+        let s = self.state();
+        if let Some(i) = item {
+            self.event(now, "item_current", Some(i), String::new());
+        }
+        let l = self.limits();
+        match prim {
+            Prim::Climb { alt_m, xy } => {
+                self.set_mode(
+                    now,
+                    if item.is_some() {
+                        FlightMode::Takeoff
+                    } else {
+                        FlightMode::Return
+                    },
+                );
+                let from = s.pos_ned_m;
+                let xy = xy.unwrap_or([from.x, from.y]);
+                let mut lim = l;
+                lim.speed_up = self
+                    .cfg
+                    .params
+                    .get("MPC_TKO_SPEED")
+                    .unwrap_or(1.5)
+                    .min(l.speed_up);
+                self.chain.restart(Vector3::new(
+                    from.x,
+                    from.y,
+                    from.z.min(self.cfg.initial_down_m),
+                ));
+                self.chain.set_destination(
+                    Vector3::new(xy[0], xy[1], self.home_ned.z - alt_m),
+                    None,
+                    &lim,
+                );
+                self.last_target = None;
+            }
+            Prim::Leg { to, next, .. } => {
+                if item.is_some() {
+                    self.set_mode(now, FlightMode::Mission);
+                } else {
+                    self.set_mode(now, FlightMode::Return);
+                }
+                if let Some(r) = self.rover.as_mut() {
+                    let ns = nav_state(&s, now, true);
+                    r.auto_set_waypoint(to.xy(), next.map(|n| n.xy()), &ns);
+                } else {
+                    let (o, d) = self.chain.leg();
+                    let here_far = (s.pos_ned_m - d).norm() > 5.0 && !self.chain.is_fast();
+                    if here_far || (o - d).norm() < 1e-9 {
+                        // Start the chain where the vehicle is (after a take-off or a hold).
+                        self.chain
+                            .restart(self.last_target.map_or(s.pos_ned_m, |t| t.pos));
+                    }
+                    self.chain.set_destination(to, next, &l);
+                }
+            }
+            Prim::Hold { at, .. } => {
+                self.hold_pos = at.unwrap_or(s.pos_ned_m);
+                if let Some(r) = self.rover.as_mut() {
+                    let ns = nav_state(&s, now, true);
+                    match at {
+                        Some(p) => {
+                            r.auto_set_waypoint(p.xy(), None, &ns);
+                        }
+                        None => r.start_loiter(&ns),
+                    }
+                }
+            }
+            Prim::Land { .. } => {
+                self.set_mode(now, FlightMode::Land);
+                self.touchdown_since = None;
+            }
+        }
+        self.phase = Phase::Running {
+            prim,
+            item,
+            started: now,
+            arrived: None,
+        };
+    }
+
+    fn finish_prim(&mut self, now: SimTime, item: Option<usize>) {
+        if let Some(i) = item {
+            self.event(now, "item_reached", Some(i), String::new());
+            self.status.borrow_mut().reached.push((now, i));
+        }
+        self.phase = Phase::Idle;
+    }
+
+    fn step_mission(&mut self, now: SimTime) {
+        if self.status.borrow().finished || self.status.borrow().landed {
+            return;
+        }
+        if self.phase == Phase::Idle {
+            self.load_next(now);
+            match self.queue.pop() {
+                Some((prim, item)) => self.start_prim(now, prim, item),
+                None => {
+                    let mut st = self.status.borrow_mut();
+                    if !st.finished {
+                        st.finished = true;
+                        drop(st);
+                        self.event(now, "mission_finished", None, String::new());
+                        let here = self.state().pos_ned_m;
+                        self.hold_pos = self.last_target.map_or(here, |t| t.pos);
+                        self.set_mode(now, FlightMode::Hold);
+                        if let Some(r) = self.rover.as_mut() {
+                            let s = self.est.state();
+                            r.start_loiter(&nav_state(&s, now, true));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn fly_multicopter(&mut self, now: SimTime) {
+        let s = self.state();
+        let l = self.limits();
+        let mut sp = McSetpoint::Track {
+            pos: self.hold_pos,
+            vel: Vector3::zeros(),
+            acc: Vector3::zeros(),
+            yaw: self.yaw_sp,
+        };
+        let mut leg = None;
+        if let Phase::Running {
+            prim,
+            item,
+            started,
+            arrived,
+        } = self.phase
+        {
+            match prim {
+                Prim::Climb { .. } | Prim::Leg { .. } => {
+                    let kp = self.cfg.params.get("MPC_XY_P").unwrap_or(0.95);
+                    let t = self.chain.advance(
+                        DT,
+                        &s.pos_ned_m,
+                        &s.vel_ned_m_s,
+                        self.last_target.as_ref(),
+                        kp,
+                        &l,
+                    );
+                    let hv = t.vel.xy();
+                    if hv.norm() > 0.5 {
+                        self.yaw_sp = hv.y.atan2(hv.x);
+                    }
+                    self.last_target = Some(t);
+                    sp = McSetpoint::Track {
+                        pos: t.pos,
+                        vel: t.vel,
+                        acc: t.acc,
+                        yaw: self.yaw_sp,
+                    };
+                    if let Prim::Leg {
+                        hold_s, radius_m, ..
+                    } = prim
+                    {
+                        leg = Some(self.chain.leg());
+                        if t.finished {
+                            let (_, d) = self.chain.leg();
+                            let close = (s.pos_ned_m - d).norm() <= radius_m.max(0.5);
+                            if self.chain.is_fast() {
+                                self.hold_pos = t.pos;
+                                self.finish_prim(now, item);
+                            } else if close {
+                                let at = arrived.unwrap_or(now);
+                                self.phase = Phase::Running {
+                                    prim,
+                                    item,
+                                    started,
+                                    arrived: Some(at),
+                                };
+                                if (now - at) as f64 * 1e-6 >= hold_s {
+                                    self.hold_pos = d;
+                                    self.finish_prim(now, item);
+                                }
+                            }
+                        }
+                    } else if t.finished && (s.pos_ned_m.z - t.pos.z).abs() < 0.5 {
+                        self.hold_pos = t.pos;
+                        self.finish_prim(now, item);
+                    }
+                }
+                Prim::Hold { time_s, .. } => {
+                    if time_s.is_finite() && (now - started) as f64 * 1e-6 >= time_s {
+                        self.finish_prim(now, item);
+                    }
+                }
+                Prim::Land { xy } => {
+                    let p = &self.cfg.params;
+                    let xy = xy.map_or(Vector2::new(self.hold_pos.x, self.hold_pos.y), |v| {
+                        Vector2::new(v[0], v[1])
+                    });
+                    let height = self.cfg.initial_down_m - s.pos_ned_m.z;
+                    let vz = if height > p.get("MPC_LAND_ALT1").unwrap_or(5.0) {
+                        p.get("MPC_Z_V_AUTO_DN").unwrap_or(1.5)
+                    } else {
+                        p.get("MPC_LAND_SPEED").unwrap_or(0.7)
+                    };
+                    // Go above the landing point first if far from it.
+                    if (s.pos_ned_m.xy() - xy).norm() > 3.0 {
+                        sp = McSetpoint::Track {
+                            pos: Vector3::new(xy.x, xy.y, s.pos_ned_m.z),
+                            vel: Vector3::zeros(),
+                            acc: Vector3::zeros(),
+                            yaw: self.yaw_sp,
+                        };
+                    } else {
+                        sp = McSetpoint::Vertical {
+                            pos_xy: xy,
+                            vz,
+                            yaw: self.yaw_sp,
+                        };
+                    }
+                    let hover = self.mc.as_ref().map_or(0.0, |m| m.last_thrust_n);
+                    let mass_g = match &self.cfg.vehicle {
+                        VehicleConfig::Multirotor(a) => a.mass_kg * 9.80665,
+                        VehicleConfig::Boat(_) => 0.0,
+                    };
+                    let still = s.vel_ned_m_s.z.abs() < 0.2 && height < 1.0 && hover < 0.9 * mass_g;
+                    match (still, self.touchdown_since) {
+                        (true, None) => self.touchdown_since = Some(now),
+                        (true, Some(t0)) if (now - t0) as f64 * 1e-6 > 1.0 => {
+                            self.event(now, "landed", item, String::new());
+                            self.armed = false;
+                            self.event(now, "disarmed", None, String::new());
+                            {
+                                let mut st = self.status.borrow_mut();
+                                st.landed = true;
+                                st.armed = false;
+                            }
+                            self.finish_prim(now, item);
+                            sp = McSetpoint::Off;
+                        }
+                        (false, _) => self.touchdown_since = None,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        self.status.borrow_mut().leg = leg;
+        if !self.armed {
+            sp = McSetpoint::Off;
+        }
+        let mut motors = [0.0; MAX_ROTORS];
+        if let Some(mc) = self.mc.as_mut() {
+            mc.update(&sp, &s, DT, &mut motors);
+        }
+        self.out = Actuators::from_slice(&motors);
+    }
+
+    fn fly_boat(&mut self, now: SimTime) {
+        let s = self.state();
+        let ns = nav_state(&s, now, self.armed);
+        let mut leg = None;
+        let out: DriverOutput = match self.rover.as_mut() {
+            Some(r) => r.update(&ns, DT),
+            None => DriverOutput::default(),
+        };
+        if let Phase::Running {
+            prim,
+            item,
+            started,
+            arrived,
+        } = self.phase
+        {
+            match prim {
+                Prim::Leg { hold_s, .. } => {
+                    if let Some(r) = self.rover.as_ref() {
+                        let o = r.wpnav.get_origin();
+                        let d = r.wpnav.get_destination();
+                        leg = Some((Vector3::new(o.x, o.y, 0.0), Vector3::new(d.x, d.y, 0.0)));
+                    }
+                    let reached = out.reached
+                        || self
+                            .rover
+                            .as_ref()
+                            .is_some_and(|r| r.wpnav.reached_destination());
+                    if reached {
+                        let at = arrived.unwrap_or(now);
+                        self.phase = Phase::Running {
+                            prim,
+                            item,
+                            started,
+                            arrived: Some(at),
+                        };
+                        if (now - at) as f64 * 1e-6 >= hold_s {
+                            self.finish_prim(now, item);
+                        }
+                    }
+                }
+                Prim::Hold { time_s, at } => {
+                    let reached = at.is_none()
+                        || self
+                            .rover
+                            .as_ref()
+                            .is_some_and(|r| r.wpnav.reached_destination());
+                    if reached {
+                        let at_t = arrived.unwrap_or(now);
+                        self.phase = Phase::Running {
+                            prim,
+                            item,
+                            started,
+                            arrived: Some(at_t),
+                        };
+                        if time_s.is_finite() && (now - at_t) as f64 * 1e-6 >= time_s {
+                            self.finish_prim(now, item);
+                        }
+                    }
+                }
+                Prim::Climb { .. } | Prim::Land { .. } => self.finish_prim(now, item),
+            }
+        }
+        self.status.borrow_mut().leg = leg;
+        let mut a = Actuators::default();
+        if self.armed {
+            if let Some(bp) = &self.boat {
+                let (thr, steer) = (out.throttle, out.steering);
+                let mut set = |ch: usize, v: f64| {
+                    if let Some(c) = a.controls.get_mut(ch) {
+                        *c = v.clamp(-1.0, 1.0);
+                    }
+                };
+                match bp.layout {
+                    BoatLayout::TwinThrusters => {
+                        set(bp.left_channel, thr + steer);
+                        set(bp.right_channel, thr - steer);
+                        if bp.rudder_area_m2 > 0.0 {
+                            set(bp.rudder_channel, steer);
+                        }
+                    }
+                    BoatLayout::ThrottleRudder => {
+                        set(bp.throttle_channel, thr);
+                        set(bp.steering_channel, steer);
+                    }
+                }
+            }
+        }
+        self.out = a;
+    }
+}
+
+/// The rover guidance's view of the estimate.
+fn nav_state(s: &EstimatedState, now: SimTime, armed: bool) -> NavState {
+    let (_, _, yaw) = s.att_ned_frd.euler_angles();
+    let yaw_rate = (s.att_ned_frd * s.rate_frd_rad_s).z;
+    NavState {
+        now_s: now.as_secs_f64(),
+        armed,
+        pos_ne_m: s.pos_ned_m.xy(),
+        vel_ne_m_s: s.vel_ned_m_s.xy(),
+        accel_ne_m_s2: s.accel_ned_m_s2.xy(),
+        yaw_rad: yaw,
+        yaw_rate_rad_s: yaw_rate,
+    }
+}
+
+impl FlightController for SimpleFlight {
+    fn name(&self) -> &str {
+        "simpleflight"
+    }
+
+    fn rate_hz(&self) -> u32 {
+        RATE_HZ
+    }
+
+    fn wants_ground_truth(&self) -> bool {
+        self.ground_truth
+    }
+
+    fn actuators(&mut self, _now: SimTime) -> Result<Actuators, ControllerError> {
+        Ok(self.out)
+    }
+
+    fn receive(&mut self, f: &SensorFrame) -> Result<(), ControllerError> {
+        let now = f.time;
+        self.truth = f.ground_truth;
+        for s in f.imu.iter() {
+            self.sensors_seen[0] = true;
+            self.est.on_imu(s);
+        }
+        let eph_max = self.cfg.params.get("SF_ARM_EPH_MAX").unwrap_or(1.0);
+        for g in f.gps.iter() {
+            self.sensors_seen[1] = true;
+            self.gps_ok = g.fix == FixType::Fix3d;
+            if self.gps_ok && g.eph_m <= eph_max {
+                self.gps_good_since.get_or_insert(g.delivered);
+            } else {
+                self.gps_good_since = None;
+            }
+            self.est.on_gps(g);
+        }
+        for b in f.baro.iter() {
+            self.sensors_seen[2] = true;
+            self.est.on_baro(b, 0.02);
+        }
+        for m in f.mag.iter() {
+            self.sensors_seen[3] = true;
+            self.est.on_mag(m, 0.02);
+        }
+        self.status.borrow_mut().estimate = Some(self.state());
+        let failed = self.status.borrow().failure.is_some();
+        if failed {
+            self.out = Actuators::default();
+            return Ok(());
+        }
+        if !self.armed && !self.status.borrow().landed {
+            match self.preflight_failure(now) {
+                None => {
+                    self.armed = true;
+                    self.status.borrow_mut().armed = true;
+                    self.event(now, "armed", None, String::new());
+                    if let Some(mc) = self.mc.as_mut() {
+                        mc.reset();
+                    }
+                    let here = self.state().pos_ned_m;
+                    self.hold_pos = here;
+                    self.home_ned = Vector3::new(here.x, here.y, self.cfg.initial_down_m);
+                    self.status.borrow_mut().home_ned = Some(self.home_ned);
+                    let (_, _, yaw) = self.state().att_ned_frd.euler_angles();
+                    self.yaw_sp = yaw;
+                    self.chain
+                        .restart(Vector3::new(here.x, here.y, self.cfg.initial_down_m));
+                    self.set_mode(now, FlightMode::Mission);
+                }
+                Some(reason) if now > SimTime::from_secs(60) => {
+                    self.status.borrow_mut().failure = Some(format!("arming refused: {reason}"));
+                    self.event(now, "refused", None, reason);
+                }
+                Some(_) => {}
+            }
+        }
+        if self.armed {
+            self.step_mission(now);
+        }
+        if self.mc.is_some() {
+            self.fly_multicopter(now);
+        } else {
+            self.fly_boat(now);
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for SimpleFlight {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimpleFlight")
+            .field("mode", &self.mode)
+            .field("armed", &self.armed)
+            .finish()
+    }
+}

@@ -1,0 +1,480 @@
+//! `mavsitl fly`: SimpleFlight flies a QGroundControl mission headless.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use nalgebra::Vector3;
+
+use mavsitl::autopilot::mission_plan::{compile, Step};
+use mavsitl::autopilot::params::ParamStore;
+use mavsitl::autopilot::{SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig};
+use mavsitl::geo::ExportFrame;
+use mavsitl::mission::Mission;
+use mavsitl::record::Recorder;
+use mavsitl::scenario::load::Airframe;
+use mavsitl::scenario::{parse_date, Home, Scenario, ScenarioSource};
+use mavsitl::sim::{Lockstep, Observer, Simulation};
+use mavsitl::time::{PhysicsRate, SimTime};
+
+use super::{home, CliError};
+
+/// Which vehicle flies when no scenario is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VehicleArg {
+    /// The generic quad (AirSim's SimpleFlight "Generic").
+    Quad,
+    /// The twin-thruster USV.
+    Boat,
+}
+
+/// Arguments of `mavsitl fly`.
+#[derive(Debug, Args)]
+pub struct FlyArgs {
+    /// Mission: a QGroundControl .plan or a 'QGC WPL 110' file. Without one, the
+    /// built-in missions/quad_square.plan flies.
+    pub mission: Option<PathBuf>,
+
+    /// Vehicle (default: a boat for plans made for a boat or rover, else a quad).
+    #[arg(long, value_enum)]
+    pub vehicle: Option<VehicleArg>,
+
+    /// Scenario (vehicle, environment, sensors); its home overrides the plan's.
+    #[arg(long, value_name = "S")]
+    pub scenario: Option<PathBuf>,
+
+    /// Noise seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Home LAT,LON,ALT[,HEADING]; overrides the plan's and the scenario's.
+    #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
+    pub home: Option<Home>,
+
+    /// Parameter file (`NAME VALUE` lines, ArduPilot/PX4 names).
+    #[arg(long, value_name = "FILE")]
+    pub params: Option<PathBuf>,
+
+    /// Write recordings (ground truth, sensors, mission_events.csv, estimator.csv, params.parm).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+
+    /// Frame of the recordings.
+    #[arg(long, value_enum, default_value_t = ExportFrame::Ned)]
+    pub frame: ExportFrame,
+
+    /// Give up after this much sim time, s.
+    #[arg(long, value_name = "S", default_value_t = 1800.0)]
+    pub timeout: f64,
+}
+
+const DEFAULT_MISSION: &str = include_str!("../../missions/quad_square.plan");
+const DEFAULT_MISSION_NAME: &str = "<built-in missions/quad_square.plan>";
+const QUAD_SCENARIO: &str =
+    r#"{"vehicles":[{"name":"quad","kind":"multirotor","airframe":"generic_quad"}]}"#;
+const BOAT_SCENARIO: &str = r#"{"vehicles":[{"name":"boat","kind":"boat","airframe":"usv_twin"}]}"#;
+
+/// Flight statistics from ground truth.
+#[derive(Debug, Default)]
+struct Stats {
+    distance_m: f64,
+    max_speed_m_s: f64,
+    xtrack_sq: f64,
+    xtrack_n: u64,
+    xtrack_max_m: f64,
+    truth_xtrack_sq: f64,
+    truth_xtrack_max_m: f64,
+    takeoff_truth: Option<Vector3<f64>>,
+    est_sq: f64,
+    est_n: u64,
+    last_pos: Option<Vector3<f64>>,
+    crashed: Option<String>,
+}
+
+struct FlyObserver<'a> {
+    status: StatusHandle,
+    stats: Stats,
+    recorder: Option<&'a mut Recorder>,
+    est_csv: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl Observer for FlyObserver<'_> {
+    fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()> {
+        let Some(v) = sim.vehicles().first() else {
+            return Ok(());
+        };
+        let t = v.ground_truth();
+        let st = self.status.borrow();
+        if let Some(p) = self.stats.last_pos {
+            self.stats.distance_m += (t.pos_ned_m - p).norm();
+        }
+        self.stats.last_pos = Some(t.pos_ned_m);
+        self.stats.max_speed_m_s = self.stats.max_speed_m_s.max(t.vel_ned_m_s.norm());
+        if st.armed && self.stats.takeoff_truth.is_none() {
+            self.stats.takeoff_truth = Some(t.pos_ned_m);
+        }
+        if let (Some((o, d)), Some(e)) = (st.leg, st.estimate) {
+            let track = (d - o).xy();
+            if track.norm() > 1.0 {
+                let u = track.normalize();
+                let off = |p: &Vector3<f64>| {
+                    let rel = (p - o).xy();
+                    (rel.x * u.y - rel.y * u.x).abs()
+                };
+                let (x, xt) = (off(&e.pos_ned_m), off(&t.pos_ned_m));
+                self.stats.xtrack_sq += x * x;
+                self.stats.xtrack_n += 1;
+                self.stats.xtrack_max_m = self.stats.xtrack_max_m.max(x);
+                self.stats.truth_xtrack_sq += xt * xt;
+                self.stats.truth_xtrack_max_m = self.stats.truth_xtrack_max_m.max(xt);
+            }
+        }
+        if let Some(e) = st.estimate {
+            if st.armed && sim.tick().is_multiple_of(10) {
+                let d = (e.pos_ned_m - t.pos_ned_m).norm();
+                self.stats.est_sq += d * d;
+                self.stats.est_n += 1;
+            }
+            if let Some(w) = self.est_csv.as_mut() {
+                if sim.tick().is_multiple_of(20) {
+                    let q = e.att_ned_frd;
+                    writeln!(
+                        w,
+                        "{},{},{},{},{},{},{},{},{},{},{}",
+                        sim.time().as_nanos(),
+                        e.pos_ned_m.x,
+                        e.pos_ned_m.y,
+                        e.pos_ned_m.z,
+                        e.vel_ned_m_s.x,
+                        e.vel_ned_m_s.y,
+                        e.vel_ned_m_s.z,
+                        q.w,
+                        q.i,
+                        q.j,
+                        q.k
+                    )?;
+                }
+            }
+        }
+        drop(st);
+        if self.stats.crashed.is_none() {
+            let tilt = (t.att_ned_frd * Vector3::z()).z.acos().to_degrees();
+            if tilt > 80.0 {
+                self.stats.crashed = Some(format!(
+                    "vehicle flipped ({tilt:.0}° tilt) at {}",
+                    sim.time()
+                ));
+            }
+        }
+        match self.recorder.as_deref_mut() {
+            Some(r) => r.on_tick(sim),
+            None => Ok(()),
+        }
+    }
+}
+
+fn input(msg: impl Into<String>, hint: &str) -> CliError {
+    CliError::input(msg, hint)
+}
+
+/// Runs `mavsitl fly`.
+pub fn run(args: FlyArgs) -> Result<(), CliError> {
+    let mission_name = args.mission.as_ref().map_or_else(
+        || DEFAULT_MISSION_NAME.to_string(),
+        |p| p.display().to_string(),
+    );
+    let mission = match &args.mission {
+        Some(p) => Mission::load(p),
+        None => Mission::parse(DEFAULT_MISSION, DEFAULT_MISSION_NAME),
+    }
+    .map_err(|e| {
+        input(
+            e.to_string(),
+            "missions/ has examples; QGroundControl writes .plan files",
+        )
+    })?;
+    let boat = match args.vehicle {
+        Some(v) => v == VehicleArg::Boat,
+        None => matches!(mission.vehicle_type, Some(10..=12)),
+    };
+    // Scenario.
+    let (mut scenario, source) = match &args.scenario {
+        Some(p) => (
+            Scenario::load(p)
+                .map_err(|e| input(e.to_string(), "see the README's scenario reference"))?,
+            ScenarioSource {
+                name: p.display().to_string(),
+                base_dir: p.parent().map(PathBuf::from).unwrap_or_default(),
+            },
+        ),
+        None => {
+            let src = ScenarioSource {
+                name: "<built-in vehicle>".into(),
+                base_dir: PathBuf::from("."),
+            };
+            let text = if boat { BOAT_SCENARIO } else { QUAD_SCENARIO };
+            (
+                Scenario::from_json(text, &src).map_err(|e| input(e.to_string(), ""))?,
+                src,
+            )
+        }
+    };
+    // Home: --home, else the scenario's (if one was given), else the plan's.
+    let plan_home = if args.scenario.is_none() {
+        mission.home.map(|h| Home {
+            lat_deg: h.lat_deg,
+            lon_deg: h.lon_deg,
+            alt_m: h.alt_m,
+            heading_deg: 0.0,
+        })
+    } else {
+        None
+    };
+    scenario.home = home::resolve(args.home.or(plan_home), scenario.home, |k| {
+        std::env::var(k).ok()
+    })
+    .map_err(|e| input(format!("home: {e}"), "--home LAT,LON,ALT[,HEADING]"))?;
+    if let Some(seed) = args.seed {
+        scenario.seed = seed;
+    }
+    let sim = scenario
+        .build_simulation(&source)
+        .map_err(|e| input(e.to_string(), "see the README's scenario reference"))?;
+    let airframe = scenario
+        .resolve_airframe(0, &source)
+        .map_err(|e| input(e.to_string(), ""))?;
+    let vehicle = match airframe {
+        Airframe::Multirotor(p) => VehicleConfig::Multirotor(p),
+        Airframe::Boat(p) => VehicleConfig::Boat(p),
+    };
+    let multicopter = matches!(vehicle, VehicleConfig::Multirotor(_));
+    // Parameters.
+    let mut params = ParamStore::default();
+    if !multicopter {
+        for (n, v) in [
+            ("ATC_STR_RAT_FF", 1.0),
+            ("ATC_STR_RAT_P", 0.3),
+            ("MAV_TYPE", 11.0),
+            ("SYS_AUTOSTART", 1070.0),
+            ("WP_RADIUS", 3.0),
+        ] {
+            let _ = params.set(n, v);
+        }
+    }
+    if let Some(hs) = mission.hover_speed_m_s.filter(|_| multicopter) {
+        let _ = params.set("MPC_XY_CRUISE", hs.clamp(0.5, 20.0));
+    }
+    if let Some(p) = &args.params {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| input(format!("{}: cannot read: {e}", p.display()), ""))?;
+        params
+            .load(&text, &p.display().to_string())
+            .map_err(|e| input(e.to_string(), "parameter files hold 'NAME VALUE' lines"))?;
+    }
+    // Mission.
+    let frame = *sim.world().frame();
+    let radius = params.get("NAV_ACC_RAD").unwrap_or(2.0);
+    let (mut steps, warnings) = compile(&mission, &frame, scenario.home.alt_m, multicopter, radius)
+        .map_err(|e| {
+            input(
+                format!("{mission_name}: {e}"),
+                "remove or replace the item in QGroundControl",
+            )
+        })?;
+    for w in &warnings {
+        eprintln!("warning: {mission_name}: {}", w.message);
+    }
+    if multicopter && !steps.iter().any(|s| matches!(s, Step::Takeoff { .. })) {
+        let alt = steps
+            .iter()
+            .find_map(|s| {
+                if let Step::Waypoint { pos, .. } = s {
+                    Some(-pos.z)
+                } else {
+                    None
+                }
+            })
+            .unwrap_or_else(|| params.get("MIS_TAKEOFF_ALT").unwrap_or(2.5));
+        steps.insert(
+            0,
+            Step::Takeoff {
+                pos_ne: None,
+                alt_m: alt,
+            },
+        );
+    }
+    let total_nav = steps
+        .iter()
+        .filter(|s| !matches!(s, Step::Skip { .. }))
+        .count();
+    let date = parse_date(&scenario.date).map_err(|e| input(e, ""))?;
+    let initial_down_m = sim
+        .vehicles()
+        .first()
+        .map_or(0.0, |v| v.body().state.pos_ned_m.z);
+    let (sf, status) = SimpleFlight::new(SimpleFlightConfig {
+        vehicle,
+        home: frame.origin(),
+        date,
+        params: params.clone(),
+        initial_down_m,
+        mission: steps,
+    });
+    let mut lockstep = Lockstep::new(sim);
+    lockstep
+        .attach(0, Box::new(sf))
+        .map_err(|e| CliError::run(e.to_string()))?;
+    // Recording.
+    let rate = PhysicsRate::new(scenario.physics_rate_hz).map_err(|e| input(e.to_string(), ""))?;
+    let gt_rate = rate
+        .divider(scenario.record.ground_truth_rate_hz)
+        .map_err(|e| input(e.to_string(), ""))?;
+    let mut recorder = match &args.record {
+        Some(dir) => Some(
+            Recorder::create(dir, &scenario, lockstep.sim(), args.frame, gt_rate).map_err(|e| {
+                input(
+                    format!("{}: cannot record: {e}", dir.display()),
+                    "choose a writable directory",
+                )
+            })?,
+        ),
+        None => None,
+    };
+    let est_csv = match &args.record {
+        Some(dir) => {
+            let _ = std::fs::write(dir.join("params.parm"), params.to_file());
+            let f = std::fs::File::create(dir.join("estimator.csv"))
+                .map_err(|e| CliError::run(e.to_string()))?;
+            let mut w = std::io::BufWriter::new(f);
+            let _ = writeln!(w, "#timestamp [ns],p_N [m],p_E [m],p_D [m],v_N [m s^-1],v_E [m s^-1],v_D [m s^-1],q_w [],q_x [],q_y [],q_z []");
+            Some(w)
+        }
+        None => None,
+    };
+    // Fly.
+    let end = SimTime::from_secs_f64(args.timeout);
+    let wall = Instant::now();
+    let mut obs = FlyObserver {
+        status: status.clone(),
+        stats: Stats::default(),
+        recorder: recorder.as_mut(),
+        est_csv,
+    };
+    let mut finished_at: Option<SimTime> = None;
+    let mut outcome: Result<(), String> = Ok(());
+    while lockstep.sim().time() < end {
+        if let Err(e) = lockstep.tick(&mut obs) {
+            outcome = Err(format!("simulation stopped: {e}"));
+            break;
+        }
+        let st = status.borrow();
+        if let Some(f) = &st.failure {
+            outcome = Err(f.clone());
+            break;
+        }
+        if let Some(c) = &obs.stats.crashed {
+            outcome = Err(format!("crash: {c}"));
+            break;
+        }
+        let now = lockstep.sim().time();
+        if st.finished && finished_at.is_none() {
+            finished_at = Some(now);
+        }
+        // Done: landed, or finished and holding for 2 s.
+        if st.landed || finished_at.is_some_and(|t| now - t >= 2_000_000) {
+            break;
+        }
+        drop(st);
+        if lockstep.sim().tick().is_multiple_of(1024) && super::interrupted() {
+            outcome = Err("interrupted".into());
+            break;
+        }
+    }
+    let wall_s = wall.elapsed().as_secs_f64();
+    let st = status.borrow().clone();
+    if outcome.is_ok() && !(st.finished || st.landed) {
+        outcome = Err(format!(
+            "timeout: mission not completed after {} s of sim time",
+            args.timeout
+        ));
+    }
+    if let Some(w) = obs.est_csv.as_mut() {
+        let _ = w.flush();
+    }
+    let stats = std::mem::take(&mut obs.stats);
+    drop(obs);
+    if let Some(dir) = &args.record {
+        let mut s = String::from("#timestamp [ns],event,item,detail\n");
+        for e in &st.events {
+            s += &format!(
+                "{},{},{},{}\n",
+                e.time.as_nanos(),
+                e.kind,
+                e.item.map_or(String::new(), |i| i.to_string()),
+                e.detail.replace(',', ";")
+            );
+        }
+        let _ = std::fs::write(dir.join("mission_events.csv"), s);
+    }
+    if let Some(r) = recorder.as_mut() {
+        r.finish(lockstep.sim(), outcome.is_ok())
+            .map_err(|e| CliError::run(format!("recording: {e}")))?;
+    }
+    // Summary.
+    let sim = lockstep.sim();
+    let truth = sim.vehicles().first().map(|v| v.ground_truth());
+    let final_target = st.estimate.map(|_| ()).and(truth).map(|t| t.pos_ned_m);
+    let sim_s = sim.time().as_secs_f64();
+    let reached: std::collections::BTreeSet<usize> = st.reached.iter().map(|(_, i)| *i).collect();
+    println!(
+        "mavsitl fly {mission_name} ({}, seed {})",
+        if multicopter { "quad" } else { "boat" },
+        scenario.seed
+    );
+    println!(
+        "  result              {}",
+        match &outcome {
+            Ok(()) => "mission completed".to_string(),
+            Err(e) => format!("FAILED: {e}"),
+        }
+    );
+    println!("  sim time            {sim_s:.1} s");
+    println!("  wall time           {wall_s:.2} s");
+    if wall_s > 0.0 {
+        println!("  real-time factor    {:.0}x", sim_s / wall_s);
+    }
+    println!("  distance            {:.1} m", stats.distance_m);
+    println!("  items reached       {} / {}", reached.len(), total_nav);
+    let n = stats.xtrack_n.max(1) as f64;
+    let xrms = (stats.xtrack_sq / n).sqrt();
+    let trms = (stats.truth_xtrack_sq / n).sqrt();
+    println!("  cross-track error   RMS {xrms:.3} m, max {:.3} m (path following, on the autopilot's estimate)", stats.xtrack_max_m);
+    println!(
+        "  track vs truth      RMS {trms:.3} m, max {:.3} m (includes the navigation error)",
+        stats.truth_xtrack_max_m
+    );
+    println!("  max speed           {:.2} m/s", stats.max_speed_m_s);
+    if let Some(p) = final_target {
+        let from_takeoff = stats
+            .takeoff_truth
+            .map_or(f64::NAN, |t0| (p - t0).xy().norm());
+        println!("  final position      N {:.2} E {:.2} D {:.2} m, {from_takeoff:.2} m from the take-off point", p.x, p.y, p.z);
+        if let (Some(e), Some(h)) = (st.estimate, st.home_ned) {
+            println!(
+                "  final vs home       {:.2} m (autopilot's estimate vs its home)",
+                (e.pos_ned_m - h).xy().norm()
+            );
+        }
+    }
+    let erms = if stats.est_n > 0 {
+        (stats.est_sq / stats.est_n as f64).sqrt()
+    } else {
+        0.0
+    };
+    println!("  estimator error     RMS {erms:.3} m (position vs truth)");
+    if let Some(dir) = &args.record {
+        println!("  recorded to         {}", dir.display());
+    }
+    outcome.map_err(CliError::run)
+}
