@@ -15,6 +15,9 @@ struct Limits {
     snap: f64,
 }
 
+/// Limits as ArduPilot sets them: snap from jerk through a time constant
+/// (AC_WPNav: snap = jerk·π/(2·tc), tc the attitude input time constant; AR_WPNav
+/// fixes snap at 15 with jerk ≈ accel, i.e. tc ≈ 0.1).
 fn limits() -> impl Strategy<Value = Limits> {
     (
         0.2f64..20.0,
@@ -23,7 +26,31 @@ fn limits() -> impl Strategy<Value = Limits> {
         0.2f64..5.0,
         0.2f64..5.0,
         0.5f64..20.0,
-        0.5f64..50.0,
+        0.05f64..1.0,
+    )
+        .prop_map(
+            |(speed_xy, speed_up, speed_down, accel_xy, accel_z, jerk, tc)| Limits {
+                speed_xy,
+                speed_up,
+                speed_down,
+                accel_xy,
+                accel_z,
+                jerk,
+                snap: jerk * std::f64::consts::PI / (2.0 * tc),
+            },
+        )
+}
+
+/// Any positive limits, however inconsistent.
+fn any_limits() -> impl Strategy<Value = Limits> {
+    (
+        0.01f64..50.0,
+        0.01f64..10.0,
+        0.01f64..10.0,
+        0.01f64..10.0,
+        0.01f64..10.0,
+        0.01f64..50.0,
+        0.01f64..100.0,
     )
         .prop_map(
             |(speed_xy, speed_up, speed_down, accel_xy, accel_z, jerk, snap)| Limits {
@@ -77,7 +104,9 @@ fn track(l: &Limits, o: &Vector3<f64>, d: &Vector3<f64>) -> SCurve {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    // A fixed seed: CI explores the same 300 cases every run (set
+    // PROPTEST_RNG_SEED or change it here to explore others).
+    #![proptest_config(ProptestConfig { cases: 300, rng_seed: proptest::test_runner::RngSeed::Fixed(0x5C0_12E), ..ProptestConfig::default() })]
 
     /// An isolated leg stays within its speed, acceleration and jerk limits along
     /// the track, ends exactly at the destination at rest, and its velocity
@@ -176,6 +205,25 @@ proptest! {
                     fast = true;
                 }
             }
+        }
+    }
+
+    /// With any positive limits, however inconsistent, a path is either empty
+    /// (ArduPilot rejects it) or within its limits and ending at rest at the
+    /// destination.
+    #[test]
+    fn any_limits_give_an_empty_or_a_valid_path(l in any_limits(), d in leg()) {
+        let s = track(&l, &Vector3::zeros(), &d);
+        if !s.is_empty() {
+            let t_end = s.time_end();
+            prop_assert!(t_end.is_finite() && t_end > 0.0);
+            for k in 0..=200 {
+                let (j, a, v, p) = s.get_jerk_accel_vel_pos_at_time(t_end * k as f64 / 200.0);
+                prop_assert!(j.is_finite() && a.is_finite() && v.is_finite() && p.is_finite());
+                prop_assert!(v <= s.get_speed_along_track() * (1.0 + 1e-6) + 1e-9);
+            }
+            let (_, _, v, p) = s.get_jerk_accel_vel_pos_at_time(t_end);
+            prop_assert!((p - d.norm()).abs() <= 1e-9 * d.norm().max(1.0) && v.abs() < 1e-9);
         }
     }
 
