@@ -9,6 +9,7 @@ pub mod estimator;
 pub mod mission_plan;
 pub mod multicopter;
 pub mod params;
+pub mod setup;
 pub mod simpleflight;
 
 pub use simpleflight::{

@@ -7,15 +7,12 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use nalgebra::Vector3;
 
-use mavsitl::autopilot::mission_plan::{compile, Step};
-use mavsitl::autopilot::params::ParamStore;
-use mavsitl::autopilot::{SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig};
+use mavsitl::autopilot::{setup, StatusHandle};
 use mavsitl::geo::ExportFrame;
 use mavsitl::mission::Mission;
 use mavsitl::record::Recorder;
-use mavsitl::scenario::load::Airframe;
-use mavsitl::scenario::{parse_date, Home, Scenario, ScenarioSource};
-use mavsitl::sim::{Lockstep, Observer, Simulation};
+use mavsitl::scenario::{Home, Scenario, ScenarioSource};
+use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::{home, CliError};
@@ -238,93 +235,33 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
-    let sim = scenario
-        .build_simulation(&source)
-        .map_err(|e| input(e.to_string(), "see the README's scenario reference"))?;
-    let airframe = scenario
-        .resolve_airframe(0, &source)
-        .map_err(|e| input(e.to_string(), ""))?;
-    let vehicle = match airframe {
-        Airframe::Multirotor(p) => VehicleConfig::Multirotor(p),
-        Airframe::Boat(p) => VehicleConfig::Boat(p),
+    let param_text = match &args.params {
+        Some(p) => Some((
+            std::fs::read_to_string(p)
+                .map_err(|e| input(format!("{}: cannot read: {e}", p.display()), ""))?,
+            p.display().to_string(),
+        )),
+        None => None,
     };
-    let multicopter = matches!(vehicle, VehicleConfig::Multirotor(_));
-    // Parameters.
-    let mut params = ParamStore::default();
-    if !multicopter {
-        for (n, v) in [
-            ("ATC_STR_RAT_FF", 1.0),
-            ("ATC_STR_RAT_P", 0.3),
-            ("MAV_TYPE", 11.0),
-            ("SYS_AUTOSTART", 1070.0),
-            ("WP_RADIUS", 3.0),
-        ] {
-            let _ = params.set(n, v);
-        }
-    }
-    if let Some(hs) = mission.hover_speed_m_s.filter(|_| multicopter) {
-        let _ = params.set("MPC_XY_CRUISE", hs.clamp(0.5, 20.0));
-    }
-    if let Some(p) = &args.params {
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| input(format!("{}: cannot read: {e}", p.display()), ""))?;
-        params
-            .load(&text, &p.display().to_string())
-            .map_err(|e| input(e.to_string(), "parameter files hold 'NAME VALUE' lines"))?;
-    }
-    // Mission.
-    let frame = *sim.world().frame();
-    let radius = params.get("NAV_ACC_RAD").unwrap_or(2.0);
-    let (mut steps, warnings) = compile(&mission, &frame, scenario.home.alt_m, multicopter, radius)
-        .map_err(|e| {
-            input(
-                format!("{mission_name}: {e}"),
-                "remove or replace the item in QGroundControl",
-            )
-        })?;
-    for w in &warnings {
+    let flight = setup::flight(
+        &mission,
+        &mission_name,
+        &scenario,
+        &source,
+        param_text.as_ref().map(|(t, n)| (t.as_str(), n.as_str())),
+    )
+    .map_err(|e| input(e, "check the mission, scenario and parameter file"))?;
+    for w in &flight.warnings {
         eprintln!("warning: {mission_name}: {}", w.message);
     }
-    if multicopter && !steps.iter().any(|s| matches!(s, Step::Takeoff { .. })) {
-        let alt = steps
-            .iter()
-            .find_map(|s| {
-                if let Step::Waypoint { pos, .. } = s {
-                    Some(-pos.z)
-                } else {
-                    None
-                }
-            })
-            .unwrap_or_else(|| params.get("MIS_TAKEOFF_ALT").unwrap_or(2.5));
-        steps.insert(
-            0,
-            Step::Takeoff {
-                pos_ne: None,
-                alt_m: alt,
-            },
-        );
-    }
-    let total_nav = steps
-        .iter()
-        .filter(|s| !matches!(s, Step::Skip { .. }))
-        .count();
-    let date = parse_date(&scenario.date).map_err(|e| input(e, ""))?;
-    let initial_down_m = sim
-        .vehicles()
-        .first()
-        .map_or(0.0, |v| v.body().state.pos_ned_m.z);
-    let (sf, status) = SimpleFlight::new(SimpleFlightConfig {
-        vehicle,
-        home: frame.origin(),
-        date,
-        params: params.clone(),
-        initial_down_m,
-        mission: steps,
-    });
-    let mut lockstep = Lockstep::new(sim);
-    lockstep
-        .attach(0, Box::new(sf))
-        .map_err(|e| CliError::run(e.to_string()))?;
+    let setup::Flight {
+        mut lockstep,
+        status,
+        multicopter,
+        total_items: total_nav,
+        params,
+        ..
+    } = flight;
     // Recording.
     let rate = PhysicsRate::new(scenario.physics_rate_hz).map_err(|e| input(e.to_string(), ""))?;
     let gt_rate = rate

@@ -1,0 +1,126 @@
+//! Setting up a SimpleFlight run: a mission, a scenario and parameters in, the
+//! lockstep loop with SimpleFlight attached out. Shared by `mavsitl fly` and the
+//! benchmarks, so both run exactly the same thing.
+
+use super::mission_plan::{compile, PlanWarning, Step};
+use super::params::ParamStore;
+use super::{SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig};
+use crate::mission::Mission;
+use crate::scenario::load::Airframe;
+use crate::scenario::{parse_date, Scenario, ScenarioSource};
+use crate::sim::Lockstep;
+
+/// A flight ready to run.
+pub struct Flight {
+    /// The loop, SimpleFlight attached to vehicle 0.
+    pub lockstep: Lockstep,
+    /// SimpleFlight's status.
+    pub status: StatusHandle,
+    /// Whether the vehicle is a multicopter.
+    pub multicopter: bool,
+    /// Mission items SimpleFlight will perform (skipped ones excluded).
+    pub total_items: usize,
+    /// Items that will be skipped, with why.
+    pub warnings: Vec<PlanWarning>,
+    /// The parameters in force.
+    pub params: ParamStore,
+}
+
+/// Defaults SimpleFlight uses for boats instead of ArduPilot's rover ones:
+/// steering feed-forward matched to differential thrust, a wider waypoint radius.
+pub const BOAT_DEFAULTS: &[(&str, f64)] = &[
+    ("ATC_STR_RAT_FF", 1.0),
+    ("ATC_STR_RAT_P", 0.3),
+    ("MAV_TYPE", 11.0),
+    ("SYS_AUTOSTART", 1070.0),
+    ("WP_RADIUS", 3.0),
+];
+
+/// Prepares a flight of `mission` in `scenario` (vehicle 0). `param_file`, if
+/// given, is (text, name) of a parameter file applied over the defaults.
+///
+/// # Errors
+/// One line saying what is wrong (scenario, parameters or mission).
+pub fn flight(
+    mission: &Mission,
+    mission_name: &str,
+    scenario: &Scenario,
+    source: &ScenarioSource,
+    param_file: Option<(&str, &str)>,
+) -> Result<Flight, String> {
+    let sim = scenario
+        .build_simulation(source)
+        .map_err(|e| e.to_string())?;
+    let vehicle = match scenario
+        .resolve_airframe(0, source)
+        .map_err(|e| e.to_string())?
+    {
+        Airframe::Multirotor(p) => VehicleConfig::Multirotor(p),
+        Airframe::Boat(p) => VehicleConfig::Boat(p),
+    };
+    let multicopter = matches!(vehicle, VehicleConfig::Multirotor(_));
+    let mut params = ParamStore::default();
+    if !multicopter {
+        for (n, v) in BOAT_DEFAULTS {
+            params.set(n, *v).map_err(|e| e.to_string())?;
+        }
+    }
+    if let Some(hs) = mission.hover_speed_m_s.filter(|_| multicopter) {
+        let _ = params.set("MPC_XY_CRUISE", hs.clamp(0.5, 20.0));
+    }
+    if let Some((text, name)) = param_file {
+        params.load(text, name).map_err(|e| e.to_string())?;
+    }
+    let frame = *sim.world().frame();
+    let radius = params.get("NAV_ACC_RAD").unwrap_or(2.0);
+    let (mut steps, warnings) = compile(mission, &frame, scenario.home.alt_m, multicopter, radius)
+        .map_err(|e| format!("{mission_name}: {e}"))?;
+    if multicopter && !steps.iter().any(|s| matches!(s, Step::Takeoff { .. })) {
+        let alt = steps
+            .iter()
+            .find_map(|s| {
+                if let Step::Waypoint { pos, .. } = s {
+                    Some(-pos.z)
+                } else {
+                    None
+                }
+            })
+            .unwrap_or_else(|| params.get("MIS_TAKEOFF_ALT").unwrap_or(2.5));
+        steps.insert(
+            0,
+            Step::Takeoff {
+                pos_ne: None,
+                alt_m: alt,
+            },
+        );
+    }
+    let total_items = steps
+        .iter()
+        .filter(|s| !matches!(s, Step::Skip { .. }))
+        .count();
+    let date = parse_date(&scenario.date)?;
+    let initial_down_m = sim
+        .vehicles()
+        .first()
+        .map_or(0.0, |v| v.body().state.pos_ned_m.z);
+    let (sf, status) = SimpleFlight::new(SimpleFlightConfig {
+        vehicle,
+        home: frame.origin(),
+        date,
+        params: params.clone(),
+        initial_down_m,
+        mission: steps,
+    });
+    let mut lockstep = Lockstep::new(sim);
+    lockstep
+        .attach(0, Box::new(sf))
+        .map_err(|e| e.to_string())?;
+    Ok(Flight {
+        lockstep,
+        status,
+        multicopter,
+        total_items,
+        warnings,
+        params,
+    })
+}
