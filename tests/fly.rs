@@ -168,6 +168,31 @@ fn boat_box_stays_on_track() {
 }
 
 #[test]
+fn rudder_boat_and_ground_truth_options_fly_the_box() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let sc = tmp.path().join("rudder.json");
+    std::fs::write(&sc, r#"{"home":{"lat_deg":47.3544,"lon_deg":8.5497,"alt_m":406},"vehicles":[{"kind":"boat","airframe":"usv_rudder"}]}"#).expect("write");
+    let s = ok(&[
+        repo("missions/boat_box.plan").to_str().expect("utf8"),
+        "--scenario",
+        sc.to_str().expect("utf8"),
+    ]);
+    assert!(s.xtrack_rms <= 1.0, "rudder boat: {}", s.text);
+    // On perfect state there is no navigation error: the track against truth is
+    // the path following.
+    let s = ok(&[
+        repo("missions/quad_square.plan").to_str().expect("utf8"),
+        "--ground-truth",
+    ]);
+    assert!(
+        s.est_rms < 1e-9 || s.truth_rms <= s.xtrack_rms + 1e-6,
+        "{}",
+        s.text
+    );
+    assert!(s.truth_rms <= 0.3 && s.from_takeoff <= 0.5, "{}", s.text);
+}
+
+#[test]
 fn boat_route_loops_once_and_changes_speed() {
     let tmp = tempfile::tempdir().expect("tmp");
     let rec = tmp.path().join("rec");

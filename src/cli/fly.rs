@@ -61,6 +61,11 @@ pub struct FlyArgs {
     #[arg(long, value_enum, default_value_t = ExportFrame::Ned)]
     pub frame: ExportFrame,
 
+    /// Fly on perfect state (AirSim's SimpleFlight behaviour) instead of the
+    /// estimator; the same as the parameter SF_GROUND_TRUTH 1.
+    #[arg(long)]
+    pub ground_truth: bool,
+
     /// Give up after this much sim time, s.
     #[arg(long, value_name = "S", default_value_t = 1800.0)]
     pub timeout: f64,
@@ -235,7 +240,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
-    let param_text = match &args.params {
+    let mut param_text = match &args.params {
         Some(p) => Some((
             std::fs::read_to_string(p)
                 .map_err(|e| input(format!("{}: cannot read: {e}", p.display()), ""))?,
@@ -243,6 +248,10 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         )),
         None => None,
     };
+    if args.ground_truth {
+        let (text, _) = param_text.get_or_insert_with(|| (String::new(), "--ground-truth".into()));
+        text.push_str("\nSF_GROUND_TRUTH 1\n");
+    }
     let flight = setup::flight(
         &mission,
         &mission_name,
