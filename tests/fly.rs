@@ -350,3 +350,33 @@ fn broken_and_unsupported_missions_are_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn every_multirotor_frame_flies_the_square() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for (name, vehicle) in [
+        ("x500", r#""airframe":"x500""#),
+        (
+            "hexa",
+            r#""airframe":"generic_quad","overrides":{"frame":"hexa_x"}"#,
+        ),
+        (
+            "octo",
+            r#""airframe":"generic_quad","overrides":{"frame":"octo_x","mass_kg":1.6}"#,
+        ),
+    ] {
+        let sc = tmp.path().join(format!("{name}.json"));
+        std::fs::write(&sc, format!(r#"{{"home":{{"lat_deg":47.397742,"lon_deg":8.545594,"alt_m":488}},"vehicles":[{{"kind":"multirotor",{vehicle}}}]}}"#))
+            .expect("write");
+        let s = ok(&[
+            repo("missions/quad_square.plan").to_str().expect("utf8"),
+            "--scenario",
+            sc.to_str().expect("utf8"),
+        ]);
+        assert!(
+            s.xtrack_rms <= 0.3 && s.xtrack_max <= 1.0 && s.vs_home <= 0.5,
+            "{name}: {}",
+            s.text
+        );
+    }
+}
