@@ -380,3 +380,38 @@ fn every_multirotor_frame_flies_the_square() {
         );
     }
 }
+
+#[test]
+fn arming_is_refused_with_a_reason() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cases = [
+        (
+            "nogps",
+            r#"{"vehicles":[{"kind":"multirotor","sensors":{"gps":{"enabled":false}}}]}"#,
+            "arming refused: no GPS data",
+        ),
+        (
+            "denied",
+            r#"{"environment":{"zones":[{"name":"hangar","shape":{"cylinder":{"center_ne_m":[0,0],"radius_m":20,"down_min_m":-10,"down_max_m":5}},"gps_denied":true}]},
+                "vehicles":[{"kind":"multirotor"}]}"#,
+            "arming refused: no 3-D GPS fix",
+        ),
+    ];
+    for (name, body, expect) in cases {
+        let sc = tmp.path().join(format!("{name}.json"));
+        std::fs::write(&sc, body).expect("write");
+        let out = fly(&[
+            repo("missions/quad_square.plan").to_str().expect("utf8"),
+            "--scenario",
+            sc.to_str().expect("utf8"),
+        ]);
+        let s = summary(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", s.text);
+        assert!(
+            s.text.contains(&format!("FAILED: {expect}")),
+            "{name}: {}",
+            s.text
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains(expect));
+    }
+}
