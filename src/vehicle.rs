@@ -248,22 +248,7 @@ impl Vehicle {
             s.att_ned_frd.inverse() * (self.accel_ned_m_s2 - env.gravity_ned_m_s2);
         self.ang_accel_frd_rad_s2 = (s.rate_frd_rad_s - before.rate_frd_rad_s) / dt_s;
         // 5. Sensors read the new state.
-        let truth = ImuTruth {
-            rate_frd_rad_s: s.rate_frd_rad_s,
-            ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
-            specific_force_frd_m_s2: self.specific_force_frd_m_s2,
-        };
-        let frame = world.frame();
-        self.samples = self.sensors.step(
-            end_tick,
-            end_time,
-            s,
-            &truth,
-            &env,
-            frame,
-            frame.origin().alt_m,
-        );
-        self.env = Some(env);
+        self.sample_sensors(world, env, end_tick, end_time);
         Ok((changed & mask, changed & !mask))
     }
 
@@ -288,8 +273,21 @@ impl Vehicle {
         self.specific_force_frd_m_s2 =
             s.att_ned_frd.inverse() * (kinematic.accel_ned_m_s2 - env.gravity_ned_m_s2);
         self.ang_accel_frd_rad_s2 = kinematic.ang_accel_frd_rad_s2;
+        self.sample_sensors(world, env, end_tick, end_time);
+        (changed & mask, changed & !mask)
+    }
+
+    /// Samples the sensors due at `end_time` from the body state and the
+    /// accelerations just stored, and keeps `env` as the tick's environment.
+    fn sample_sensors(
+        &mut self,
+        world: &World,
+        env: Environment,
+        end_tick: u64,
+        end_time: SimTime,
+    ) {
         let truth = ImuTruth {
-            rate_frd_rad_s: s.rate_frd_rad_s,
+            rate_frd_rad_s: self.body.state.rate_frd_rad_s,
             ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
             specific_force_frd_m_s2: self.specific_force_frd_m_s2,
         };
@@ -297,13 +295,12 @@ impl Vehicle {
         self.samples = self.sensors.step(
             end_tick,
             end_time,
-            &s,
+            &self.body.state,
             &truth,
             &env,
             frame,
             frame.origin().alt_m,
         );
         self.env = Some(env);
-        (changed & mask, changed & !mask)
     }
 }

@@ -806,51 +806,37 @@ impl SimpleFlight {
             arrived,
         } = self.phase
         {
-            match prim {
+            let rover_reached = self
+                .rover
+                .as_ref()
+                .is_some_and(|r| r.wpnav.reached_destination());
+            // (reached, how long to stay once reached)
+            let hold = match prim {
                 Prim::Leg { hold_s, .. } => {
                     if let Some(r) = self.rover.as_ref() {
                         let o = r.wpnav.get_origin();
                         let d = r.wpnav.get_destination();
                         leg = Some((Vector3::new(o.x, o.y, 0.0), Vector3::new(d.x, d.y, 0.0)));
                     }
-                    let reached = out.reached
-                        || self
-                            .rover
-                            .as_ref()
-                            .is_some_and(|r| r.wpnav.reached_destination());
-                    if reached {
-                        let at = arrived.unwrap_or(now);
-                        self.phase = Phase::Running {
-                            prim,
-                            item,
-                            started,
-                            arrived: Some(at),
-                        };
-                        if (now - at) as f64 * 1e-6 >= hold_s {
-                            self.finish_prim(now, item);
-                        }
-                    }
+                    Some((out.reached || rover_reached, hold_s))
                 }
-                Prim::Hold { time_s, at } => {
-                    let reached = at.is_none()
-                        || self
-                            .rover
-                            .as_ref()
-                            .is_some_and(|r| r.wpnav.reached_destination());
-                    if reached {
-                        let at_t = arrived.unwrap_or(now);
-                        self.phase = Phase::Running {
-                            prim,
-                            item,
-                            started,
-                            arrived: Some(at_t),
-                        };
-                        if time_s.is_finite() && (now - at_t) as f64 * 1e-6 >= time_s {
-                            self.finish_prim(now, item);
-                        }
-                    }
+                Prim::Hold { time_s, at } => Some((at.is_none() || rover_reached, time_s)),
+                Prim::Climb { .. } | Prim::Land { .. } => {
+                    self.finish_prim(now, item);
+                    None
                 }
-                Prim::Climb { .. } | Prim::Land { .. } => self.finish_prim(now, item),
+            };
+            if let Some((true, hold_s)) = hold {
+                let at = arrived.unwrap_or(now);
+                self.phase = Phase::Running {
+                    prim,
+                    item,
+                    started,
+                    arrived: Some(at),
+                };
+                if hold_s.is_finite() && (now - at) as f64 * 1e-6 >= hold_s {
+                    self.finish_prim(now, item);
+                }
             }
         }
         self.status.borrow_mut().leg = leg;
