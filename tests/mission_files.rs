@@ -101,6 +101,49 @@ fn plan_and_wpl_round_trip() {
     );
 }
 
+/// A fence read from a waypoint file (or, later, uploaded) may carry any vertex
+/// count in param1; writing it as a plan must keep every vertex, not panic.
+#[test]
+fn writing_a_fence_with_a_wrong_vertex_count_keeps_every_vertex() {
+    for count in [1e30, f64::NAN, -3.0, 2.0] {
+        let vertex = |lat: f64, lon: f64| MissionItem {
+            command: commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION,
+            frame: mavsitl::mission::FRAME_GLOBAL,
+            params: [count, 0.0, 0.0, 0.0],
+            x: lat,
+            y: lon,
+            z: 0.0,
+            autocontinue: true,
+        };
+        let m = Mission {
+            fence: vec![vertex(47.0, 8.0), vertex(47.1, 8.0), vertex(47.1, 8.1)],
+            ..Mission::default()
+        };
+        let back = Mission::parse(&plan::to_string(&m, 2), "out.plan").expect("plan reads back");
+        let lats: Vec<f64> = back.fence.iter().map(|f| f.x).collect();
+        assert_eq!(lats, [47.0, 47.1, 47.1], "vertex count {count}");
+        assert!(back.fence.iter().all(|f| f.params[0] == 3.0));
+    }
+    // Two adjacent triangles with correct counts stay two triangles.
+    let tri = |count: f64| MissionItem {
+        command: commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION,
+        frame: mavsitl::mission::FRAME_GLOBAL,
+        params: [count, 0.0, 0.0, 0.0],
+        x: 47.0,
+        y: 8.0,
+        z: 0.0,
+        autocontinue: true,
+    };
+    let m = Mission {
+        fence: vec![tri(3.0); 6],
+        ..Mission::default()
+    };
+    let text = plan::to_string(&m, 2);
+    let back = Mission::parse(&text, "out.plan").expect("plan reads back");
+    assert_eq!(back.fence.len(), 6);
+    assert_eq!(text.matches("\"polygon\"").count(), 2, "{text}");
+}
+
 #[test]
 fn reads_mission_planner_wpl_with_spaces() {
     let text = "QGC WPL 110\n0 1 0 16 0 0 0 0 -35.363261 149.165230 584.0 1\n# a comment\n1 0 3 22 0 0 0 0 0 0 15 1\n2\t0\t3\t16\t0\t0\t0\t0\t-35.36\t149.166\t15\t1\n3 0 0 177 2 1 0 0 0 0 0 1\n";

@@ -358,6 +358,11 @@ fn fence(c: &Ctx<'_>, f: &Value) -> Result<Vec<MissionItem>, MissionError> {
     Ok(out)
 }
 
+/// Whether two vertex counts are the same, NaN equal to NaN.
+fn same_count(a: f64, b: f64) -> bool {
+    a == b || (a.is_nan() && b.is_nan())
+}
+
 fn num_or_null(x: f64) -> Value {
     if x.is_finite() {
         json!(x)
@@ -397,17 +402,26 @@ pub fn to_string(m: &Mission, vehicle_type: u8) -> String {
         match f.command {
             commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION
             | commands::NAV_FENCE_POLYGON_VERTEX_EXCLUSION => {
-                let n = (f.params[0] as usize).max(1);
-                let verts: Vec<Value> = m.fence[i..(i + n).min(m.fence.len())]
+                // param1 is the polygon's vertex count. Where it is not a usable
+                // count, the polygon is the run of vertices of the same kind.
+                let run = m.fence[i..]
                     .iter()
-                    .map(|v| json!([v.x, v.y]))
-                    .collect();
+                    .take_while(|v| v.command == f.command && same_count(v.params[0], f.params[0]))
+                    .count();
+                let count = f.params[0];
+                let n = if count.is_finite() && count >= 3.0 && count <= run as f64 {
+                    count as usize
+                } else {
+                    run
+                };
+                let end = (i + n.max(1)).min(m.fence.len());
+                let verts: Vec<Value> = m.fence[i..end].iter().map(|v| json!([v.x, v.y])).collect();
                 polygons.push(json!({
                     "inclusion": f.command == commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION,
                     "polygon": verts,
                     "version": 1,
                 }));
-                i += n;
+                i = end;
             }
             _ => {
                 circles.push(json!({
