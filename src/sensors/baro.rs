@@ -69,13 +69,7 @@ impl BaroParams {
             0.0,
             100.0,
         )?;
-        if !self.mount.is_finite() {
-            return Err(ParamError {
-                field: "mount".into(),
-                problem: "values must be finite".into(),
-            });
-        }
-        Ok(())
+        self.mount.validate()
     }
 }
 

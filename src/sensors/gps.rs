@@ -135,13 +135,7 @@ impl GpsParams {
         check_range("error_tau_s", self.error_tau_s, 1e-3, 1e6)?;
         check_range("white_noise_sigma_m", self.white_noise_sigma_m, 0.0, 100.0)?;
         check_range("velocity_sigma_m_s", self.velocity_sigma_m_s, 0.0, 100.0)?;
-        if !self.mount.is_finite() {
-            return Err(ParamError {
-                field: "mount".into(),
-                problem: "values must be finite".into(),
-            });
-        }
-        Ok(())
+        self.mount.validate()
     }
 }
 

@@ -164,13 +164,7 @@ impl ImuParams {
             0.0,
             10.0,
         )?;
-        if !self.mount.is_finite() {
-            return Err(ParamError {
-                field: "mount".into(),
-                problem: "values must be finite".into(),
-            });
-        }
-        Ok(())
+        self.mount.validate()
     }
 }
 

@@ -67,13 +67,7 @@ impl MagParams {
         check_range("noise_sigma_gauss", self.noise_sigma_gauss, 0.0, 10.0)?;
         check_range("scale_factor", self.scale_factor, 0.1, 10.0)?;
         check_range3("bias_gauss", &self.bias_gauss, -10.0, 10.0)?;
-        if !self.mount.is_finite() {
-            return Err(ParamError {
-                field: "mount".into(),
-                problem: "values must be finite".into(),
-            });
-        }
-        Ok(())
+        self.mount.validate()
     }
 }
 

@@ -3,6 +3,8 @@
 use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
+use crate::physics::params::ParamError;
+
 /// A sensor's mount in the body frame (AirSim's X, Y, Z, Roll, Pitch, Yaw).
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,9 +45,12 @@ impl Mount {
         .inverse()
     }
 
-    /// Whether every value is finite.
-    pub fn is_finite(&self) -> bool {
-        [
+    /// Checks that every value is finite.
+    ///
+    /// # Errors
+    /// [`ParamError`] naming the field `mount`.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let finite = [
             self.x_m,
             self.y_m,
             self.z_m,
@@ -54,6 +59,34 @@ impl Mount {
             self.yaw_deg,
         ]
         .iter()
-        .all(|v| v.is_finite())
+        .all(|v| v.is_finite());
+        if finite {
+            Ok(())
+        } else {
+            Err(ParamError {
+                field: "mount".into(),
+                problem: "values must be finite".into(),
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_rejects_any_non_finite_value() {
+        assert!(Mount::default().validate().is_ok());
+        let bad = Mount {
+            yaw_deg: f64::NAN,
+            ..Mount::default()
+        };
+        assert_eq!(bad.validate().map_err(|e| e.field), Err("mount".into()));
+        let bad = Mount {
+            x_m: f64::INFINITY,
+            ..Mount::default()
+        };
+        assert!(bad.validate().is_err());
     }
 }
