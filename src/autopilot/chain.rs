@@ -28,6 +28,29 @@ pub struct LegLimits {
     pub wp_radius: f64,
 }
 
+impl LegLimits {
+    /// Plans `curve` as a straight leg from `origin` to `destination` (local
+    /// NED, m) within these limits.
+    fn calculate_track(
+        &self,
+        curve: &mut SCurve,
+        origin: &Vector3<f64>,
+        destination: &Vector3<f64>,
+    ) {
+        curve.calculate_track(
+            origin,
+            destination,
+            self.speed_xy,
+            self.speed_up,
+            self.speed_down,
+            self.accel_xy,
+            self.accel_z,
+            self.snap,
+            self.jerk,
+        );
+    }
+}
+
 /// The legs in flight.
 #[derive(Debug, Clone)]
 pub struct Chain {
@@ -90,32 +113,12 @@ impl Chain {
         if self.fast && !self.next.finished() {
             self.this = self.next.clone();
         } else {
-            self.this.calculate_track(
-                &self.origin,
-                &d,
-                l.speed_xy,
-                l.speed_up,
-                l.speed_down,
-                l.accel_xy,
-                l.accel_z,
-                l.snap,
-                l.jerk,
-            );
+            l.calculate_track(&mut self.this, &self.origin, &d);
         }
         self.next.init();
         self.fast = false;
         if let Some(n) = n {
-            self.next.calculate_track(
-                &d,
-                &n,
-                l.speed_xy,
-                l.speed_up,
-                l.speed_down,
-                l.accel_xy,
-                l.accel_z,
-                l.snap,
-                l.jerk,
-            );
+            l.calculate_track(&mut self.next, &d, &n);
             self.fast = true;
         }
     }
