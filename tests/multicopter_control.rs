@@ -56,10 +56,10 @@ impl FlightController for Pilot {
             self.est.on_imu(s);
         }
         for m in f.mag.iter() {
-            self.est.on_mag(m, 0.02);
+            self.est.on_mag(m);
         }
         for b in f.baro.iter() {
-            self.est.on_baro(b, 0.02);
+            self.est.on_baro(b);
         }
         for g in f.gps.iter() {
             self.est.on_gps(g);

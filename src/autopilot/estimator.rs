@@ -28,6 +28,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use crate::geo::LocalFrame;
 use crate::sensors::{BaroSample, FixType, GpsSample, ImuSample, MagSample};
 use crate::time::SimTime;
+use crate::world::atmosphere;
 
 /// Gains and settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -109,6 +110,8 @@ pub struct Estimator {
     baro_samples: u32,
     initial_down_m: f64,
     last_imu: Option<SimTime>,
+    last_mag: Option<SimTime>,
+    last_baro: Option<SimTime>,
     history: VecDeque<Past>,
     attitude_aligned: bool,
     position_aligned: bool,
@@ -148,6 +151,8 @@ impl Estimator {
             baro_samples: 0,
             initial_down_m,
             last_imu: None,
+            last_mag: None,
+            last_baro: None,
             history: VecDeque::with_capacity(1200),
             attitude_aligned: false,
             position_aligned: false,
@@ -247,7 +252,8 @@ impl Estimator {
     }
 
     /// Heading correction from a magnetometer sample.
-    pub fn on_mag(&mut self, m: &MagSample, dt: f64) {
+    pub fn on_mag(&mut self, m: &MagSample) {
+        let dt = correction_interval_s(&mut self.last_mag, m.time);
         if m.field_gauss.norm() < 1e-6 {
             return;
         }
@@ -271,8 +277,12 @@ impl Estimator {
     }
 
     /// Height correction from a barometer sample.
-    pub fn on_baro(&mut self, b: &BaroSample, dt: f64) {
-        self.air_density = b.pressure_pa / (287.052_87 * (b.temperature_degc + 273.15));
+    pub fn on_baro(&mut self, b: &BaroSample) {
+        let dt = correction_interval_s(&mut self.last_baro, b.time);
+        self.air_density = atmosphere::density_kg_m3(
+            b.pressure_pa,
+            b.temperature_degc + atmosphere::ZERO_CELSIUS_K,
+        );
         let reference = match self.baro_ref_m {
             Some(r) => r,
             None => {
@@ -346,6 +356,56 @@ impl Estimator {
         for p in self.history.iter_mut() {
             p.pos += d_pos;
             p.vel += d_vel;
+        }
+    }
+}
+/// Seconds since the previous sample of the same sensor (0 for the first),
+/// capped at 0.1 s so that a gap never turns a correction into a jump.
+fn correction_interval_s(last: &mut Option<SimTime>, now: SimTime) -> f64 {
+    let dt = last.map_or(0.0, |t| (now - t) as f64 * 1e-6);
+    *last = Some(now);
+    dt.min(0.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geo::GeoPoint;
+
+    /// Height after a 2 m baro step, fed at `rate_hz` for 2 s.
+    fn height_after_baro_step(rate_hz: u64) -> f64 {
+        let mut est = Estimator::new(
+            EstimatorParams::default(),
+            LocalFrame::new(GeoPoint::from_deg(47.0, 8.0, 100.0)),
+            Vector3::new(0.2, 0.0, 0.4),
+            atmosphere::G0_M_S2,
+            0.0,
+        );
+        let period_us = 1_000_000 / rate_hz;
+        let sample = |i: u64, alt: f64| BaroSample {
+            time: SimTime::from_micros(i * period_us),
+            pressure_pa: 101_325.0,
+            temperature_degc: 15.0,
+            pressure_altitude_m: alt,
+        };
+        // The reference averages the first 50 samples at rest.
+        for i in 0..60 {
+            est.on_baro(&sample(i, 100.0));
+        }
+        for i in 60..60 + 2 * rate_hz {
+            est.on_baro(&sample(i, 102.0));
+        }
+        -est.state().pos_ned_m.z
+    }
+
+    #[test]
+    fn baro_correction_follows_the_sample_interval_not_a_fixed_rate() {
+        // With ω = 2 rad/s the first-order height loop settles within 2 s at
+        // any sample rate; a correction sized for a fixed rate would leave a
+        // 10 Hz barometer ~0.4 m short.
+        for rate in [10, 50, 200] {
+            let h = height_after_baro_step(rate);
+            assert!((h - 2.0).abs() < 0.05, "{rate} Hz: height {h:.3} m");
         }
     }
 }

@@ -24,7 +24,7 @@ use nalgebra::{DMatrix, Matrix3, Rotation3, UnitQuaternion, Vector3};
 
 use super::estimator::EstimatedState;
 use crate::physics::multirotor::{MultirotorParams, MAX_ROTORS};
-use crate::world::atmosphere::RHO0_KG_M3;
+use crate::world::atmosphere::{G0_M_S2, RHO0_KG_M3};
 
 /// Gains and limits (PX4 parameter names; rate gains in physical units).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -237,7 +237,7 @@ impl MulticopterControl {
             self.vel_int = self.vel_int.map(|x| x.clamp(-4.0, 4.0));
         }
         // Thrust vector with tilt limit.
-        let g = 9.80665;
+        let g = G0_M_S2;
         let mut f = (acc_sp - Vector3::new(0.0, 0.0, g)) * self.mass_kg;
         if f.z > -0.1 * self.mass_kg * g {
             f.z = -0.1 * self.mass_kg * g; // always some upward thrust

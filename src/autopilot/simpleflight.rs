@@ -28,6 +28,7 @@ use crate::physics::multirotor::{MultirotorParams, MAX_ROTORS};
 use crate::sensors::mag::earth_field_ned_gauss;
 use crate::sensors::FixType;
 use crate::time::SimTime;
+use crate::world::atmosphere::G0_M_S2;
 
 /// Flight modes, named as PX4 names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,7 +217,7 @@ impl SimpleFlight {
             omega_z: g("SF_EST_W_Z", 2.0),
             ..EstimatorParams::default()
         };
-        let est = Estimator::new(est_params, frame, mag, 9.80665, cfg.initial_down_m);
+        let est = Estimator::new(est_params, frame, mag, G0_M_S2, cfg.initial_down_m);
         let (mc, rover, boat) = match &cfg.vehicle {
             VehicleConfig::Multirotor(af) => {
                 let mcp = McParams {
@@ -756,7 +757,7 @@ impl SimpleFlight {
                     }
                     let hover = self.mc.as_ref().map_or(0.0, |m| m.last_thrust_n);
                     let mass_g = match &self.cfg.vehicle {
-                        VehicleConfig::Multirotor(a) => a.mass_kg * 9.80665,
+                        VehicleConfig::Multirotor(a) => a.mass_kg * G0_M_S2,
                         VehicleConfig::Boat(_) => 0.0,
                     };
                     let still = s.vel_ned_m_s.z.abs() < 0.2 && height < 1.0 && hover < 0.9 * mass_g;
@@ -920,11 +921,11 @@ impl FlightController for SimpleFlight {
         }
         for b in f.baro.iter() {
             self.sensors_seen[2] = true;
-            self.est.on_baro(b, 0.02);
+            self.est.on_baro(b);
         }
         for m in f.mag.iter() {
             self.sensors_seen[3] = true;
-            self.est.on_mag(m, 0.02);
+            self.est.on_mag(m);
         }
         self.status.borrow_mut().estimate = Some(self.state());
         let failed = self.status.borrow().failure.is_some();

@@ -9,6 +9,7 @@
 
 use super::control::wrap_pi;
 use super::pid::{AcPid, PidGains};
+use crate::world::atmosphere::G0_M_S2;
 
 /// `ATC_*` parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -160,7 +161,7 @@ impl ArAttitudeControl {
 
     /// Maximum lateral acceleration, m/s² (`get_turn_lat_accel_max`).
     pub fn get_turn_lat_accel_max(&self) -> f64 {
-        self.params.turn_max_g.max(0.1) * 9.80665
+        self.params.turn_max_g.max(0.1) * G0_M_S2
     }
 
     /// Deceleration limit, m/s² (`get_decel_max`).

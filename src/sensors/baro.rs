@@ -16,7 +16,7 @@ use super::noise::{gaussian, GaussMarkov};
 use crate::physics::ParamError;
 use crate::rng::NoiseRng;
 use crate::time::SimTime;
-use crate::world::atmosphere::{isa, isa_altitude_from_pressure_m};
+use crate::world::atmosphere::{self, isa, isa_altitude_from_pressure_m};
 
 /// Barometer parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,7 +119,7 @@ impl Baro {
         let air = isa(alt_amsl_m);
         let d = self.drift.step(&mut self.rng);
         let p = air.pressure_pa + d + self.params.noise_sigma_pa * gaussian(&mut self.rng);
-        let t = air.temperature_k - 273.15
+        let t = air.temperature_k - atmosphere::ZERO_CELSIUS_K
             + self.params.temperature_noise_degc * gaussian(&mut self.rng);
         BaroSample {
             time,

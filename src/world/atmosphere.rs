@@ -17,6 +17,8 @@ pub const G0_M_S2: f64 = 9.806_65;
 const LAPSE_K_M: f64 = 0.0065;
 /// Specific gas constant of dry air, J/(kg·K) (R*/M with R* = 8.314 462 618, M = 0.028 964 4).
 const R_AIR: f64 = 287.052_87;
+/// 0 °C in kelvin.
+pub const ZERO_CELSIUS_K: f64 = 273.15;
 /// ISA Earth radius for geopotential altitude, m.
 const R_EARTH_ISA_M: f64 = 6_356_766.0;
 const H_TROPOPAUSE_M: f64 = 11_000.0;
@@ -38,6 +40,12 @@ pub fn geopotential_altitude_m(alt_amsl_m: f64) -> f64 {
     R_EARTH_ISA_M * alt_amsl_m / (R_EARTH_ISA_M + alt_amsl_m)
 }
 
+/// Density of dry air from the ideal-gas law, kg/m³, for a static pressure in
+/// Pa and a temperature in K.
+pub fn density_kg_m3(pressure_pa: f64, temperature_k: f64) -> f64 {
+    pressure_pa / (R_AIR * temperature_k)
+}
+
 /// ISA air state at a geometric altitude above mean sea level (m).
 ///
 /// Valid from −5 km to 20 km; above 20 km the isothermal layer is extended.
@@ -57,7 +65,7 @@ pub fn isa(alt_amsl_m: f64) -> AirState {
     AirState {
         pressure_pa: p,
         temperature_k: t,
-        density_kg_m3: p / (R_AIR * t),
+        density_kg_m3: density_kg_m3(p, t),
     }
 }
 
