@@ -58,6 +58,11 @@ impl SimTime {
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 * 1e-6
     }
+
+    /// Seconds elapsed since `earlier` (0 if `earlier` is later).
+    pub fn secs_since(self, earlier: SimTime) -> f64 {
+        (self - earlier) as f64 * 1e-6
+    }
 }
 
 impl Add<u64> for SimTime {

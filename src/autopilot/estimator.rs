@@ -204,7 +204,7 @@ impl Estimator {
     /// Prediction with an IMU sample.
     pub fn on_imu(&mut self, s: &ImuSample) {
         let dt = match self.last_imu {
-            Some(t) => (s.time - t) as f64 * 1e-6,
+            Some(t) => s.time.secs_since(t),
             None => 0.0,
         };
         self.last_imu = Some(s.time);
@@ -245,7 +245,7 @@ impl Estimator {
         while self
             .history
             .front()
-            .is_some_and(|p| (s.time - p.time) as f64 * 1e-6 > HISTORY_S)
+            .is_some_and(|p| s.time.secs_since(p.time) > HISTORY_S)
         {
             self.history.pop_front();
         }
@@ -321,7 +321,7 @@ impl Estimator {
         }
         // Kinematic acceleration from successive GPS velocities (for the tilt reference).
         if let Some((t, v)) = self.last_gps_vel {
-            let dt = (g.measured - t) as f64 * 1e-6;
+            let dt = g.measured.secs_since(t);
             if dt > 0.0 && dt < 1.0 {
                 let a = (g.vel_ned_m_s - v) / dt;
                 self.kin_accel_ned += (a - self.kin_accel_ned) * 0.5;
@@ -362,7 +362,7 @@ impl Estimator {
 /// Seconds since the previous sample of the same sensor (0 for the first),
 /// capped at 0.1 s so that a gap never turns a correction into a jump.
 fn correction_interval_s(last: &mut Option<SimTime>, now: SimTime) -> f64 {
-    let dt = last.map_or(0.0, |t| (now - t) as f64 * 1e-6);
+    let dt = last.map_or(0.0, |t| now.secs_since(t));
     *last = Some(now);
     dt.min(0.1)
 }

@@ -713,7 +713,7 @@ impl SimpleFlight {
                                     started,
                                     arrived: Some(at),
                                 };
-                                if (now - at) as f64 * 1e-6 >= hold_s {
+                                if now.secs_since(at) >= hold_s {
                                     self.hold_pos = d;
                                     self.finish_prim(now, item);
                                 }
@@ -725,7 +725,7 @@ impl SimpleFlight {
                     }
                 }
                 Prim::Hold { time_s, .. } => {
-                    if time_s.is_finite() && (now - started) as f64 * 1e-6 >= time_s {
+                    if time_s.is_finite() && now.secs_since(started) >= time_s {
                         self.finish_prim(now, item);
                     }
                 }
@@ -763,7 +763,7 @@ impl SimpleFlight {
                     let still = s.vel_ned_m_s.z.abs() < 0.2 && height < 1.0 && hover < 0.9 * mass_g;
                     match (still, self.touchdown_since) {
                         (true, None) => self.touchdown_since = Some(now),
-                        (true, Some(t0)) if (now - t0) as f64 * 1e-6 > 1.0 => {
+                        (true, Some(t0)) if now.secs_since(t0) > 1.0 => {
                             self.event(now, "landed", item, String::new());
                             self.armed = false;
                             self.event(now, "disarmed", None, String::new());
@@ -835,7 +835,7 @@ impl SimpleFlight {
                     started,
                     arrived: Some(at),
                 };
-                if hold_s.is_finite() && (now - at) as f64 * 1e-6 >= hold_s {
+                if hold_s.is_finite() && now.secs_since(at) >= hold_s {
                     self.finish_prim(now, item);
                 }
             }
