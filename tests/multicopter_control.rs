@@ -4,12 +4,13 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use mavsitl::autopilot::airframe::MAX_MOTORS;
 use mavsitl::autopilot::estimator::{Estimator, EstimatorParams};
 use mavsitl::autopilot::multicopter::{McParams, McSetpoint, MulticopterControl};
+use mavsitl::autopilot::setup::multicopter_airframe;
 use mavsitl::controller::{Actuators, ControllerError, FlightController, SensorFrame};
 use mavsitl::geo::{GeoPoint, LocalFrame};
 use mavsitl::physics::airframes;
-use mavsitl::physics::multirotor::MAX_ROTORS;
 use mavsitl::scenario::{parse_date, Scenario, ScenarioSource};
 use mavsitl::sensors::mag::earth_field_ned_gauss;
 use mavsitl::time::SimTime;
@@ -24,7 +25,7 @@ struct Log {
 struct Pilot {
     est: Estimator,
     ctl: MulticopterControl,
-    out: [f64; MAX_ROTORS],
+    out: [f64; MAX_MOTORS],
     log: Rc<RefCell<Log>>,
 }
 
@@ -109,8 +110,8 @@ fn fly(airframe: &str) -> Log {
             9.80665,
             -af.gear_height_m,
         ),
-        ctl: MulticopterControl::new(McParams::default(), &af),
-        out: [0.0; MAX_ROTORS],
+        ctl: MulticopterControl::new(McParams::default(), &multicopter_airframe(&af)),
+        out: [0.0; MAX_MOTORS],
         log: log.clone(),
     };
     ls.attach(0, Box::new(pilot)).expect("attach");

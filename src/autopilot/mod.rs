@@ -2,8 +2,12 @@
 //!
 //! It plugs into the lockstep loop through the `FlightController` seam and sees
 //! the vehicle only through its sensors (unless a scenario asks for ground
-//! truth). Parts: the state [`estimator`], [`multicopter`] control.
+//! truth). Parts: what it is told of the vehicle ([`airframe`]), the state
+//! [`estimator`], [`multicopter`] control, the mission runner
+//! ([`simpleflight`]) and [`setup`], which wires a scenario, a mission and
+//! parameters into a run.
 
+pub mod airframe;
 pub mod chain;
 pub mod estimator;
 pub mod mission_plan;
@@ -12,6 +16,5 @@ pub mod params;
 pub mod setup;
 pub mod simpleflight;
 
-pub use simpleflight::{
-    FlightMode, FlightStatus, SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig,
-};
+pub use airframe::VehicleConfig;
+pub use simpleflight::{FlightMode, FlightStatus, SimpleFlight, SimpleFlightConfig, StatusHandle};

@@ -22,8 +22,8 @@
 
 use nalgebra::{DMatrix, Matrix3, Rotation3, UnitQuaternion, Vector3};
 
+use super::airframe::{MulticopterAirframe, MAX_MOTORS};
 use super::estimator::EstimatedState;
-use crate::physics::multirotor::{MultirotorParams, MAX_ROTORS};
 use crate::world::atmosphere::{G0_M_S2, RHO0_KG_M3};
 
 /// Gains and limits (PX4 parameter names; rate gains in physical units).
@@ -142,16 +142,13 @@ pub struct MulticopterControl {
 impl MulticopterControl {
     /// A controller for an airframe (its geometry, rotor law and mass are the
     /// autopilot's configuration, as PX4's CA_* and VM_* parameters).
-    pub fn new(params: McParams, airframe: &MultirotorParams) -> Self {
-        let geometry = airframe.rotor_geometry();
-        let n = geometry.len().min(MAX_ROTORS);
-        let k_qt = airframe.power_coefficient * airframe.propeller_diameter_m
-            / (std::f64::consts::TAU * airframe.thrust_coefficient);
+    pub fn new(params: McParams, airframe: &MulticopterAirframe) -> Self {
+        let n = airframe.motors.len().min(MAX_MOTORS);
         let mut b = DMatrix::zeros(4, n);
-        for (i, (pos, spin)) in geometry.iter().take(n).enumerate() {
-            b[(0, i)] = -pos.y;
-            b[(1, i)] = pos.x;
-            b[(2, i)] = spin.yaw_sign() * k_qt;
+        for (i, m) in airframe.motors.iter().take(n).enumerate() {
+            b[(0, i)] = -m.pos_frd_m.y;
+            b[(1, i)] = m.pos_frd_m.x;
+            b[(2, i)] = m.yaw_sign * airframe.torque_per_thrust_m;
             b[(3, i)] = 1.0;
         }
         let alloc = b
@@ -168,7 +165,7 @@ impl MulticopterControl {
             mass_kg: airframe.mass_kg,
             inertia: Matrix3::from_diagonal(&Vector3::from(airframe.inertia_kg_m2)),
             rotors: n,
-            max_thrust_rho0_n: airframe.max_thrust_n(RHO0_KG_M3),
+            max_thrust_rho0_n: airframe.max_thrust_per_motor_n,
             alloc,
             alloc_no_yaw,
             vel_int: Vector3::zeros(),
@@ -195,7 +192,7 @@ impl MulticopterControl {
         sp: &McSetpoint,
         est: &EstimatedState,
         dt: f64,
-        out: &mut [f64; MAX_ROTORS],
+        out: &mut [f64; MAX_MOTORS],
     ) {
         out.fill(0.0);
         let p = self.params;

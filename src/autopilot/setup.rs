@@ -1,14 +1,22 @@
 //! Setting up a SimpleFlight run: a mission, a scenario and parameters in, the
 //! lockstep loop with SimpleFlight attached out. Shared by `mavsitl fly` and the
 //! benchmarks, so both run exactly the same thing.
+//!
+//! This is the one place where the autopilot meets the simulator's types: it
+//! turns the scenario's airframe into the [`VehicleConfig`] SimpleFlight is
+//! tuned with. The rest of `autopilot` never touches `physics`.
 
+use super::airframe::{BoatOutputs, MotorConfig, MulticopterAirframe};
 use super::mission_plan::{compile, PlanWarning, Step};
 use super::params::ParamStore;
 use super::{SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig};
 use crate::mission::Mission;
+use crate::physics::boat::{BoatLayout, BoatParams};
+use crate::physics::multirotor::MultirotorParams;
 use crate::scenario::load::Airframe;
 use crate::scenario::{parse_date, Scenario, ScenarioSource};
 use crate::sim::Lockstep;
+use crate::world::atmosphere::RHO0_KG_M3;
 
 /// A flight ready to run.
 pub struct Flight {
@@ -55,8 +63,8 @@ pub fn flight(
         .resolve_airframe(0, source)
         .map_err(|e| e.to_string())?
     {
-        Airframe::Multirotor(p) => VehicleConfig::Multirotor(p),
-        Airframe::Boat(p) => VehicleConfig::Boat(p),
+        Airframe::Multirotor(p) => VehicleConfig::Multirotor(multicopter_airframe(&p)),
+        Airframe::Boat(p) => VehicleConfig::Boat(boat_outputs(&p)),
     };
     let multicopter = matches!(vehicle, VehicleConfig::Multirotor(_));
     let mut params = ParamStore::default();
@@ -123,4 +131,40 @@ pub fn flight(
         warnings,
         params,
     })
+}
+
+/// What a multicopter's autopilot is told of a simulated airframe: rotor
+/// positions and spins, mass, inertia, the rotor's torque-to-thrust ratio and
+/// its full thrust in sea-level standard air.
+pub fn multicopter_airframe(p: &MultirotorParams) -> MulticopterAirframe {
+    MulticopterAirframe {
+        mass_kg: p.mass_kg,
+        inertia_kg_m2: p.inertia_kg_m2,
+        motors: p
+            .rotor_geometry()
+            .iter()
+            .map(|(pos, spin)| MotorConfig {
+                pos_frd_m: pos.xy(),
+                yaw_sign: spin.yaw_sign(),
+            })
+            .collect(),
+        torque_per_thrust_m: p.power_coefficient * p.propeller_diameter_m
+            / (std::f64::consts::TAU * p.thrust_coefficient),
+        max_thrust_per_motor_n: p.max_thrust_n(RHO0_KG_M3),
+    }
+}
+
+/// The output channels of a simulated boat.
+pub fn boat_outputs(p: &BoatParams) -> BoatOutputs {
+    match p.layout {
+        BoatLayout::TwinThrusters => BoatOutputs::Differential {
+            left: p.left_channel,
+            right: p.right_channel,
+            rudder: (p.rudder_area_m2 > 0.0).then_some(p.rudder_channel),
+        },
+        BoatLayout::ThrottleRudder => BoatOutputs::ThrottleRudder {
+            throttle: p.throttle_channel,
+            steering: p.steering_channel,
+        },
+    }
 }

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use nalgebra::{Vector2, Vector3};
 use world_magnetic_model::time::Date;
 
+use super::airframe::{BoatOutputs, VehicleConfig, MAX_MOTORS};
 use super::chain::{Chain, LegLimits, PathTarget};
 use super::estimator::{EstimatedState, Estimator, EstimatorParams};
 use super::mission_plan::Step;
@@ -23,8 +24,6 @@ use crate::geo::{GeoPoint, LocalFrame};
 use crate::guidance::{
     ArAttitudeControl, ArPosControl, ArWpNav, DriverOutput, NavState, RoverDriver,
 };
-use crate::physics::boat::{BoatLayout, BoatParams};
-use crate::physics::multirotor::{MultirotorParams, MAX_ROTORS};
 use crate::sensors::mag::earth_field_ned_gauss;
 use crate::sensors::FixType;
 use crate::time::SimTime;
@@ -62,15 +61,6 @@ impl FlightMode {
             FlightMode::Offboard => "Offboard",
         }
     }
-}
-
-/// The vehicle SimpleFlight flies (its airframe configuration).
-#[derive(Debug, Clone, PartialEq)]
-pub enum VehicleConfig {
-    /// A multicopter.
-    Multirotor(MultirotorParams),
-    /// A boat.
-    Boat(BoatParams),
 }
 
 /// One entry of the mission event log.
@@ -197,7 +187,7 @@ pub struct SimpleFlight {
     touchdown_since: Option<SimTime>,
     // Boat.
     rover: Option<RoverDriver>,
-    boat: Option<BoatParams>,
+    boat: Option<BoatOutputs>,
     out: Actuators,
 }
 
@@ -246,14 +236,10 @@ impl SimpleFlight {
                 let gp = *cfg.params.guidance();
                 let mut rp = gp.rover;
                 rp.is_boat = true;
-                rp.can_pivot = bp.layout == BoatLayout::TwinThrusters;
+                rp.can_pivot = bp.can_pivot();
                 let atc = ArAttitudeControl::new(gp.atc);
                 let wpnav = ArWpNav::new(gp.wp, ArPosControl::new(gp.psc));
-                (
-                    None,
-                    Some(RoverDriver::new(rp, atc, wpnav)),
-                    Some(bp.clone()),
-                )
+                (None, Some(RoverDriver::new(rp, atc, wpnav)), Some(*bp))
             }
         };
         let n = cfg.mission.len();
@@ -785,7 +771,7 @@ impl SimpleFlight {
         if !self.armed {
             sp = McSetpoint::Off;
         }
-        let mut motors = [0.0; MAX_ROTORS];
+        let mut motors = [0.0; MAX_MOTORS];
         if let Some(mc) = self.mc.as_mut() {
             mc.update(&sp, &s, DT, &mut motors);
         }
@@ -843,26 +829,8 @@ impl SimpleFlight {
         self.status.borrow_mut().leg = leg;
         let mut a = Actuators::default();
         if self.armed {
-            if let Some(bp) = &self.boat {
-                let (thr, steer) = (out.throttle, out.steering);
-                let mut set = |ch: usize, v: f64| {
-                    if let Some(c) = a.controls.get_mut(ch) {
-                        *c = v.clamp(-1.0, 1.0);
-                    }
-                };
-                match bp.layout {
-                    BoatLayout::TwinThrusters => {
-                        set(bp.left_channel, thr + steer);
-                        set(bp.right_channel, thr - steer);
-                        if bp.rudder_area_m2 > 0.0 {
-                            set(bp.rudder_channel, steer);
-                        }
-                    }
-                    BoatLayout::ThrottleRudder => {
-                        set(bp.throttle_channel, thr);
-                        set(bp.steering_channel, steer);
-                    }
-                }
+            if let Some(bp) = self.boat {
+                bp.mix(out.throttle, out.steering, &mut a.controls);
             }
         }
         self.out = a;

@@ -7,9 +7,8 @@
 //! clockwise seen from above, i.e. positive yaw in NED); throttle and steering
 //! are normalised −1..1.
 
-use super::control::wrap_pi;
+use super::control::{wrap_pi, GRAVITY_MSS};
 use super::pid::{AcPid, PidGains};
-use crate::world::atmosphere::G0_M_S2;
 
 /// `ATC_*` parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -161,7 +160,7 @@ impl ArAttitudeControl {
 
     /// Maximum lateral acceleration, m/s² (`get_turn_lat_accel_max`).
     pub fn get_turn_lat_accel_max(&self) -> f64 {
-        self.params.turn_max_g.max(0.1) * G0_M_S2
+        self.params.turn_max_g.max(0.1) * GRAVITY_MSS
     }
 
     /// Deceleration limit, m/s² (`get_decel_max`).

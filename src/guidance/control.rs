@@ -9,6 +9,10 @@
 
 use nalgebra::{Vector2, Vector3};
 
+/// Standard gravity, m/s² (ArduPilot's `GRAVITY_MSS`). The guidance keeps its
+/// own copy so that it depends on nothing in the simulator.
+pub const GRAVITY_MSS: f64 = 9.806_65;
+
 /// ArduPilot's `FLT_EPSILON` threshold for `is_zero` and friends.
 pub const EPSILON: f64 = f32::EPSILON as f64;
 
