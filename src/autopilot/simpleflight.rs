@@ -195,8 +195,13 @@ impl SimpleFlight {
     /// SimpleFlight with `cfg`; returns it and a handle on its status.
     pub fn new(cfg: SimpleFlightConfig) -> (Self, StatusHandle) {
         let frame = LocalFrame::new(cfg.home);
-        let mag = earth_field_ned_gauss(&cfg.home, cfg.date)
-            .unwrap_or_else(|_| Vector3::new(0.2, 0.0, 0.4));
+        // The magnetometer of any buildable scenario has a WMM field here (the
+        // sensor refuses the same home and date otherwise); a made-up reference
+        // would show as a heading error, so say so if it is ever used.
+        let mag = earth_field_ned_gauss(&cfg.home, cfg.date).unwrap_or_else(|e| {
+            tracing::warn!(%e, "no WMM field at home; the heading reference falls back to a generic mid-latitude field");
+            Vector3::new(0.2, 0.0, 0.4)
+        });
         let p = &cfg.params;
         let g = |n: &str, d: f64| p.get(n).unwrap_or(d);
         let est_params = EstimatorParams {
