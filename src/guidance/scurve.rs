@@ -884,18 +884,24 @@ impl SCurve {
         self.segment[index.saturating_sub(1)]
     }
 
+    /// A segment of no duration that keeps the previous segment's end state
+    /// (what ArduPilot adds when a jerk phase has zero length).
+    fn add_segment_zero_duration(&mut self, index: &mut usize, b: &Segment, jerk: f64) {
+        self.add_segment(
+            index,
+            b.end_time,
+            SegmentType::ConstantJerk,
+            jerk,
+            b.end_accel,
+            b.end_vel,
+            b.end_pos,
+        );
+    }
+
     fn add_segment_const_jerk(&mut self, index: &mut usize, tj: f64, j0: f64) {
         let b = self.prev(*index);
         if !is_positive(tj) {
-            self.add_segment(
-                index,
-                b.end_time,
-                SegmentType::ConstantJerk,
-                j0,
-                b.end_accel,
-                b.end_vel,
-                b.end_pos,
-            );
+            self.add_segment_zero_duration(index, &b, j0);
             return;
         }
         let t = b.end_time + tj;
@@ -911,15 +917,7 @@ impl SCurve {
     fn add_segment_incr_jerk(&mut self, index: &mut usize, tj: f64, jm: f64) {
         let b = self.prev(*index);
         if !is_positive(tj) {
-            self.add_segment(
-                index,
-                b.end_time,
-                SegmentType::ConstantJerk,
-                0.0,
-                b.end_accel,
-                b.end_vel,
-                b.end_pos,
-            );
+            self.add_segment_zero_duration(index, &b, 0.0);
             return;
         }
         let beta = PI / tj;
@@ -937,15 +935,7 @@ impl SCurve {
     fn add_segment_decr_jerk(&mut self, index: &mut usize, tj: f64, jm: f64) {
         let b = self.prev(*index);
         if !is_positive(tj) {
-            self.add_segment(
-                index,
-                b.end_time,
-                SegmentType::ConstantJerk,
-                0.0,
-                b.end_accel,
-                b.end_vel,
-                b.end_pos,
-            );
+            self.add_segment_zero_duration(index, &b, 0.0);
             return;
         }
         let beta = PI / tj;
