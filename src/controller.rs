@@ -75,9 +75,14 @@ pub struct SensorFrame {
     pub baro: SampleBuf<BaroSample, 16>,
     /// Magnetometer samples.
     pub mag: SampleBuf<MagSample, 16>,
+    /// The power module's reading at the end of the interval.
+    pub battery: Option<PowerModuleSample>,
     /// The true state, only if the controller asked for it.
     pub ground_truth: Option<GroundTruth>,
 }
+
+/// What a battery power module measures (voltage, current, charge used).
+pub use crate::physics::BatteryState as PowerModuleSample;
 
 impl SensorFrame {
     /// Adds one tick's samples.
@@ -102,6 +107,7 @@ impl SensorFrame {
         self.gps.clear();
         self.baro.clear();
         self.mag.clear();
+        self.battery = None;
         self.ground_truth = None;
     }
 }

@@ -341,6 +341,7 @@ impl Lockstep {
             slot.frame.collect(vehicle.samples());
             if slot.rate.is_due(tick + 1) {
                 slot.frame.time = self.sim.time;
+                slot.frame.battery = Some(*vehicle.battery().state());
                 slot.frame.ground_truth = slot
                     .controller
                     .wants_ground_truth()

@@ -9,7 +9,9 @@ use nalgebra::Vector3;
 use thiserror::Error;
 
 use crate::controller::{Actuators, GroundTruth};
-use crate::physics::{Boat, ContactState, GroundContact, Multirotor, RigidBody, StepInputs};
+use crate::physics::{
+    Battery, BatteryParams, Boat, ContactState, GroundContact, Multirotor, RigidBody, StepInputs,
+};
 use crate::replay::KinematicState;
 use crate::rng::{noise_rng, NoiseSource};
 use crate::sensors::{ImuTruth, Sensors, TickSamples};
@@ -56,6 +58,7 @@ pub struct Vehicle {
     sensors: Sensors,
     samples: TickSamples,
     air: IsaCache,
+    battery: Battery,
 }
 
 impl Vehicle {
@@ -100,7 +103,19 @@ impl Vehicle {
             sensors,
             samples: TickSamples::default(),
             air: IsaCache::default(),
+            battery: Battery::new(BatteryParams::default()),
         }
+    }
+
+    /// Replaces the battery with one of `params`, fully reset.
+    pub fn with_battery(mut self, params: BatteryParams) -> Self {
+        self.battery = Battery::new(params);
+        self
+    }
+
+    /// The battery (its state at the end of the latest tick).
+    pub fn battery(&self) -> &Battery {
+        &self.battery
     }
 
     /// The sensors.
@@ -229,6 +244,13 @@ impl Vehicle {
             ),
             None => ContactState::default(),
         };
+        let power_w = match &self.model {
+            VehicleModel::Multirotor(m) => {
+                m.shaft_power_w(env.air.density_kg_m3) / self.battery.params().propulsion_efficiency
+            }
+            VehicleModel::Boat(b) => b.electrical_power_w(),
+        };
+        self.battery.step(power_w, dt_s);
         // 3. Integrate.
         self.body.step(&wrench, &inputs, dt_s);
         if let Some(c) = &self.contact {

@@ -13,8 +13,10 @@ pub mod estimator;
 pub mod mission_plan;
 pub mod multicopter;
 pub mod params;
+pub mod request;
 pub mod setup;
 pub mod simpleflight;
 
 pub use airframe::VehicleConfig;
+pub use request::{Request, RequestQueue};
 pub use simpleflight::{FlightMode, FlightStatus, SimpleFlight, SimpleFlightConfig, StatusHandle};

@@ -118,6 +118,7 @@ pub fn flight(
         params: params.clone(),
         initial_down_m,
         mission: steps,
+        auto_arm: true,
     });
     let mut lockstep = Lockstep::new(sim);
     lockstep

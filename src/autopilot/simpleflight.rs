@@ -2,10 +2,17 @@
 //! multicopter cascade or boat driver → actuators.
 //!
 //! Modes carry PX4's names (they become MAVLink custom modes for ground
-//! stations): Manual, Hold, Takeoff, Mission, Return, Land, Offboard. A run
-//! here arms itself once the pre-arm checks pass (sensors alive, GPS 3-D fix,
-//! estimator aligned) and flies the mission; the summary and events are shared
-//! through [`StatusHandle`].
+//! stations): Manual, Hold, Takeoff, Mission, Return, Land, Offboard. With
+//! `auto_arm` (`mavsitl fly`) it arms itself once the pre-arm checks pass
+//! (sensors alive, GPS 3-D fix, estimator aligned) and flies the mission.
+//! Otherwise it waits on the ground, disarmed in Hold, for [`Request`]s from a
+//! ground station (`mavsitl serve`) and behaves as PX4 does: Takeoff climbs to
+//! the requested altitude and holds, Mission flies the stored mission from the
+//! current item (taking off first if needed) and holds at its end, Return
+//! climbs to `RTL_RETURN_ALT`, flies home and lands, Land lands where it is,
+//! and it disarms `COM_DISARM_LAND` s after touching down or
+//! `COM_DISARM_PRFLT` s after arming without taking off. The summary and events
+//! are shared through [`StatusHandle`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -19,7 +26,10 @@ use super::estimator::{EstimatedState, Estimator, EstimatorParams};
 use super::mission_plan::Step;
 use super::multicopter::{McParams, McSetpoint, MulticopterControl};
 use super::params::ParamStore;
-use crate::controller::{Actuators, ControllerError, FlightController, GroundTruth, SensorFrame};
+use super::request::{Request, RequestQueue};
+use crate::controller::{
+    Actuators, ControllerError, FlightController, GroundTruth, PowerModuleSample, SensorFrame,
+};
 use crate::geo::{GeoPoint, LocalFrame};
 use crate::guidance::{
     ArAttitudeControl, ArPosControl, ArWpNav, DriverOutput, NavState, RoverDriver,
@@ -101,6 +111,25 @@ pub struct FlightStatus {
     pub estimate: Option<EstimatedState>,
     /// Home as the autopilot set it at arming, NED m.
     pub home_ned: Option<Vector3<f64>>,
+    /// Why arming would be refused now (None: ready to arm).
+    pub prearm_failure: Option<String>,
+    /// Data seen from IMU, GPS, barometer, magnetometer.
+    pub sensors_alive: [bool; 4],
+    /// GPS has a 3-D fix.
+    pub gps_fix: bool,
+    /// The vehicle stands on the ground (multicopter: not flying; boats are
+    /// never on the ground).
+    pub on_ground: bool,
+    /// The mission item being executed (or to be executed next).
+    pub current_item: usize,
+    /// Items in the stored mission.
+    pub mission_len: usize,
+    /// The stored mission has been started since it was loaded or reset.
+    pub mission_started: bool,
+    /// The power module's latest reading.
+    pub battery: Option<PowerModuleSample>,
+    /// Horizontal cruise speed in force, m/s.
+    pub cruise_speed_m_s: f64,
 }
 
 /// Shared view of the status (single-threaded loop).
@@ -121,6 +150,9 @@ pub struct SimpleFlightConfig {
     pub initial_down_m: f64,
     /// The mission to fly.
     pub mission: Vec<Step>,
+    /// Arm and fly the mission as soon as the pre-arm checks pass (headless
+    /// runs); otherwise wait for [`Request`]s.
+    pub auto_arm: bool,
 }
 
 /// One primitive the executor runs.
@@ -189,6 +221,16 @@ pub struct SimpleFlight {
     rover: Option<RoverDriver>,
     boat: Option<BoatOutputs>,
     out: Actuators,
+    // Ground-station control.
+    requests: RequestQueue,
+    /// The primitive queue comes from the mission (else from a mode request).
+    from_mission: bool,
+    /// Mode to switch to when a requested program ends (Takeoff → Hold).
+    after_program: Option<FlightMode>,
+    takeoff_alt_m: f64,
+    on_ground: bool,
+    armed_at: SimTime,
+    landed_at: Option<SimTime>,
 }
 
 impl SimpleFlight {
@@ -251,6 +293,15 @@ impl SimpleFlight {
         let status: StatusHandle = Rc::new(RefCell::new(FlightStatus::default()));
         let start = Vector3::new(0.0, 0.0, cfg.initial_down_m);
         let speed_xy = cfg.params.get("MPC_XY_CRUISE").unwrap_or(5.0);
+        {
+            let mut st = status.borrow_mut();
+            st.on_ground = mc.is_some();
+            st.mission_len = n;
+            st.cruise_speed_m_s = speed_xy;
+            st.mode = Some(FlightMode::Hold);
+        }
+        let takeoff_alt_m = cfg.params.get("MIS_TAKEOFF_ALT").unwrap_or(2.5);
+        let on_ground = mc.is_some();
         let ground_truth = cfg.params.get("SF_GROUND_TRUTH").unwrap_or(0.0) != 0.0;
         let sf = SimpleFlight {
             est,
@@ -277,9 +328,21 @@ impl SimpleFlight {
             rover,
             boat,
             out: Actuators::default(),
+            requests: RequestQueue::default(),
+            from_mission: true,
+            after_program: None,
+            takeoff_alt_m,
+            on_ground,
+            armed_at: SimTime::ZERO,
+            landed_at: None,
             cfg,
         };
         (sf, status)
+    }
+
+    /// The queue a ground station puts its requests in.
+    pub fn request_queue(&self) -> RequestQueue {
+        self.requests.clone()
     }
 
     fn event(&self, time: SimTime, kind: &'static str, item: Option<usize>, detail: String) {
@@ -440,58 +503,7 @@ impl SimpleFlight {
                 Step::Delay { time_s } => {
                     self.queue.push((Prim::Hold { at: None, time_s }, Some(i)))
                 }
-                Step::ReturnToLaunch => {
-                    let here = self.state().pos_ned_m;
-                    let radius = self.cfg.params.get("NAV_ACC_RAD").unwrap_or(2.0);
-                    if multicopter {
-                        let rtl_alt = self.cfg.params.get("RTL_RETURN_ALT").unwrap_or(30.0);
-                        let alt = rtl_alt.max(-here.z + self.home_ned.z);
-                        // In reverse: the queue is popped from the end.
-                        self.queue.push((
-                            Prim::Land {
-                                xy: Some([self.home_ned.x, self.home_ned.y]),
-                            },
-                            Some(i),
-                        ));
-                        self.queue.push((
-                            Prim::Leg {
-                                to: Vector3::new(
-                                    self.home_ned.x,
-                                    self.home_ned.y,
-                                    self.home_ned.z - alt,
-                                ),
-                                next: None,
-                                hold_s: 0.0,
-                                radius_m: radius,
-                            },
-                            None,
-                        ));
-                        self.queue.push((
-                            Prim::Climb {
-                                alt_m: alt,
-                                xy: None,
-                            },
-                            None,
-                        ));
-                    } else {
-                        self.queue.push((
-                            Prim::Hold {
-                                at: Some(self.home_ned),
-                                time_s: 0.0,
-                            },
-                            Some(i),
-                        ));
-                        self.queue.push((
-                            Prim::Leg {
-                                to: Vector3::new(self.home_ned.x, self.home_ned.y, 0.0),
-                                next: None,
-                                hold_s: 0.0,
-                                radius_m: radius,
-                            },
-                            None,
-                        ));
-                    }
-                }
+                Step::ReturnToLaunch => self.push_return(Some(i)),
                 Step::Land { pos_ne } => {
                     if multicopter {
                         self.queue.push((Prim::Land { xy: pos_ne }, Some(i)));
@@ -506,6 +518,57 @@ impl SimpleFlight {
                     }
                 }
             }
+        }
+    }
+
+    /// Queues a return to home (climb to RTL_RETURN_ALT, fly home, land; a
+    /// boat sails home and holds there). `item` is the mission item, if any.
+    fn push_return(&mut self, item: Option<usize>) {
+        let here = self.state().pos_ned_m;
+        let radius = self.cfg.params.get("NAV_ACC_RAD").unwrap_or(2.0);
+        if self.mc.is_some() {
+            let rtl_alt = self.cfg.params.get("RTL_RETURN_ALT").unwrap_or(30.0);
+            let alt = rtl_alt.max(-here.z + self.home_ned.z);
+            // In reverse: the queue is popped from the end.
+            self.queue.push((
+                Prim::Land {
+                    xy: Some([self.home_ned.x, self.home_ned.y]),
+                },
+                item,
+            ));
+            self.queue.push((
+                Prim::Leg {
+                    to: Vector3::new(self.home_ned.x, self.home_ned.y, self.home_ned.z - alt),
+                    next: None,
+                    hold_s: 0.0,
+                    radius_m: radius,
+                },
+                None,
+            ));
+            self.queue.push((
+                Prim::Climb {
+                    alt_m: alt,
+                    xy: None,
+                },
+                None,
+            ));
+        } else {
+            self.queue.push((
+                Prim::Hold {
+                    at: Some(self.home_ned),
+                    time_s: 0.0,
+                },
+                item,
+            ));
+            self.queue.push((
+                Prim::Leg {
+                    to: Vector3::new(self.home_ned.x, self.home_ned.y, 0.0),
+                    next: None,
+                    hold_s: 0.0,
+                    radius_m: radius,
+                },
+                None,
+            ));
         }
     }
 
@@ -533,18 +596,13 @@ impl SimpleFlight {
         let s = self.state();
         if let Some(i) = item {
             self.event(now, "item_current", Some(i), String::new());
+            self.status.borrow_mut().current_item = i;
         }
         let l = self.limits();
         match prim {
             Prim::Climb { alt_m, xy } => {
-                self.set_mode(
-                    now,
-                    if item.is_some() {
-                        FlightMode::Takeoff
-                    } else {
-                        FlightMode::Return
-                    },
-                );
+                self.on_ground = false;
+                self.status.borrow_mut().on_ground = false;
                 let from = s.pos_ned_m;
                 let xy = xy.unwrap_or([from.x, from.y]);
                 let mut lim = l;
@@ -567,11 +625,6 @@ impl SimpleFlight {
                 self.last_target = None;
             }
             Prim::Leg { to, next, .. } => {
-                if item.is_some() {
-                    self.set_mode(now, FlightMode::Mission);
-                } else {
-                    self.set_mode(now, FlightMode::Return);
-                }
                 if let Some(r) = self.rover.as_mut() {
                     let ns = nav_state(&s, now, true);
                     r.auto_set_waypoint(to.xy(), next.map(|n| n.xy()), &ns);
@@ -599,7 +652,6 @@ impl SimpleFlight {
                 }
             }
             Prim::Land { .. } => {
-                self.set_mode(now, FlightMode::Land);
                 self.touchdown_since = None;
             }
         }
@@ -620,26 +672,315 @@ impl SimpleFlight {
     }
 
     fn step_mission(&mut self, now: SimTime) {
-        if self.status.borrow().finished || self.status.borrow().landed {
+        if self.phase != Phase::Idle {
             return;
         }
-        if self.phase == Phase::Idle {
+        if self.from_mission {
+            if self.status.borrow().finished || self.status.borrow().landed {
+                return;
+            }
             self.load_next(now);
-            match self.queue.pop() {
-                Some((prim, item)) => self.start_prim(now, prim, item),
-                None => {
+        }
+        match self.queue.pop() {
+            Some((prim, item)) => self.start_prim(now, prim, item),
+            None if self.from_mission => self.finish_mission(now),
+            None => {
+                if let Some(mode) = self.after_program.take() {
+                    self.enter_mode(now, mode);
+                }
+            }
+        }
+    }
+
+    /// The mission has no more items: hold where it ended.
+    fn finish_mission(&mut self, now: SimTime) {
+        let mut st = self.status.borrow_mut();
+        if st.finished {
+            return;
+        }
+        st.finished = true;
+        drop(st);
+        self.event(now, "mission_finished", None, String::new());
+        if self.status.borrow().landed {
+            return;
+        }
+        let here = self.state().pos_ned_m;
+        self.hold_pos = self.last_target.map_or(here, |t| t.pos);
+        self.set_mode(now, FlightMode::Hold);
+        self.from_mission = false;
+        if let Some(r) = self.rover.as_mut() {
+            let s = self.est.state();
+            r.start_loiter(&nav_state(&s, now, true));
+        }
+    }
+
+    /// Arms (the caller has checked the pre-arm state).
+    fn arm(&mut self, now: SimTime) {
+        self.armed = true;
+        self.armed_at = now;
+        self.landed_at = None;
+        {
+            let mut st = self.status.borrow_mut();
+            st.armed = true;
+            st.landed = false;
+        }
+        self.event(now, "armed", None, String::new());
+        if let Some(mc) = self.mc.as_mut() {
+            mc.reset();
+        }
+        let here = self.state().pos_ned_m;
+        self.hold_pos = here;
+        let down = if self.on_ground || self.mc.is_none() {
+            self.cfg.initial_down_m
+        } else {
+            here.z
+        };
+        self.home_ned = Vector3::new(here.x, here.y, down);
+        self.status.borrow_mut().home_ned = Some(self.home_ned);
+        let (_, _, yaw) = self.state().att_ned_frd.euler_angles();
+        self.yaw_sp = yaw;
+        self.chain.restart(Vector3::new(here.x, here.y, down));
+        self.last_target = None;
+    }
+
+    fn disarm(&mut self, now: SimTime, why: &str) {
+        self.armed = false;
+        self.status.borrow_mut().armed = false;
+        self.event(now, "disarmed", None, why.to_string());
+        self.queue.clear();
+        self.phase = Phase::Idle;
+        self.after_program = None;
+        if self.mc.is_some() && self.from_mission {
+            // A mission interrupted by a disarm waits for a new start.
+            self.from_mission = false;
+        }
+    }
+
+    /// Switches mode and sets up what the mode flies (nothing happens while
+    /// disarmed; arming starts it).
+    fn enter_mode(&mut self, now: SimTime, mode: FlightMode) {
+        self.set_mode(now, mode);
+        self.queue.clear();
+        self.phase = Phase::Idle;
+        self.after_program = None;
+        self.from_mission = false;
+        if !self.armed {
+            return;
+        }
+        let multicopter = self.mc.is_some();
+        match mode {
+            FlightMode::Mission => {
+                self.from_mission = true;
+                self.status.borrow_mut().mission_started = true;
+                if self.status.borrow().finished {
+                    // PX4 holds at the end of a finished mission until the
+                    // current item is set again.
+                    self.from_mission = false;
+                    self.queue.push((
+                        Prim::Hold {
+                            at: None,
+                            time_s: f64::INFINITY,
+                        },
+                        None,
+                    ));
+                } else if multicopter && self.on_ground {
+                    let alt = self
+                        .cfg
+                        .mission
+                        .iter()
+                        .skip(self.next_step)
+                        .find_map(|s| match s {
+                            Step::Takeoff { .. } => Some(None),
+                            Step::Waypoint { pos, .. } => Some(Some(-pos.z + self.home_ned.z)),
+                            _ => None,
+                        })
+                        .unwrap_or(Some(self.takeoff_alt_m));
+                    if let Some(alt) = alt {
+                        self.queue.push((
+                            Prim::Climb {
+                                alt_m: alt.max(self.takeoff_alt_m),
+                                xy: None,
+                            },
+                            None,
+                        ));
+                    }
+                }
+            }
+            FlightMode::Takeoff => {
+                if multicopter {
+                    self.queue.push((
+                        Prim::Climb {
+                            alt_m: self.takeoff_alt_m,
+                            xy: None,
+                        },
+                        None,
+                    ));
+                    self.after_program = Some(FlightMode::Hold);
+                } else {
+                    self.set_mode(now, FlightMode::Hold);
+                    self.enter_hold();
+                }
+            }
+            FlightMode::Return => {
+                self.push_return(None);
+                if !multicopter {
+                    self.after_program = Some(FlightMode::Hold);
+                }
+            }
+            FlightMode::Land => {
+                if multicopter {
+                    if !self.on_ground {
+                        self.queue.push((Prim::Land { xy: None }, None));
+                    }
+                } else {
+                    self.enter_hold();
+                }
+            }
+            FlightMode::Hold | FlightMode::Manual | FlightMode::Offboard => self.enter_hold(),
+        }
+    }
+
+    fn enter_hold(&mut self) {
+        if self.mc.is_some() && self.on_ground {
+            return;
+        }
+        self.queue.push((
+            Prim::Hold {
+                at: None,
+                time_s: f64::INFINITY,
+            },
+            None,
+        ));
+    }
+
+    /// Applies the queued ground-station requests.
+    fn apply_requests(&mut self, now: SimTime) {
+        loop {
+            let Some(req) = self.requests.borrow_mut().pop_front() else {
+                break;
+            };
+            self.apply(now, req);
+        }
+    }
+
+    fn apply(&mut self, now: SimTime, req: Request) {
+        match req {
+            Request::Arm => {
+                if self.armed {
+                    return;
+                }
+                if let Some(why) = self.preflight_failure(now) {
+                    self.event(now, "refused", None, format!("arming: {why}"));
+                    return;
+                }
+                self.arm(now);
+                let mode = self.mode;
+                self.enter_mode(now, mode);
+            }
+            Request::Disarm { force } => {
+                if !self.armed {
+                    return;
+                }
+                if !force && self.mc.is_some() && !self.on_ground {
+                    self.event(now, "refused", None, "disarming: in the air".into());
+                    return;
+                }
+                if force {
+                    self.on_ground = self.mc.is_some();
+                    self.status.borrow_mut().on_ground = self.on_ground;
+                }
+                self.disarm(now, if force { "forced" } else { "" });
+            }
+            Request::SetMode(mode) => self.enter_mode(now, mode),
+            Request::Takeoff { alt_m } => {
+                self.takeoff_alt_m = alt_m;
+                self.enter_mode(now, FlightMode::Takeoff);
+            }
+            Request::Reposition { ne_m, down_m } => {
+                let s = self.state();
+                let base = self.last_target.map_or(s.pos_ned_m, |t| t.pos);
+                let to = Vector3::new(
+                    ne_m.map_or(base.x, |v| v[0]),
+                    ne_m.map_or(base.y, |v| v[1]),
+                    down_m.unwrap_or(base.z),
+                );
+                self.enter_mode(now, FlightMode::Hold);
+                if !self.armed || (self.mc.is_some() && self.on_ground) {
+                    return;
+                }
+                let radius = self.cfg.params.get("NAV_ACC_RAD").unwrap_or(2.0);
+                let to = if self.mc.is_some() {
+                    to
+                } else {
+                    Vector3::new(to.x, to.y, 0.0)
+                };
+                self.queue.clear();
+                self.queue.push((
+                    Prim::Hold {
+                        at: Some(to),
+                        time_s: f64::INFINITY,
+                    },
+                    None,
+                ));
+                self.queue.push((
+                    Prim::Leg {
+                        to,
+                        next: None,
+                        hold_s: 0.0,
+                        radius_m: radius,
+                    },
+                    None,
+                ));
+            }
+            Request::ChangeSpeed(speed) => {
+                self.speed_xy = speed;
+                self.status.borrow_mut().cruise_speed_m_s = speed;
+                let l = self.limits();
+                self.chain.set_speed(&l);
+                if let Some(r) = self.rover.as_mut() {
+                    r.set_desired_speed(speed);
+                }
+            }
+            Request::SetCurrent(seq) => {
+                let seq = seq.min(self.cfg.mission.len());
+                self.next_step = seq;
+                self.jumps_left.iter_mut().for_each(|j| *j = None);
+                {
                     let mut st = self.status.borrow_mut();
-                    if !st.finished {
-                        st.finished = true;
-                        drop(st);
-                        self.event(now, "mission_finished", None, String::new());
-                        let here = self.state().pos_ned_m;
-                        self.hold_pos = self.last_target.map_or(here, |t| t.pos);
-                        self.set_mode(now, FlightMode::Hold);
-                        if let Some(r) = self.rover.as_mut() {
-                            let s = self.est.state();
-                            r.start_loiter(&nav_state(&s, now, true));
-                        }
+                    st.current_item = seq;
+                    st.finished = false;
+                }
+                if self.mode == FlightMode::Mission {
+                    self.enter_mode(now, FlightMode::Mission);
+                }
+            }
+            Request::SetMission(steps) => {
+                let n = steps.len();
+                self.cfg.mission = steps;
+                self.jumps_left = vec![None; n];
+                self.next_step = 0;
+                {
+                    let mut st = self.status.borrow_mut();
+                    st.current_item = 0;
+                    st.mission_len = n;
+                    st.finished = false;
+                    st.mission_started = false;
+                }
+                if self.mode == FlightMode::Mission {
+                    self.enter_mode(now, FlightMode::Hold);
+                }
+            }
+            Request::SetHome(pos) => {
+                self.home_ned = pos;
+                self.status.borrow_mut().home_ned = Some(pos);
+            }
+            Request::SetParam(name, value) => {
+                if self.cfg.params.set(name, value).is_ok() {
+                    match name {
+                        "MPC_XY_CRUISE" => self.apply(now, Request::ChangeSpeed(value)),
+                        "MIS_TAKEOFF_ALT" => self.takeoff_alt_m = value,
+                        "SF_GROUND_TRUTH" => self.ground_truth = value != 0.0,
+                        _ => {}
                     }
                 }
             }
@@ -756,14 +1097,21 @@ impl SimpleFlight {
                         (true, None) => self.touchdown_since = Some(now),
                         (true, Some(t0)) if now.secs_since(t0) > 1.0 => {
                             self.event(now, "landed", item, String::new());
-                            self.armed = false;
-                            self.event(now, "disarmed", None, String::new());
+                            self.on_ground = true;
+                            self.landed_at = Some(now);
                             {
                                 let mut st = self.status.borrow_mut();
                                 st.landed = true;
-                                st.armed = false;
+                                st.on_ground = true;
                             }
                             self.finish_prim(now, item);
+                            if self.from_mission
+                                && self.queue.is_empty()
+                                && self.next_step >= self.cfg.mission.len()
+                            {
+                                self.finish_mission(now);
+                            }
+                            self.disarm(now, "landed");
                             sp = McSetpoint::Off;
                         }
                         (false, _) => self.touchdown_since = None,
@@ -773,7 +1121,14 @@ impl SimpleFlight {
             }
         }
         self.status.borrow_mut().leg = leg;
-        if !self.armed {
+        let climbing = matches!(
+            self.phase,
+            Phase::Running {
+                prim: Prim::Climb { .. },
+                ..
+            }
+        );
+        if !self.armed || (self.on_ground && !climbing) {
             sp = McSetpoint::Off;
         }
         let mut motors = [0.0; MAX_MOTORS];
@@ -900,30 +1255,32 @@ impl FlightController for SimpleFlight {
             self.sensors_seen[3] = true;
             self.est.on_mag(m);
         }
-        self.status.borrow_mut().estimate = Some(self.state());
+        {
+            let mut st = self.status.borrow_mut();
+            st.estimate = Some(self.state());
+            st.sensors_alive = self.sensors_seen;
+            st.gps_fix = self.gps_ok;
+            if f.battery.is_some() {
+                st.battery = f.battery;
+            }
+        }
         let failed = self.status.borrow().failure.is_some();
         if failed {
             self.out = Actuators::default();
             return Ok(());
         }
-        if !self.armed && !self.status.borrow().landed {
-            match self.preflight_failure(now) {
+        let prearm = self.preflight_failure(now);
+        if self.status.borrow().prearm_failure != prearm {
+            self.status.borrow_mut().prearm_failure = prearm.clone();
+        }
+        self.apply_requests(now);
+        if self.cfg.auto_arm && !self.armed && !self.status.borrow().landed {
+            match prearm {
                 None => {
-                    self.armed = true;
-                    self.status.borrow_mut().armed = true;
-                    self.event(now, "armed", None, String::new());
-                    if let Some(mc) = self.mc.as_mut() {
-                        mc.reset();
-                    }
-                    let here = self.state().pos_ned_m;
-                    self.hold_pos = here;
-                    self.home_ned = Vector3::new(here.x, here.y, self.cfg.initial_down_m);
-                    self.status.borrow_mut().home_ned = Some(self.home_ned);
-                    let (_, _, yaw) = self.state().att_ned_frd.euler_angles();
-                    self.yaw_sp = yaw;
-                    self.chain
-                        .restart(Vector3::new(here.x, here.y, self.cfg.initial_down_m));
+                    self.arm(now);
                     self.set_mode(now, FlightMode::Mission);
+                    self.from_mission = true;
+                    self.status.borrow_mut().mission_started = true;
                 }
                 Some(reason) if now > SimTime::from_secs(60) => {
                     self.status.borrow_mut().failure = Some(format!("arming refused: {reason}"));
@@ -931,6 +1288,16 @@ impl FlightController for SimpleFlight {
                 }
                 Some(_) => {}
             }
+        }
+        let prflt = self.cfg.params.get("COM_DISARM_PRFLT").unwrap_or(10.0);
+        if !self.cfg.auto_arm
+            && self.armed
+            && self.on_ground
+            && self.mc.is_some()
+            && prflt > 0.0
+            && now.secs_since(self.armed_at) > prflt
+        {
+            self.disarm(now, "no take-off after arming (COM_DISARM_PRFLT)");
         }
         if self.armed {
             self.step_mission(now);

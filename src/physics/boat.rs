@@ -37,6 +37,10 @@ use super::params::{check_range, check_range3, params_struct, ParamError};
 use super::rigid_body::{BodyState, MassError, MassProperties, Wrench};
 use crate::world::Environment;
 
+/// Static thrust per electrical watt of a small electric marine thruster, N/W
+/// (a Blue Robotics T200 at 16 V gives about 0.12 N/W near full power).
+pub const THRUSTER_N_PER_W: f64 = 0.12;
+
 /// How the boat's actuators are arranged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -278,6 +282,11 @@ impl Boat {
     /// Current thrust of the (left, right) or (centre, –) thrusters, N.
     pub fn thrust_n(&self) -> [f64; 2] {
         self.thrust_n
+    }
+
+    /// Electrical power the thrusters draw, W: |thrust| / [`THRUSTER_N_PER_W`].
+    pub fn electrical_power_w(&self) -> f64 {
+        self.thrust_n.iter().map(|t| t.abs()).sum::<f64>() / THRUSTER_N_PER_W
     }
 
     /// Current rudder angle, rad (positive turns right).

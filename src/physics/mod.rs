@@ -5,12 +5,14 @@
 //! Nothing here reads sensors, the wall clock or the scenario file.
 
 pub mod airframes;
+pub mod battery;
 pub mod boat;
 pub mod contact;
 pub mod multirotor;
 pub(crate) mod params;
 pub mod rigid_body;
 
+pub use battery::{Battery, BatteryParams, BatteryState};
 pub use boat::{Boat, BoatLayout, BoatOverrides, BoatParams};
 pub use contact::{ContactState, GroundContact};
 pub use multirotor::{FrameLayout, Multirotor, MultirotorOverrides, MultirotorParams};

@@ -340,6 +340,14 @@ impl Multirotor {
         }
     }
 
+    /// Total shaft power of the rotors at air density `rho` (drag torque × speed), W.
+    pub fn shaft_power_w(&self, rho_kg_m3: f64) -> f64 {
+        self.rotors[..self.count]
+            .iter()
+            .map(|r| self.k_torque * rho_kg_m3 * r.speed_rad_s.powi(3))
+            .sum()
+    }
+
     /// Rotor speeds and thrusts at air density `rho`.
     pub fn rotor_outputs(&self, rho_kg_m3: f64, out: &mut [RotorOutput; MAX_ROTORS]) {
         for (o, r) in out.iter_mut().zip(&self.rotors[..self.count]) {

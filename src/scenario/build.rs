@@ -116,15 +116,18 @@ impl Scenario {
             )
             .map_err(|e| invalid(format!("{key}.sensors"), e.to_string()))?;
             let body = RigidBody::new(mass, state).with_integrator(self.integrator);
-            vehicles.push(Vehicle::new(
-                spec.name.clone(),
-                i as u32,
-                body,
-                model,
-                sensors,
-                &world,
-                self.seed,
-            ));
+            vehicles.push(
+                Vehicle::new(
+                    spec.name.clone(),
+                    i as u32,
+                    body,
+                    model,
+                    sensors,
+                    &world,
+                    self.seed,
+                )
+                .with_battery(spec.battery),
+            );
         }
         Ok(Simulation::new(world, vehicles, rate))
     }

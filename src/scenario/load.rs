@@ -17,6 +17,7 @@ use super::{
     AirframeOverrides, ControllerSpec, EnvironmentSpec, Home, InitialPose, RecordSpec, Scenario,
     VehicleKind, VehicleSpec,
 };
+use crate::physics::BatteryParams;
 use crate::physics::{airframes, BoatParams, Integrator, MultirotorParams, ParamError};
 use crate::sensors::SensorsSpec;
 use crate::time::PhysicsRate;
@@ -122,6 +123,8 @@ struct VehicleFile<'a> {
     controller: ControllerSpec,
     #[serde(default)]
     sensors: SensorsSpec,
+    #[serde(default)]
+    battery: BatteryParams,
 }
 
 fn default_date() -> String {
@@ -246,6 +249,7 @@ impl Scenario {
                 initial: v.initial.clone(),
                 controller: v.controller.clone(),
                 sensors: v.sensors.clone(),
+                battery: v.battery,
             });
         }
         let scenario = Scenario {
@@ -330,6 +334,9 @@ impl Scenario {
             check_initial(&v.initial).or_else(|(k, m)| bad(&format!("{key}.initial.{k}"), m))?;
             if let Err(e) = v.sensors.validate(rate) {
                 return bad(&format!("{key}.sensors"), e.to_string());
+            }
+            if let Err(e) = v.battery.validate() {
+                return bad(&format!("{key}.{}", e.field), e.problem);
             }
             match &v.controller {
                 ControllerSpec::Passive(p) => {

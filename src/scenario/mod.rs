@@ -135,6 +135,8 @@ pub struct VehicleSpec {
     pub controller: ControllerSpec,
     /// Its sensors.
     pub sensors: SensorsSpec,
+    /// Its battery.
+    pub battery: crate::physics::BatteryParams,
 }
 
 /// Initial pose and motion of a vehicle.

@@ -1,0 +1,57 @@
+//! Requests a ground station makes of SimpleFlight (arm, change mode, load a
+//! mission …), queued by the GCS endpoint and applied at the start of
+//! SimpleFlight's next control cycle, in order.
+//!
+//! The endpoint validates what it can answer at once (pre-arm state, ranges)
+//! against [`super::FlightStatus`] and acknowledges; SimpleFlight re-checks
+//! when it applies a request and logs a `refused` event if the situation
+//! changed in between (one control cycle, 4 ms of sim time).
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use nalgebra::Vector3;
+
+use super::mission_plan::Step;
+use super::FlightMode;
+
+/// One request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// Arm the motors (refused unless the pre-arm checks pass).
+    Arm,
+    /// Disarm; without `force` only on the ground.
+    Disarm {
+        /// Disarm even in the air (MAVSDK `kill`).
+        force: bool,
+    },
+    /// Switch to a mode (Hold, Mission, Return, Land, Takeoff).
+    SetMode(FlightMode),
+    /// Take off to `alt_m` above home, then hold.
+    Takeoff {
+        /// Altitude above home, m.
+        alt_m: f64,
+    },
+    /// Fly to a point and hold there (Hold mode). Components left `None` keep
+    /// the current target's.
+    Reposition {
+        /// North, east (NED m), if given.
+        ne_m: Option<[f64; 2]>,
+        /// Down (NED m), if given.
+        down_m: Option<f64>,
+    },
+    /// Change the horizontal cruise speed, m/s.
+    ChangeSpeed(f64),
+    /// Continue the mission at item `seq`.
+    SetCurrent(usize),
+    /// Replace the mission (one step per mission item).
+    SetMission(Vec<Step>),
+    /// Move home to this NED point, m.
+    SetHome(Vector3<f64>),
+    /// Set a parameter (already range-checked by the caller).
+    SetParam(&'static str, f64),
+}
+
+/// The shared queue (single-threaded loop).
+pub type RequestQueue = Rc<RefCell<VecDeque<Request>>>;

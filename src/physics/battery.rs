@@ -1,0 +1,235 @@
+//! A LiPo battery pack that drains with the electrical power the vehicle draws.
+//!
+//! The pack is `cells` LiPo cells in series with an open-circuit voltage that
+//! follows a typical LiPo discharge curve over the state of charge, and one
+//! internal resistance: terminal voltage = OCV(SoC)·cells − I·R. The load is the
+//! electrical power of the propulsion (for rotors, shaft power over the motor
+//! and ESC efficiency, see [`crate::physics::Multirotor::shaft_power_w`]; for
+//! thrusters [`crate::physics::Boat::electrical_power_w`]) plus a constant
+//! avionics current. Charge is integrated exactly per tick (no allocation, no RNG).
+
+use serde::{Deserialize, Serialize};
+
+use super::params::ParamError;
+
+/// Open-circuit cell voltage (V) at state of charge 0, 0.1, …, 1.0: a typical
+/// LiPo discharge curve at low C.
+const LIPO_OCV_V: [f64; 11] = [
+    3.27, 3.61, 3.69, 3.71, 3.73, 3.77, 3.80, 3.84, 3.92, 4.03, 4.20,
+];
+
+/// Battery parameters (a scenario vehicle's `battery` object).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BatteryParams {
+    /// LiPo cells in series.
+    pub cells: u32,
+    /// Capacity, mAh.
+    pub capacity_mah: f64,
+    /// Pack internal resistance, Ω.
+    pub internal_resistance_ohm: f64,
+    /// Current drawn by everything but propulsion, A.
+    pub avionics_current_a: f64,
+    /// Motor + ESC efficiency of rotor propulsion (shaft power / electrical
+    /// power), 0..1.
+    pub propulsion_efficiency: f64,
+    /// State of charge at start, 0..1.
+    pub initial_charge: f64,
+}
+
+impl Default for BatteryParams {
+    fn default() -> Self {
+        BatteryParams {
+            cells: 4,
+            capacity_mah: 5000.0,
+            internal_resistance_ohm: 0.02,
+            avionics_current_a: 0.5,
+            propulsion_efficiency: 0.7,
+            initial_charge: 1.0,
+        }
+    }
+}
+
+impl BatteryParams {
+    /// Checks ranges.
+    ///
+    /// # Errors
+    /// The first field out of range.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let bad = |field: &'static str, reason: &str| {
+            Err(ParamError {
+                field: format!("battery.{field}"),
+                problem: reason.to_string(),
+            })
+        };
+        if !(1..=24).contains(&self.cells) {
+            return bad("cells", "must be 1..24");
+        }
+        if !(self.capacity_mah.is_finite() && self.capacity_mah > 0.0) {
+            return bad("capacity_mah", "must be positive");
+        }
+        if !(self.internal_resistance_ohm.is_finite() && self.internal_resistance_ohm >= 0.0) {
+            return bad("internal_resistance_ohm", "must be ≥ 0");
+        }
+        if !(self.avionics_current_a.is_finite() && self.avionics_current_a >= 0.0) {
+            return bad("avionics_current_a", "must be ≥ 0");
+        }
+        if !(self.propulsion_efficiency > 0.0 && self.propulsion_efficiency <= 1.0) {
+            return bad("propulsion_efficiency", "must be in (0, 1]");
+        }
+        if !(0.0..=1.0).contains(&self.initial_charge) {
+            return bad("initial_charge", "must be in 0..1");
+        }
+        Ok(())
+    }
+}
+
+/// What the battery's power module reports.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BatteryState {
+    /// Terminal voltage, V.
+    pub voltage_v: f64,
+    /// Current drawn, A.
+    pub current_a: f64,
+    /// Charge consumed since start, mAh.
+    pub consumed_mah: f64,
+    /// Energy consumed since start, J.
+    pub consumed_j: f64,
+    /// Remaining charge, 0..1.
+    pub remaining: f64,
+    /// Open-circuit voltage of one cell, V.
+    pub cell_ocv_v: f64,
+}
+
+/// A battery pack.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Battery {
+    params: BatteryParams,
+    state: BatteryState,
+}
+
+/// Open-circuit voltage of one cell at state of charge `soc` (clamped to 0..1), V.
+pub fn lipo_cell_ocv_v(soc: f64) -> f64 {
+    let x = soc.clamp(0.0, 1.0) * 10.0;
+    let i = (x.floor() as usize).min(9);
+    let f = x - i as f64;
+    LIPO_OCV_V[i] + f * (LIPO_OCV_V[i + 1] - LIPO_OCV_V[i])
+}
+
+impl Battery {
+    /// A pack with `params`, charged to `params.initial_charge`.
+    pub fn new(params: BatteryParams) -> Self {
+        let mut b = Battery {
+            params,
+            state: BatteryState::default(),
+        };
+        b.state.remaining = params.initial_charge.clamp(0.0, 1.0);
+        b.settle(params.avionics_current_a);
+        b
+    }
+
+    /// Parameters.
+    pub fn params(&self) -> &BatteryParams {
+        &self.params
+    }
+
+    /// The latest state.
+    pub fn state(&self) -> &BatteryState {
+        &self.state
+    }
+
+    /// Terminal voltage and current for the present charge and a load current.
+    fn settle(&mut self, current_a: f64) {
+        let p = &self.params;
+        let ocv = lipo_cell_ocv_v(self.state.remaining);
+        self.state.cell_ocv_v = ocv;
+        self.state.current_a = current_a;
+        self.state.voltage_v =
+            (ocv * p.cells as f64 - current_a * p.internal_resistance_ohm).max(0.0);
+    }
+
+    /// Draws `electrical_power_w` for propulsion plus the avionics current for
+    /// `dt_s` seconds.
+    pub fn step(&mut self, electrical_power_w: f64, dt_s: f64) {
+        let p = self.params;
+        let electrical = if electrical_power_w.is_finite() {
+            electrical_power_w.max(0.0)
+        } else {
+            0.0
+        };
+        let ocv_pack = lipo_cell_ocv_v(self.state.remaining) * p.cells as f64;
+        // I from P = (OCV − I·R)·I, the smaller root; limited to the pack's
+        // maximum-power current OCV / 2R.
+        let r = p.internal_resistance_ohm;
+        let i_prop = if r > 0.0 {
+            let disc = ocv_pack * ocv_pack - 4.0 * r * electrical;
+            if disc > 0.0 {
+                (ocv_pack - disc.sqrt()) / (2.0 * r)
+            } else {
+                ocv_pack / (2.0 * r)
+            }
+        } else if ocv_pack > 0.0 {
+            electrical / ocv_pack
+        } else {
+            0.0
+        };
+        let current = i_prop + p.avionics_current_a;
+        self.state.cell_ocv_v = ocv_pack / p.cells as f64;
+        self.state.current_a = current;
+        self.state.voltage_v = (ocv_pack - current * r).max(0.0);
+        self.state.consumed_j += self.state.voltage_v * current * dt_s;
+        let used_mah = current * dt_s / 3.6;
+        self.state.consumed_mah += used_mah;
+        self.state.remaining = (self.state.remaining - used_mah / p.capacity_mah).max(0.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ocv_curve_is_monotonic_and_spans_lipo_range() {
+        assert!((lipo_cell_ocv_v(1.0) - 4.2).abs() < 1e-12);
+        assert!((lipo_cell_ocv_v(0.0) - 3.27).abs() < 1e-12);
+        let mut last = 0.0;
+        for i in 0..=1000 {
+            let v = lipo_cell_ocv_v(i as f64 / 1000.0);
+            assert!(v >= last);
+            last = v;
+        }
+    }
+
+    #[test]
+    fn charge_integrates_current_exactly() {
+        // 10 A for 360 s = 1000 mAh.
+        let p = BatteryParams {
+            internal_resistance_ohm: 0.0,
+            avionics_current_a: 10.0,
+            ..BatteryParams::default()
+        };
+        let mut b = Battery::new(p);
+        for _ in 0..360_000 {
+            b.step(0.0, 0.001);
+        }
+        assert!((b.state().consumed_mah - 1000.0).abs() < 1e-6);
+        assert!((b.state().remaining - 0.8).abs() < 1e-9);
+    }
+
+    #[test]
+    fn power_balance_holds_with_internal_resistance() {
+        let p = BatteryParams {
+            avionics_current_a: 0.0,
+            propulsion_efficiency: 1.0,
+            ..BatteryParams::default()
+        };
+        let mut b = Battery::new(p);
+        b.step(300.0, 0.001);
+        let s = b.state();
+        // Terminal power equals the load.
+        assert!((s.voltage_v * s.current_a - 300.0).abs() < 1e-6);
+        // Sag: V = OCV − I·R.
+        let ocv = s.cell_ocv_v * 4.0;
+        assert!((ocv - s.current_a * 0.02 - s.voltage_v).abs() < 1e-9);
+    }
+}
