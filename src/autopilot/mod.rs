@@ -10,6 +10,7 @@
 pub mod airframe;
 pub mod chain;
 pub mod estimator;
+pub mod gcs;
 pub mod mission_plan;
 pub mod multicopter;
 pub mod params;

@@ -19,8 +19,11 @@ use super::FlightMode;
 /// One request.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    /// Arm the motors (refused unless the pre-arm checks pass).
-    Arm,
+    /// Arm the motors (refused unless the pre-arm checks pass or `force`).
+    Arm {
+        /// Skip the pre-arm checks (PX4's force-arm, magic 21196).
+        force: bool,
+    },
     /// Disarm; without `force` only on the ground.
     Disarm {
         /// Disarm even in the air (MAVSDK `kill`).

@@ -9,7 +9,7 @@
 use super::airframe::{BoatOutputs, MotorConfig, MulticopterAirframe};
 use super::mission_plan::{compile, PlanWarning, Step};
 use super::params::ParamStore;
-use super::{SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig};
+use super::{RequestQueue, SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig};
 use crate::mission::Mission;
 use crate::physics::boat::{BoatLayout, BoatParams};
 use crate::physics::multirotor::MultirotorParams;
@@ -26,12 +26,16 @@ pub struct Flight {
     pub status: StatusHandle,
     /// Whether the vehicle is a multicopter.
     pub multicopter: bool,
+    /// Motors (multicopter) or 0.
+    pub motors: usize,
     /// Mission items SimpleFlight will perform (skipped ones excluded).
     pub total_items: usize,
     /// Items that will be skipped, with why.
     pub warnings: Vec<PlanWarning>,
     /// The parameters in force.
     pub params: ParamStore,
+    /// Where ground-station requests go.
+    pub requests: RequestQueue,
 }
 
 /// Defaults SimpleFlight uses for boats instead of ArduPilot's rover ones:
@@ -46,6 +50,9 @@ pub const BOAT_DEFAULTS: &[(&str, f64)] = &[
 
 /// Prepares a flight of `mission` in `scenario` (vehicle 0). `param_file`, if
 /// given, is (text, name) of a parameter file applied over the defaults.
+/// With `auto_arm` SimpleFlight arms itself and flies the mission (a
+/// multicopter mission without a take-off item gets one first); without, it
+/// waits for a ground station, the mission stored item for item.
 ///
 /// # Errors
 /// One line saying what is wrong (scenario, parameters or mission).
@@ -55,6 +62,7 @@ pub fn flight(
     scenario: &Scenario,
     source: &ScenarioSource,
     param_file: Option<(&str, &str)>,
+    auto_arm: bool,
 ) -> Result<Flight, String> {
     let sim = scenario
         .build_simulation(source)
@@ -67,6 +75,10 @@ pub fn flight(
         Airframe::Boat(p) => VehicleConfig::Boat(boat_outputs(&p)),
     };
     let multicopter = matches!(vehicle, VehicleConfig::Multirotor(_));
+    let motors = match &vehicle {
+        VehicleConfig::Multirotor(a) => a.motors.len(),
+        VehicleConfig::Boat(_) => 0,
+    };
     let mut params = ParamStore::default();
     if !multicopter {
         for (n, v) in BOAT_DEFAULTS {
@@ -83,7 +95,7 @@ pub fn flight(
     let radius = params.get("NAV_ACC_RAD").unwrap_or(2.0);
     let (mut steps, warnings) = compile(mission, &frame, scenario.home.alt_m, multicopter, radius)
         .map_err(|e| format!("{mission_name}: {e}"))?;
-    if multicopter && !steps.iter().any(|s| matches!(s, Step::Takeoff { .. })) {
+    if auto_arm && multicopter && !steps.iter().any(|s| matches!(s, Step::Takeoff { .. })) {
         let alt = steps
             .iter()
             .find_map(|s| {
@@ -118,8 +130,9 @@ pub fn flight(
         params: params.clone(),
         initial_down_m,
         mission: steps,
-        auto_arm: true,
+        auto_arm,
     });
+    let requests = sf.request_queue();
     let mut lockstep = Lockstep::new(sim);
     lockstep
         .attach(0, Box::new(sf))
@@ -128,9 +141,11 @@ pub fn flight(
         lockstep,
         status,
         multicopter,
+        motors,
         total_items,
         warnings,
         params,
+        requests,
     })
 }
 

@@ -128,6 +128,8 @@ pub struct FlightStatus {
     pub mission_started: bool,
     /// The power module's latest reading.
     pub battery: Option<PowerModuleSample>,
+    /// The latest GPS report.
+    pub gps: Option<crate::sensors::GpsSample>,
     /// Horizontal cruise speed in force, m/s.
     pub cruise_speed_m_s: f64,
 }
@@ -865,11 +867,11 @@ impl SimpleFlight {
 
     fn apply(&mut self, now: SimTime, req: Request) {
         match req {
-            Request::Arm => {
+            Request::Arm { force } => {
                 if self.armed {
                     return;
                 }
-                if let Some(why) = self.preflight_failure(now) {
+                if let Some(why) = self.preflight_failure(now).filter(|_| !force) {
                     self.event(now, "refused", None, format!("arming: {why}"));
                     return;
                 }
@@ -1260,6 +1262,9 @@ impl FlightController for SimpleFlight {
             st.estimate = Some(self.state());
             st.sensors_alive = self.sensors_seen;
             st.gps_fix = self.gps_ok;
+            if let Some(g) = f.gps.iter().last() {
+                st.gps = Some(*g);
+            }
             if f.battery.is_some() {
                 st.battery = f.battery;
             }
@@ -1272,6 +1277,17 @@ impl FlightController for SimpleFlight {
         let prearm = self.preflight_failure(now);
         if self.status.borrow().prearm_failure != prearm {
             self.status.borrow_mut().prearm_failure = prearm.clone();
+        }
+        if prearm.is_none() && !self.armed && self.status.borrow().home_ned.is_none() {
+            // Home is known once the position is good, as PX4 sets it.
+            let here = self.state().pos_ned_m;
+            let down = if self.mc.is_some() {
+                self.cfg.initial_down_m
+            } else {
+                here.z
+            };
+            self.home_ned = Vector3::new(here.x, here.y, down);
+            self.status.borrow_mut().home_ned = Some(self.home_ned);
         }
         self.apply_requests(now);
         if self.cfg.auto_arm && !self.armed && !self.status.borrow().landed {

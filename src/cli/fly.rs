@@ -180,15 +180,56 @@ fn input(msg: impl Into<String>, hint: &str) -> CliError {
     CliError::input(msg, hint)
 }
 
-/// Runs `mavsitl fly`.
-pub fn run(args: FlyArgs) -> Result<(), CliError> {
-    let mission_name = args.mission.as_ref().map_or_else(
-        || DEFAULT_MISSION_NAME.to_string(),
-        |p| p.display().to_string(),
-    );
-    let mission = match &args.mission {
-        Some(p) => Mission::load(p),
-        None => Mission::parse(DEFAULT_MISSION, DEFAULT_MISSION_NAME),
+/// A mission, scenario and parameters resolved from the command line.
+pub(super) struct FlightInputs {
+    pub mission: Mission,
+    pub mission_name: String,
+    pub scenario: Scenario,
+    pub source: ScenarioSource,
+    pub param_text: Option<(String, String)>,
+}
+
+impl FlightInputs {
+    /// The parameter file as (text, name).
+    pub fn params(&self) -> Option<(&str, &str)> {
+        self.param_text
+            .as_ref()
+            .map(|(t, n)| (t.as_str(), n.as_str()))
+    }
+}
+
+/// What `fly` and `serve` share on their command lines.
+pub(super) struct InputArgs<'a> {
+    pub mission: Option<&'a PathBuf>,
+    pub vehicle: Option<VehicleArg>,
+    pub scenario: Option<&'a PathBuf>,
+    pub seed: Option<u64>,
+    pub home: Option<Home>,
+    pub params: Option<&'a PathBuf>,
+    pub ground_truth: bool,
+}
+
+/// Loads the mission (the built-in square when `builtin` and none is given,
+/// else an empty mission), the scenario (or the built-in vehicle), home and
+/// the parameter file.
+pub(super) fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInputs, CliError> {
+    let mission_name = match (args.mission, builtin) {
+        (Some(p), _) => p.display().to_string(),
+        (None, true) => DEFAULT_MISSION_NAME.to_string(),
+        (None, false) => "<no mission>".to_string(),
+    };
+    let mission = match (args.mission, builtin) {
+        (Some(p), _) => Mission::load(p),
+        (None, true) => Mission::parse(DEFAULT_MISSION, DEFAULT_MISSION_NAME),
+        (None, false) => Ok(Mission {
+            items: Vec::new(),
+            home: None,
+            fence: Vec::new(),
+            rally: Vec::new(),
+            cruise_speed_m_s: None,
+            hover_speed_m_s: None,
+            vehicle_type: None,
+        }),
     }
     .map_err(|e| {
         input(
@@ -201,7 +242,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         None => matches!(mission.vehicle_type, Some(10..=12)),
     };
     // Scenario.
-    let (mut scenario, source) = match &args.scenario {
+    let (mut scenario, source) = match args.scenario {
         Some(p) => (
             Scenario::load(p)
                 .map_err(|e| input(e.to_string(), "see the README's scenario reference"))?,
@@ -240,7 +281,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
-    let mut param_text = match &args.params {
+    let mut param_text = match args.params {
         Some(p) => Some((
             std::fs::read_to_string(p)
                 .map_err(|e| input(format!("{}: cannot read: {e}", p.display()), ""))?,
@@ -252,14 +293,40 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         let (text, _) = param_text.get_or_insert_with(|| (String::new(), "--ground-truth".into()));
         text.push_str("\nSF_GROUND_TRUTH 1\n");
     }
+    Ok(FlightInputs {
+        mission,
+        mission_name,
+        scenario,
+        source,
+        param_text,
+    })
+}
+
+/// Runs `mavsitl fly`.
+pub fn run(args: FlyArgs) -> Result<(), CliError> {
+    let inputs = load_inputs(
+        &InputArgs {
+            mission: args.mission.as_ref(),
+            vehicle: args.vehicle,
+            scenario: args.scenario.as_ref(),
+            seed: args.seed,
+            home: args.home,
+            params: args.params.as_ref(),
+            ground_truth: args.ground_truth,
+        },
+        true,
+    )?;
     let flight = setup::flight(
-        &mission,
-        &mission_name,
-        &scenario,
-        &source,
-        param_text.as_ref().map(|(t, n)| (t.as_str(), n.as_str())),
+        &inputs.mission,
+        &inputs.mission_name,
+        &inputs.scenario,
+        &inputs.source,
+        inputs.params(),
+        true,
     )
     .map_err(|e| input(e, "check the mission, scenario and parameter file"))?;
+    let mission_name = inputs.mission_name.clone();
+    let scenario = &inputs.scenario;
     for w in &flight.warnings {
         eprintln!("warning: {mission_name}: {}", w.message);
     }
@@ -278,7 +345,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         .map_err(|e| input(e.to_string(), ""))?;
     let mut recorder = match &args.record {
         Some(dir) => Some(
-            Recorder::create(dir, &scenario, lockstep.sim(), args.frame, gt_rate).map_err(|e| {
+            Recorder::create(dir, scenario, lockstep.sim(), args.frame, gt_rate).map_err(|e| {
                 input(
                     format!("{}: cannot record: {e}", dir.display()),
                     "choose a writable directory",

@@ -7,8 +7,10 @@
 //! prints.
 
 mod fly;
+mod gcs;
 mod home;
 mod replay;
+mod serve;
 mod sim;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +37,9 @@ pub struct Cli {
 pub enum Command {
     /// Fly a QGroundControl mission with SimpleFlight, headless, and print what happened.
     Fly(fly::FlyArgs),
+    /// Run SimpleFlight as a MAVLink vehicle for QGroundControl, MAVSDK, MAVProxy
+    /// or pymavlink to fly (PX4 identity, UDP 14550/14540).
+    Serve(serve::ServeArgs),
     /// Run a scenario headless, as fast as the CPU allows, and print a summary.
     Sim(sim::SimArgs),
     /// Replay a recorded trajectory through a vehicle's sensors (no physics).
@@ -112,6 +117,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Fly(args) => fly::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Replay(args) => replay::run(args),
     }
 }

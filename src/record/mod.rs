@@ -14,6 +14,7 @@
 
 mod ground_truth;
 mod sensors;
+pub mod tlog;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

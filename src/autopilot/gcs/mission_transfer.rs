@@ -1,0 +1,828 @@
+//! The MAVLink mission protocol, vehicle side, for the three lists (mission,
+//! geofence, rally points).
+//!
+//! Uploads are vehicle-driven: after MISSION_COUNT the vehicle requests each
+//! item with MISSION_REQUEST_INT, re-requests after 250 ms of silence and
+//! gives up after 5 s without progress (PX4's numbers). Items are collected
+//! into a new list that replaces the stored one only when the last item has
+//! arrived and the list is accepted; a failed, timed-out or cancelled upload
+//! leaves the stored list untouched. Downloads are answered item by item, in
+//! the int or float form asked for. Each stored list has an opaque id (a hash
+//! of its contents) reported in MISSION_ACK, MISSION_COUNT and MISSION_CURRENT.
+//!
+//! Time here is the link's clock (a monotonic duration the caller supplies),
+//! not sim time: retries are about the network.
+// Deprecated messages (MISSION_ITEM, MISSION_REQUEST, MISSION_SET_CURRENT, PING,
+// PROTOCOL_VERSION) are still sent by ground stations in use; a vehicle answers them.
+#![allow(deprecated)]
+
+use std::time::Duration;
+
+use mavlink::dialects::common::{
+    MavCmd, MavFrame, MavMessage, MavMissionResult, MavMissionType, MISSION_ACK_DATA,
+    MISSION_COUNT_DATA, MISSION_ITEM_DATA, MISSION_ITEM_INT_DATA, MISSION_REQUEST_INT_DATA,
+};
+use num_traits::FromPrimitive;
+
+use super::wire::MissionItemIn;
+use crate::mission::commands;
+
+/// Time between item re-requests.
+pub const RETRY_INTERVAL: Duration = Duration::from_millis(250);
+/// An upload without progress for this long is abandoned.
+pub const TIMEOUT: Duration = Duration::from_secs(5);
+/// Most items per list.
+pub const MAX_ITEMS: [usize; 3] = [5000, 500, 100];
+
+/// Which list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListType {
+    /// The mission.
+    Mission = 0,
+    /// The geofence.
+    Fence = 1,
+    /// Rally points.
+    Rally = 2,
+}
+
+impl ListType {
+    /// From MAV_MISSION_TYPE (255 = all is handled by the caller).
+    pub fn from_u8(v: u8) -> Option<Self> {
+        match v {
+            0 => Some(ListType::Mission),
+            1 => Some(ListType::Fence),
+            2 => Some(ListType::Rally),
+            _ => None,
+        }
+    }
+
+    fn mav(self) -> MavMissionType {
+        match self {
+            ListType::Mission => MavMissionType::MAV_MISSION_TYPE_MISSION,
+            ListType::Fence => MavMissionType::MAV_MISSION_TYPE_FENCE,
+            ListType::Rally => MavMissionType::MAV_MISSION_TYPE_RALLY,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            ListType::Mission => "mission",
+            ListType::Fence => "geofence",
+            ListType::Rally => "rally points",
+        }
+    }
+}
+
+/// A stored item in the int form (x, y in degE7 for global frames).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StoredItem {
+    /// MAV_CMD.
+    pub command: u16,
+    /// MAV_FRAME.
+    pub frame: u8,
+    /// param1..param4.
+    pub params: [f32; 4],
+    /// x (degE7 for global frames).
+    pub x: i32,
+    /// y.
+    pub y: i32,
+    /// z.
+    pub z: f32,
+    /// autocontinue.
+    pub autocontinue: u8,
+}
+
+/// Whether a MAV_FRAME carries latitude/longitude.
+pub fn is_global_frame(frame: u8) -> bool {
+    matches!(frame, 0 | 3 | 5 | 6 | 10 | 11)
+}
+
+impl StoredItem {
+    fn from_wire(it: &MissionItemIn) -> Self {
+        let (x, y) = if it.is_int {
+            (it.x as i32, it.y as i32)
+        } else if is_global_frame(it.frame) {
+            (
+                (it.x * 1e7).round().clamp(i32::MIN as f64, i32::MAX as f64) as i32,
+                (it.y * 1e7).round().clamp(i32::MIN as f64, i32::MAX as f64) as i32,
+            )
+        } else {
+            (
+                it.x.round().clamp(i32::MIN as f64, i32::MAX as f64) as i32,
+                it.y.round().clamp(i32::MIN as f64, i32::MAX as f64) as i32,
+            )
+        };
+        StoredItem {
+            command: it.command,
+            frame: it.frame,
+            params: it.params,
+            x,
+            y,
+            z: it.z,
+            autocontinue: it.autocontinue,
+        }
+    }
+
+    /// As the mission model's item (degrees; int-frame variants folded into
+    /// their float equivalents).
+    pub fn to_mission_item(&self) -> crate::mission::MissionItem {
+        let global = is_global_frame(self.frame);
+        let scale = if global { 1e-7 } else { 1.0 };
+        let frame = match self.frame {
+            5 => 0,
+            6 => 3,
+            11 => 10,
+            f => f,
+        };
+        crate::mission::MissionItem {
+            command: self.command,
+            frame,
+            params: self.params.map(|p| p as f64),
+            x: self.x as f64 * scale,
+            y: self.y as f64 * scale,
+            z: self.z as f64,
+            autocontinue: self.autocontinue != 0,
+        }
+    }
+
+    /// From the mission model's item (a .plan loaded at start).
+    pub fn from_mission_item(m: &crate::mission::MissionItem) -> Self {
+        let global = m.is_global();
+        let conv = |v: f64| {
+            let v = if global { v * 1e7 } else { v };
+            if v.is_finite() {
+                v.round().clamp(i32::MIN as f64, i32::MAX as f64) as i32
+            } else {
+                0
+            }
+        };
+        StoredItem {
+            command: m.command,
+            frame: m.frame,
+            params: m.params.map(|p| p as f32),
+            x: conv(m.x),
+            y: conv(m.y),
+            z: m.z as f32,
+            autocontinue: m.autocontinue as u8,
+        }
+    }
+}
+
+/// The three stored lists.
+#[derive(Debug, Clone, Default)]
+pub struct Stores {
+    lists: [Vec<StoredItem>; 3],
+    ids: [u32; 3],
+}
+
+/// FNV-1a over the items: the list's opaque id (never 0 for a non-empty list).
+fn opaque_id(items: &[StoredItem]) -> u32 {
+    if items.is_empty() {
+        return 0;
+    }
+    let mut h: u32 = 0x811c_9dc5;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= *b as u32;
+            h = h.wrapping_mul(0x0100_0193);
+        }
+    };
+    for it in items {
+        eat(&it.command.to_le_bytes());
+        eat(&[it.frame, it.autocontinue]);
+        for p in it.params {
+            eat(&p.to_bits().to_le_bytes());
+        }
+        eat(&it.x.to_le_bytes());
+        eat(&it.y.to_le_bytes());
+        eat(&it.z.to_bits().to_le_bytes());
+    }
+    h.max(1)
+}
+
+impl Stores {
+    /// A stored list.
+    pub fn list(&self, t: ListType) -> &[StoredItem] {
+        &self.lists[t.index()]
+    }
+
+    /// A list's opaque id.
+    pub fn id(&self, t: ListType) -> u32 {
+        self.ids[t.index()]
+    }
+
+    /// Replaces a list.
+    pub fn set(&mut self, t: ListType, items: Vec<StoredItem>) {
+        self.ids[t.index()] = opaque_id(&items);
+        self.lists[t.index()] = items;
+    }
+}
+
+/// Checks one item can be stored in list `t` (known command and frame, the
+/// right kind of item for the list).
+fn check_item(t: ListType, it: &MissionItemIn) -> Result<(), (MavMissionResult, String)> {
+    if MavCmd::from_u16(it.command).is_none() {
+        return Err((
+            MavMissionResult::MAV_MISSION_UNSUPPORTED,
+            format!("item {}: unknown command {}", it.seq, it.command),
+        ));
+    }
+    if MavFrame::from_u8(it.frame).is_none() {
+        return Err((
+            MavMissionResult::MAV_MISSION_UNSUPPORTED_FRAME,
+            format!("item {}: unknown frame {}", it.seq, it.frame),
+        ));
+    }
+    let ok = match t {
+        ListType::Mission => true,
+        ListType::Fence => matches!(
+            it.command,
+            commands::NAV_FENCE_RETURN_POINT
+                | commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION
+                | commands::NAV_FENCE_POLYGON_VERTEX_EXCLUSION
+                | commands::NAV_FENCE_CIRCLE_INCLUSION
+                | commands::NAV_FENCE_CIRCLE_EXCLUSION
+        ),
+        ListType::Rally => it.command == commands::NAV_RALLY_POINT,
+    };
+    if !ok {
+        return Err((
+            MavMissionResult::MAV_MISSION_UNSUPPORTED,
+            format!(
+                "item {}: {} does not belong in the {}",
+                it.seq,
+                commands::command_name(it.command),
+                t.name()
+            ),
+        ));
+    }
+    if is_global_frame(it.frame) && it.is_int {
+        let (lat, lon) = (it.x * 1e-7, it.y * 1e-7);
+        if !(-90.0..=90.0).contains(&lat) {
+            return Err((
+                MavMissionResult::MAV_MISSION_INVALID_PARAM5_X,
+                format!("item {}: latitude {lat} out of range", it.seq),
+            ));
+        }
+        if !(-180.0..=180.0).contains(&lon) {
+            return Err((
+                MavMissionResult::MAV_MISSION_INVALID_PARAM6_Y,
+                format!("item {}: longitude {lon} out of range", it.seq),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone)]
+struct Upload {
+    list: ListType,
+    count: u16,
+    items: Vec<StoredItem>,
+    peer: (u8, u8),
+    last_request: Duration,
+    last_progress: Duration,
+}
+
+/// A MISSION_REQUEST(_INT): which item of which list, in which form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ItemRequest {
+    /// Item.
+    pub seq: u16,
+    /// MAV_MISSION_TYPE.
+    pub list_type: u8,
+    /// Answer with MISSION_ITEM_INT (else MISSION_ITEM).
+    pub int: bool,
+}
+
+/// What the caller must do after an event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Nothing beyond the messages.
+    None,
+    /// A list was replaced (already stored): apply it.
+    Stored(ListType),
+    /// A list was refused with this message for the operator.
+    Refused(String),
+    /// The upload timed out.
+    TimedOut(ListType),
+}
+
+/// The mission protocol's state.
+#[derive(Debug, Clone)]
+pub struct MissionProtocol {
+    system_id: u8,
+    component_id: u8,
+    upload: Option<Upload>,
+}
+
+impl MissionProtocol {
+    /// For a vehicle with these ids.
+    pub fn new(system_id: u8, component_id: u8) -> Self {
+        MissionProtocol {
+            system_id,
+            component_id,
+            upload: None,
+        }
+    }
+
+    /// Whether an upload is in progress.
+    pub fn uploading(&self) -> bool {
+        self.upload.is_some()
+    }
+
+    fn ack(
+        &self,
+        peer: (u8, u8),
+        list: MavMissionType,
+        result: MavMissionResult,
+        id: u32,
+    ) -> MavMessage {
+        MavMessage::MISSION_ACK(MISSION_ACK_DATA {
+            target_system: peer.0,
+            target_component: peer.1,
+            mavtype: result,
+            mission_type: list,
+            opaque_id: id,
+        })
+    }
+
+    fn request(u: &Upload) -> MavMessage {
+        MavMessage::MISSION_REQUEST_INT(MISSION_REQUEST_INT_DATA {
+            seq: u.items.len() as u16,
+            target_system: u.peer.0,
+            target_component: u.peer.1,
+            mission_type: u.list.mav(),
+        })
+    }
+
+    /// MISSION_COUNT from `peer`: starts (or restarts) an upload.
+    pub fn on_count(
+        &mut self,
+        now: Duration,
+        peer: (u8, u8),
+        count: u16,
+        list_type: u8,
+        stores: &mut Stores,
+        out: &mut Vec<MavMessage>,
+    ) -> Outcome {
+        let Some(list) = ListType::from_u8(list_type) else {
+            out.push(self.ack(
+                peer,
+                MavMissionType::MAV_MISSION_TYPE_MISSION,
+                MavMissionResult::MAV_MISSION_UNSUPPORTED,
+                0,
+            ));
+            return Outcome::Refused(format!("mission type {list_type} is not supported"));
+        };
+        self.upload = None;
+        if count == 0 {
+            stores.set(list, Vec::new());
+            out.push(self.ack(peer, list.mav(), MavMissionResult::MAV_MISSION_ACCEPTED, 0));
+            return Outcome::Stored(list);
+        }
+        if count as usize > MAX_ITEMS[list.index()] {
+            out.push(self.ack(peer, list.mav(), MavMissionResult::MAV_MISSION_NO_SPACE, 0));
+            return Outcome::Refused(format!(
+                "{} of {count} items: at most {} fit",
+                list.name(),
+                MAX_ITEMS[list.index()]
+            ));
+        }
+        let u = Upload {
+            list,
+            count,
+            items: Vec::with_capacity(count as usize),
+            peer,
+            last_request: now,
+            last_progress: now,
+        };
+        out.push(Self::request(&u));
+        self.upload = Some(u);
+        Outcome::None
+    }
+
+    /// MISSION_ITEM(_INT). `accept` checks a complete mission list (the
+    /// autopilot can fly it) and returns the operator message on refusal.
+    pub fn on_item(
+        &mut self,
+        now: Duration,
+        peer: (u8, u8),
+        it: &MissionItemIn,
+        stores: &mut Stores,
+        accept: impl FnOnce(ListType, &[StoredItem]) -> Result<(), String>,
+        out: &mut Vec<MavMessage>,
+    ) -> Outcome {
+        let Some(u) = self.upload.as_mut() else {
+            // Not uploading: a late duplicate after the final ACK. Repeat the
+            // ACK so a GCS that lost it completes.
+            if let Some(list) = ListType::from_u8(it.mission_type) {
+                out.push(self.ack(
+                    peer,
+                    list.mav(),
+                    MavMissionResult::MAV_MISSION_ACCEPTED,
+                    stores.id(list),
+                ));
+            }
+            return Outcome::None;
+        };
+        if peer != u.peer || it.mission_type != u.list as u8 {
+            return Outcome::None;
+        }
+        let expected = u.items.len() as u16;
+        if it.seq != expected {
+            // Duplicate or out of order: ask again for the one we need.
+            let req = Self::request(u);
+            if let Some(u) = self.upload.as_mut() {
+                u.last_request = now;
+            }
+            out.push(req);
+            return Outcome::None;
+        }
+        let list = u.list;
+        if let Err((code, msg)) = check_item(list, it) {
+            self.upload = None;
+            out.push(self.ack(peer, list.mav(), code, 0));
+            return Outcome::Refused(format!("{} upload refused: {msg}", list.name()));
+        }
+        u.items.push(StoredItem::from_wire(it));
+        u.last_progress = now;
+        u.last_request = now;
+        if u.items.len() < u.count as usize {
+            let req = Self::request(u);
+            out.push(req);
+            return Outcome::None;
+        }
+        let Some(done) = self.upload.take() else {
+            return Outcome::None;
+        };
+        match accept(list, &done.items) {
+            Ok(()) => {
+                stores.set(list, done.items);
+                out.push(self.ack(
+                    peer,
+                    list.mav(),
+                    MavMissionResult::MAV_MISSION_ACCEPTED,
+                    stores.id(list),
+                ));
+                Outcome::Stored(list)
+            }
+            Err(msg) => {
+                out.push(self.ack(peer, list.mav(), MavMissionResult::MAV_MISSION_INVALID, 0));
+                Outcome::Refused(format!("{} upload refused: {msg}", list.name()))
+            }
+        }
+    }
+
+    /// MISSION_ACK from the GCS: during an upload it cancels it.
+    pub fn on_ack(&mut self, peer: (u8, u8)) -> Outcome {
+        match &self.upload {
+            Some(u) if u.peer == peer => {
+                let list = u.list;
+                self.upload = None;
+                Outcome::Refused(format!("{} upload cancelled", list.name()))
+            }
+            _ => Outcome::None,
+        }
+    }
+
+    /// Re-requests and time-outs.
+    pub fn poll(&mut self, now: Duration, out: &mut Vec<MavMessage>) -> Outcome {
+        let Some(u) = self.upload.as_ref() else {
+            return Outcome::None;
+        };
+        if now.saturating_sub(u.last_progress) >= TIMEOUT {
+            let list = u.list;
+            let peer = u.peer;
+            self.upload = None;
+            out.push(self.ack(
+                peer,
+                list.mav(),
+                MavMissionResult::MAV_MISSION_OPERATION_CANCELLED,
+                0,
+            ));
+            return Outcome::TimedOut(list);
+        }
+        if now.saturating_sub(u.last_request) >= RETRY_INTERVAL {
+            let req = Self::request(u);
+            out.push(req);
+            if let Some(u) = self.upload.as_mut() {
+                u.last_request = now;
+            }
+        }
+        Outcome::None
+    }
+
+    /// MISSION_REQUEST_LIST: the count of a stored list.
+    pub fn on_request_list(
+        &self,
+        peer: (u8, u8),
+        list_type: u8,
+        stores: &Stores,
+        out: &mut Vec<MavMessage>,
+    ) {
+        match ListType::from_u8(list_type) {
+            Some(list) => out.push(MavMessage::MISSION_COUNT(MISSION_COUNT_DATA {
+                count: stores.list(list).len() as u16,
+                target_system: peer.0,
+                target_component: peer.1,
+                mission_type: list.mav(),
+                opaque_id: stores.id(list),
+            })),
+            None => out.push(self.ack(
+                peer,
+                MavMissionType::MAV_MISSION_TYPE_MISSION,
+                MavMissionResult::MAV_MISSION_UNSUPPORTED,
+                0,
+            )),
+        }
+    }
+
+    /// MISSION_REQUEST(_INT): one stored item, int or float form.
+    pub fn on_request_item(
+        &self,
+        peer: (u8, u8),
+        req: ItemRequest,
+        stores: &Stores,
+        current: usize,
+        out: &mut Vec<MavMessage>,
+    ) {
+        let ItemRequest {
+            seq,
+            list_type,
+            int,
+        } = req;
+        let Some(list) = ListType::from_u8(list_type) else {
+            return;
+        };
+        let Some(it) = stores.list(list).get(seq as usize) else {
+            out.push(self.ack(
+                peer,
+                list.mav(),
+                MavMissionResult::MAV_MISSION_INVALID_SEQUENCE,
+                0,
+            ));
+            return;
+        };
+        let command = MavCmd::from_u16(it.command).unwrap_or(MavCmd::DEFAULT);
+        let frame = MavFrame::from_u8(it.frame).unwrap_or(MavFrame::DEFAULT);
+        let is_current = (list == ListType::Mission && seq as usize == current) as u8;
+        let [p1, p2, p3, p4] = it.params;
+        if int {
+            out.push(MavMessage::MISSION_ITEM_INT(MISSION_ITEM_INT_DATA {
+                param1: p1,
+                param2: p2,
+                param3: p3,
+                param4: p4,
+                x: it.x,
+                y: it.y,
+                z: it.z,
+                seq,
+                command,
+                target_system: peer.0,
+                target_component: peer.1,
+                frame,
+                current: is_current,
+                autocontinue: it.autocontinue,
+                mission_type: list.mav(),
+            }));
+        } else {
+            let scale = if is_global_frame(it.frame) { 1e-7 } else { 1.0 };
+            out.push(MavMessage::MISSION_ITEM(MISSION_ITEM_DATA {
+                param1: p1,
+                param2: p2,
+                param3: p3,
+                param4: p4,
+                x: (it.x as f64 * scale) as f32,
+                y: (it.y as f64 * scale) as f32,
+                z: it.z,
+                seq,
+                command,
+                target_system: peer.0,
+                target_component: peer.1,
+                frame,
+                current: is_current,
+                autocontinue: it.autocontinue,
+                mission_type: list.mav(),
+            }));
+        }
+    }
+
+    /// Our ids (for the messages' source).
+    pub fn ids(&self) -> (u8, u8) {
+        (self.system_id, self.component_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GCS: (u8, u8) = (255, 190);
+
+    fn item(seq: u16, lat: f64) -> MissionItemIn {
+        MissionItemIn {
+            seq,
+            command: 16,
+            frame: 6,
+            params: [0.0; 4],
+            x: (lat * 1e7).round(),
+            y: 85_000_000.0,
+            z: 10.0,
+            current: (seq == 0) as u8,
+            autocontinue: 1,
+            mission_type: 0,
+            target_system: 1,
+            target_component: 1,
+            is_int: true,
+        }
+    }
+
+    fn requested(out: &[MavMessage]) -> Vec<u16> {
+        out.iter()
+            .filter_map(|m| match m {
+                MavMessage::MISSION_REQUEST_INT(r) => Some(r.seq),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn acks(out: &[MavMessage]) -> Vec<MavMissionResult> {
+        out.iter()
+            .filter_map(|m| match m {
+                MavMessage::MISSION_ACK(a) => Some(a.mavtype),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn upload_requests_each_item_and_swaps_on_success() {
+        let mut p = MissionProtocol::new(1, 1);
+        let mut s = Stores::default();
+        let mut out = Vec::new();
+        let t = Duration::ZERO;
+        p.on_count(t, GCS, 3, 0, &mut s, &mut out);
+        for i in 0..3 {
+            let o = p.on_item(t, GCS, &item(i, 47.0), &mut s, |_, _| Ok(()), &mut out);
+            assert_eq!(o == Outcome::Stored(ListType::Mission), i == 2);
+        }
+        assert_eq!(requested(&out), vec![0, 1, 2]);
+        assert_eq!(acks(&out), vec![MavMissionResult::MAV_MISSION_ACCEPTED]);
+        assert_eq!(s.list(ListType::Mission).len(), 3);
+        assert_ne!(s.id(ListType::Mission), 0);
+    }
+
+    #[test]
+    fn timeout_and_cancel_leave_the_stored_list_intact() {
+        let mut p = MissionProtocol::new(1, 1);
+        let mut s = Stores::default();
+        s.set(
+            ListType::Mission,
+            vec![StoredItem::from_wire(&item(0, 1.0))],
+        );
+        let before = s.list(ListType::Mission).to_vec();
+        let mut out = Vec::new();
+        p.on_count(Duration::ZERO, GCS, 2, 0, &mut s, &mut out);
+        p.on_item(
+            Duration::ZERO,
+            GCS,
+            &item(0, 47.0),
+            &mut s,
+            |_, _| Ok(()),
+            &mut out,
+        );
+        // Re-requests every 250 ms, then gives up at 5 s.
+        out.clear();
+        let mut outcome = Outcome::None;
+        for ms in (0..=5000).step_by(10) {
+            outcome = p.poll(Duration::from_millis(ms), &mut out);
+            if outcome != Outcome::None {
+                break;
+            }
+        }
+        assert_eq!(outcome, Outcome::TimedOut(ListType::Mission));
+        let n = requested(&out).len();
+        assert!((19..=20).contains(&n), "{n} re-requests");
+        assert_eq!(
+            acks(&out),
+            vec![MavMissionResult::MAV_MISSION_OPERATION_CANCELLED]
+        );
+        assert_eq!(s.list(ListType::Mission), &before[..]);
+        // Cancel by ACK.
+        p.on_count(Duration::ZERO, GCS, 2, 0, &mut s, &mut out);
+        p.on_item(
+            Duration::ZERO,
+            GCS,
+            &item(0, 47.0),
+            &mut s,
+            |_, _| Ok(()),
+            &mut out,
+        );
+        assert!(matches!(p.on_ack(GCS), Outcome::Refused(_)));
+        assert!(!p.uploading());
+        assert_eq!(s.list(ListType::Mission), &before[..]);
+    }
+
+    #[test]
+    fn refused_list_and_bad_items_get_error_acks() {
+        let mut p = MissionProtocol::new(1, 1);
+        let mut s = Stores::default();
+        let mut out = Vec::new();
+        p.on_count(Duration::ZERO, GCS, 1, 0, &mut s, &mut out);
+        let mut bad = item(0, 47.0);
+        bad.command = 54321;
+        p.on_item(Duration::ZERO, GCS, &bad, &mut s, |_, _| Ok(()), &mut out);
+        p.on_count(Duration::ZERO, GCS, 1, 0, &mut s, &mut out);
+        let mut bad = item(0, 47.0);
+        bad.x = 95.0e7;
+        p.on_item(Duration::ZERO, GCS, &bad, &mut s, |_, _| Ok(()), &mut out);
+        p.on_count(Duration::ZERO, GCS, 1, 0, &mut s, &mut out);
+        p.on_item(
+            Duration::ZERO,
+            GCS,
+            &item(0, 47.0),
+            &mut s,
+            |_, _| Err("no".into()),
+            &mut out,
+        );
+        p.on_count(Duration::ZERO, GCS, 1, 2, &mut s, &mut out);
+        let mut wp_as_rally = item(0, 47.0);
+        wp_as_rally.mission_type = 2;
+        p.on_item(
+            Duration::ZERO,
+            GCS,
+            &wp_as_rally,
+            &mut s,
+            |_, _| Ok(()),
+            &mut out,
+        );
+        p.on_count(Duration::ZERO, GCS, 60000, 0, &mut s, &mut out);
+        assert_eq!(
+            acks(&out),
+            vec![
+                MavMissionResult::MAV_MISSION_UNSUPPORTED,
+                MavMissionResult::MAV_MISSION_INVALID_PARAM5_X,
+                MavMissionResult::MAV_MISSION_INVALID,
+                MavMissionResult::MAV_MISSION_UNSUPPORTED,
+                MavMissionResult::MAV_MISSION_NO_SPACE,
+            ]
+        );
+        assert!(s.list(ListType::Mission).is_empty());
+    }
+
+    #[test]
+    fn float_items_are_stored_as_int_and_served_both_ways() {
+        let mut p = MissionProtocol::new(1, 1);
+        let mut s = Stores::default();
+        let mut out = Vec::new();
+        p.on_count(Duration::ZERO, GCS, 1, 0, &mut s, &mut out);
+        let mut f = item(0, 0.0);
+        f.is_int = false;
+        f.x = 47.397_742_f32 as f64;
+        f.y = 8.545_594_f32 as f64;
+        f.frame = 3;
+        p.on_item(Duration::ZERO, GCS, &f, &mut s, |_, _| Ok(()), &mut out);
+        let st = s.list(ListType::Mission)[0];
+        assert_eq!(st.x, (47.397_742_f32 as f64 * 1e7).round() as i32);
+        out.clear();
+        p.on_request_item(
+            GCS,
+            ItemRequest {
+                seq: 0,
+                list_type: 0,
+                int: false,
+            },
+            &s,
+            0,
+            &mut out,
+        );
+        match &out[0] {
+            MavMessage::MISSION_ITEM(m) => {
+                assert!((m.x - 47.397_742).abs() < 1e-5);
+                assert_eq!(m.current, 1);
+            }
+            other => panic!("{other:?}"),
+        }
+        p.on_request_item(
+            GCS,
+            ItemRequest {
+                seq: 5,
+                list_type: 0,
+                int: true,
+            },
+            &s,
+            0,
+            &mut out,
+        );
+        assert_eq!(
+            acks(&out),
+            vec![MavMissionResult::MAV_MISSION_INVALID_SEQUENCE]
+        );
+    }
+}

@@ -1,0 +1,294 @@
+//! The ground-station side of `serve` and `fly --gcs`: options, the MAVLink
+//! endpoint on its UDP socket, and real-time pacing.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use mavlink::dialects::common::{MavAutopilot, MavType};
+
+use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig, LinkConfig, UdpLink};
+use mavsitl::autopilot::params::ParamStore;
+use mavsitl::autopilot::{RequestQueue, StatusHandle};
+use mavsitl::geo::LocalFrame;
+use mavsitl::mission::Mission;
+use mavsitl::record::tlog::TlogWriter;
+use mavsitl::scenario::Scenario;
+use mavsitl::time::SimTime;
+
+use super::CliError;
+
+/// The identity the vehicle claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AutopilotArg {
+    /// MAV_AUTOPILOT_PX4: PX4 modes and actions in QGroundControl and MAVSDK.
+    Px4,
+    /// MAV_AUTOPILOT_GENERIC: honest identity; QGroundControl then offers the
+    /// Plan view and telemetry but no guided actions.
+    Generic,
+}
+
+/// How fast the simulation runs with a ground station attached.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Speedup {
+    /// This many times real time.
+    Factor(f64),
+    /// As fast as the CPU allows (lockstep, no pacing).
+    Max,
+}
+
+/// Parses `--speedup X|max`.
+pub fn parse_speedup(s: &str) -> Result<Speedup, String> {
+    if s.eq_ignore_ascii_case("max") {
+        return Ok(Speedup::Max);
+    }
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= 10_000.0 => Ok(Speedup::Factor(x)),
+        _ => Err(format!(
+            "'{s}' is not a speed-up: give a factor in (0, 10000] or 'max'"
+        )),
+    }
+}
+
+/// Ground-station link options shared by `serve` and `fly --gcs`.
+#[derive(Debug, Args, Clone)]
+pub struct GcsArgs {
+    /// Address (IP or IP:PORT) of the vehicle's UDP socket. The port defaults to
+    /// 18570 + instance, PX4 SITL's GCS port; 0.0.0.0 exposes it to the network.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub gcs_bind: String,
+
+    /// Where to send before any ground station is heard (repeatable). Default:
+    /// 127.0.0.1:14550 (QGroundControl) and 127.0.0.1:14540 + instance (MAVSDK).
+    #[arg(long = "gcs-out", value_name = "HOST:PORT")]
+    pub gcs_out: Vec<SocketAddr>,
+
+    /// Instance N: system id 1 + N, ports shifted by N as PX4 SITL's are.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub instance: u8,
+
+    /// Speed-up over real time, or 'max' for as fast as possible.
+    #[arg(long, value_name = "X|max", value_parser = parse_speedup, default_value = "1")]
+    pub speedup: Speedup,
+
+    /// MAVLink 2 signing: a file holding the 32-byte secret key (raw 32 bytes,
+    /// or 64 hex digits). Unsigned frames are then rejected.
+    #[arg(long, value_name = "FILE")]
+    pub signing_key: Option<PathBuf>,
+
+    /// Identity claimed in the heartbeat.
+    #[arg(long, value_enum, default_value_t = AutopilotArg::Px4)]
+    pub autopilot: AutopilotArg,
+}
+
+/// Reads a signing key file.
+fn read_key(path: &Path) -> Result<[u8; 32], CliError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        CliError::input(
+            format!("{}: cannot read signing key: {e}", path.display()),
+            "a file with 32 raw bytes or 64 hex digits",
+        )
+    })?;
+    let mut key = [0u8; 32];
+    if bytes.len() == 32 {
+        key.copy_from_slice(&bytes);
+        return Ok(key);
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let hex = text.trim();
+    let bad = || {
+        CliError::input(
+            format!(
+                "{}: a signing key is 32 raw bytes or 64 hex digits",
+                path.display()
+            ),
+            "e.g. `openssl rand -hex 32 > key.txt`",
+        )
+    };
+    if hex.len() != 64 {
+        return Err(bad());
+    }
+    for (i, k) in key.iter_mut().enumerate() {
+        let pair = hex.get(2 * i..2 * i + 2).ok_or_else(bad)?;
+        *k = u8::from_str_radix(pair, 16).map_err(|_| bad())?;
+    }
+    Ok(key)
+}
+
+/// Unix time of the scenario's date at 00:00 UTC, µs.
+pub fn epoch_unix_us(scenario: &Scenario) -> u64 {
+    mavsitl::scenario::parse_date(&scenario.date)
+        .map(|d| {
+            let days = d.to_julian_day() as i64 - 2_440_588;
+            (days.max(0) as u64) * 86_400_000_000
+        })
+        .unwrap_or(0)
+}
+
+/// The endpoint on its socket, and the clocks it runs on.
+pub struct GcsSession {
+    /// The protocol engine.
+    pub endpoint: Endpoint,
+    /// The socket.
+    pub link: UdpLink,
+    started: Instant,
+    epoch_unix_us: u64,
+    out: Vec<mavsitl::autopilot::gcs::wire::Outgoing>,
+}
+
+/// What a session is built from.
+pub struct SessionParts<'a> {
+    pub status: StatusHandle,
+    pub requests: RequestQueue,
+    pub params: ParamStore,
+    pub mission: Option<&'a Mission>,
+    pub scenario: &'a Scenario,
+    pub frame: LocalFrame,
+    pub multicopter: bool,
+    pub motors: usize,
+    pub tlog: Option<PathBuf>,
+}
+
+impl GcsSession {
+    /// Binds the socket and sets the endpoint up.
+    pub fn open(args: &GcsArgs, parts: SessionParts) -> Result<Self, CliError> {
+        let n = args.instance as u16;
+        let bind: SocketAddr = match args.gcs_bind.parse::<SocketAddr>() {
+            Ok(a) => a,
+            Err(_) => {
+                let ip: IpAddr = args.gcs_bind.parse().map_err(|_| {
+                    CliError::input(
+                        format!("--gcs-bind '{}' is not an IP or IP:PORT", args.gcs_bind),
+                        "e.g. 127.0.0.1 or 0.0.0.0:18570",
+                    )
+                })?;
+                SocketAddr::new(ip, 18570 + n)
+            }
+        };
+        let targets = if args.gcs_out.is_empty() {
+            let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
+            vec![SocketAddr::new(lo, 14550), SocketAddr::new(lo, 14540 + n)]
+        } else {
+            args.gcs_out.clone()
+        };
+        let system_id = 1u8.saturating_add(args.instance);
+        let signing_key = match &args.signing_key {
+            Some(p) => Some(read_key(p)?),
+            None => None,
+        };
+        let mut link = UdpLink::bind(&LinkConfig {
+            bind,
+            targets,
+            system_id,
+            component_id: 1,
+            signing_key,
+        })
+        .map_err(|e| {
+            CliError::input(
+                format!("cannot bind the GCS socket {bind}: {e}"),
+                "another mavsitl or PX4 SITL may hold it: use --instance N or --gcs-bind IP:PORT",
+            )
+        })?;
+        if let Some(p) = &parts.tlog {
+            let t = TlogWriter::create(p)
+                .map_err(|e| CliError::input(format!("{}: cannot write: {e}", p.display()), ""))?;
+            link.record_to(t);
+        }
+        let mav_type = if !parts.multicopter {
+            MavType::MAV_TYPE_SURFACE_BOAT
+        } else {
+            match parts.motors {
+                6 => MavType::MAV_TYPE_HEXAROTOR,
+                8 => MavType::MAV_TYPE_OCTOROTOR,
+                _ => MavType::MAV_TYPE_QUADROTOR,
+            }
+        };
+        let epoch = epoch_unix_us(parts.scenario);
+        let mut params = parts.params;
+        let _ = params.set("MAV_SYS_ID", system_id as f64);
+        let endpoint = Endpoint::new(
+            EndpointConfig {
+                system_id,
+                component_id: 1,
+                mav_type,
+                autopilot: match args.autopilot {
+                    AutopilotArg::Px4 => MavAutopilot::MAV_AUTOPILOT_PX4,
+                    AutopilotArg::Generic => MavAutopilot::MAV_AUTOPILOT_GENERIC,
+                },
+                multicopter: parts.multicopter,
+                frame: parts.frame,
+                epoch_unix_us: epoch,
+            },
+            parts.status,
+            parts.requests,
+            params,
+            parts.mission,
+        );
+        Ok(GcsSession {
+            endpoint,
+            link,
+            started: Instant::now(),
+            epoch_unix_us: epoch,
+            out: Vec::with_capacity(256),
+        })
+    }
+
+    /// Reads what arrived, answers, and sends what is due at sim time `now`.
+    pub fn service(&mut self, now: SimTime) {
+        let link_now = self.started.elapsed();
+        let unix = self.epoch_unix_us + now.as_micros();
+        let (endpoint, out) = (&mut self.endpoint, &mut self.out);
+        self.link.receive(link_now, unix, |from, msg| {
+            endpoint.handle(now, link_now, from, msg, out);
+        });
+        self.endpoint.poll(now, link_now, &mut self.out);
+        self.link.send(&self.out, unix);
+        self.out.clear();
+    }
+
+    /// Flushes the tlog.
+    pub fn finish(&mut self) {
+        if let Some(t) = self.link.tlog_mut() {
+            let _ = t.flush();
+        }
+    }
+}
+
+/// Paces sim time against the wall clock.
+#[derive(Debug, Clone, Copy)]
+pub struct Pacer {
+    speedup: Speedup,
+    started: Instant,
+    sim_at_start: SimTime,
+}
+
+impl Pacer {
+    /// Starts pacing at sim time `sim_now`.
+    pub fn new(speedup: Speedup, sim_now: SimTime) -> Self {
+        Pacer {
+            speedup,
+            started: Instant::now(),
+            sim_at_start: sim_now,
+        }
+    }
+
+    /// How long to wait before sim time `next` may run (zero: run now).
+    pub fn wait(&self, next: SimTime) -> Duration {
+        match self.speedup {
+            Speedup::Max => Duration::ZERO,
+            Speedup::Factor(k) => {
+                let sim = next
+                    .as_micros()
+                    .saturating_sub(self.sim_at_start.as_micros());
+                let due = Duration::from_secs_f64(sim as f64 * 1e-6 / k);
+                due.saturating_sub(self.started.elapsed())
+            }
+        }
+    }
+
+    /// Restarts pacing at `sim_now` (after a reset).
+    pub fn restart(&mut self, sim_now: SimTime) {
+        *self = Pacer::new(self.speedup, sim_now);
+    }
+}
