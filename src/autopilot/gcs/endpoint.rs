@@ -188,6 +188,9 @@ impl Endpoint {
         self.last_reached = None;
         self.last_hb = (None, false);
         self.last_mission_current = None;
+        for s in &mut self.streams {
+            s.2 = SimTime::ZERO;
+        }
         for i in 0..self.params.len() {
             if let Some(name) = self.params.name(i) {
                 if let Some(v) = self.params.get(name) {

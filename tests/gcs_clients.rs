@@ -1,0 +1,308 @@
+//! `mavsitl serve` against the real MAVLink clients from PyPI: MAVSDK-Python
+//! (native 4.x and the gRPC flavour), pymavlink and MAVProxy. Each test starts
+//! the binary on free ports and runs one script of `tests/python/` in the
+//! virtualenv `tests/python/setup.sh` makes (`.venv/`, or `MAVSITL_PYTHON`).
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::{TcpListener, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use mavlink::dialects::common::{MavAutopilot, MavMessage};
+use mavlink::{MavlinkReader, Message};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn python() -> PathBuf {
+    if let Ok(p) = std::env::var("MAVSITL_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let p = root().join(".venv/bin/python");
+    assert!(
+        p.exists(),
+        "{} is missing: run tests/python/setup.sh first (it installs MAVSDK, pymavlink and MAVProxy from PyPI)",
+        p.display()
+    );
+    p
+}
+
+fn free_udp_port() -> u16 {
+    UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("no free UDP port: {e}"))
+}
+
+fn free_tcp_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("no free TCP port: {e}"))
+}
+
+/// A running `mavsitl serve`.
+struct Serve {
+    child: Child,
+    /// The port it sends to (the client listens there).
+    gcs_port: u16,
+    /// Its own bound port.
+    vehicle_port: u16,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Serve {
+    fn start(extra: &[&str]) -> Serve {
+        let gcs_port = free_udp_port();
+        let out = format!("127.0.0.1:{gcs_port}");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mavsitl"));
+        cmd.current_dir(root())
+            .args(["serve", "--gcs-bind", "127.0.0.1:0", "--gcs-out", &out])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start mavsitl: {e}"));
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+        let mut lines = BufReader::new(stdout).lines();
+        let banner = lines
+            .next()
+            .and_then(Result::ok)
+            .unwrap_or_else(|| panic!("mavsitl serve printed no banner"));
+        std::thread::spawn(move || for _ in lines {});
+        let stderr_pipe = child.stderr.take().unwrap_or_else(|| panic!("no stderr"));
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = BufReader::new(stderr_pipe).read_to_string(&mut s);
+            let _ = tx.send(s);
+        });
+        let vehicle_port = banner
+            .split("udp 127.0.0.1:")
+            .nth(1)
+            .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no bound port in the banner: {banner}"));
+        Serve {
+            child,
+            gcs_port,
+            vehicle_port,
+            stderr: rx,
+        }
+    }
+
+    fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.stderr
+            .recv_timeout(Duration::from_secs(5))
+            .unwrap_or_default()
+    }
+}
+
+/// Runs a script of tests/python; panics with its output unless it exits 0
+/// and printed OK. Returns the output.
+fn run_py(serve: Serve, script: &str, args: &[String]) -> String {
+    let out = Command::new(python())
+        .current_dir(root().join("tests/python"))
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
+    let log = serve.stop();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{text}");
+    assert!(
+        out.status.success() && text.lines().any(|l| l.starts_with("OK")),
+        "{script} {args:?} failed ({}):\n{text}\n--- mavsitl stderr ---\n{log}",
+        out.status
+    );
+    text
+}
+
+fn plan(name: &str) -> String {
+    root().join("missions").join(name).display().to_string()
+}
+
+#[test]
+fn mavsdk_native_flies_the_quad_square_and_returns() {
+    let s = Serve::start(&["--speedup", "10"]);
+    let args = [
+        "native".into(),
+        s.gcs_port.to_string(),
+        plan("quad_square.plan"),
+        "quad".into(),
+        // Path-following bound of the SimpleFlight flight (0.73 m max on the
+        // estimate), with margin for 5 Hz position sampling at corners.
+        "1.5".into(),
+    ];
+    let out = run_py(s, "mavsdk_mission.py", &args);
+    assert!(out.contains("progress 6 / 6"), "{out}");
+}
+
+#[test]
+fn mavsdk_native_flies_the_boat_box() {
+    let s = Serve::start(&["--speedup", "10", "--mission", "missions/boat_box.plan"]);
+    let args = [
+        "native".into(),
+        s.gcs_port.to_string(),
+        plan("boat_box.plan"),
+        "boat".into(),
+        "3.0".into(),
+    ];
+    let out = run_py(s, "mavsdk_mission.py", &args);
+    assert!(out.contains("progress 4 / 4"), "{out}");
+}
+
+#[test]
+fn mavsdk_grpc_flies_the_quad_square() {
+    let s = Serve::start(&["--speedup", "10"]);
+    let args = [
+        "grpc".into(),
+        s.gcs_port.to_string(),
+        plan("quad_square.plan"),
+        "quad".into(),
+        "1.5".into(),
+        free_tcp_port().to_string(),
+    ];
+    run_py(s, "mavsdk_mission.py", &args);
+}
+
+fn pymavlink(check: &str, extra: &[&str]) -> String {
+    let s = Serve::start(extra);
+    let args = [
+        check.to_string(),
+        s.gcs_port.to_string(),
+        s.vehicle_port.to_string(),
+    ];
+    run_py(s, "pymavlink_checks.py", &args)
+}
+
+#[test]
+fn pymavlink_parameter_list_is_complete_and_settable() {
+    pymavlink("params", &[]);
+}
+
+#[test]
+fn pymavlink_mission_round_trip_survives_20_percent_loss() {
+    pymavlink("mission", &[]);
+}
+
+#[test]
+fn pymavlink_cancelled_and_stalled_uploads_keep_the_mission() {
+    pymavlink("cancel", &[]);
+}
+
+#[test]
+fn pymavlink_every_command_gets_its_ack() {
+    pymavlink("commands", &[]);
+}
+
+#[test]
+fn pymavlink_garbage_and_truncated_frames_are_skipped() {
+    pymavlink("garbage", &[]);
+}
+
+#[test]
+fn mavproxy_loads_arms_and_flies_a_mission() {
+    let s = Serve::start(&["--speedup", "10"]);
+    let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let args = [
+        s.gcs_port.to_string(),
+        plan("quad_square.plan"),
+        work.path().display().to_string(),
+    ];
+    run_py(s, "mavproxy_mission.py", &args);
+}
+
+#[test]
+fn signing_rejects_unsigned_frames_and_answers_signed_ones() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let key = dir.path().join("key.txt");
+    let hex = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+    std::fs::write(&key, format!("{hex}\n")).unwrap_or_else(|e| panic!("{e}"));
+    let s = Serve::start(&["--signing-key", &key.display().to_string()]);
+    let args = [
+        "signing".to_string(),
+        s.gcs_port.to_string(),
+        s.vehicle_port.to_string(),
+        hex.to_string(),
+    ];
+    run_py(s, "pymavlink_checks.py", &args);
+}
+
+#[test]
+fn tlog_replays_in_pymavlink() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let rec = dir.path().join("rec");
+    let status = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .current_dir(root())
+        .args(["serve", "--gcs-bind", "127.0.0.1:0", "--speedup", "max"])
+        .args(["--gcs-out", &format!("127.0.0.1:{}", free_udp_port())])
+        .args(["--duration", "30", "--record"])
+        .arg(&rec)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(status.success());
+    let tlog = rec.join("telemetry.tlog");
+    let out = Command::new(python())
+        .current_dir(root().join("tests/python"))
+        .args(["pymavlink_checks.py", "tlog", "0", "0"])
+        .arg(&tlog)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("OK"), "{text}");
+}
+
+/// Instance N: system id 1 + N and PX4's GCS port 18570 + N, seen on the wire
+/// by a plain mavlink-crate listener.
+#[test]
+fn instance_shifts_system_id_and_port() {
+    let listener = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    listener
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["serve", "--instance", "7", "--gcs-bind", "127.0.0.1"])
+        .args(["--gcs-out", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut buf = [0u8; 2048];
+    let mut seen = None;
+    for _ in 0..200 {
+        let Ok((n, from)) = listener.recv_from(&mut buf) else {
+            break;
+        };
+        let mut r = MavlinkReader::new(&buf[..n]);
+        while let Ok((h, m)) = r.read_any_message::<MavMessage>() {
+            if let MavMessage::HEARTBEAT(hb) = &m {
+                seen = Some((h.system_id, h.component_id, hb.autopilot, from.port()));
+            }
+            let _ = m.message_id();
+        }
+        if seen.is_some() {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        seen,
+        Some((8, 1, MavAutopilot::MAV_AUTOPILOT_PX4, 18577)),
+        "heartbeat from system 8, component 1, PX4, port 18577"
+    );
+}
