@@ -50,9 +50,10 @@ pub const BOAT_DEFAULTS: &[(&str, f64)] = &[
 
 /// Prepares a flight of `mission` in `scenario` (vehicle 0). `param_file`, if
 /// given, is (text, name) of a parameter file applied over the defaults.
-/// With `auto_arm` SimpleFlight arms itself and flies the mission (a
-/// multicopter mission without a take-off item gets one first); without, it
-/// waits for a ground station, the mission stored item for item.
+/// With `auto_arm` SimpleFlight arms itself and flies the mission; without,
+/// it waits for a ground station. Either way a multicopter mission without a
+/// take-off item starts with a climb to its first waypoint's altitude, as PX4
+/// does.
 ///
 /// # Errors
 /// One line saying what is wrong (scenario, parameters or mission).
@@ -93,27 +94,8 @@ pub fn flight(
     }
     let frame = *sim.world().frame();
     let radius = params.get("NAV_ACC_RAD").unwrap_or(2.0);
-    let (mut steps, warnings) = compile(mission, &frame, scenario.home.alt_m, multicopter, radius)
+    let (steps, warnings) = compile(mission, &frame, scenario.home.alt_m, multicopter, radius)
         .map_err(|e| format!("{mission_name}: {e}"))?;
-    if auto_arm && multicopter && !steps.iter().any(|s| matches!(s, Step::Takeoff { .. })) {
-        let alt = steps
-            .iter()
-            .find_map(|s| {
-                if let Step::Waypoint { pos, .. } = s {
-                    Some(-pos.z)
-                } else {
-                    None
-                }
-            })
-            .unwrap_or_else(|| params.get("MIS_TAKEOFF_ALT").unwrap_or(2.5));
-        steps.insert(
-            0,
-            Step::Takeoff {
-                pos_ne: None,
-                alt_m: alt,
-            },
-        );
-    }
     let total_items = steps
         .iter()
         .filter(|s| !matches!(s, Step::Skip { .. }))

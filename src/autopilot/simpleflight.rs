@@ -1294,9 +1294,7 @@ impl FlightController for SimpleFlight {
             match prearm {
                 None => {
                     self.arm(now);
-                    self.set_mode(now, FlightMode::Mission);
-                    self.from_mission = true;
-                    self.status.borrow_mut().mission_started = true;
+                    self.enter_mode(now, FlightMode::Mission);
                 }
                 Some(reason) if now > SimTime::from_secs(60) => {
                     self.status.borrow_mut().failure = Some(format!("arming refused: {reason}"));

@@ -15,6 +15,7 @@ use mavsitl::scenario::{Home, Scenario, ScenarioSource};
 use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
+use super::gcs::{GcsArgs, GcsSession, Pacer, SessionParts};
 use super::{home, CliError};
 
 /// Which vehicle flies when no scenario is given.
@@ -69,6 +70,16 @@ pub struct FlyArgs {
     /// Give up after this much sim time, s.
     #[arg(long, value_name = "S", default_value_t = 1800.0)]
     pub timeout: f64,
+
+    /// Be a MAVLink vehicle while flying: QGroundControl, MAVSDK or MAVProxy
+    /// watch the flight (and may take over) as with `mavsitl serve`; the run is
+    /// then paced at --speedup (default real time).
+    #[arg(long)]
+    pub gcs: bool,
+
+    /// Ground-station link (with --gcs).
+    #[command(flatten)]
+    pub gcs_args: GcsArgs,
 }
 
 const DEFAULT_MISSION: &str = include_str!("../../missions/quad_square.plan");
@@ -330,6 +341,29 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     for w in &flight.warnings {
         eprintln!("warning: {mission_name}: {}", w.message);
     }
+    let frame = *flight.lockstep.sim().world().frame();
+    let mut session = if args.gcs {
+        let s = GcsSession::open(
+            &args.gcs_args,
+            SessionParts {
+                status: flight.status.clone(),
+                requests: flight.requests.clone(),
+                params: flight.params.clone(),
+                mission: Some(&inputs.mission),
+                scenario,
+                frame,
+                multicopter: flight.multicopter,
+                motors: flight.motors,
+                tlog: args.record.as_ref().map(|d| d.join("telemetry.tlog")),
+            },
+        )?;
+        if let Ok(a) = s.link.local_addr() {
+            eprintln!("MAVLink on udp {a}");
+        }
+        Some(s)
+    } else {
+        None
+    };
     let setup::Flight {
         mut lockstep,
         status,
@@ -376,7 +410,27 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     };
     let mut finished_at: Option<SimTime> = None;
     let mut outcome: Result<(), String> = Ok(());
+    let pacer = Pacer::new(args.gcs_args.speedup, SimTime::ZERO);
+    let mut last_service: Option<SimTime> = None;
     while lockstep.sim().time() < end {
+        if let Some(s) = session.as_mut() {
+            let now = lockstep.sim().time();
+            let wait = pacer.wait(SimTime::from_micros(now.as_micros() + rate.period_us()));
+            if !wait.is_zero() {
+                s.service(now);
+                last_service = Some(now);
+                std::thread::sleep(wait.min(std::time::Duration::from_millis(1)));
+                if super::interrupted() {
+                    outcome = Err("interrupted".into());
+                    break;
+                }
+                continue;
+            }
+            if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + 4_000) {
+                s.service(now);
+                last_service = Some(now);
+            }
+        }
         if let Err(e) = lockstep.tick(&mut obs) {
             outcome = Err(format!("simulation stopped: {e}"));
             break;
@@ -403,6 +457,11 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
             outcome = Err("interrupted".into());
             break;
         }
+    }
+    if let Some(s) = session.as_mut() {
+        // Let the ground stations see the end state.
+        s.service(lockstep.sim().time());
+        s.finish();
     }
     let wall_s = wall.elapsed().as_secs_f64();
     let st = status.borrow().clone();
