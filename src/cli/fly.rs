@@ -419,7 +419,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
             if !wait.is_zero() {
                 s.service(now);
                 last_service = Some(now);
-                std::thread::sleep(wait.min(std::time::Duration::from_millis(1)));
+                s.wait(wait.min(std::time::Duration::from_millis(2)));
                 if super::interrupted() {
                     outcome = Err("interrupted".into());
                     break;

@@ -247,6 +247,12 @@ impl GcsSession {
         self.out.clear();
     }
 
+    /// Waits up to `timeout` for traffic (returns at once when a datagram is
+    /// ready).
+    pub fn wait(&self, timeout: Duration) {
+        self.link.wait_readable(timeout);
+    }
+
     /// Flushes the tlog.
     pub fn finish(&mut self) {
         if let Some(t) = self.link.tlog_mut() {

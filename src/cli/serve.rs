@@ -170,7 +170,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         if !wait.is_zero() {
             session.service(now);
             last_service = Some(now);
-            std::thread::sleep(wait.min(Duration::from_millis(1)));
+            session.wait(wait.min(Duration::from_millis(2)));
             continue;
         }
         let step = match (recorder.as_mut(), recording) {

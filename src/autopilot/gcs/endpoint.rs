@@ -598,7 +598,8 @@ impl Endpoint {
     /// messages to send after the ACK.
     fn execute(&mut self, now: SimTime, c: &CommandIn, extra: &mut Vec<MavMessage>) -> Answer {
         use MavResult::*;
-        let st = self.status.borrow().clone();
+        let status = self.status.clone();
+        let st = status.borrow();
         let ok = (MAV_RESULT_ACCEPTED, None);
         let deny = |why: &str| (MAV_RESULT_DENIED, Some(why.to_string()));
         let p = c.params;
@@ -890,7 +891,8 @@ impl Endpoint {
     /// events as STATUSTEXT, MISSION_ITEM_REACHED and MISSION_CURRENT on change,
     /// and a heartbeat at once on arming or a mode change.
     pub fn poll(&mut self, now: SimTime, link: Duration, out: &mut Vec<Outgoing>) {
-        let st = self.status.borrow().clone();
+        let status = self.status.clone();
+        let st = status.borrow();
         let mut msgs = Vec::new();
         // Mission protocol timers and the parameter list.
         let o = self.missions.poll(link, &mut msgs);

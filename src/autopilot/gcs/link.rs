@@ -118,6 +118,23 @@ impl UdpLink {
         self.tlog.as_mut()
     }
 
+    /// Waits until a datagram is ready to read or `timeout` has passed, so a
+    /// paced loop answers at once instead of at its next tick.
+    pub fn wait_readable(&self, timeout: Duration) {
+        if timeout.is_zero() {
+            return;
+        }
+        let blocked = self.socket.set_nonblocking(false).is_ok()
+            && self.socket.set_read_timeout(Some(timeout)).is_ok();
+        if blocked {
+            let mut probe = [0u8; 1];
+            let _ = self.socket.peek_from(&mut probe);
+        } else {
+            std::thread::sleep(timeout);
+        }
+        let _ = self.socket.set_nonblocking(true);
+    }
+
     /// Counters.
     pub fn stats(&self) -> LinkStats {
         self.stats
