@@ -89,8 +89,7 @@ fn upload(ep: &mut Endpoint, gcs: &mut Encoder, n: u16) -> usize {
     );
     let mut enc = Encoder::new(1, 1, None);
     let mut reply = Vec::with_capacity(64);
-    loop {
-        let Some(o) = out.pop() else { break };
+    while let Some(o) = out.pop() {
         reply.clear();
         enc.encode(&o, &mut reply);
         frames += 1;

@@ -203,6 +203,10 @@ def upload(m, items, mission_type=0, timeout=60.0):
             continue
         last = time.time()
         if msg.get_type() == "MISSION_ACK":
+            # An ACK before the first request is a stale one (a repeated final
+            # ACK of the previous transfer whose first copy was lost).
+            if last_sent is None and n > 0 and msg.type == mavlink.MAV_MISSION_ACCEPTED:
+                continue
             return msg.type
         seq = msg.seq
         if 0 <= seq < n:

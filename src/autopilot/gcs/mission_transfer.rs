@@ -319,6 +319,9 @@ pub struct MissionProtocol {
     system_id: u8,
     component_id: u8,
     upload: Option<Upload>,
+    /// How the last upload ended: (peer, list, result, opaque id), repeated to
+    /// a GCS that lost the final ACK and sends its last item again.
+    last_result: Option<((u8, u8), ListType, MavMissionResult, u32)>,
 }
 
 impl MissionProtocol {
@@ -328,6 +331,7 @@ impl MissionProtocol {
             system_id,
             component_id,
             upload: None,
+            last_result: None,
         }
     }
 
@@ -381,6 +385,7 @@ impl MissionProtocol {
             return Outcome::Refused(format!("mission type {list_type} is not supported"));
         };
         self.upload = None;
+        self.last_result = None;
         if count == 0 {
             stores.set(list, Vec::new());
             out.push(self.ack(peer, list.mav(), MavMissionResult::MAV_MISSION_ACCEPTED, 0));
@@ -419,15 +424,12 @@ impl MissionProtocol {
         out: &mut Vec<MavMessage>,
     ) -> Outcome {
         let Some(u) = self.upload.as_mut() else {
-            // Not uploading: a late duplicate after the final ACK. Repeat the
-            // ACK so a GCS that lost it completes.
-            if let Some(list) = ListType::from_u8(it.mission_type) {
-                out.push(self.ack(
-                    peer,
-                    list.mav(),
-                    MavMissionResult::MAV_MISSION_ACCEPTED,
-                    stores.id(list),
-                ));
+            // Not uploading: a late duplicate of the last item after the final
+            // ACK was lost. Repeat that ACK, whatever it said.
+            if let Some((p, list, result, id)) = self.last_result {
+                if p == peer && it.mission_type == list as u8 {
+                    out.push(self.ack(peer, list.mav(), result, id));
+                }
             }
             return Outcome::None;
         };
@@ -447,6 +449,7 @@ impl MissionProtocol {
         let list = u.list;
         if let Err((code, msg)) = check_item(list, it) {
             self.upload = None;
+            self.last_result = Some((peer, list, code, 0));
             out.push(self.ack(peer, list.mav(), code, 0));
             return Outcome::Refused(format!("{} upload refused: {msg}", list.name()));
         }
@@ -464,6 +467,12 @@ impl MissionProtocol {
         match accept(list, &done.items) {
             Ok(()) => {
                 stores.set(list, done.items);
+                self.last_result = Some((
+                    peer,
+                    list,
+                    MavMissionResult::MAV_MISSION_ACCEPTED,
+                    stores.id(list),
+                ));
                 out.push(self.ack(
                     peer,
                     list.mav(),
@@ -473,6 +482,7 @@ impl MissionProtocol {
                 Outcome::Stored(list)
             }
             Err(msg) => {
+                self.last_result = Some((peer, list, MavMissionResult::MAV_MISSION_INVALID, 0));
                 out.push(self.ack(peer, list.mav(), MavMissionResult::MAV_MISSION_INVALID, 0));
                 Outcome::Refused(format!("{} upload refused: {msg}", list.name()))
             }
@@ -774,6 +784,52 @@ mod tests {
             ]
         );
         assert!(s.list(ListType::Mission).is_empty());
+    }
+
+    #[test]
+    fn a_late_duplicate_item_gets_the_final_ack_again() {
+        let mut p = MissionProtocol::new(1, 1);
+        let mut s = Stores::default();
+        let mut out = Vec::new();
+        p.on_count(Duration::ZERO, GCS, 1, 2, &mut s, &mut out);
+        let mut wp = item(0, 47.0);
+        wp.mission_type = 2;
+        p.on_item(Duration::ZERO, GCS, &wp, &mut s, |_, _| Ok(()), &mut out);
+        // The refusal was lost; the GCS sends the item again.
+        p.on_item(Duration::ZERO, GCS, &wp, &mut s, |_, _| Ok(()), &mut out);
+        assert_eq!(
+            acks(&out),
+            vec![
+                MavMissionResult::MAV_MISSION_UNSUPPORTED,
+                MavMissionResult::MAV_MISSION_UNSUPPORTED
+            ]
+        );
+        // After a success the repeat says accepted.
+        out.clear();
+        p.on_count(Duration::ZERO, GCS, 1, 0, &mut s, &mut out);
+        p.on_item(
+            Duration::ZERO,
+            GCS,
+            &item(0, 47.0),
+            &mut s,
+            |_, _| Ok(()),
+            &mut out,
+        );
+        p.on_item(
+            Duration::ZERO,
+            GCS,
+            &item(0, 47.0),
+            &mut s,
+            |_, _| Ok(()),
+            &mut out,
+        );
+        assert_eq!(
+            acks(&out),
+            vec![
+                MavMissionResult::MAV_MISSION_ACCEPTED,
+                MavMissionResult::MAV_MISSION_ACCEPTED
+            ]
+        );
     }
 
     #[test]
