@@ -1113,7 +1113,8 @@ impl SimpleFlight {
                             {
                                 self.finish_mission(now);
                             }
-                            self.disarm(now, "landed");
+                            self.queue.clear();
+                            self.phase = Phase::Idle;
                             sp = McSetpoint::Off;
                         }
                         (false, _) => self.touchdown_since = None,
@@ -1303,12 +1304,20 @@ impl FlightController for SimpleFlight {
                 Some(_) => {}
             }
         }
+        // Disarm COM_DISARM_LAND after the landing was detected (< 0: never).
+        let after_land = self.cfg.params.get("COM_DISARM_LAND").unwrap_or(2.0);
+        if let (true, Some(t)) = (self.armed, self.landed_at) {
+            if after_land >= 0.0 && now.secs_since(t) >= after_land {
+                self.disarm(now, "landed");
+            }
+        }
         let prflt = self.cfg.params.get("COM_DISARM_PRFLT").unwrap_or(10.0);
         if !self.cfg.auto_arm
             && self.armed
             && self.on_ground
             && self.mc.is_some()
             && prflt > 0.0
+            && self.landed_at.is_none()
             && now.secs_since(self.armed_at) > prflt
         {
             self.disarm(now, "no take-off after arming (COM_DISARM_PRFLT)");

@@ -448,8 +448,8 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         if st.finished && finished_at.is_none() {
             finished_at = Some(now);
         }
-        // Done: landed, or finished and holding for 2 s.
-        if st.landed || finished_at.is_some_and(|t| now - t >= 2_000_000) {
+        // Done: landed and disarmed, or finished and holding for 2 s.
+        if (st.landed && !st.armed) || finished_at.is_some_and(|t| now - t >= 2_000_000) {
             break;
         }
         drop(st);
