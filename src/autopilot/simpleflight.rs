@@ -205,6 +205,7 @@ pub struct SimpleFlight {
     gps_ok: bool,
     gps_good_since: Option<SimTime>,
     sensors_seen: [bool; 4],
+    sensors_last: [Option<SimTime>; 4],
     // Executor.
     next_step: usize,
     jumps_left: Vec<Option<i64>>,
@@ -315,6 +316,7 @@ impl SimpleFlight {
             gps_ok: false,
             gps_good_since: None,
             sensors_seen: [false; 4],
+            sensors_last: [None; 4],
             next_step: 0,
             jumps_left: vec![None; n],
             queue: Vec::new(),
@@ -1237,11 +1239,13 @@ impl FlightController for SimpleFlight {
         self.truth = f.ground_truth;
         for s in f.imu.iter() {
             self.sensors_seen[0] = true;
+            self.sensors_last[0] = Some(now);
             self.est.on_imu(s);
         }
         let eph_max = self.cfg.params.get("SF_ARM_EPH_MAX").unwrap_or(1.0);
         for g in f.gps.iter() {
             self.sensors_seen[1] = true;
+            self.sensors_last[1] = Some(now);
             self.gps_ok = g.fix == FixType::Fix3d;
             if self.gps_ok && g.eph_m <= eph_max {
                 self.gps_good_since.get_or_insert(g.delivered);
@@ -1252,16 +1256,23 @@ impl FlightController for SimpleFlight {
         }
         for b in f.baro.iter() {
             self.sensors_seen[2] = true;
+            self.sensors_last[2] = Some(now);
             self.est.on_baro(b);
         }
         for m in f.mag.iter() {
             self.sensors_seen[3] = true;
+            self.sensors_last[3] = Some(now);
             self.est.on_mag(m);
         }
         {
             let mut st = self.status.borrow_mut();
             st.estimate = Some(self.state());
-            st.sensors_alive = self.sensors_seen;
+            // A sensor is alive while its samples keep coming (GPS: 1.5 s,
+            // the others 0.5 s).
+            for (i, last) in self.sensors_last.iter().enumerate() {
+                let limit = if i == 1 { 1.5 } else { 0.5 };
+                st.sensors_alive[i] = last.is_some_and(|t| now.secs_since(t) <= limit);
+            }
             st.gps_fix = self.gps_ok;
             if let Some(g) = f.gps.iter().last() {
                 st.gps = Some(*g);

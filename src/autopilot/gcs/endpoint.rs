@@ -766,7 +766,8 @@ impl Endpoint {
                                 .find(|d| d.id == id)
                                 .map_or(0, |d| d.interval_us)
                         } else {
-                            interval as u64
+                            // At most one hour between messages.
+                            (interval as u64).min(3_600_000_000)
                         };
                         s.2 = now;
                         ok
@@ -965,7 +966,9 @@ impl Endpoint {
                 continue;
             }
             let next = SimTime::from_micros(
-                (due.as_micros() + interval).max(now.as_micros().saturating_sub(interval) + 1),
+                due.as_micros()
+                    .saturating_add(interval)
+                    .max(now.as_micros().saturating_sub(interval).saturating_add(1)),
             );
             if let Some(s) = self.streams.get_mut(i) {
                 s.2 = next;

@@ -1,0 +1,201 @@
+//! The GCS endpoint in process, on a simulated flight: health bits follow the
+//! simulated sensors, arming is refused with the pre-arm failure as the
+//! reason, and a served quad takes off, holds, returns and disarms on its own
+//! when driven by commands — the same sequence QGroundControl's Fly view sends.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mavlink::dialects::common::{MavAutopilot, MavMessage, MavResult, MavSysStatusSensor, MavType};
+use mavsitl::autopilot::gcs::wire::{CommandIn, Incoming, Outgoing};
+use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig};
+use mavsitl::autopilot::setup::{self, Flight};
+use mavsitl::mission::Mission;
+use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::time::SimTime;
+
+fn flight(scenario_json: &str) -> (Flight, Endpoint) {
+    let src = ScenarioSource {
+        name: "test".into(),
+        base_dir: PathBuf::from("."),
+    };
+    let scenario = Scenario::from_json(scenario_json, &src).unwrap_or_else(|e| panic!("{e}"));
+    let mission =
+        Mission::parse("QGC WPL 110\n", "empty.waypoints").unwrap_or_else(|e| panic!("{e}"));
+    let f = setup::flight(&mission, "empty", &scenario, &src, None, false)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let ep = Endpoint::new(
+        EndpointConfig {
+            system_id: 1,
+            component_id: 1,
+            mav_type: MavType::MAV_TYPE_QUADROTOR,
+            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
+            multicopter: true,
+            frame: *f.lockstep.sim().world().frame(),
+            epoch_unix_us: 0,
+        },
+        f.status.clone(),
+        f.requests.clone(),
+        f.params.clone(),
+        None,
+    );
+    (f, ep)
+}
+
+/// Runs until `t` s, polling the endpoint every 4 ms; returns what it sent.
+fn run_to(f: &mut Flight, ep: &mut Endpoint, t: f64) -> Vec<Outgoing> {
+    let mut out = Vec::new();
+    let end = SimTime::from_secs_f64(t);
+    while f.lockstep.sim().time() < end {
+        f.lockstep.tick(&mut ()).unwrap_or_else(|e| panic!("{e}"));
+        if f.lockstep.sim().tick() % 4 == 0 {
+            let now = f.lockstep.sim().time();
+            ep.poll(now, Duration::from_micros(now.as_micros()), &mut out);
+        }
+    }
+    out
+}
+
+fn command(f: &Flight, ep: &mut Endpoint, command: u16, params: [f32; 7]) -> (MavResult, String) {
+    let mut out = Vec::new();
+    let now = f.lockstep.sim().time();
+    ep.handle(
+        now,
+        Duration::from_micros(now.as_micros()),
+        (255, 190),
+        Incoming::Command(CommandIn {
+            command,
+            params: [params[0], params[1], params[2], params[3]],
+            x: params[4] as f64,
+            y: params[5] as f64,
+            z: params[6],
+            target_system: 1,
+            target_component: 1,
+            confirmation: 0,
+            int_frame: None,
+        }),
+        &mut out,
+    );
+    let mut result = None;
+    let mut text = String::new();
+    for o in out {
+        match o {
+            Outgoing::Msg(MavMessage::COMMAND_ACK(a)) => result = Some(a.result),
+            Outgoing::Msg(MavMessage::STATUSTEXT(t)) => {
+                text = t
+                    .text
+                    .to_str()
+                    .unwrap_or("")
+                    .trim_end_matches('\0')
+                    .to_string()
+            }
+            _ => {}
+        }
+    }
+    (
+        result.unwrap_or_else(|| panic!("no ACK for {command}")),
+        text,
+    )
+}
+
+fn last_sys_status(out: &[Outgoing]) -> (u32, u32) {
+    out.iter()
+        .rev()
+        .find_map(|o| match o {
+            Outgoing::Msg(MavMessage::SYS_STATUS(s)) => Some((
+                s.onboard_control_sensors_present.bits(),
+                s.onboard_control_sensors_health.bits(),
+            )),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no SYS_STATUS"))
+}
+
+const GPS: u32 = MavSysStatusSensor::MAV_SYS_STATUS_SENSOR_GPS.bits();
+const PREARM: u32 = MavSysStatusSensor::MAV_SYS_STATUS_PREARM_CHECK.bits();
+const GYRO: u32 = MavSysStatusSensor::MAV_SYS_STATUS_SENSOR_3D_GYRO.bits();
+
+#[test]
+fn without_gps_the_health_bit_is_clear_and_arming_is_refused_with_the_reason() {
+    let (mut f, mut ep) =
+        flight(r#"{"vehicles":[{"kind":"multirotor","sensors":{"gps":{"enabled":false}}}]}"#);
+    let out = run_to(&mut f, &mut ep, 15.0);
+    let (present, health) = last_sys_status(&out);
+    assert!(
+        present & GPS != 0 && health & GPS == 0,
+        "GPS present but unhealthy"
+    );
+    assert!(health & GYRO != 0, "the IMU is healthy");
+    assert!(health & PREARM == 0, "pre-arm must fail without GPS");
+    let (r, text) = command(&f, &mut ep, 400, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(r, MavResult::MAV_RESULT_DENIED);
+    assert!(text.contains("GPS"), "refusal says why: {text}");
+    // Forced arming is accepted (PX4's 21196).
+    let (r, _) = command(&f, &mut ep, 400, [1.0, 21196.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED);
+    run_to(&mut f, &mut ep, 15.1);
+    assert!(f.status.borrow().armed);
+}
+
+#[test]
+fn takeoff_then_arm_climbs_holds_returns_and_disarms() {
+    let (mut f, mut ep) = flight(r#"{"vehicles":[{"kind":"multirotor"}]}"#);
+    let out = run_to(&mut f, &mut ep, 30.0);
+    let (_, health) = last_sys_status(&out);
+    assert!(
+        health & PREARM != 0 && health & GPS != 0,
+        "ready after 30 s: {:?} {health:#x}",
+        f.status.borrow().prearm_failure
+    );
+    // QGroundControl: takeoff with an AMSL altitude, then arm.
+    let home_amsl = 488.0;
+    let (r, _) = command(
+        &f,
+        &mut ep,
+        22,
+        [
+            0.0,
+            0.0,
+            0.0,
+            f32::NAN,
+            f32::NAN,
+            f32::NAN,
+            home_amsl + 12.0,
+        ],
+    );
+    assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED);
+    let (r, _) = command(&f, &mut ep, 400, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED);
+    run_to(&mut f, &mut ep, 55.0);
+    let truth = f.lockstep.sim().vehicles()[0].ground_truth();
+    let st = f.status.borrow().clone();
+    assert_eq!(
+        st.mode,
+        Some(mavsitl::autopilot::FlightMode::Hold),
+        "Takeoff ends in Hold"
+    );
+    assert!(
+        (-truth.pos_ned_m.z - 12.0).abs() < 1.0,
+        "holds 12 m: {}",
+        -truth.pos_ned_m.z
+    );
+    // Disarming in the air is refused.
+    let (r, _) = command(&f, &mut ep, 400, [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(r, MavResult::MAV_RESULT_DENIED);
+    // Return: climbs to RTL_RETURN_ALT, comes back, lands, disarms.
+    let (r, _) = command(&f, &mut ep, 20, [0.0; 7]);
+    assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED);
+    let out = run_to(&mut f, &mut ep, 140.0);
+    let st = f.status.borrow().clone();
+    assert!(st.landed && !st.armed, "landed and disarmed after RTL");
+    let landed = out.iter().any(|o| {
+        matches!(o, Outgoing::Msg(MavMessage::STATUSTEXT(t)) if t.text.to_str().unwrap_or("").starts_with("Landing detected"))
+    });
+    assert!(landed, "a STATUSTEXT announces the landing");
+    let truth = f.lockstep.sim().vehicles()[0].ground_truth();
+    assert!(
+        truth.pos_ned_m.xy().norm() < 2.0,
+        "lands home: {:?}",
+        truth.pos_ned_m
+    );
+}
