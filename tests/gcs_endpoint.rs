@@ -48,7 +48,7 @@ fn run_to(f: &mut Flight, ep: &mut Endpoint, t: f64) -> Vec<Outgoing> {
     let end = SimTime::from_secs_f64(t);
     while f.lockstep.sim().time() < end {
         f.lockstep.tick(&mut ()).unwrap_or_else(|e| panic!("{e}"));
-        if f.lockstep.sim().tick() % 4 == 0 {
+        if f.lockstep.sim().tick().is_multiple_of(4) {
             let now = f.lockstep.sim().time();
             ep.poll(now, Duration::from_micros(now.as_micros()), &mut out);
         }
