@@ -15,7 +15,7 @@ use mavsitl::scenario::{Home, Scenario, ScenarioSource};
 use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::gcs::{GcsArgs, GcsSession, Pacer, SessionParts};
+use super::gcs::{GcsArgs, GcsSession, Pacer};
 use super::{home, CliError};
 
 /// Which vehicle flies when no scenario is given.
@@ -232,15 +232,7 @@ pub(super) fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInput
     let mission = match (args.mission, builtin) {
         (Some(p), _) => Mission::load(p),
         (None, true) => Mission::parse(DEFAULT_MISSION, DEFAULT_MISSION_NAME),
-        (None, false) => Ok(Mission {
-            items: Vec::new(),
-            home: None,
-            fence: Vec::new(),
-            rally: Vec::new(),
-            cruise_speed_m_s: None,
-            hover_speed_m_s: None,
-            vehicle_type: None,
-        }),
+        (None, false) => Ok(Mission::default()),
     }
     .map_err(|e| {
         input(
@@ -341,22 +333,8 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     for w in &flight.warnings {
         eprintln!("warning: {mission_name}: {}", w.message);
     }
-    let frame = *flight.lockstep.sim().world().frame();
     let mut session = if args.gcs {
-        let s = GcsSession::open(
-            &args.gcs_args,
-            SessionParts {
-                status: flight.status.clone(),
-                requests: flight.requests.clone(),
-                params: flight.params.clone(),
-                mission: Some(&inputs.mission),
-                scenario,
-                frame,
-                multicopter: flight.multicopter,
-                motors: flight.motors,
-                tlog: args.record.as_ref().map(|d| d.join("telemetry.tlog")),
-            },
-        )?;
+        let s = GcsSession::for_flight(&args.gcs_args, &flight, &inputs, args.record.as_deref())?;
         if let Ok(a) = s.link.local_addr() {
             eprintln!("MAVLink on udp {a}");
         }

@@ -10,6 +10,7 @@ use mavlink::dialects::common::{MavAutopilot, MavType};
 
 use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig, LinkConfig, UdpLink};
 use mavsitl::autopilot::params::ParamStore;
+use mavsitl::autopilot::setup::Flight;
 use mavsitl::autopilot::{RequestQueue, StatusHandle};
 use mavsitl::geo::LocalFrame;
 use mavsitl::mission::Mission;
@@ -17,6 +18,7 @@ use mavsitl::record::tlog::TlogWriter;
 use mavsitl::scenario::Scenario;
 use mavsitl::time::SimTime;
 
+use super::fly::FlightInputs;
 use super::CliError;
 
 /// The identity the vehicle claims.
@@ -138,7 +140,7 @@ pub struct GcsSession {
 }
 
 /// What a session is built from.
-pub struct SessionParts<'a> {
+struct SessionParts<'a> {
     pub status: StatusHandle,
     pub requests: RequestQueue,
     pub params: ParamStore,
@@ -151,8 +153,32 @@ pub struct SessionParts<'a> {
 }
 
 impl GcsSession {
+    /// A session for `flight` (built from `inputs`); with `record`, the link is
+    /// also written to `record/telemetry.tlog`.
+    pub fn for_flight(
+        args: &GcsArgs,
+        flight: &Flight,
+        inputs: &FlightInputs,
+        record: Option<&Path>,
+    ) -> Result<Self, CliError> {
+        Self::open(
+            args,
+            SessionParts {
+                status: flight.status.clone(),
+                requests: flight.requests.clone(),
+                params: flight.params.clone(),
+                mission: Some(&inputs.mission),
+                scenario: &inputs.scenario,
+                frame: *flight.lockstep.sim().world().frame(),
+                multicopter: flight.multicopter,
+                motors: flight.motors,
+                tlog: record.map(|d| d.join("telemetry.tlog")),
+            },
+        )
+    }
+
     /// Binds the socket and sets the endpoint up.
-    pub fn open(args: &GcsArgs, parts: SessionParts) -> Result<Self, CliError> {
+    fn open(args: &GcsArgs, parts: SessionParts) -> Result<Self, CliError> {
         let n = args.instance as u16;
         let bind: SocketAddr = match args.gcs_bind.parse::<SocketAddr>() {
             Ok(a) => a,

@@ -15,7 +15,7 @@ use mavsitl::sim::Observer;
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::fly::{load_inputs, InputArgs, VehicleArg};
-use super::gcs::{GcsArgs, GcsSession, Pacer, SessionParts, Speedup};
+use super::gcs::{GcsArgs, GcsSession, Pacer, Speedup};
 use super::{home, CliError};
 
 /// Arguments of `mavsitl serve`.
@@ -99,20 +99,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::input(format!("{}: cannot create: {e}", dir.display()), ""))?;
     }
-    let mut session = GcsSession::open(
-        &args.gcs,
-        SessionParts {
-            status: flight.status.clone(),
-            requests: flight.requests.clone(),
-            params: flight.params.clone(),
-            mission: Some(&inputs.mission),
-            scenario,
-            frame,
-            multicopter: flight.multicopter,
-            motors: flight.motors,
-            tlog: args.record.as_ref().map(|d| d.join("telemetry.tlog")),
-        },
-    )?;
+    let mut session = GcsSession::for_flight(&args.gcs, &flight, &inputs, args.record.as_deref())?;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
     let mut recorder = match &args.record {

@@ -103,12 +103,7 @@ fn compile_list(
 ) -> Result<Vec<Step>, String> {
     let mission = Mission {
         items: items.iter().map(StoredItem::to_mission_item).collect(),
-        home: None,
-        fence: Vec::new(),
-        rally: Vec::new(),
-        cruise_speed_m_s: None,
-        hover_speed_m_s: None,
-        vehicle_type: None,
+        ..Mission::default()
     };
     compile(&mission, frame, frame.origin().alt_m, multicopter, radius)
         .map(|(steps, _)| steps)
@@ -389,34 +384,12 @@ impl Endpoint {
                 self.missions
                     .on_request_list(peer, r.mission_type as u8, &self.stores, &mut msgs)
             }
-            MavMessage::MISSION_REQUEST_INT(r) => {
-                let current = self.status.borrow().current_item;
-                self.missions.on_request_item(
-                    peer,
-                    ItemRequest {
-                        seq: r.seq,
-                        list_type: r.mission_type as u8,
-                        int: true,
-                    },
-                    &self.stores,
-                    current,
-                    &mut msgs,
-                )
-            }
-            MavMessage::MISSION_REQUEST(r) => {
-                let current = self.status.borrow().current_item;
-                self.missions.on_request_item(
-                    peer,
-                    ItemRequest {
-                        seq: r.seq,
-                        list_type: r.mission_type as u8,
-                        int: false,
-                    },
-                    &self.stores,
-                    current,
-                    &mut msgs,
-                )
-            }
+            MavMessage::MISSION_REQUEST_INT(MISSION_REQUEST_INT_DATA {
+                seq, mission_type, ..
+            }) => self.request_item(peer, seq, mission_type, true, &mut msgs),
+            MavMessage::MISSION_REQUEST(MISSION_REQUEST_DATA {
+                seq, mission_type, ..
+            }) => self.request_item(peer, seq, mission_type, false, &mut msgs),
             MavMessage::MISSION_ACK(_) => {
                 let o = self.missions.on_ack(peer);
                 self.report(o, out);
@@ -490,6 +463,24 @@ impl Endpoint {
             _ => {}
         }
         out.extend(msgs.into_iter().map(Outgoing::Msg));
+    }
+
+    fn request_item(
+        &self,
+        peer: (u8, u8),
+        seq: u16,
+        list: MavMissionType,
+        int: bool,
+        msgs: &mut Vec<MavMessage>,
+    ) {
+        let current = self.status.borrow().current_item;
+        let req = ItemRequest {
+            seq,
+            list_type: list as u8,
+            int,
+        };
+        self.missions
+            .on_request_item(peer, req, &self.stores, current, msgs);
     }
 
     fn on_param_set(&mut self, p: &PARAM_SET_DATA, out: &mut Vec<Outgoing>) {
