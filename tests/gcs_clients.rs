@@ -176,6 +176,20 @@ fn mavsdk_grpc_flies_the_quad_square() {
     run_py(s, "mavsdk_mission.py", &args);
 }
 
+#[test]
+fn mavsdk_grpc_flies_the_boat_box() {
+    let s = Serve::start(&["--speedup", "10", "--mission", "missions/boat_box.plan"]);
+    let args = [
+        "grpc".into(),
+        s.gcs_port.to_string(),
+        plan("boat_box.plan"),
+        "boat".into(),
+        "3.0".into(),
+        free_tcp_port().to_string(),
+    ];
+    run_py(s, "mavsdk_mission.py", &args);
+}
+
 fn pymavlink(check: &str, extra: &[&str]) -> String {
     let s = Serve::start(extra);
     let args = [
