@@ -234,6 +234,9 @@ pub struct SimpleFlight {
     on_ground: bool,
     armed_at: SimTime,
     landed_at: Option<SimTime>,
+    /// COM_DISARM_LAND and COM_DISARM_PRFLT, s (read once, updated on set).
+    disarm_land_s: f64,
+    disarm_preflight_s: f64,
 }
 
 impl SimpleFlight {
@@ -339,6 +342,8 @@ impl SimpleFlight {
             on_ground,
             armed_at: SimTime::ZERO,
             landed_at: None,
+            disarm_land_s: cfg.params.get("COM_DISARM_LAND").unwrap_or(2.0),
+            disarm_preflight_s: cfg.params.get("COM_DISARM_PRFLT").unwrap_or(10.0),
             cfg,
         };
         (sf, status)
@@ -983,6 +988,8 @@ impl SimpleFlight {
                     match name {
                         "MPC_XY_CRUISE" => self.apply(now, Request::ChangeSpeed(value)),
                         "MIS_TAKEOFF_ALT" => self.takeoff_alt_m = value,
+                        "COM_DISARM_LAND" => self.disarm_land_s = value,
+                        "COM_DISARM_PRFLT" => self.disarm_preflight_s = value,
                         "SF_GROUND_TRUTH" => self.ground_truth = value != 0.0,
                         _ => {}
                     }
@@ -1286,7 +1293,12 @@ impl FlightController for SimpleFlight {
             self.out = Actuators::default();
             return Ok(());
         }
-        let prearm = self.preflight_failure(now);
+        // (Armed, the pre-arm state no longer matters: PX4 reports it healthy.)
+        let prearm = if self.armed {
+            None
+        } else {
+            self.preflight_failure(now)
+        };
         if self.status.borrow().prearm_failure != prearm {
             self.status.borrow_mut().prearm_failure = prearm.clone();
         }
@@ -1316,13 +1328,13 @@ impl FlightController for SimpleFlight {
             }
         }
         // Disarm COM_DISARM_LAND after the landing was detected (< 0: never).
-        let after_land = self.cfg.params.get("COM_DISARM_LAND").unwrap_or(2.0);
+        let after_land = self.disarm_land_s;
         if let (true, Some(t)) = (self.armed, self.landed_at) {
             if after_land >= 0.0 && now.secs_since(t) >= after_land {
                 self.disarm(now, "landed");
             }
         }
-        let prflt = self.cfg.params.get("COM_DISARM_PRFLT").unwrap_or(10.0);
+        let prflt = self.disarm_preflight_s;
         if !self.cfg.auto_arm
             && self.armed
             && self.on_ground
