@@ -13,12 +13,12 @@ use mavlink::dialects::common::{
     PARAM_REQUEST_LIST_DATA,
 };
 use mavsitl::autopilot::estimator::EstimatedState;
-use mavsitl::autopilot::gcs::wire::{self, Encoder, Outgoing};
 use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig};
 use mavsitl::autopilot::params::ParamStore;
 use mavsitl::autopilot::FlightStatus;
 use mavsitl::geo::{GeoPoint, LocalFrame};
 use mavsitl::time::SimTime;
+use mavsitl::wire::{self, Encoder, Outgoing};
 use nalgebra::{UnitQuaternion, Vector3};
 
 fn endpoint() -> Endpoint {

@@ -27,4 +27,5 @@ pub mod sensors;
 pub mod sim;
 pub mod time;
 pub mod vehicle;
+pub mod wire;
 pub mod world;

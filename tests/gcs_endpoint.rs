@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mavlink::dialects::common::{MavAutopilot, MavMessage, MavResult, MavSysStatusSensor, MavType};
-use mavsitl::autopilot::gcs::wire::{CommandIn, Incoming, Outgoing};
 use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig};
 use mavsitl::autopilot::setup::{self, Flight};
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
 use mavsitl::time::SimTime;
+use mavsitl::wire::{CommandIn, Incoming, Outgoing};
 
 fn flight(scenario_json: &str) -> (Flight, Endpoint) {
     let src = ScenarioSource {

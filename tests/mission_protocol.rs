@@ -10,7 +10,7 @@ use mavlink::dialects::common::{MavMessage, MavMissionResult};
 use mavsitl::autopilot::gcs::mission_transfer::{
     ListType, MissionProtocol, Outcome, StoredItem, Stores,
 };
-use mavsitl::autopilot::gcs::wire::MissionItemIn;
+use mavsitl::wire::MissionItemIn;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

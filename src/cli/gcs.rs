@@ -136,7 +136,7 @@ pub struct GcsSession {
     pub link: UdpLink,
     started: Instant,
     epoch_unix_us: u64,
-    out: Vec<mavsitl::autopilot::gcs::wire::Outgoing>,
+    out: Vec<mavsitl::wire::Outgoing>,
 }
 
 /// What a session is built from.

@@ -17,13 +17,13 @@ use super::mission_transfer::{
 use super::modes;
 use super::params_protocol::{decode_value, value_message, ListStream};
 use super::telemetry::{self as tm, Context, STREAMS};
-use super::wire::{CommandIn, Incoming, MissionItemIn, Outgoing, SetModeIn};
 use crate::autopilot::mission_plan::{compile, Step};
 use crate::autopilot::params::ParamStore;
 use crate::autopilot::{FlightMode, FlightStatus, Request, RequestQueue, StatusHandle};
 use crate::geo::{GeoPoint, LocalFrame};
 use crate::mission::Mission;
 use crate::time::SimTime;
+use crate::wire::{CommandIn, Incoming, MissionItemIn, Outgoing, SetModeIn};
 
 /// How the endpoint presents the vehicle.
 #[derive(Debug, Clone)]

@@ -13,8 +13,8 @@ use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
 use std::time::Duration;
 
-use super::wire::{self, Encoder, Incoming, Outgoing, SigningConfig};
 use crate::record::tlog::TlogWriter;
+use crate::wire::{self, Encoder, Incoming, Outgoing, SigningConfig};
 
 /// A peer silent for this long stops getting frames (fixed targets stay).
 pub const PEER_TIMEOUT: Duration = Duration::from_secs(10);

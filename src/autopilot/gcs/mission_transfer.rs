@@ -24,8 +24,8 @@ use mavlink::dialects::common::{
 };
 use num_traits::FromPrimitive;
 
-use super::wire::MissionItemIn;
 use crate::mission::commands;
+use crate::wire::MissionItemIn;
 
 /// Time between item re-requests.
 pub const RETRY_INTERVAL: Duration = Duration::from_millis(250);

@@ -5,9 +5,9 @@
 //! custom modes and parameter encoding) so every tool shows its modes and
 //! offers its actions. Parts:
 //!
-//! - [`wire`]: frames in and out of datagrams, signing, and the messages
-//!   decoded by hand (commands, SET_MODE, mission items with values the
-//!   `mavlink` crate's typed form cannot hold).
+//! - [`crate::wire`] (shared with the firmware bridges): frames in and out of
+//!   datagrams, signing, and the messages decoded by hand (commands, SET_MODE,
+//!   mission items with values the `mavlink` crate's typed form cannot hold).
 //! - [`link`]: the UDP socket: sends to 14550 (QGroundControl) and 14540
 //!   (MAVSDK) from the start and to every peer it hears from, all from one
 //!   bound port; never blocks.
@@ -25,7 +25,6 @@ pub mod mission_transfer;
 pub mod modes;
 pub mod params_protocol;
 pub mod telemetry;
-pub mod wire;
 
 pub use endpoint::{Endpoint, EndpointConfig};
 pub use link::{LinkConfig, UdpLink};

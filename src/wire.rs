@@ -1,5 +1,5 @@
-//! MAVLink on the wire: frames in and out of datagrams, optional signing, and
-//! our own decoding of the five messages whose typed form in the `mavlink`
+//! MAVLink on the wire, shared by the GCS endpoint and the firmware bridges:
+//! frames in and out of byte buffers, optional signing, and our own decoding of the five messages whose typed form in the `mavlink`
 //! crate cannot carry what ground stations send.
 //!
 //! The crate refuses a whole message when an enum field holds a value its
