@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod autopilot;
+pub mod bridge;
 pub mod controller;
 pub mod geo;
 pub mod guidance;

@@ -29,6 +29,8 @@ pub mod ids {
     pub const COMMAND_LONG: u32 = 76;
     /// COMMAND_ACK.
     pub const COMMAND_ACK: u32 = 77;
+    /// HIL_ACTUATOR_CONTROLS.
+    pub const HIL_ACTUATOR_CONTROLS: u32 = 93;
 }
 
 /// CRC_EXTRA of COMMAND_ACK (from the common dialect).
@@ -99,6 +101,19 @@ pub struct MissionItemIn {
     pub is_int: bool,
 }
 
+/// HIL_ACTUATOR_CONTROLS, flags kept raw (PX4 may set bits the dialect lacks).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ActuatorControlsIn {
+    /// PX4's clock, µs (the HIL_SENSOR time it answers, in lockstep).
+    pub time_usec: u64,
+    /// Flags; bit 0 = lockstep.
+    pub flags: u64,
+    /// Normalised outputs.
+    pub controls: [f32; 16],
+    /// MAV_MODE_FLAG bits (128: armed).
+    pub mode: u8,
+}
+
 /// A decoded incoming message. (Held once per frame and moved, never stored
 /// in bulk: boxing the 280-byte message would cost an allocation per frame.)
 #[allow(clippy::large_enum_variant)]
@@ -112,6 +127,8 @@ pub enum Incoming {
     SetMode(SetModeIn),
     /// MISSION_ITEM / MISSION_ITEM_INT.
     MissionItem(MissionItemIn),
+    /// HIL_ACTUATOR_CONTROLS.
+    ActuatorControls(ActuatorControlsIn),
 }
 
 /// Copies a (possibly zero-truncated) MAVLink 2 payload into a fixed buffer.
@@ -215,6 +232,26 @@ pub fn decode(raw: &MAVLinkMessageRaw) -> Result<Incoming, mavlink::error::Parse
                 autocontinue: u8_at(&b, 36),
                 mission_type: u8_at(&b, 37),
                 is_int,
+            }))
+        }
+        ids::HIL_ACTUATOR_CONTROLS => {
+            let b: [u8; 81] = padded(payload);
+            let mut controls = [0f32; 16];
+            for (i, c) in controls.iter_mut().enumerate() {
+                *c = f32_at(&b, 16 + 4 * i);
+            }
+            let u64_at = |i: usize| {
+                let mut a = [0u8; 8];
+                if let Some(s) = b.get(i..i + 8) {
+                    a.copy_from_slice(s);
+                }
+                u64::from_le_bytes(a)
+            };
+            Ok(Incoming::ActuatorControls(ActuatorControlsIn {
+                time_usec: u64_at(0),
+                flags: u64_at(8),
+                controls,
+                mode: u8_at(&b, 80),
             }))
         }
         id => {
@@ -386,6 +423,46 @@ pub fn frames(
     rejected
 }
 
+/// Takes every complete CRC-valid frame off the front of a stream buffer (a
+/// TCP byte stream), keeping an incomplete last frame for the next read.
+/// Garbage and frames with a bad CRC are skipped byte by byte. Returns how
+/// many bytes were skipped as garbage.
+pub fn stream_frames(buf: &mut Vec<u8>, mut each: impl FnMut(&MAVLinkMessageRaw)) -> usize {
+    let mut i = 0;
+    let mut skipped = 0;
+    while i < buf.len() {
+        let rest = buf.get(i..).unwrap_or(&[]);
+        let len = match rest {
+            [mavlink::MAV_STX, n, ..] => 8 + *n as usize,
+            [mavlink::MAV_STX_V2, n, flags, ..] => {
+                12 + *n as usize + if flags & 0x01 != 0 { 13 } else { 0 }
+            }
+            [mavlink::MAV_STX] | [mavlink::MAV_STX_V2] | [mavlink::MAV_STX_V2, _] => break,
+            _ => {
+                i += 1;
+                skipped += 1;
+                continue;
+            }
+        };
+        let Some(candidate) = rest.get(..len) else {
+            break; // incomplete: wait for more bytes
+        };
+        let mut reader = mavlink::MavlinkReader::new(candidate);
+        match reader.read_any_raw_message_signed::<MavMessage>(None) {
+            Ok(raw) => {
+                each(&raw);
+                i += len;
+            }
+            Err(_) => {
+                i += 1;
+                skipped += 1;
+            }
+        }
+    }
+    buf.drain(..i.min(buf.len()));
+    skipped
+}
+
 /// The MAVLink version of a raw message.
 pub fn version(raw: &MAVLinkMessageRaw) -> MavlinkVersion {
     raw.version()
@@ -520,6 +597,26 @@ mod tests {
             .encode(&hb, &mut buf);
         let rejected = frames(&buf, Some(&check), |_| n += 1);
         assert_eq!((n, rejected), (0, 1));
+    }
+
+    #[test]
+    fn stream_keeps_a_split_frame_for_the_next_read() {
+        let hb = Outgoing::Msg(MavMessage::HEARTBEAT(
+            mavlink::dialects::common::HEARTBEAT_DATA::DEFAULT,
+        ));
+        let mut enc = Encoder::new(1, 1, None);
+        let mut bytes = vec![0x00, 0x13];
+        enc.encode(&hb, &mut bytes);
+        enc.encode(&hb, &mut bytes);
+        // Feed it in 5-byte pieces: both frames come out, nothing twice.
+        let mut buf = Vec::new();
+        let mut n = 0;
+        for chunk in bytes.chunks(5) {
+            buf.extend_from_slice(chunk);
+            stream_frames(&mut buf, |_| n += 1);
+        }
+        assert_eq!(n, 2);
+        assert!(buf.is_empty());
     }
 
     #[test]

@@ -250,6 +250,7 @@ impl Endpoint {
             Incoming::Command(c) => self.on_command(now, link, peer, c, out),
             Incoming::SetMode(m) => self.on_set_mode(m),
             Incoming::MissionItem(it) => self.on_mission_item(link, peer, &it, out),
+            Incoming::ActuatorControls(_) => {}
             Incoming::Msg(m) => {
                 if let Some(t) = m.target_system_id() {
                     if t != 0 && t != self.cfg.system_id {

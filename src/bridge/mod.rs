@@ -1,0 +1,5 @@
+//! Firmware in the loop: bridges that let real autopilot firmware fly the
+//! simulated vehicle through the [`crate::controller::FlightController`] seam.
+//! They see only controller types and MAVLink.
+
+pub mod px4;

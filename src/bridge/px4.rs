@@ -1,0 +1,573 @@
+//! PX4 SITL in the loop over PX4's simulator interface (`simulator_mavlink`):
+//! mavsitl is the simulator, PX4 the client.
+//!
+//! - **Transport.** A TCP server on 4560 + instance; PX4 connects (and keeps
+//!   retrying until we listen). A new connection replaces the old one (PX4
+//!   restarted). MAVLink 2, system 1 component 200 like Gazebo.
+//! - **Clock.** The simulation clock is PX4's clock: every control step (4 ms,
+//!   250 Hz) ends with a HIL_SENSOR (id 0) whose `time_usec` is sim time.
+//! - **Lockstep.** Until PX4's first HIL_ACTUATOR_CONTROLS the simulation
+//!   free-wheels (PX4 sends none before its mixers run, and its start-up blocks
+//!   on our first HIL_SENSOR). After it, each step waits for the
+//!   HIL_ACTUATOR_CONTROLS whose `time_usec` equals the last HIL_SENSOR's (the
+//!   rule AirSim uses), when PX4 says it runs lockstep (flags bit 0). The wait
+//!   is bounded: [`Px4Options::armed_wait`] while armed (10 ms, as Gazebo
+//!   classic bounds it so arming cannot deadlock) and
+//!   [`Px4Options::disarmed_wait`] otherwise; a step that times out keeps the
+//!   last controls and is counted as missed. PX4 silent for
+//!   [`Px4Options::give_up_after`] is an error.
+//! - **Sensors out**, from the same models SimpleFlight uses: HIL_SENSOR with
+//!   accel (specific force, FRD, m/s²) and gyro every step, mag (gauss) and baro
+//!   (hPa, with pressure altitude and temperature: PX4 needs all three bits)
+//!   when a new sample came in the step; HIL_GPS for every GPS report when it
+//!   is delivered (the model's latency), eph/epv in cm; HIL_STATE_QUATERNION
+//!   ground truth at the interval PX4 asks for (SET_MESSAGE_INTERVAL 115).
+//! - **Actuators in.** `controls[i]` straight to actuator channel i: PX4's motor
+//!   order is ours (0 FR CCW, 1 RL CCW, 2 FL CW, 3 RR CW; hexa/octo likewise),
+//!   boats take channels 0/1 as thrusters and 2 as rudder, −1..1. All zero
+//!   while PX4 reports disarmed.
+
+use std::cell::RefCell;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use mavlink::dialects::common::{
+    HilSensorUpdatedFlags, MavMessage, HIL_GPS_DATA, HIL_SENSOR_DATA, HIL_STATE_QUATERNION_DATA,
+};
+
+use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame};
+use crate::geo::LocalFrame;
+use crate::sensors::FixType;
+use crate::time::SimTime;
+use crate::wire::{self, Encoder, Incoming, Outgoing};
+
+/// The error text of a run ended because PX4 reconnected.
+pub const RESTARTED: &str = "PX4 reconnected (restarted)";
+
+/// PX4's HIL_SENSOR rate, Hz (IMU_INTEG_RATE 250 in PX4's SITL start-up).
+pub const PX4_SENSOR_RATE_HZ: u32 = 250;
+
+/// Bridge options.
+#[derive(Debug, Clone)]
+pub struct Px4Options {
+    /// Address to listen on (port 4560 + instance).
+    pub listen: SocketAddr,
+    /// Longest wait for PX4's answer to a step while armed.
+    pub armed_wait: Duration,
+    /// Longest wait for PX4's answer to a step while disarmed.
+    pub disarmed_wait: Duration,
+    /// PX4 silent this long (wall time) after it first answered: an error.
+    pub give_up_after: Duration,
+    /// Longest wait for PX4 to connect (None: forever).
+    pub connect_timeout: Option<Duration>,
+    /// Unix time of sim time 0, µs: HIL_GPS carries UTC, which PX4 takes as
+    /// GPS time.
+    pub utc_epoch_us: u64,
+}
+
+impl Px4Options {
+    /// Defaults for `instance` on `host`.
+    pub fn new(host: std::net::IpAddr, instance: u8) -> Self {
+        Px4Options {
+            listen: SocketAddr::new(host, 4560 + instance as u16),
+            armed_wait: Duration::from_millis(10),
+            disarmed_wait: Duration::from_millis(1000),
+            give_up_after: Duration::from_secs(10),
+            connect_timeout: None,
+            utc_epoch_us: 0,
+        }
+    }
+}
+
+/// What the bridge has seen.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Px4Stats {
+    /// Connections accepted.
+    pub connections: u32,
+    /// HIL_SENSOR (id 0) sent.
+    pub steps: u64,
+    /// Steps answered by a matching HIL_ACTUATOR_CONTROLS.
+    pub answered: u64,
+    /// Steps that timed out waiting for PX4 (after the first answer).
+    pub missed: u64,
+    /// HIL_ACTUATOR_CONTROLS with a time that matched no step.
+    pub stale: u64,
+    /// Bytes skipped as garbage, messages that could not be decoded.
+    pub malformed: u64,
+    /// PX4 reports lockstep (flags bit 0).
+    pub lockstep: bool,
+    /// PX4 reports armed.
+    pub armed: bool,
+    /// HIL_GPS sent.
+    pub gps_sent: u64,
+    /// Total wall time spent waiting for PX4, µs.
+    pub wait_us: u64,
+}
+
+/// The listening socket and a connection waiting to be taken, shared by the
+/// bridges of successive runs (a restarted PX4 connects to the same port and
+/// the harness starts a fresh simulation for it).
+#[derive(Debug)]
+pub struct Px4Socket {
+    listener: TcpListener,
+    pending: Option<TcpStream>,
+    stats: Px4Stats,
+}
+
+/// Shared handle on the socket (single-threaded loop).
+pub type Px4Port = Rc<RefCell<Px4Socket>>;
+
+impl Px4Socket {
+    /// Listens on `addr`.
+    ///
+    /// # Errors
+    /// When the port cannot be bound.
+    pub fn listen(addr: SocketAddr) -> std::io::Result<Px4Port> {
+        let listener = TcpListener::bind(addr)?;
+        listener.set_nonblocking(true)?;
+        Ok(Rc::new(RefCell::new(Px4Socket {
+            listener,
+            pending: None,
+            stats: Px4Stats::default(),
+        })))
+    }
+
+    /// The listening address.
+    ///
+    /// # Errors
+    /// From the socket.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Counters of the latest bridge (kept across restarts).
+    pub fn stats(&self) -> Px4Stats {
+        self.stats
+    }
+}
+
+/// The bridge: a [`FlightController`] whose decisions PX4 makes.
+pub struct Px4Bridge {
+    opts: Px4Options,
+    port: Px4Port,
+    stream: Option<TcpStream>,
+    rx: Vec<u8>,
+    tx: Vec<u8>,
+    enc: Encoder,
+    frame: LocalFrame,
+    last_sensor: Option<SimTime>,
+    first_answer: bool,
+    actuators: Actuators,
+    state_interval_us: Option<u64>,
+    next_state: SimTime,
+    last_heard: Instant,
+    stats: Px4Stats,
+}
+
+impl std::fmt::Debug for Px4Bridge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Px4Bridge")
+            .field("listen", &self.opts.listen)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+fn deg_e7(rad: f64) -> i32 {
+    (rad.to_degrees() * 1e7).round() as i32
+}
+
+fn cm_i16(v: f64) -> i16 {
+    (v * 100.0).round().clamp(i16::MIN as f64, i16::MAX as f64) as i16
+}
+
+impl Px4Bridge {
+    /// A bridge on `port` (see [`Px4Socket::listen`]); `frame` is the
+    /// scenario's mission frame (for geodetic ground truth). A connection
+    /// accepted by a previous bridge is taken over.
+    pub fn new(opts: Px4Options, port: Px4Port, frame: LocalFrame) -> Self {
+        let stream = port.borrow_mut().pending.take();
+        let connections = port.borrow().stats.connections;
+        Px4Bridge {
+            opts,
+            port,
+            stream,
+            rx: Vec::with_capacity(4096),
+            tx: Vec::with_capacity(512),
+            enc: Encoder::new(1, 200, None),
+            frame,
+            last_sensor: None,
+            first_answer: false,
+            actuators: Actuators::default(),
+            state_interval_us: None,
+            next_state: SimTime::ZERO,
+            last_heard: Instant::now(),
+            stats: Px4Stats {
+                connections,
+                ..Px4Stats::default()
+            },
+        }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> Px4Stats {
+        self.stats
+    }
+
+    fn publish(&self) {
+        self.port.borrow_mut().stats = self.stats;
+    }
+
+    /// Takes a pending connection, if any (a newer one replaces the current).
+    /// Returns whether a new connection was taken.
+    fn accept_pending(&mut self) -> std::io::Result<bool> {
+        let accepted = self.port.borrow().listener.accept();
+        match accepted {
+            Ok((s, from)) => {
+                s.set_nodelay(true)?;
+                s.set_nonblocking(false)?;
+                tracing::info!(%from, "PX4 connected");
+                self.stream = Some(s);
+                self.rx.clear();
+                self.first_answer = false;
+                self.last_sensor = None;
+                self.stats.connections += 1;
+                self.last_heard = Instant::now();
+                Ok(true)
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Blocks until PX4 connects.
+    fn wait_for_connection(&mut self) -> Result<(), ControllerError> {
+        let start = Instant::now();
+        let mut told = false;
+        loop {
+            if self.accept_pending()? {
+                return Ok(());
+            }
+            if !told {
+                tracing::warn!(
+                    "waiting for PX4 on TCP {}: start it in another terminal, e.g. `cd PX4-Autopilot && PX4_SYS_AUTOSTART=10016 ./build/px4_sitl_default/bin/px4`",
+                    self.port.borrow().local_addr().map_or_else(|_| self.opts.listen.to_string(), |a| a.to_string())
+                );
+                told = true;
+            }
+            if self
+                .opts
+                .connect_timeout
+                .is_some_and(|t| start.elapsed() >= t)
+            {
+                return Err(ControllerError::Disconnected(format!(
+                    "PX4 did not connect to TCP {} within {:.0} s",
+                    self.opts.listen,
+                    start.elapsed().as_secs_f64()
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn send(&mut self, msg: MavMessage) {
+        self.enc.encode(&Outgoing::Msg(msg), &mut self.tx);
+    }
+
+    fn flush(&mut self) -> Result<(), ControllerError> {
+        if self.tx.is_empty() {
+            return Ok(());
+        }
+        let Some(s) = self.stream.as_mut() else {
+            self.tx.clear();
+            return Ok(());
+        };
+        let r = s.write_all(&self.tx);
+        self.tx.clear();
+        if let Err(e) = r {
+            tracing::warn!(%e, "PX4 connection lost while sending");
+            self.stream = None;
+        }
+        Ok(())
+    }
+
+    /// Reads what PX4 sent, for at most `wait`; returns once the answer to
+    /// `step` (if given) has arrived.
+    fn read(&mut self, wait: Duration, step: Option<u64>) -> Result<bool, ControllerError> {
+        let deadline = Instant::now() + wait;
+        let mut buf = [0u8; 2048];
+        loop {
+            let Some(s) = self.stream.as_mut() else {
+                return Ok(false);
+            };
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                s.set_nonblocking(true)?;
+            } else {
+                s.set_nonblocking(false)?;
+                s.set_read_timeout(Some(left))?;
+            }
+            let n = match s.read(&mut buf) {
+                Ok(0) => {
+                    tracing::warn!("PX4 closed the connection");
+                    self.stream = None;
+                    return Ok(false);
+                }
+                Ok(n) => n,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    return Ok(false)
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    tracing::warn!(%e, "PX4 connection lost");
+                    self.stream = None;
+                    return Ok(false);
+                }
+            };
+            self.last_heard = Instant::now();
+            self.rx.extend_from_slice(buf.get(..n).unwrap_or(&[]));
+            let mut got = false;
+            let mut msgs: Vec<Incoming> = Vec::new();
+            let skipped = wire::stream_frames(&mut self.rx, |raw| match wire::decode(raw) {
+                Ok(m) => msgs.push(m),
+                Err(e) => tracing::debug!(%e, "undecodable message from PX4"),
+            });
+            self.stats.malformed += skipped as u64;
+            for m in msgs {
+                got |= self.handle(m, step);
+            }
+            if got {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Handles one message; true when it answers `step`.
+    fn handle(&mut self, m: Incoming, step: Option<u64>) -> bool {
+        match m {
+            Incoming::ActuatorControls(a) => {
+                self.first_answer = true;
+                self.stats.lockstep = a.flags & 1 != 0;
+                self.stats.armed = a.mode & 128 != 0;
+                let mut act = Actuators::default();
+                if self.stats.armed {
+                    for (c, v) in act.controls.iter_mut().zip(a.controls) {
+                        *c = if v.is_finite() { v as f64 } else { 0.0 };
+                    }
+                }
+                self.actuators = act;
+                if step == Some(a.time_usec) {
+                    self.stats.answered += 1;
+                    true
+                } else {
+                    if step.is_some() {
+                        self.stats.stale += 1;
+                    }
+                    false
+                }
+            }
+            Incoming::Command(c) if c.command == 511 && c.params[0] as u32 == 115 => {
+                let interval = c.params[1];
+                self.state_interval_us = if interval > 0.0 {
+                    Some(interval as u64)
+                } else {
+                    None
+                };
+                false
+            }
+            _ => false,
+        }
+    }
+
+    fn sensors(&mut self, f: &SensorFrame) {
+        let t = f.time.as_micros();
+        // GPS reports delivered in this step (the model applied the latency).
+        for g in f.gps.iter() {
+            let fix = match g.fix {
+                FixType::Fix3d => 3,
+                FixType::Fix2d => 2,
+                FixType::NoFix => 1,
+            };
+            let vel = g.ground_speed_m_s();
+            self.send(MavMessage::HIL_GPS(HIL_GPS_DATA {
+                time_usec: self.opts.utc_epoch_us + g.measured.as_micros(),
+                lat: deg_e7(g.position.lat_rad),
+                lon: deg_e7(g.position.lon_rad),
+                alt: (g.position.alt_m * 1000.0).round() as i32,
+                eph: (g.eph_m * 100.0).round().clamp(0.0, 65534.0) as u16,
+                epv: (g.epv_m * 100.0).round().clamp(0.0, 65534.0) as u16,
+                vel: (vel * 100.0).round().clamp(0.0, 65534.0) as u16,
+                vn: cm_i16(g.vel_ned_m_s.x),
+                ve: cm_i16(g.vel_ned_m_s.y),
+                vd: cm_i16(g.vel_ned_m_s.z),
+                cog: if vel > 0.2 {
+                    ((g.course_deg().rem_euclid(360.0) * 100.0).round() as u32 % 36000) as u16
+                } else {
+                    u16::MAX
+                },
+                fix_type: fix,
+                satellites_visible: g.satellites,
+                id: 0,
+                yaw: 0,
+            }));
+            self.stats.gps_sent += 1;
+        }
+        // Ground truth when PX4 asked for it.
+        if let (Some(iv), Some(gt)) = (self.state_interval_us, f.ground_truth) {
+            if f.time >= self.next_state {
+                // Keep the asked average rate (one message at most per step).
+                let iv = iv.max(1);
+                let due = self.next_state.as_micros();
+                let base = if due.saturating_add(iv) < t { t } else { due };
+                self.next_state = SimTime::from_micros(base.saturating_add(iv));
+                let q = gt.att_ned_frd;
+                let p = self.frame.to_geodetic(&gt.pos_ned_m);
+                let a = gt.accel_ned_m_s2;
+                let mg = |v: f64| {
+                    (v / crate::world::atmosphere::G0_M_S2 * 1000.0)
+                        .round()
+                        .clamp(i16::MIN as f64, i16::MAX as f64) as i16
+                };
+                self.send(MavMessage::HIL_STATE_QUATERNION(
+                    HIL_STATE_QUATERNION_DATA {
+                        time_usec: t,
+                        attitude_quaternion: [q.w as f32, q.i as f32, q.j as f32, q.k as f32],
+                        rollspeed: gt.rate_frd_rad_s.x as f32,
+                        pitchspeed: gt.rate_frd_rad_s.y as f32,
+                        yawspeed: gt.rate_frd_rad_s.z as f32,
+                        lat: deg_e7(p.lat_rad),
+                        lon: deg_e7(p.lon_rad),
+                        alt: (p.alt_m * 1000.0).round() as i32,
+                        vx: cm_i16(gt.vel_ned_m_s.x),
+                        vy: cm_i16(gt.vel_ned_m_s.y),
+                        vz: cm_i16(gt.vel_ned_m_s.z),
+                        ind_airspeed: 0,
+                        true_airspeed: 0,
+                        xacc: mg(a.x),
+                        yacc: mg(a.y),
+                        zacc: mg(a.z),
+                    },
+                ));
+            }
+        }
+        // HIL_SENSOR id 0 last: it releases PX4's step.
+        use HilSensorUpdatedFlags as F;
+        let mut flags = F::empty();
+        let mut m = HIL_SENSOR_DATA {
+            time_usec: t,
+            ..HIL_SENSOR_DATA::DEFAULT
+        };
+        m.fields_updated = F::empty();
+        if let Some(s) = f.imu.iter().last() {
+            m.xacc = s.accel_m_s2.x as f32;
+            m.yacc = s.accel_m_s2.y as f32;
+            m.zacc = s.accel_m_s2.z as f32;
+            m.xgyro = s.gyro_rad_s.x as f32;
+            m.ygyro = s.gyro_rad_s.y as f32;
+            m.zgyro = s.gyro_rad_s.z as f32;
+            flags |= F::HIL_SENSOR_UPDATED_XACC
+                | F::HIL_SENSOR_UPDATED_YACC
+                | F::HIL_SENSOR_UPDATED_ZACC
+                | F::HIL_SENSOR_UPDATED_XGYRO
+                | F::HIL_SENSOR_UPDATED_YGYRO
+                | F::HIL_SENSOR_UPDATED_ZGYRO;
+        }
+        if let Some(s) = f.mag.iter().last() {
+            m.xmag = s.field_gauss.x as f32;
+            m.ymag = s.field_gauss.y as f32;
+            m.zmag = s.field_gauss.z as f32;
+            flags |= F::HIL_SENSOR_UPDATED_XMAG
+                | F::HIL_SENSOR_UPDATED_YMAG
+                | F::HIL_SENSOR_UPDATED_ZMAG;
+        }
+        if let Some(s) = f.baro.iter().last() {
+            m.abs_pressure = (s.pressure_pa / 100.0) as f32;
+            m.pressure_alt = s.pressure_altitude_m as f32;
+            m.temperature = s.temperature_degc as f32;
+            flags |= F::HIL_SENSOR_UPDATED_ABS_PRESSURE
+                | F::HIL_SENSOR_UPDATED_PRESSURE_ALT
+                | F::HIL_SENSOR_UPDATED_TEMPERATURE;
+        }
+        m.fields_updated = flags;
+        m.id = 0;
+        self.send(MavMessage::HIL_SENSOR(m));
+        self.stats.steps += 1;
+        self.last_sensor = Some(f.time);
+    }
+}
+
+impl FlightController for Px4Bridge {
+    fn name(&self) -> &str {
+        "px4"
+    }
+
+    fn rate_hz(&self) -> u32 {
+        PX4_SENSOR_RATE_HZ
+    }
+
+    fn wants_ground_truth(&self) -> bool {
+        true
+    }
+
+    fn actuators(&mut self, _now: SimTime) -> Result<Actuators, ControllerError> {
+        if self.stream.is_none() {
+            return Ok(Actuators::default());
+        }
+        let step = self.last_sensor.map(|t| t.as_micros());
+        let waiting = self.first_answer && self.stats.lockstep && step.is_some();
+        let wait = if !waiting {
+            Duration::ZERO
+        } else if self.stats.armed {
+            self.opts.armed_wait
+        } else {
+            self.opts.disarmed_wait
+        };
+        let t0 = Instant::now();
+        let answered = self.read(wait, if waiting { step } else { None })?;
+        self.stats.wait_us += t0.elapsed().as_micros() as u64;
+        if waiting && !answered {
+            self.stats.missed += 1;
+            if self.stats.missed.is_power_of_two() {
+                tracing::warn!(
+                    missed = self.stats.missed,
+                    "PX4 did not answer a lockstep step in time"
+                );
+            }
+            if self.stream.is_some() && self.last_heard.elapsed() >= self.opts.give_up_after {
+                return Err(ControllerError::Disconnected(format!(
+                    "PX4 stopped answering: nothing for {:.0} s after {} steps ({} missed)",
+                    self.last_heard.elapsed().as_secs_f64(),
+                    self.stats.steps,
+                    self.stats.missed
+                )));
+            }
+        }
+        self.publish();
+        if self.stream.is_none() {
+            return Err(ControllerError::Disconnected(format!(
+                "PX4 disconnected after {} steps",
+                self.stats.steps
+            )));
+        }
+        Ok(self.actuators)
+    }
+
+    fn receive(&mut self, f: &SensorFrame) -> Result<(), ControllerError> {
+        // A newer connection replaces the current one (PX4 restarted): hand it
+        // to the next run.
+        let had = self.stream.is_some();
+        if self.accept_pending()? && had {
+            self.port.borrow_mut().pending = self.stream.take();
+            self.publish();
+            return Err(ControllerError::Disconnected(RESTARTED.into()));
+        }
+        if self.stream.is_none() {
+            self.wait_for_connection()?;
+        }
+        self.sensors(f);
+        self.publish();
+        self.flush()
+    }
+}

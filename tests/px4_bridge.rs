@@ -1,0 +1,347 @@
+//! The PX4 bridge against a test peer that behaves as PX4's `simulator_mavlink`
+//! does (docs: PX4's simulator interface): it connects with retries, blocks
+//! until the first HIL_SENSOR with id 0, sends its HEARTBEAT and
+//! SET_MESSAGE_INTERVAL 115, free-wheels through boot (no actuator outputs),
+//! then answers every step with HIL_ACTUATOR_CONTROLS at the sensor time with
+//! the lockstep flag, computed by a small hover controller on the ground truth
+//! and gyro it receives, so the physics closes the loop.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use mavlink::dialects::common::{
+    HilActuatorControlsFlags, MavAutopilot, MavCmd, MavMessage, MavModeFlag, MavState, MavType,
+    COMMAND_LONG_DATA, HEARTBEAT_DATA, HIL_ACTUATOR_CONTROLS_DATA,
+};
+use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Socket};
+use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::sim::Lockstep;
+use mavsitl::time::SimTime;
+use mavsitl::wire::{self, Encoder, Outgoing};
+use nalgebra::UnitQuaternion;
+
+/// What the peer saw.
+#[derive(Debug, Default)]
+struct PeerReport {
+    sensors: u64,
+    answered: u64,
+    bad_step: u64,
+    incomplete_groups: u64,
+    mag_msgs: u64,
+    baro_msgs: u64,
+    rest_accel_z: Vec<f64>,
+    pressure_hpa: Vec<f64>,
+    mag_gauss: Vec<f64>,
+    gps_latency_us: Vec<u64>,
+    got_state: u64,
+    final_alt_m: f64,
+    final_tilt_deg: f64,
+}
+
+const BOOT_STEPS: u64 = 250; // 1 s of PX4 boot without outputs
+
+fn peer(addr: SocketAddr, run_steps: u64, utc0: u64, silent_after: Option<u64>) -> PeerReport {
+    // Connect with retries, as PX4 does.
+    let start = Instant::now();
+    let mut s = loop {
+        match TcpStream::connect(addr) {
+            Ok(s) => break s,
+            Err(_) if start.elapsed() < Duration::from_secs(20) => {
+                std::thread::sleep(Duration::from_millis(2))
+            }
+            Err(e) => panic!("peer cannot connect: {e}"),
+        }
+    };
+    s.set_nodelay(true).unwrap_or_else(|e| panic!("{e}"));
+    s.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut enc = Encoder::new(1, 1, None);
+    let mut out = Vec::new();
+    let mut rx = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut rep = PeerReport::default();
+    let mut last_t: Option<u64> = None;
+    let mut state: Option<(UnitQuaternion<f64>, f64, f64)> = None; // att, alt, vz
+    let mut gyro;
+    let mut greeted = false;
+    while rep.sensors < run_steps {
+        let n = match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        rx.extend_from_slice(&buf[..n]);
+        let mut msgs = Vec::new();
+        wire::stream_frames(&mut rx, |raw| {
+            if let Ok(wire::Incoming::Msg(m)) = wire::decode(raw) {
+                msgs.push(m);
+            }
+        });
+        for m in msgs {
+            match m {
+                MavMessage::HIL_STATE_QUATERNION(h) => {
+                    let q = h.attitude_quaternion;
+                    let att = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+                        q[0] as f64,
+                        q[1] as f64,
+                        q[2] as f64,
+                        q[3] as f64,
+                    ));
+                    state = Some((att, h.alt as f64 / 1000.0, h.vz as f64 / 100.0));
+                    rep.got_state += 1;
+                }
+                MavMessage::HIL_GPS(g) => {
+                    if let Some(t) = last_t {
+                        // Delivered in the step after the one ending at t.
+                        rep.gps_latency_us.push(t + 4000 - (g.time_usec - utc0));
+                    }
+                }
+                MavMessage::HIL_SENSOR(h) => {
+                    let f = h.fields_updated.bits();
+                    if let Some(t) = last_t {
+                        if h.time_usec != t + 4000 {
+                            rep.bad_step += 1;
+                        }
+                    }
+                    last_t = Some(h.time_usec);
+                    rep.sensors += 1;
+                    // Groups must be complete (PX4 requires every bit).
+                    for g in [0x7u32, 0x38, 0x1C0, 0x1A00] {
+                        if f & g != 0 && f & g != g {
+                            rep.incomplete_groups += 1;
+                        }
+                    }
+                    if f & 0x38 != 0x38 || f & 0x7 != 0x7 {
+                        rep.incomplete_groups += 1;
+                    }
+                    if f & 0x1C0 != 0 {
+                        rep.mag_msgs += 1;
+                        let m =
+                            ((h.xmag * h.xmag + h.ymag * h.ymag + h.zmag * h.zmag) as f64).sqrt();
+                        rep.mag_gauss.push(m);
+                    }
+                    if f & 0x1A00 != 0 {
+                        rep.baro_msgs += 1;
+                        rep.pressure_hpa.push(h.abs_pressure as f64);
+                    }
+                    gyro = [h.xgyro as f64, h.ygyro as f64, h.zgyro as f64];
+                    if rep.sensors < BOOT_STEPS {
+                        rep.rest_accel_z.push(h.zacc as f64);
+                    }
+                    if !greeted {
+                        greeted = true;
+                        enc.encode(
+                            &Outgoing::Msg(MavMessage::HEARTBEAT(HEARTBEAT_DATA {
+                                custom_mode: 0,
+                                mavtype: MavType::MAV_TYPE_QUADROTOR,
+                                autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
+                                base_mode: MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED,
+                                system_status: MavState::MAV_STATE_STANDBY,
+                                mavlink_version: 3,
+                            })),
+                            &mut out,
+                        );
+                        enc.encode(
+                            &Outgoing::Msg(MavMessage::COMMAND_LONG(COMMAND_LONG_DATA {
+                                param1: 115.0,
+                                param2: 5000.0,
+                                command: MavCmd::MAV_CMD_SET_MESSAGE_INTERVAL,
+                                ..COMMAND_LONG_DATA::DEFAULT
+                            })),
+                            &mut out,
+                        );
+                    }
+                    let silent = silent_after.is_some_and(|k| rep.sensors > k);
+                    if rep.sensors >= BOOT_STEPS && !silent {
+                        let controls = hover(state, gyro);
+                        enc.encode(
+                            &Outgoing::Msg(MavMessage::HIL_ACTUATOR_CONTROLS(
+                                HIL_ACTUATOR_CONTROLS_DATA {
+                                    time_usec: h.time_usec,
+                                    flags: HilActuatorControlsFlags::HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
+                                    controls,
+                                    mode: MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED
+                                        | MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED,
+                                },
+                            )),
+                            &mut out,
+                        );
+                        rep.answered += 1;
+                    }
+                    if !out.is_empty() {
+                        if s.write_all(&out).is_err() {
+                            return rep;
+                        }
+                        out.clear();
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some((att, alt, _)) = state {
+            rep.final_alt_m = alt;
+            let z = att * nalgebra::Vector3::z();
+            rep.final_tilt_deg = z.z.clamp(-1.0, 1.0).acos().to_degrees();
+        }
+    }
+    rep
+}
+
+/// Altitude hold at 5 m above the start plus attitude levelling, mixed in
+/// PX4's quad-X order: 0 front-right CCW, 1 rear-left CCW, 2 front-left CW,
+/// 3 rear-right CW.
+fn hover(state: Option<(UnitQuaternion<f64>, f64, f64)>, gyro: [f64; 3]) -> [f32; 16] {
+    let mut c = [0f32; 16];
+    let Some((att, alt, vz)) = state else {
+        return c;
+    };
+    let (roll, pitch, _) = att.euler_angles();
+    let target = 488.0 + 5.0;
+    // vz is NED (down): descending asks for more thrust.
+    let thrust = (0.59 + 0.08 * (target - alt) + 0.12 * vz).clamp(0.1, 0.9);
+    let tx = -0.25 * roll - 0.04 * gyro[0];
+    let ty = -0.25 * pitch - 0.04 * gyro[1];
+    let tz = -0.05 * gyro[2];
+    // (x sign, y sign, yaw sign: CCW +1)
+    let motors: [(f64, f64, f64); 4] = [
+        (1.0, 1.0, 1.0),
+        (-1.0, -1.0, 1.0),
+        (1.0, -1.0, -1.0),
+        (-1.0, 1.0, -1.0),
+    ];
+    for (i, (x, y, yaw)) in motors.iter().enumerate() {
+        let u = thrust + tx * (-y) + ty * x + tz * yaw;
+        c[i] = u.clamp(0.0, 1.0) as f32;
+    }
+    c
+}
+
+fn scenario() -> (Scenario, ScenarioSource) {
+    let src = ScenarioSource {
+        name: "px4 test".into(),
+        base_dir: PathBuf::from("."),
+    };
+    let s = Scenario::from_json(
+        r#"{"date":"2026-06-01","vehicles":[{"kind":"multirotor","airframe":"generic_quad"}]}"#,
+        &src,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    (s, src)
+}
+
+/// Runs the simulation with the bridge for `sim_s` against a peer thread.
+fn fly(
+    sim_s: f64,
+    silent_after: Option<u64>,
+    give_up: Duration,
+) -> (
+    Result<(), String>,
+    mavsitl::bridge::px4::Px4Stats,
+    PeerReport,
+) {
+    let (scenario, src) = scenario();
+    let sim = scenario
+        .build_simulation(&src)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let frame = *sim.world().frame();
+    let port = Px4Socket::listen("127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let addr = port.borrow().local_addr().unwrap_or_else(|e| panic!("{e}"));
+    let utc0 = 1_780_272_000_000_000; // 2026-06-01T00:00Z
+    let mut opts = Px4Options::new(addr.ip(), 0);
+    opts.give_up_after = give_up;
+    opts.connect_timeout = Some(Duration::from_secs(20));
+    opts.utc_epoch_us = utc0;
+    let bridge = Px4Bridge::new(opts, port.clone(), frame);
+    let steps = (sim_s * 250.0) as u64;
+    let peer_thread = std::thread::spawn(move || peer(addr, steps, utc0, silent_after));
+    let mut ls = Lockstep::new(sim);
+    ls.attach(0, Box::new(bridge))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let end = SimTime::from_secs_f64(sim_s);
+    let mut result = Ok(());
+    while ls.sim().time() < end {
+        if let Err(e) = ls.tick(&mut ()) {
+            result = Err(e.to_string());
+            break;
+        }
+    }
+    let stats = port.borrow().stats();
+    drop(ls);
+    let rep = peer_thread
+        .join()
+        .unwrap_or_else(|_| panic!("peer panicked"));
+    (result, stats, rep)
+}
+
+#[test]
+fn lockstep_holds_for_60_s_with_exact_times_and_px4_units() {
+    let (result, stats, rep) = fly(60.0, None, Duration::from_secs(10));
+    assert!(result.is_ok(), "{result:?}");
+    println!(
+        "{stats:?}\n{:?}",
+        (
+            rep.sensors,
+            rep.answered,
+            rep.final_alt_m,
+            rep.final_tilt_deg
+        )
+    );
+    // Lockstep: every step after boot answered, none missed, times exact.
+    assert_eq!(stats.missed, 0, "missed steps");
+    assert_eq!(
+        rep.bad_step, 0,
+        "HIL_SENSOR time must advance by exactly 4000 µs"
+    );
+    assert_eq!(stats.steps, 15_000);
+    // The peer's first answer lands while free-wheeling and its last after the
+    // run ended; every other one answered the step it was for.
+    assert_eq!(stats.answered + 2, rep.answered);
+    assert!(stats.lockstep && stats.armed);
+    // fields_updated groups complete; mag at 50 Hz and baro at 50 Hz defaults.
+    assert_eq!(rep.incomplete_groups, 0);
+    assert!(
+        rep.mag_msgs > 2900 && rep.baro_msgs > 2900,
+        "{} mag, {} baro",
+        rep.mag_msgs,
+        rep.baro_msgs
+    );
+    // Units: specific force at rest ≈ −9.81 m/s², pressure in hPa at 488 m, mag in gauss.
+    let az = rep.rest_accel_z.iter().sum::<f64>() / rep.rest_accel_z.len() as f64;
+    assert!((az + 9.81).abs() < 0.1, "rest accel z {az}");
+    let p = rep.pressure_hpa.first().copied().unwrap_or(0.0);
+    assert!((950.0..960.0).contains(&p), "pressure {p} hPa at 488 m");
+    let m = rep.mag_gauss.iter().sum::<f64>() / rep.mag_gauss.len().max(1) as f64;
+    assert!(
+        (0.4..0.55).contains(&m),
+        "|B| {m} gauss (WMM at Zürich ≈ 0.48)"
+    );
+    // GPS: delivered exactly its latency (0.1 s) after it was measured.
+    assert!(!rep.gps_latency_us.is_empty());
+    assert!(
+        rep.gps_latency_us.iter().all(|l| *l == 100_000),
+        "{:?}",
+        &rep.gps_latency_us[..5.min(rep.gps_latency_us.len())]
+    );
+    // Ground truth at the asked 200 Hz; the loop closed: hovering level at 5 m.
+    assert!(
+        rep.got_state > 11_000,
+        "{} HIL_STATE_QUATERNION",
+        rep.got_state
+    );
+    assert!(
+        (rep.final_alt_m - 493.0).abs() < 0.5,
+        "altitude {}",
+        rep.final_alt_m
+    );
+    assert!(rep.final_tilt_deg < 3.0, "tilt {}", rep.final_tilt_deg);
+}
+
+#[test]
+fn a_silent_px4_ends_the_run_with_a_clear_error() {
+    let (result, stats, _) = fly(30.0, Some(400), Duration::from_millis(1500));
+    let e = result.expect_err("the run must stop");
+    assert!(e.contains("PX4 stopped answering"), "{e}");
+    assert!(stats.missed > 0);
+}
