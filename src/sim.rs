@@ -296,6 +296,12 @@ impl Lockstep {
         Ok(())
     }
 
+    /// Detaches every controller of vehicle `vehicle` (e.g. to attach a new
+    /// bridge when the firmware restarted but the simulation goes on).
+    pub fn detach(&mut self, vehicle: usize) {
+        self.slots.retain(|s| s.vehicle != vehicle);
+    }
+
     /// The simulation.
     pub fn sim(&self) -> &Simulation {
         &self.sim

@@ -295,9 +295,14 @@ fn lockstep_holds_for_60_s_with_exact_times_and_px4_units() {
         "HIL_SENSOR time must advance by exactly 4000 µs"
     );
     assert_eq!(stats.steps, 15_000);
-    // The peer's first answer lands while free-wheeling and its last after the
-    // run ended; every other one answered the step it was for.
-    assert_eq!(stats.answered + 2, rep.answered);
+    // The peer's first answer (or two) lands while free-wheeling and its last
+    // after the run ended; every other one answered the step it was for.
+    let unmatched = rep.answered - stats.answered;
+    assert!(
+        (2..=3).contains(&unmatched),
+        "{unmatched} answers matched no step"
+    );
+    assert_eq!(stats.stale, 0);
     assert!(stats.lockstep && stats.armed);
     // fields_updated groups complete; mag at 50 Hz and baro at 50 Hz defaults.
     assert_eq!(rep.incomplete_groups, 0);
@@ -344,4 +349,36 @@ fn a_silent_px4_ends_the_run_with_a_clear_error() {
     let e = result.expect_err("the run must stop");
     assert!(e.contains("PX4 stopped answering"), "{e}");
     assert!(stats.missed > 0);
+}
+
+/// `mavsitl px4` as a user runs it, with the peer as PX4: it hovers, PX4
+/// restarts (a new connection), the run resumes from the scenario's start.
+#[test]
+fn cli_resumes_after_a_px4_restart() {
+    // Instance 41 → TCP 4601, away from a real PX4 on 4560.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["px4", "--instance", "41", "--duration", "12"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let addr: SocketAddr = "127.0.0.1:4601".parse().unwrap_or_else(|e| panic!("{e}"));
+    let utc0 = 1_767_225_600_000_000; // the default scenario date, 2026-01-01
+                                      // First PX4: 3 s, then it "crashes" (drops the connection).
+    let first = peer(addr, 750, utc0, None);
+    assert_eq!(first.bad_step, 0);
+    // Second PX4 connects: the harness resets and streams from t = 0 again.
+    let second = peer(addr, 3000, utc0, None);
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}\n{stderr}");
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("1 restart(s)"), "{stdout}");
+    assert_eq!(second.bad_step, 0);
+    assert!(
+        (second.final_alt_m - 493.0).abs() < 1.0,
+        "second flight hovers: {}",
+        second.final_alt_m
+    );
 }

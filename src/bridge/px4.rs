@@ -7,8 +7,8 @@
 //! - **Clock.** The simulation clock is PX4's clock: every control step (4 ms,
 //!   250 Hz) ends with a HIL_SENSOR (id 0) whose `time_usec` is sim time.
 //! - **Lockstep.** Until PX4's first HIL_ACTUATOR_CONTROLS the simulation
-//!   free-wheels (PX4 sends none before its mixers run, and its start-up blocks
-//!   on our first HIL_SENSOR). After it, each step waits for the
+//!   free-wheels at real time (PX4 sends none before its mixers run, and its
+//!   start-up blocks on our first HIL_SENSOR). After it, each step waits for the
 //!   HIL_ACTUATOR_CONTROLS whose `time_usec` equals the last HIL_SENSOR's (the
 //!   rule AirSim uses), when PX4 says it runs lockstep (flags bit 0). The wait
 //!   is bounded: [`Px4Options::armed_wait`] while armed (10 ms, as Gazebo
@@ -142,6 +142,31 @@ impl Px4Socket {
         self.listener.local_addr()
     }
 
+    /// Waits up to `timeout` (None: forever) for PX4 to connect again; the
+    /// connection goes to the next bridge. Returns whether one came.
+    pub fn wait_for_connection(&mut self, timeout: Option<Duration>) -> bool {
+        let start = Instant::now();
+        loop {
+            match self.listener.accept() {
+                Ok((s, from)) => {
+                    let ok = s.set_nodelay(true).is_ok() && s.set_nonblocking(false).is_ok();
+                    if ok {
+                        tracing::info!(%from, "PX4 connected again");
+                        self.pending = Some(s);
+                        self.stats.connections += 1;
+                        return true;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                Err(e) => tracing::debug!(%e, "accept failed"),
+            }
+            if timeout.is_some_and(|t| start.elapsed() >= t) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// Counters of the latest bridge (kept across restarts).
     pub fn stats(&self) -> Px4Stats {
         self.stats
@@ -164,6 +189,8 @@ pub struct Px4Bridge {
     next_state: SimTime,
     last_heard: Instant,
     stats: Px4Stats,
+    freewheel_start: Option<Instant>,
+    freewheel_steps: u64,
 }
 
 impl std::fmt::Debug for Px4Bridge {
@@ -208,6 +235,8 @@ impl Px4Bridge {
                 connections,
                 ..Px4Stats::default()
             },
+            freewheel_start: None,
+            freewheel_steps: 0,
         }
     }
 
@@ -233,6 +262,8 @@ impl Px4Bridge {
                 self.rx.clear();
                 self.first_answer = false;
                 self.last_sensor = None;
+                self.freewheel_start = None;
+                self.freewheel_steps = 0;
                 self.stats.connections += 1;
                 self.last_heard = Instant::now();
                 Ok(true)
@@ -517,7 +548,15 @@ impl FlightController for Px4Bridge {
         }
         let step = self.last_sensor.map(|t| t.as_micros());
         let waiting = self.first_answer && self.stats.lockstep && step.is_some();
-        let wait = if !waiting {
+        let wait = if !self.first_answer {
+            // Free-wheeling through PX4's boot: no faster than real time, so
+            // PX4's clock does not race ahead while its modules start.
+            let start = *self.freewheel_start.get_or_insert_with(Instant::now);
+            self.freewheel_steps += 1;
+            let due =
+                Duration::from_micros(self.freewheel_steps * 1_000_000 / PX4_SENSOR_RATE_HZ as u64);
+            due.saturating_sub(start.elapsed())
+        } else if !waiting {
             Duration::ZERO
         } else if self.stats.armed {
             self.opts.armed_wait

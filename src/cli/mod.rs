@@ -9,6 +9,7 @@
 mod fly;
 mod gcs;
 mod home;
+mod px4;
 mod replay;
 mod serve;
 mod sim;
@@ -40,6 +41,9 @@ pub enum Command {
     /// Run SimpleFlight as a MAVLink vehicle for QGroundControl, MAVSDK, MAVProxy
     /// or pymavlink to fly (PX4 identity, UDP 14550/14540).
     Serve(serve::ServeArgs),
+    /// Let real PX4 SITL fly the simulated vehicle over PX4's simulator interface
+    /// (TCP 4560), in lockstep on PX4's clock.
+    Px4(px4::Px4Args),
     /// Run a scenario headless, as fast as the CPU allows, and print a summary.
     Sim(sim::SimArgs),
     /// Replay a recorded trajectory through a vehicle's sensors (no physics).
@@ -118,6 +122,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Fly(args) => fly::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Px4(args) => px4::run(args),
         Command::Replay(args) => replay::run(args),
     }
 }
