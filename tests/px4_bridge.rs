@@ -382,3 +382,50 @@ fn cli_resumes_after_a_px4_restart() {
         second.final_alt_m
     );
 }
+
+/// The PX4 parameter files match the airframes they are for: rotor positions,
+/// spin directions and yaw moment ratio from the airframe, hover thrust from
+/// its rotor law. A change to an airframe that is not carried into the file
+/// fails here.
+#[test]
+fn firmware_config_matches_the_airframe() {
+    use mavsitl::physics::airframes;
+    use mavsitl::world::atmosphere::{G0_M_S2, RHO0_KG_M3};
+    for name in ["generic_quad", "x500"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("firmware_configs/px4/{name}.env"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let get = |key: &str| -> f64 {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("export PX4_PARAM_{key}=")))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or_else(|| panic!("{name}: {key} missing"))
+        };
+        let p = airframes::multirotor(name).unwrap_or_else(|| panic!("no {name}"));
+        let rotors = p.rotor_geometry();
+        assert_eq!(get("CA_ROTOR_COUNT") as usize, rotors.len());
+        let km = p.power_coefficient / std::f64::consts::TAU * p.propeller_diameter_m
+            / p.thrust_coefficient;
+        for (i, (pos, spin)) in rotors.iter().enumerate() {
+            assert!(
+                (get(&format!("CA_ROTOR{i}_PX")) - pos.x).abs() < 1e-3,
+                "{name} rotor {i} x"
+            );
+            assert!(
+                (get(&format!("CA_ROTOR{i}_PY")) - pos.y).abs() < 1e-3,
+                "{name} rotor {i} y"
+            );
+            // PX4: KM > 0 for a CCW rotor; our yaw sign is +1 for CCW.
+            let want = km * spin.yaw_sign();
+            assert!(
+                (get(&format!("CA_ROTOR{i}_KM")) - want).abs() < 5e-4,
+                "{name} rotor {i} KM {want}"
+            );
+        }
+        let hover = p.mass_kg * G0_M_S2 / (rotors.len() as f64 * p.max_thrust_n(RHO0_KG_M3));
+        assert!(
+            (get("MPC_THR_HOVER") - hover).abs() < 0.01,
+            "{name} hover {hover}"
+        );
+    }
+}
