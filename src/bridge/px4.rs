@@ -191,6 +191,8 @@ pub struct Px4Bridge {
     stats: Px4Stats,
     freewheel_start: Option<Instant>,
     freewheel_steps: u64,
+    /// The socket's read mode: None non-blocking, Some(timeout) blocking.
+    read_mode: Option<Duration>,
 }
 
 impl std::fmt::Debug for Px4Bridge {
@@ -237,6 +239,7 @@ impl Px4Bridge {
             },
             freewheel_start: None,
             freewheel_steps: 0,
+            read_mode: Some(Duration::ZERO),
         }
     }
 
@@ -264,6 +267,7 @@ impl Px4Bridge {
                 self.last_sensor = None;
                 self.freewheel_start = None;
                 self.freewheel_steps = 0;
+                self.read_mode = Some(Duration::ZERO);
                 self.stats.connections += 1;
                 self.last_heard = Instant::now();
                 Ok(true)
@@ -334,11 +338,28 @@ impl Px4Bridge {
                 return Ok(false);
             };
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                s.set_nonblocking(true)?;
+            // Change the socket's mode only when it differs (each change is a
+            // system call, and a lockstep step should cost two: write, read).
+            let mode = if left.is_zero() {
+                None
             } else {
-                s.set_nonblocking(false)?;
-                s.set_read_timeout(Some(left))?;
+                Some(left.max(Duration::from_micros(1)))
+            };
+            let same = match (self.read_mode, mode) {
+                (None, None) => true,
+                // A blocking timeout within 20 % of the wanted one is close enough.
+                (Some(a), Some(b)) => a >= b && a <= b + b / 5,
+                _ => false,
+            };
+            if !same {
+                match mode {
+                    None => s.set_nonblocking(true)?,
+                    Some(t) => {
+                        s.set_nonblocking(false)?;
+                        s.set_read_timeout(Some(t))?;
+                    }
+                }
+                self.read_mode = mode;
             }
             let n = match s.read(&mut buf) {
                 Ok(0) => {

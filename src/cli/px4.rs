@@ -207,18 +207,16 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         }
     );
     println!(
-        "  cd PX4-Autopilot/build/px4_sitl_default/rootfs && PX4_SYS_AUTOSTART={} ../bin/px4 -d{}",
-        if matches!(args.vehicle, VehicleArg::Boat) {
-            1070
-        } else {
-            10016
-        },
+        "  source firmware_configs/px4/generic_quad.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d{}",
         if args.instance > 0 {
             format!(" -i {}", args.instance)
         } else {
             String::new()
         }
     );
+    if matches!(args.vehicle, VehicleArg::Boat) {
+        println!("  (boat: channels as PX4's boat airframe 1070, 0/1 thrusters and 2 rudder; no current PX4 boat airframe over simulator_mavlink is verified yet)");
+    }
     let _ = std::io::stdout().flush();
     let end = args.duration.map(SimTime::from_secs_f64);
     let mut pacer = Pacer::new(speedup, SimTime::ZERO);
