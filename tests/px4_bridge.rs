@@ -42,10 +42,10 @@ struct PeerReport {
 
 const BOOT_STEPS: u64 = 250; // 1 s of PX4 boot without outputs
 
+/// PX4 over TCP: connects with retries, as `simulator_mavlink` does.
 fn peer(addr: SocketAddr, run_steps: u64, utc0: u64, silent_after: Option<u64>) -> PeerReport {
-    // Connect with retries, as PX4 does.
     let start = Instant::now();
-    let mut s = loop {
+    let s = loop {
         match TcpStream::connect(addr) {
             Ok(s) => break s,
             Err(_) if start.elapsed() < Duration::from_secs(20) => {
@@ -57,6 +57,50 @@ fn peer(addr: SocketAddr, run_steps: u64, utc0: u64, silent_after: Option<u64>) 
     s.set_nodelay(true).unwrap_or_else(|e| panic!("{e}"));
     s.set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap_or_else(|e| panic!("{e}"));
+    let mut r = s.try_clone().unwrap_or_else(|e| panic!("{e}"));
+    let mut w = s;
+    peer_on(
+        move |buf| match r.read(buf) {
+            Ok(0) | Err(_) => None,
+            Ok(n) => Some(n),
+        },
+        move |b| w.write_all(b).is_ok(),
+        run_steps,
+        utc0,
+        silent_after,
+    )
+}
+
+/// PX4 over UDP (`simulator_mavlink start -u`): binds, waits for the first
+/// datagram, answers the sender.
+fn peer_udp(sock: std::net::UdpSocket, run_steps: u64, utc0: u64) -> PeerReport {
+    sock.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sender = std::rc::Rc::new(std::cell::Cell::new(None::<SocketAddr>));
+    let (rs, ws) = (sender.clone(), sender);
+    let r = sock.try_clone().unwrap_or_else(|e| panic!("{e}"));
+    peer_on(
+        move |buf| match r.recv_from(buf) {
+            Ok((n, from)) => {
+                rs.set(Some(from));
+                Some(n)
+            }
+            Err(_) => None,
+        },
+        move |b| ws.get().is_some_and(|to| sock.send_to(b, to).is_ok()),
+        run_steps,
+        utc0,
+        None,
+    )
+}
+
+fn peer_on(
+    mut read: impl FnMut(&mut [u8]) -> Option<usize>,
+    mut write: impl FnMut(&[u8]) -> bool,
+    run_steps: u64,
+    utc0: u64,
+    silent_after: Option<u64>,
+) -> PeerReport {
     let mut enc = Encoder::new(1, 1, None);
     let mut out = Vec::new();
     let mut rx = Vec::new();
@@ -67,9 +111,8 @@ fn peer(addr: SocketAddr, run_steps: u64, utc0: u64, silent_after: Option<u64>) 
     let mut gyro;
     let mut greeted = false;
     while rep.sensors < run_steps {
-        let n = match s.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
+        let Some(n) = read(&mut buf) else {
+            break;
         };
         rx.extend_from_slice(&buf[..n]);
         let mut msgs = Vec::new();
@@ -170,7 +213,7 @@ fn peer(addr: SocketAddr, run_steps: u64, utc0: u64, silent_after: Option<u64>) 
                         rep.answered += 1;
                     }
                     if !out.is_empty() {
-                        if s.write_all(&out).is_err() {
+                        if !write(&out) {
                             return rep;
                         }
                         out.clear();
@@ -380,6 +423,47 @@ fn cli_resumes_after_a_px4_restart() {
         (second.final_alt_m - 493.0).abs() < 1.0,
         "second flight hovers: {}",
         second.final_alt_m
+    );
+}
+
+/// The UDP variant: the same lockstep with PX4 binding and mavsitl sending.
+#[test]
+fn udp_variant_holds_lockstep() {
+    let (scenario, src) = scenario();
+    let sim = scenario
+        .build_simulation(&src)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let frame = *sim.world().frame();
+    let px4 = std::net::UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let px4_addr = px4.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    let port = Px4Socket::udp(
+        "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
+        px4_addr,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let utc0 = 1_780_272_000_000_000;
+    let mut opts = Px4Options::new(px4_addr.ip(), 0);
+    opts.utc_epoch_us = utc0;
+    let bridge = Px4Bridge::new(opts, port.clone(), frame);
+    let peer_thread = std::thread::spawn(move || peer_udp(px4, 5000, utc0));
+    let mut ls = Lockstep::new(sim);
+    ls.attach(0, Box::new(bridge))
+        .unwrap_or_else(|e| panic!("{e}"));
+    while ls.sim().time() < SimTime::from_secs(20) {
+        ls.tick(&mut ()).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let stats = port.borrow().stats();
+    drop(ls);
+    let rep = peer_thread
+        .join()
+        .unwrap_or_else(|_| panic!("peer panicked"));
+    assert_eq!(stats.missed, 0);
+    assert_eq!(rep.bad_step, 0);
+    assert!(stats.lockstep && stats.answered > 4000, "{stats:?}");
+    assert!(
+        (rep.final_alt_m - 493.0).abs() < 1.0,
+        "hovers at 5 m: {}",
+        rep.final_alt_m
     );
 }
 

@@ -29,7 +29,7 @@
 
 use std::cell::RefCell;
 use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -106,13 +106,70 @@ pub struct Px4Stats {
     pub wait_us: u64,
 }
 
+/// The connection to PX4: TCP (PX4's default, PX4 connects to us) or UDP
+/// (`simulator_mavlink start -u PORT`: PX4 binds, we send to it).
+#[derive(Debug)]
+pub enum Link {
+    /// A TCP connection PX4 opened.
+    Tcp(TcpStream),
+    /// A UDP socket connected to PX4's port.
+    Udp(UdpSocket),
+}
+
+impl Link {
+    fn write_all(&mut self, b: &[u8]) -> std::io::Result<()> {
+        match self {
+            Link::Tcp(s) => s.write_all(b),
+            // A step's messages (a few hundred bytes) go in one datagram.
+            Link::Udp(s) => match s.send(b) {
+                Ok(_) => Ok(()),
+                // PX4 not up yet (ICMP port unreachable): the datagram is lost.
+                Err(e) if e.kind() == ErrorKind::ConnectionRefused => Ok(()),
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    fn set_mode(&mut self, mode: Option<Duration>) -> std::io::Result<()> {
+        match (self, mode) {
+            (Link::Tcp(s), None) => s.set_nonblocking(true),
+            (Link::Tcp(s), Some(t)) => {
+                s.set_nonblocking(false)?;
+                s.set_read_timeout(Some(t))
+            }
+            (Link::Udp(s), None) => s.set_nonblocking(true),
+            (Link::Udp(s), Some(t)) => {
+                s.set_nonblocking(false)?;
+                s.set_read_timeout(Some(t))
+            }
+        }
+    }
+
+    /// Reads; a UDP "connection refused" (PX4 not listening yet) reads as no data.
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Link::Tcp(s) => s.read(buf),
+            Link::Udp(s) => match s.recv(buf) {
+                // An ICMP error from an earlier send: not data, read again.
+                Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
+                    Err(std::io::Error::from(ErrorKind::Interrupted))
+                }
+                // A zero-length datagram is not an end of stream.
+                Ok(0) => Err(std::io::Error::from(ErrorKind::WouldBlock)),
+                r => r,
+            },
+        }
+    }
+}
+
 /// The listening socket and a connection waiting to be taken, shared by the
 /// bridges of successive runs (a restarted PX4 connects to the same port and
 /// the harness starts a fresh simulation for it).
 #[derive(Debug)]
 pub struct Px4Socket {
-    listener: TcpListener,
-    pending: Option<TcpStream>,
+    listener: Option<TcpListener>,
+    pending: Option<Link>,
+    udp_local: Option<SocketAddr>,
     stats: Px4Stats,
 }
 
@@ -128,31 +185,78 @@ impl Px4Socket {
         let listener = TcpListener::bind(addr)?;
         listener.set_nonblocking(true)?;
         Ok(Rc::new(RefCell::new(Px4Socket {
-            listener,
+            listener: Some(listener),
             pending: None,
+            udp_local: None,
             stats: Px4Stats::default(),
         })))
     }
 
-    /// The listening address.
+    /// The UDP variant: a socket bound at `local`, sending to PX4's
+    /// `simulator_mavlink -u` port at `px4`.
+    ///
+    /// # Errors
+    /// When the socket cannot be bound.
+    pub fn udp(local: SocketAddr, px4: SocketAddr) -> std::io::Result<Px4Port> {
+        let s = UdpSocket::bind(local)?;
+        s.connect(px4)?;
+        let udp_local = s.local_addr().ok();
+        Ok(Rc::new(RefCell::new(Px4Socket {
+            listener: None,
+            pending: Some(Link::Udp(s)),
+            udp_local,
+            stats: Px4Stats {
+                connections: 1,
+                ..Px4Stats::default()
+            },
+        })))
+    }
+
+    /// The listening address (TCP) or the local UDP address.
     ///
     /// # Errors
     /// From the socket.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        self.listener.local_addr()
+        match (&self.listener, self.udp_local) {
+            (Some(l), _) => l.local_addr(),
+            (None, Some(a)) => Ok(a),
+            (None, None) => Err(std::io::Error::from(ErrorKind::NotConnected)),
+        }
     }
 
     /// Waits up to `timeout` (None: forever) for PX4 to connect again; the
     /// connection goes to the next bridge. Returns whether one came.
     pub fn wait_for_connection(&mut self, timeout: Option<Duration>) -> bool {
         let start = Instant::now();
+        let Some(listener) = self.listener.as_ref() else {
+            // UDP: PX4 is back when a datagram arrives.
+            let Some(Link::Udp(s)) = self.pending.as_ref() else {
+                return false;
+            };
+            let mut probe = [0u8; 1];
+            loop {
+                let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
+                if left.is_some_and(|l| l.is_zero()) {
+                    return false;
+                }
+                let _ = s.set_nonblocking(false);
+                let _ = s.set_read_timeout(Some(left.unwrap_or(Duration::from_secs(1))));
+                match s.peek(&mut probe) {
+                    Ok(_) => return true,
+                    Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
+                        std::thread::sleep(Duration::from_millis(5))
+                    }
+                    Err(_) => {}
+                }
+            }
+        };
         loop {
-            match self.listener.accept() {
+            match listener.accept() {
                 Ok((s, from)) => {
                     let ok = s.set_nodelay(true).is_ok() && s.set_nonblocking(false).is_ok();
                     if ok {
                         tracing::info!(%from, "PX4 connected again");
-                        self.pending = Some(s);
+                        self.pending = Some(Link::Tcp(s));
                         self.stats.connections += 1;
                         return true;
                     }
@@ -177,7 +281,7 @@ impl Px4Socket {
 pub struct Px4Bridge {
     opts: Px4Options,
     port: Px4Port,
-    stream: Option<TcpStream>,
+    stream: Option<Link>,
     rx: Vec<u8>,
     tx: Vec<u8>,
     enc: Encoder,
@@ -255,13 +359,16 @@ impl Px4Bridge {
     /// Takes a pending connection, if any (a newer one replaces the current).
     /// Returns whether a new connection was taken.
     fn accept_pending(&mut self) -> std::io::Result<bool> {
-        let accepted = self.port.borrow().listener.accept();
+        let accepted = match self.port.borrow().listener.as_ref() {
+            Some(l) => l.accept(),
+            None => return Ok(false),
+        };
         match accepted {
             Ok((s, from)) => {
                 s.set_nodelay(true)?;
                 s.set_nonblocking(false)?;
                 tracing::info!(%from, "PX4 connected");
-                self.stream = Some(s);
+                self.stream = Some(Link::Tcp(s));
                 self.rx.clear();
                 self.first_answer = false;
                 self.last_sensor = None;
@@ -352,13 +459,7 @@ impl Px4Bridge {
                 _ => false,
             };
             if !same {
-                match mode {
-                    None => s.set_nonblocking(true)?,
-                    Some(t) => {
-                        s.set_nonblocking(false)?;
-                        s.set_read_timeout(Some(t))?;
-                    }
-                }
+                s.set_mode(mode)?;
                 self.read_mode = mode;
             }
             let n = match s.read(&mut buf) {
@@ -596,6 +697,10 @@ impl FlightController for Px4Bridge {
                 );
             }
             if self.stream.is_some() && self.last_heard.elapsed() >= self.opts.give_up_after {
+                if let Some(Link::Udp(_)) = self.stream {
+                    // The UDP socket serves the next run.
+                    self.port.borrow_mut().pending = self.stream.take();
+                }
                 return Err(ControllerError::Disconnected(format!(
                     "PX4 stopped answering: nothing for {:.0} s after {} steps ({} missed)",
                     self.last_heard.elapsed().as_secs_f64(),

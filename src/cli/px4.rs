@@ -42,9 +42,15 @@ pub struct Px4Args {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub instance: u8,
 
-    /// Address to listen on (0.0.0.0 for PX4 in a container or on another host).
+    /// Address to listen on (0.0.0.0 for PX4 in a container or on another host);
+    /// with --udp, PX4's address.
     #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
     pub bind: IpAddr,
+
+    /// PX4 runs `simulator_mavlink start -u 14560` (UDP, PX4 binds): send to
+    /// UDP 14560 + instance instead of listening on TCP.
+    #[arg(long)]
+    pub udp: bool,
 
     /// Pace at X times real time (default: PX4_SIM_SPEED_FACTOR if set, else as
     /// fast as PX4 answers).
@@ -142,12 +148,22 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
     opts.give_up_after = Duration::from_secs_f64(args.px4_timeout.max(0.1));
     opts.utc_epoch_us = epoch_unix_us(scenario);
-    let port = Px4Socket::listen(opts.listen).map_err(|e| {
-        CliError::input(
-            format!("cannot listen on TCP {}: {e}", opts.listen),
-            "another simulator (Gazebo, jMAVSim, mavsitl) may hold it: use --instance N",
+    let port = if args.udp {
+        let px4 = std::net::SocketAddr::new(args.bind, 14560 + args.instance as u16);
+        opts.listen = px4;
+        Px4Socket::udp(
+            "0.0.0.0:0".parse().map_err(|_| CliError::run("address"))?,
+            px4,
         )
-    })?;
+        .map_err(|e| CliError::input(format!("cannot open UDP towards {px4}: {e}"), ""))?
+    } else {
+        Px4Socket::listen(opts.listen).map_err(|e| {
+            CliError::input(
+                format!("cannot listen on TCP {}: {e}", opts.listen),
+                "another simulator (Gazebo, jMAVSim, mavsitl) may hold it: use --instance N",
+            )
+        })?
+    };
     let speedup = match args.speedup {
         Some(s) => s,
         None => match std::env::var("PX4_SIM_SPEED_FACTOR") {
@@ -194,18 +210,29 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         channels,
     };
     println!(
-        "mavsitl px4: {} listening on TCP {} for PX4 SITL ({}); start PX4 in another terminal:",
+        "mavsitl px4: {} {} {} for PX4 SITL ({}); start PX4 in another terminal:",
         inputs
             .scenario
             .vehicles
             .first()
             .map_or("vehicle", |v| v.airframe.as_str()),
+        if args.udp {
+            "sending over UDP to"
+        } else {
+            "listening on TCP"
+        },
         opts.listen,
         match speedup {
             Speedup::Max => "as fast as PX4 answers".to_string(),
             Speedup::Factor(k) => format!("{k}x real time"),
         }
     );
+    if args.udp {
+        println!(
+            "  (PX4's start-up must run `simulator_mavlink start -u {}` instead of the default TCP client)",
+            opts.listen.port()
+        );
+    }
     println!(
         "  source firmware_configs/px4/generic_quad.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d{}",
         if args.instance > 0 {
