@@ -463,6 +463,62 @@ pub fn stream_frames(buf: &mut Vec<u8>, mut each: impl FnMut(&MAVLinkMessageRaw)
     skipped
 }
 
+/// A GPS report in MAVLink's scaled integers (GPS_RAW_INT, HIL_GPS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpsScaled {
+    /// Latitude, degE7.
+    pub lat: i32,
+    /// Longitude, degE7.
+    pub lon: i32,
+    /// Altitude, mm.
+    pub alt_mm: i32,
+    /// Horizontal accuracy, cm (what PX4 reads from eph).
+    pub eph_cm: u16,
+    /// Vertical accuracy, cm.
+    pub epv_cm: u16,
+    /// Ground speed, cm/s.
+    pub vel_cm_s: u16,
+    /// Course over ground, cdeg 0..35999 (65535: unknown, below 0.2 m/s).
+    pub cog_cdeg: u16,
+    /// GPS_FIX_TYPE.
+    pub fix_type: u8,
+}
+
+/// Degrees ×1e7 of an angle in radians.
+pub fn deg_e7(rad: f64) -> i32 {
+    (rad.to_degrees() * 1e7)
+        .round()
+        .clamp(i32::MIN as f64, i32::MAX as f64) as i32
+}
+
+impl GpsScaled {
+    /// The scaled fields of `g`.
+    pub fn of(g: &crate::sensors::GpsSample) -> Self {
+        let cm = |m: f64| (m * 100.0).round().clamp(0.0, 65534.0) as u16;
+        let vel = g.ground_speed_m_s();
+        GpsScaled {
+            lat: deg_e7(g.position.lat_rad),
+            lon: deg_e7(g.position.lon_rad),
+            alt_mm: (g.position.alt_m * 1000.0)
+                .round()
+                .clamp(i32::MIN as f64, i32::MAX as f64) as i32,
+            eph_cm: cm(g.eph_m),
+            epv_cm: cm(g.epv_m),
+            vel_cm_s: cm(vel),
+            cog_cdeg: if vel > 0.2 {
+                ((g.course_deg().rem_euclid(360.0) * 100.0).round() as u32 % 36000) as u16
+            } else {
+                u16::MAX
+            },
+            fix_type: match g.fix {
+                crate::sensors::FixType::Fix3d => 3,
+                crate::sensors::FixType::Fix2d => 2,
+                crate::sensors::FixType::NoFix => 1,
+            },
+        }
+    }
+}
+
 /// The MAVLink version of a raw message.
 pub fn version(raw: &MAVLinkMessageRaw) -> MavlinkVersion {
     raw.version()

@@ -39,9 +39,8 @@ use mavlink::dialects::common::{
 
 use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame};
 use crate::geo::LocalFrame;
-use crate::sensors::FixType;
 use crate::time::SimTime;
-use crate::wire::{self, Encoder, Incoming, Outgoing};
+use crate::wire::{self, deg_e7, Encoder, GpsScaled, Incoming, Outgoing};
 
 /// The error text of a run ended because PX4 reconnected.
 pub const RESTARTED: &str = "PX4 reconnected (restarted)";
@@ -308,10 +307,6 @@ impl std::fmt::Debug for Px4Bridge {
     }
 }
 
-fn deg_e7(rad: f64) -> i32 {
-    (rad.to_degrees() * 1e7).round() as i32
-}
-
 fn cm_i16(v: f64) -> i16 {
     (v * 100.0).round().clamp(i16::MIN as f64, i16::MAX as f64) as i16
 }
@@ -538,29 +533,20 @@ impl Px4Bridge {
         let t = f.time.as_micros();
         // GPS reports delivered in this step (the model applied the latency).
         for g in f.gps.iter() {
-            let fix = match g.fix {
-                FixType::Fix3d => 3,
-                FixType::Fix2d => 2,
-                FixType::NoFix => 1,
-            };
-            let vel = g.ground_speed_m_s();
+            let w = GpsScaled::of(g);
             self.send(MavMessage::HIL_GPS(HIL_GPS_DATA {
                 time_usec: self.opts.utc_epoch_us + g.measured.as_micros(),
-                lat: deg_e7(g.position.lat_rad),
-                lon: deg_e7(g.position.lon_rad),
-                alt: (g.position.alt_m * 1000.0).round() as i32,
-                eph: (g.eph_m * 100.0).round().clamp(0.0, 65534.0) as u16,
-                epv: (g.epv_m * 100.0).round().clamp(0.0, 65534.0) as u16,
-                vel: (vel * 100.0).round().clamp(0.0, 65534.0) as u16,
+                lat: w.lat,
+                lon: w.lon,
+                alt: w.alt_mm,
+                eph: w.eph_cm,
+                epv: w.epv_cm,
+                vel: w.vel_cm_s,
                 vn: cm_i16(g.vel_ned_m_s.x),
                 ve: cm_i16(g.vel_ned_m_s.y),
                 vd: cm_i16(g.vel_ned_m_s.z),
-                cog: if vel > 0.2 {
-                    ((g.course_deg().rem_euclid(360.0) * 100.0).round() as u32 % 36000) as u16
-                } else {
-                    u16::MAX
-                },
-                fix_type: fix,
+                cog: w.cog_cdeg,
+                fix_type: w.fix_type,
                 satellites_visible: g.satellites,
                 id: 0,
                 yaw: 0,

@@ -13,8 +13,8 @@ use nalgebra::Vector3;
 use super::modes;
 use crate::autopilot::{FlightMode, FlightStatus};
 use crate::geo::LocalFrame;
-use crate::sensors::FixType;
 use crate::time::SimTime;
+use crate::wire::{deg_e7, GpsScaled};
 
 /// A stream: message id and its default interval (µs of sim time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,10 +104,6 @@ pub struct Context {
 
 fn time_boot_ms(now: SimTime) -> u32 {
     (now.as_micros() / 1000) as u32
-}
-
-fn deg_e7(rad: f64) -> i32 {
-    (rad.to_degrees() * 1e7).round() as i32
 }
 
 fn clamp_i16(v: f64) -> i16 {
@@ -244,29 +240,24 @@ pub fn system_time(c: &Context) -> MavMessage {
 /// GPS_RAW_INT from the latest GPS report.
 pub fn gps_raw_int(st: &FlightStatus, c: &Context) -> Option<MavMessage> {
     let g = st.gps?;
-    let fix = match g.fix {
-        FixType::Fix3d => GpsFixType::GPS_FIX_TYPE_3D_FIX,
-        FixType::Fix2d => GpsFixType::GPS_FIX_TYPE_2D_FIX,
-        FixType::NoFix => GpsFixType::GPS_FIX_TYPE_NO_FIX,
+    let w = GpsScaled::of(&g);
+    let fix = match w.fix_type {
+        3 => GpsFixType::GPS_FIX_TYPE_3D_FIX,
+        2 => GpsFixType::GPS_FIX_TYPE_2D_FIX,
+        _ => GpsFixType::GPS_FIX_TYPE_NO_FIX,
     };
-    let p = g.position;
-    let vel = g.ground_speed_m_s();
     Some(MavMessage::GPS_RAW_INT(GPS_RAW_INT_DATA {
         time_usec: g.measured.as_micros(),
-        lat: deg_e7(p.lat_rad),
-        lon: deg_e7(p.lon_rad),
-        alt: (p.alt_m * 1000.0).round() as i32,
-        eph: (g.eph_m * 100.0).round().clamp(0.0, 65534.0) as u16,
-        epv: (g.epv_m * 100.0).round().clamp(0.0, 65534.0) as u16,
-        vel: (vel * 100.0).round().clamp(0.0, 65534.0) as u16,
-        cog: if vel > 0.2 {
-            ((g.course_deg().rem_euclid(360.0) * 100.0).round() as u32 % 36000) as u16
-        } else {
-            u16::MAX
-        },
+        lat: w.lat,
+        lon: w.lon,
+        alt: w.alt_mm,
+        eph: w.eph_cm,
+        epv: w.epv_cm,
+        vel: w.vel_cm_s,
+        cog: w.cog_cdeg,
         fix_type: fix,
         satellites_visible: g.satellites,
-        alt_ellipsoid: (p.alt_m * 1000.0).round() as i32,
+        alt_ellipsoid: w.alt_mm,
         h_acc: (g.eph_m * 1000.0).round().clamp(0.0, u32::MAX as f64) as u32,
         v_acc: (g.epv_m * 1000.0).round().clamp(0.0, u32::MAX as f64) as u32,
         vel_acc: 0,
