@@ -38,6 +38,8 @@ struct PeerReport {
     got_state: u64,
     final_alt_m: f64,
     final_tilt_deg: f64,
+    /// RC_CHANNELS received: (time_boot_ms, chan3_raw, chancount).
+    rc: Vec<(u32, u16, u8)>,
 }
 
 const BOOT_STEPS: u64 = 250; // 1 s of PX4 boot without outputs
@@ -133,6 +135,9 @@ fn peer_on(
                     ));
                     state = Some((att, h.alt as f64 / 1000.0, h.vz as f64 / 100.0));
                     rep.got_state += 1;
+                }
+                MavMessage::RC_CHANNELS(r) => {
+                    rep.rc.push((r.time_boot_ms, r.chan3_raw, r.chancount))
                 }
                 MavMessage::HIL_GPS(g) => {
                     if let Some(t) = last_t {
@@ -512,4 +517,60 @@ fn firmware_config_matches_the_airframe() {
             "{name} hover {hover}"
         );
     }
+}
+
+/// A scenario's stick script reaches PX4 as RC_CHANNELS at its rate, each
+/// point from its time on; a bad script is refused with the key path.
+#[test]
+fn rc_stick_script_is_sent_as_rc_channels() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let scen = dir.path().join("rc.json");
+    std::fs::write(
+        &scen,
+        r#"{"vehicles":[{"kind":"multirotor","rc":{"rate_hz":50,"script":[
+            {"t_s":0,"channels":[1500,1500,1000,1500]},
+            {"t_s":2,"channels":[1500,1500,1600,1500]}]}}]}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["px4", "--instance", "42", "--duration", "4", "--scenario"])
+        .arg(&scen)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let addr: SocketAddr = "127.0.0.1:4602".parse().unwrap_or_else(|e| panic!("{e}"));
+    let rep = peer(addr, 1000, 1_767_225_600_000_000, None);
+    let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // 50 Hz for 4 s.
+    assert!(
+        (195..=201).contains(&rep.rc.len()),
+        "{} RC_CHANNELS",
+        rep.rc.len()
+    );
+    assert!(rep.rc.iter().all(|r| r.2 == 4));
+    for (t, ch3, _) in &rep.rc {
+        let want = if *t < 2000 { 1000 } else { 1600 };
+        assert_eq!(*ch3, want, "channel 3 at {t} ms");
+    }
+    // A script out of order is refused, naming the key.
+    std::fs::write(
+        &scen,
+        r#"{"vehicles":[{"kind":"multirotor","rc":{"script":[
+            {"t_s":2,"channels":[1500]},{"t_s":1,"channels":[1500]}]}}]}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["px4", "--instance", "43", "--duration", "1", "--scenario"])
+        .arg(&scen)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(err.contains("vehicles[0].rc.script[1].t_s"), "{err}");
 }

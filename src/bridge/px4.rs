@@ -21,7 +21,8 @@
 //!   (hPa, with pressure altitude and temperature: PX4 needs all three bits)
 //!   when a new sample came in the step; HIL_GPS for every GPS report when it
 //!   is delivered (the model's latency), eph/epv in cm; HIL_STATE_QUATERNION
-//!   ground truth at the interval PX4 asks for (SET_MESSAGE_INTERVAL 115).
+//!   ground truth at the interval PX4 asks for (SET_MESSAGE_INTERVAL 115);
+//!   RC_CHANNELS from the scenario's stick script, if it has one.
 //! - **Actuators in.** `controls[i]` straight to actuator channel i: PX4's motor
 //!   order is ours (0 FR CCW, 1 RL CCW, 2 FL CW, 3 RR CW; hexa/octo likewise),
 //!   boats take channels 0/1 as thrusters and 2 as rudder, −1..1. All zero
@@ -35,6 +36,7 @@ use std::time::{Duration, Instant};
 
 use mavlink::dialects::common::{
     HilSensorUpdatedFlags, MavMessage, HIL_GPS_DATA, HIL_SENSOR_DATA, HIL_STATE_QUATERNION_DATA,
+    RC_CHANNELS_DATA,
 };
 
 use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame};
@@ -64,6 +66,29 @@ pub struct Px4Options {
     /// Unix time of sim time 0, µs: HIL_GPS carries UTC, which PX4 takes as
     /// GPS time.
     pub utc_epoch_us: u64,
+    /// RC sticks to send as RC_CHANNELS, if any.
+    pub rc: Option<RcSchedule>,
+}
+
+/// RC channel values over sim time, sent as RC_CHANNELS every `every_steps`
+/// lockstep steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RcSchedule {
+    /// Steps between messages (250 / rate).
+    pub every_steps: u64,
+    /// (from, channel values in µs), in time order.
+    pub points: Vec<(SimTime, Vec<u16>)>,
+}
+
+impl RcSchedule {
+    /// The channels in force at `t`.
+    pub fn at(&self, t: SimTime) -> Option<&[u16]> {
+        self.points
+            .iter()
+            .take_while(|(from, _)| *from <= t)
+            .last()
+            .map(|(_, c)| c.as_slice())
+    }
 }
 
 impl Px4Options {
@@ -76,6 +101,7 @@ impl Px4Options {
             give_up_after: Duration::from_secs(10),
             connect_timeout: None,
             utc_epoch_us: 0,
+            rc: None,
         }
     }
 }
@@ -589,6 +615,38 @@ impl Px4Bridge {
                         zacc: mg(a.z),
                     },
                 ));
+            }
+        }
+        // RC sticks, if the scenario scripts them.
+        if let Some(rc) = &self.opts.rc {
+            if self.stats.steps.is_multiple_of(rc.every_steps.max(1)) {
+                if let Some(ch) = rc.at(f.time) {
+                    let v = |i: usize| ch.get(i).copied().unwrap_or(u16::MAX);
+                    let msg = MavMessage::RC_CHANNELS(RC_CHANNELS_DATA {
+                        time_boot_ms: (t / 1000) as u32,
+                        chan1_raw: v(0),
+                        chan2_raw: v(1),
+                        chan3_raw: v(2),
+                        chan4_raw: v(3),
+                        chan5_raw: v(4),
+                        chan6_raw: v(5),
+                        chan7_raw: v(6),
+                        chan8_raw: v(7),
+                        chan9_raw: v(8),
+                        chan10_raw: v(9),
+                        chan11_raw: v(10),
+                        chan12_raw: v(11),
+                        chan13_raw: v(12),
+                        chan14_raw: v(13),
+                        chan15_raw: v(14),
+                        chan16_raw: v(15),
+                        chan17_raw: v(16),
+                        chan18_raw: v(17),
+                        chancount: ch.len() as u8,
+                        rssi: 255,
+                    });
+                    self.send(msg);
+                }
             }
         }
         // HIL_SENSOR id 0 last: it releases PX4's step.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, RESTARTED};
+use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, RcSchedule, RESTARTED};
 use mavsitl::geo::ExportFrame;
 use mavsitl::record::Recorder;
 use mavsitl::scenario::Home;
@@ -148,6 +148,18 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
     opts.give_up_after = Duration::from_secs_f64(args.px4_timeout.max(0.1));
     opts.utc_epoch_us = epoch_unix_us(scenario);
+    opts.rc = scenario
+        .vehicles
+        .first()
+        .and_then(|v| v.rc.as_ref())
+        .map(|rc| RcSchedule {
+            every_steps: (250 / rc.rate_hz.max(1)) as u64,
+            points: rc
+                .script
+                .iter()
+                .map(|p| (SimTime::from_secs_f64(p.t_s), p.channels.clone()))
+                .collect(),
+        });
     let port = if args.udp {
         let px4 = std::net::SocketAddr::new(args.bind, 14560 + args.instance as u16);
         opts.listen = px4;

@@ -125,6 +125,8 @@ struct VehicleFile<'a> {
     sensors: SensorsSpec,
     #[serde(default)]
     battery: BatteryParams,
+    #[serde(default)]
+    rc: Option<super::RcScript>,
 }
 
 fn default_date() -> String {
@@ -250,6 +252,7 @@ impl Scenario {
                 controller: v.controller.clone(),
                 sensors: v.sensors.clone(),
                 battery: v.battery,
+                rc: v.rc.clone(),
             });
         }
         let scenario = Scenario {
@@ -337,6 +340,9 @@ impl Scenario {
             }
             if let Err(e) = v.battery.validate() {
                 return bad(&format!("{key}.{}", e.field), e.problem);
+            }
+            if let Some(rc) = &v.rc {
+                check_rc(rc).or_else(|(k, m)| bad(&format!("{key}.rc.{k}"), m))?;
             }
             match &v.controller {
                 ControllerSpec::Passive(p) => {
@@ -548,6 +554,38 @@ fn check_zone(z: &crate::world::ZoneSpec) -> Check {
     }
     if let Some(s) = z.drag_scale {
         finite_nonneg("drag_scale", s, 100.0)?;
+    }
+    Ok(())
+}
+
+fn check_rc(rc: &super::RcScript) -> Check {
+    if rc.rate_hz == 0 || 250 % rc.rate_hz != 0 {
+        return Err((
+            "rate_hz".into(),
+            format!("{} does not divide 250 (e.g. 50, 25, 10)", rc.rate_hz),
+        ));
+    }
+    if rc.script.is_empty() {
+        return Err(("script".into(), "needs at least one point".into()));
+    }
+    let mut last = f64::NEG_INFINITY;
+    for (i, p) in rc.script.iter().enumerate() {
+        if !(p.t_s.is_finite() && p.t_s >= 0.0 && p.t_s > last) {
+            return Err((
+                format!("script[{i}].t_s"),
+                "times must be finite, ≥ 0 and increasing".into(),
+            ));
+        }
+        last = p.t_s;
+        if !(1..=18).contains(&p.channels.len()) {
+            return Err((format!("script[{i}].channels"), "1 to 18 channels".into()));
+        }
+        if let Some(v) = p.channels.iter().find(|v| !(800..=2200).contains(*v)) {
+            return Err((
+                format!("script[{i}].channels"),
+                format!("{v} µs is outside 800–2200"),
+            ));
+        }
     }
     Ok(())
 }

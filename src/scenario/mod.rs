@@ -137,6 +137,33 @@ pub struct VehicleSpec {
     pub sensors: SensorsSpec,
     /// Its battery.
     pub battery: crate::physics::BatteryParams,
+    /// RC sticks a firmware in the loop receives (PX4: RC_CHANNELS), if any.
+    pub rc: Option<RcScript>,
+}
+
+/// RC channel values over time, for firmware that wants a transmitter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RcScript {
+    /// Messages per second; divides 250 (PX4's step rate) [50].
+    #[serde(default = "default_rc_rate")]
+    pub rate_hz: u32,
+    /// Points in time order; each holds until the next.
+    pub script: Vec<RcPoint>,
+}
+
+fn default_rc_rate() -> u32 {
+    50
+}
+
+/// RC channels from a time on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RcPoint {
+    /// From this sim time, s.
+    pub t_s: f64,
+    /// Channel values, µs (1 to 18 channels, 800–2200).
+    pub channels: Vec<u16>,
 }
 
 /// Initial pose and motion of a vehicle.
