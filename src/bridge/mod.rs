@@ -2,4 +2,5 @@
 //! simulated vehicle through the [`crate::controller::FlightController`] seam.
 //! They see only controller types and MAVLink.
 
+pub mod ardupilot;
 pub mod px4;

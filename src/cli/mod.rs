@@ -6,6 +6,7 @@
 //! summary printed on stdout. It is the only place that reads the wall clock or
 //! prints.
 
+mod ardupilot;
 mod fly;
 mod gcs;
 mod home;
@@ -44,6 +45,9 @@ pub enum Command {
     /// Let real PX4 SITL fly the simulated vehicle over PX4's simulator interface
     /// (TCP 4560), in lockstep on PX4's clock.
     Px4(px4::Px4Args),
+    /// Let real ArduPilot SITL fly the simulated vehicle over its JSON physics
+    /// backend (UDP 9002), in lockstep on its frames.
+    Ardupilot(ardupilot::ArduPilotArgs),
     /// Run a scenario headless, as fast as the CPU allows, and print a summary.
     Sim(sim::SimArgs),
     /// Replay a recorded trajectory through a vehicle's sensors (no physics).
@@ -123,6 +127,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Sim(args) => sim::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Px4(args) => px4::run(args),
+        Command::Ardupilot(args) => ardupilot::run(args),
         Command::Replay(args) => replay::run(args),
     }
 }

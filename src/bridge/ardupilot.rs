@@ -1,0 +1,400 @@
+//! ArduPilot SITL in the loop over its external-physics JSON backend
+//! (`--model JSON:127.0.0.1`, ArduPilot's libraries/SITL/SIM_JSON.cpp).
+//!
+//! - **Transport and lockstep.** mavsitl binds UDP 9002 (+ 10 per instance)
+//!   and replies to the sender. Each servo packet (magic 18458 with 16 PWM
+//!   channels, 29569 with 32) drives one physics frame of 1/frame_rate s and
+//!   gets exactly one JSON reply carrying the new state, so ArduPilot's clock
+//!   (driven by the reply's `timestamp`) is the simulation's. A repeated
+//!   frame_count (ArduPilot re-sends after 1 s without a reply) is answered
+//!   again without stepping; a smaller one means ArduPilot restarted; a gap is
+//!   counted. Packets of the wrong size or magic are counted and skipped.
+//! - **Reply.** Compact JSON, keys in the order ArduPilot's substring parser
+//!   needs (`velocity` before anything else starting with it): `timestamp` (s),
+//!   `imu.gyro` and `imu.accel_body` (body FRD, specific force) from the noisy
+//!   IMU model, `position` and `velocity` (NED, m, m/s, relative to home),
+//!   `quaternion` (scalar first, body → NED), `airspeed`, `velocity_wind` and
+//!   `battery` from the battery model. ArduPilot runs its own GPS, baro and
+//!   magnetometer models from this state.
+//! - **Actuators.** PWM µs → normalised commands by a channel map: a quad in
+//!   ArduPilot's X motor order (motors 1–4 on SERVO1–4: front-right,
+//!   rear-left, front-left, rear-right — the same rotors as PX4's order) to
+//!   0..1; a boat's throttle (SERVO3) and steering (SERVO1) mixed onto the twin
+//!   thrusters, −1..1.
+
+use std::io::ErrorKind;
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+
+use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame, MAX_ACTUATORS};
+use crate::time::SimTime;
+
+/// Magic of the 16-channel servo packet.
+pub const MAGIC_16: u16 = 18458;
+/// Magic of the 32-channel servo packet.
+pub const MAGIC_32: u16 = 29569;
+
+/// How PWM channels become actuator commands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ChannelMap {
+    /// Multirotor: actuator i = (PWM[servo[i]] − 1000) / 1000, 0..1. The array
+    /// holds the 0-based servo channel of each of our motors (PX4 order).
+    Multirotor {
+        /// Servo channel per motor.
+        servo: [usize; 8],
+        /// Motors.
+        count: usize,
+    },
+    /// Boat: steering and throttle channels ((PWM − 1500) / 500, −1..1), mixed
+    /// onto left/right thrusters (skid steering), rudder on channel 2.
+    Boat {
+        /// Steering servo channel (0-based).
+        steering: usize,
+        /// Throttle servo channel (0-based).
+        throttle: usize,
+    },
+}
+
+impl ChannelMap {
+    /// ArduPilot's quad X: motor 1 front-right, 2 rear-left, 3 front-left,
+    /// 4 rear-right on SERVO1–4, which is PX4's order: identity.
+    pub fn quad_x() -> Self {
+        ChannelMap::Multirotor {
+            servo: [0, 1, 2, 3, 4, 5, 6, 7],
+            count: 4,
+        }
+    }
+
+    /// Rover defaults: SERVO1 steering, SERVO3 throttle.
+    pub fn rover() -> Self {
+        ChannelMap::Boat {
+            steering: 0,
+            throttle: 2,
+        }
+    }
+
+    /// The actuator commands for `pwm`.
+    pub fn apply(&self, pwm: &[u16]) -> Actuators {
+        let mut a = Actuators::default();
+        let get = |i: usize| pwm.get(i).copied().unwrap_or(0) as f64;
+        match *self {
+            ChannelMap::Multirotor { servo, count } => {
+                for (i, ch) in servo.iter().take(count.min(MAX_ACTUATORS)).enumerate() {
+                    let p = get(*ch);
+                    a.controls[i] = if p < 900.0 {
+                        0.0
+                    } else {
+                        ((p - 1000.0) / 1000.0).clamp(0.0, 1.0)
+                    };
+                }
+            }
+            ChannelMap::Boat { steering, throttle } => {
+                let norm = |p: f64| {
+                    if p < 900.0 {
+                        0.0
+                    } else {
+                        ((p - 1500.0) / 500.0).clamp(-1.0, 1.0)
+                    }
+                };
+                let s = norm(get(steering));
+                let t = norm(get(throttle));
+                a.controls[0] = (t + s).clamp(-1.0, 1.0);
+                a.controls[1] = (t - s).clamp(-1.0, 1.0);
+                a.controls[2] = s;
+            }
+        }
+        a
+    }
+}
+
+/// A decoded servo packet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServoPacket {
+    /// Physics rate, Hz.
+    pub frame_rate: u16,
+    /// Frame counter.
+    pub frame_count: u32,
+    /// PWM, µs.
+    pub pwm: Vec<u16>,
+}
+
+/// Decodes a servo packet; None for a wrong size or magic.
+pub fn parse_servo(b: &[u8]) -> Option<ServoPacket> {
+    let u16_at = |i: usize| Some(u16::from_le_bytes([*b.get(i)?, *b.get(i + 1)?]));
+    let magic = u16_at(0)?;
+    let n = match (magic, b.len()) {
+        (MAGIC_16, 40) => 16,
+        (MAGIC_32, 72) => 32,
+        _ => return None,
+    };
+    let frame_rate = u16_at(2)?;
+    let frame_count = u32::from_le_bytes([*b.get(4)?, *b.get(5)?, *b.get(6)?, *b.get(7)?]);
+    let pwm = (0..n)
+        .map(|i| u16_at(8 + 2 * i))
+        .collect::<Option<Vec<_>>>()?;
+    Some(ServoPacket {
+        frame_rate,
+        frame_count,
+        pwm,
+    })
+}
+
+/// Bridge options.
+#[derive(Debug, Clone)]
+pub struct ArduPilotOptions {
+    /// Address to bind (port 9002 + 10 × instance).
+    pub bind: SocketAddr,
+    /// Frame (physics step) rate ArduPilot runs, Hz (its SIM_RATE_HZ).
+    pub frame_rate_hz: u32,
+    /// PWM → actuator map.
+    pub map: ChannelMap,
+    /// ArduPilot silent this long (wall time) after its first packet: an error.
+    pub give_up_after: Duration,
+}
+
+/// What the bridge has seen.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ArduPilotStats {
+    /// Frames stepped (one per new servo packet).
+    pub frames: u64,
+    /// Repeated frame counts answered again.
+    pub repeats: u64,
+    /// Frame counts skipped by ArduPilot.
+    pub gaps: u64,
+    /// Packets of the wrong size or magic.
+    pub malformed: u64,
+    /// Wall time waiting for ArduPilot, µs.
+    pub wait_us: u64,
+}
+
+/// The error text when ArduPilot restarted (its frame count went back).
+pub const RESTARTED: &str = "ArduPilot restarted (frame count went back)";
+
+/// The bridge.
+pub struct ArduPilotBridge {
+    opts: ArduPilotOptions,
+    socket: UdpSocket,
+    peer: Option<SocketAddr>,
+    last_count: Option<u32>,
+    reply: String,
+    actuators: Actuators,
+    started: Option<Instant>,
+    last_heard: Instant,
+    stats: ArduPilotStats,
+    buf: [u8; 512],
+}
+
+impl std::fmt::Debug for ArduPilotBridge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArduPilotBridge")
+            .field("bind", &self.opts.bind)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl ArduPilotBridge {
+    /// Binds the socket.
+    ///
+    /// # Errors
+    /// When the port cannot be bound.
+    pub fn bind(opts: ArduPilotOptions) -> std::io::Result<Self> {
+        let socket = UdpSocket::bind(opts.bind)?;
+        Ok(ArduPilotBridge {
+            opts,
+            socket,
+            peer: None,
+            last_count: None,
+            reply: String::with_capacity(512),
+            actuators: Actuators::default(),
+            started: None,
+            last_heard: Instant::now(),
+            stats: ArduPilotStats::default(),
+            buf: [0; 512],
+        })
+    }
+
+    /// The bound address.
+    ///
+    /// # Errors
+    /// From the socket.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.socket.local_addr()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> ArduPilotStats {
+        self.stats
+    }
+
+    fn send_reply(&self) {
+        if let Some(p) = self.peer {
+            let _ = self.socket.send_to(self.reply.as_bytes(), p);
+        }
+    }
+}
+
+impl FlightController for ArduPilotBridge {
+    fn name(&self) -> &str {
+        "ardupilot"
+    }
+
+    fn rate_hz(&self) -> u32 {
+        self.opts.frame_rate_hz
+    }
+
+    fn wants_ground_truth(&self) -> bool {
+        true
+    }
+
+    /// Blocks for the next new servo packet.
+    fn actuators(&mut self, _now: SimTime) -> Result<Actuators, ControllerError> {
+        let t0 = Instant::now();
+        loop {
+            let timeout = if self.started.is_some() {
+                Duration::from_millis(100)
+            } else {
+                Duration::from_secs(1)
+            };
+            self.socket.set_read_timeout(Some(timeout))?;
+            let (n, from) = match self.socket.recv_from(&mut self.buf) {
+                Ok(x) => x,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    if self.started.is_none() {
+                        tracing::warn!(
+                            "waiting for ArduPilot on UDP {}: start it, e.g. `ardurover -S --model JSON:127.0.0.1 --defaults …` (it waits for a MAVLink connection on TCP 5760 first)",
+                            self.opts.bind
+                        );
+                    } else if self.last_heard.elapsed() >= self.opts.give_up_after {
+                        return Err(ControllerError::Disconnected(format!(
+                            "ArduPilot stopped sending servo packets ({:.0} s) after {} frames",
+                            self.last_heard.elapsed().as_secs_f64(),
+                            self.stats.frames
+                        )));
+                    }
+                    continue;
+                }
+                Err(e) if e.kind() == ErrorKind::ConnectionRefused => continue,
+                Err(e) => return Err(e.into()),
+            };
+            let Some(pkt) = self.buf.get(..n).and_then(parse_servo) else {
+                self.stats.malformed += 1;
+                tracing::debug!(n, "malformed servo packet");
+                continue;
+            };
+            self.peer = Some(from);
+            self.last_heard = Instant::now();
+            if pkt.frame_rate as u32 != self.opts.frame_rate_hz && self.started.is_none() {
+                return Err(ControllerError::Protocol(format!(
+                    "ArduPilot runs its physics at {} Hz (SIM_RATE_HZ) but mavsitl at {} Hz: start mavsitl with --frame-rate {}",
+                    pkt.frame_rate, self.opts.frame_rate_hz, pkt.frame_rate
+                )));
+            }
+            match self.last_count {
+                Some(last) if pkt.frame_count == last => {
+                    // ArduPilot re-sent: answer again, do not step.
+                    self.stats.repeats += 1;
+                    self.send_reply();
+                    continue;
+                }
+                Some(last) if pkt.frame_count < last => {
+                    self.last_count = None;
+                    return Err(ControllerError::Disconnected(RESTARTED.into()));
+                }
+                Some(last) if pkt.frame_count > last + 1 => {
+                    self.stats.gaps += (pkt.frame_count - last - 1) as u64;
+                }
+                _ => {}
+            }
+            self.started.get_or_insert_with(Instant::now);
+            self.last_count = Some(pkt.frame_count);
+            self.actuators = self.opts.map.apply(&pkt.pwm);
+            self.stats.frames += 1;
+            self.stats.wait_us += t0.elapsed().as_micros() as u64;
+            return Ok(self.actuators);
+        }
+    }
+
+    /// Sends the state at the end of the frame.
+    fn receive(&mut self, f: &SensorFrame) -> Result<(), ControllerError> {
+        use std::fmt::Write as _;
+        let Some(gt) = f.ground_truth else {
+            return Ok(());
+        };
+        let (gyro, accel) = match f.imu.iter().last() {
+            Some(s) => (s.gyro_rad_s, s.accel_m_s2),
+            None => (gt.rate_frd_rad_s, gt.specific_force_frd_m_s2),
+        };
+        let q = gt.att_ned_frd;
+        let p = gt.pos_ned_m;
+        let v = gt.vel_ned_m_s;
+        self.reply.clear();
+        let _ = write!(
+            self.reply,
+            "\n{{\"timestamp\":{:.6},\"imu\":{{\"gyro\":[{:.6},{:.6},{:.6}],\"accel_body\":[{:.6},{:.6},{:.6}]}},\"position\":[{:.4},{:.4},{:.4}],\"quaternion\":[{:.7},{:.7},{:.7},{:.7}],\"velocity\":[{:.4},{:.4},{:.4}],\"airspeed\":{:.3}",
+            f.time.as_secs_f64(),
+            gyro.x, gyro.y, gyro.z,
+            accel.x, accel.y, accel.z,
+            p.x, p.y, p.z,
+            q.w, q.i, q.j, q.k,
+            v.x, v.y, v.z,
+            v.norm(),
+        );
+        if let Some(b) = f.battery {
+            let _ = write!(
+                self.reply,
+                ",\"battery\":{{\"voltage\":{:.3},\"current\":{:.3}}}",
+                b.voltage_v, b.current_a
+            );
+        }
+        self.reply.push_str("}\n");
+        self.send_reply();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servo_packets_decode_and_bad_ones_are_refused() {
+        let mut b = vec![];
+        b.extend_from_slice(&MAGIC_16.to_le_bytes());
+        b.extend_from_slice(&400u16.to_le_bytes());
+        b.extend_from_slice(&7u32.to_le_bytes());
+        for i in 0..16u16 {
+            b.extend_from_slice(&(1000 + i).to_le_bytes());
+        }
+        let p = parse_servo(&b).unwrap_or_else(|| panic!("valid packet refused"));
+        assert_eq!((p.frame_rate, p.frame_count, p.pwm[15]), (400, 7, 1015));
+        assert!(parse_servo(&b[..39]).is_none());
+        let mut wrong = b.clone();
+        wrong[0] = 0;
+        assert!(parse_servo(&wrong).is_none());
+        // 32 channels with the other magic.
+        let mut c = vec![];
+        c.extend_from_slice(&MAGIC_32.to_le_bytes());
+        c.extend_from_slice(&50u16.to_le_bytes());
+        c.extend_from_slice(&1u32.to_le_bytes());
+        c.extend(std::iter::repeat_n(0u8, 64));
+        assert_eq!(parse_servo(&c).map(|p| p.pwm.len()), Some(32));
+    }
+
+    #[test]
+    fn channel_maps() {
+        let mut pwm = [1000u16; 16];
+        pwm[0] = 2000;
+        pwm[2] = 1500;
+        let a = ChannelMap::quad_x().apply(&pwm);
+        assert_eq!(&a.controls[..4], &[1.0, 0.0, 0.5, 0.0]);
+        // Rover: full throttle, full right steering → left thruster 1, right 0.
+        let mut r = [1500u16; 16];
+        r[2] = 2000; // throttle
+        r[0] = 2000; // steering right
+        let b = ChannelMap::rover().apply(&r);
+        assert_eq!(&b.controls[..3], &[1.0, 0.0, 1.0]);
+        // Below 900 µs (disarmed output): zero.
+        assert_eq!(ChannelMap::quad_x().apply(&[0u16; 16]).controls[0], 0.0);
+    }
+}

@@ -1,0 +1,222 @@
+//! `mavsitl ardupilot`: real ArduPilot SITL flies the simulated vehicle over
+//! its JSON external-physics backend (UDP 9002 + 10 × instance).
+
+use std::io::Write as _;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+
+use mavsitl::bridge::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap, RESTARTED};
+use mavsitl::geo::ExportFrame;
+use mavsitl::record::Recorder;
+use mavsitl::scenario::Home;
+use mavsitl::sim::Lockstep;
+use mavsitl::time::{PhysicsRate, SimTime};
+
+use super::fly::{load_inputs, FlightInputs, InputArgs, VehicleArg};
+use super::gcs::{parse_speedup, Pacer, Speedup};
+use super::{home, CliError};
+
+/// Arguments of `mavsitl ardupilot`.
+#[derive(Debug, Args)]
+pub struct ArduPilotArgs {
+    /// Vehicle when no scenario is given.
+    #[arg(long, value_enum, default_value_t = VehicleArg::Boat)]
+    pub vehicle: VehicleArg,
+
+    /// Scenario (vehicle, environment, sensors).
+    #[arg(long, value_name = "S")]
+    pub scenario: Option<PathBuf>,
+
+    /// Home LAT,LON,ALT[,HEADING]; give ArduPilot the same (`--home` / `-O`).
+    #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
+    pub home: Option<Home>,
+
+    /// Noise seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// ArduPilot instance (`-I N`): UDP 9002 + 10 N.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub instance: u8,
+
+    /// Address to bind.
+    #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
+    pub bind: IpAddr,
+
+    /// ArduPilot's physics rate, Hz (its SIM_RATE_HZ; default 400 for a quad,
+    /// 50 for a boat).
+    #[arg(long, value_name = "HZ")]
+    pub frame_rate: Option<u32>,
+
+    /// Pace at X times real time (default: as fast as ArduPilot runs; ArduPilot
+    /// paces itself with --speedup).
+    #[arg(long, value_name = "X|max", value_parser = parse_speedup)]
+    pub speedup: Option<Speedup>,
+
+    /// ArduPilot silent this long ends the run, s.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub timeout: f64,
+
+    /// Keep waiting when ArduPilot stops instead of exiting.
+    #[arg(long)]
+    pub wait_reconnect: bool,
+
+    /// Stop after this much sim time, s.
+    #[arg(long, value_name = "S")]
+    pub duration: Option<f64>,
+
+    /// Write recordings (ground truth, sensors).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+}
+
+fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep, CliError> {
+    let sim = inputs
+        .scenario
+        .build_simulation(&inputs.source)
+        .map_err(|e| CliError::input(e.to_string(), "see the README's scenario reference"))?;
+    let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
+        CliError::input(
+            format!("cannot bind UDP {}: {e}", opts.bind),
+            "another simulator may hold it: use --instance N",
+        )
+    })?;
+    let mut ls = Lockstep::new(sim);
+    ls.attach(0, Box::new(bridge)).map_err(|e| {
+        CliError::input(
+            e.to_string(),
+            "the frame rate must divide the scenario's physics rate (e.g. 400 Hz needs physics_rate_hz 1200 or 2000)",
+        )
+    })?;
+    Ok(ls)
+}
+
+/// Runs `mavsitl ardupilot`.
+pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
+    let inputs = load_inputs(
+        &InputArgs {
+            mission: None,
+            vehicle: Some(args.vehicle),
+            scenario: args.scenario.as_ref(),
+            seed: args.seed,
+            home: args.home,
+            params: None,
+            ground_truth: false,
+        },
+        false,
+    )?;
+    let scenario = &inputs.scenario;
+    let multicopter = scenario
+        .vehicles
+        .first()
+        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+    let frame_rate = args
+        .frame_rate
+        .unwrap_or(if multicopter { 400 } else { 50 });
+    let opts = ArduPilotOptions {
+        bind: SocketAddr::new(args.bind, 9002 + 10 * args.instance as u16),
+        frame_rate_hz: frame_rate,
+        map: if multicopter {
+            ChannelMap::quad_x()
+        } else {
+            ChannelMap::rover()
+        },
+        give_up_after: Duration::from_secs_f64(args.timeout.max(0.1)),
+    };
+    let mut inputs = inputs;
+    if multicopter && inputs.scenario.physics_rate_hz % frame_rate != 0 {
+        // 400 Hz frames need a physics rate that is a multiple of 400.
+        inputs.scenario.physics_rate_hz = 2000;
+    }
+    let mut ls = build(&inputs, &opts)?;
+    let scenario = &inputs.scenario;
+    let rate = PhysicsRate::new(scenario.physics_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), ""))?;
+    let mut recorder = match &args.record {
+        Some(dir) => {
+            let gt = rate
+                .divider(scenario.record.ground_truth_rate_hz)
+                .map_err(|e| CliError::input(e.to_string(), ""))?;
+            Some(
+                Recorder::create(dir, scenario, ls.sim(), ExportFrame::Ned, gt)
+                    .map_err(|e| CliError::input(format!("{}: {e}", dir.display()), ""))?,
+            )
+        }
+        None => None,
+    };
+    let h = &scenario.home;
+    println!(
+        "mavsitl ardupilot: {} on UDP {} at {frame_rate} Hz; start ArduPilot in another terminal:",
+        if multicopter { "quad" } else { "boat" },
+        opts.bind
+    );
+    println!(
+        "  {} -S --model JSON:{} --home {},{},{},{} --defaults firmware_configs/ardupilot/{}.parm -I{}",
+        if multicopter { "arducopter" } else { "ardurover" },
+        args.bind,
+        h.lat_deg,
+        h.lon_deg,
+        h.alt_m,
+        h.heading_deg,
+        if multicopter { "quad" } else { "boat" },
+        args.instance
+    );
+    println!("  then connect MAVProxy or QGroundControl to ArduPilot's TCP {} (it waits for that before it runs)", 5760 + 10 * args.instance as u32);
+    let _ = std::io::stdout().flush();
+    let end = args.duration.map(SimTime::from_secs_f64);
+    let mut pacer = Pacer::new(args.speedup.unwrap_or(Speedup::Max), SimTime::ZERO);
+    let wall = Instant::now();
+    let mut restarts = 0u32;
+    let mut recording = true;
+    let mut outcome: Result<(), String> = Ok(());
+    loop {
+        if super::interrupted() {
+            outcome = Err("interrupted".into());
+            break;
+        }
+        let now = ls.sim().time();
+        if end.is_some_and(|e| now >= e) {
+            break;
+        }
+        let wait = pacer.wait(SimTime::from_micros(now.as_micros() + rate.period_us()));
+        if !wait.is_zero() {
+            std::thread::sleep(wait.min(Duration::from_millis(2)));
+            continue;
+        }
+        let step = match (recorder.as_mut(), recording) {
+            (Some(r), true) => ls.tick(r),
+            _ => ls.tick(&mut ()),
+        };
+        if let Err(e) = step {
+            let msg = e.to_string();
+            if msg.contains(RESTARTED) || args.wait_reconnect {
+                restarts += 1;
+                eprintln!("{msg}: the simulation restarts from the scenario's start");
+                if recording && recorder.is_some() {
+                    eprintln!("note: recordings cover the run up to the restart");
+                    recording = false;
+                }
+                drop(ls);
+                ls = build(&inputs, &opts)?;
+                pacer.restart(SimTime::ZERO);
+                continue;
+            }
+            outcome = Err(msg);
+            break;
+        }
+    }
+    if let Some(r) = recorder.as_mut() {
+        r.finish(ls.sim(), outcome.is_ok())
+            .map_err(|e| CliError::run(format!("recording: {e}")))?;
+    }
+    let t = ls.sim().time().as_secs_f64();
+    println!("mavsitl ardupilot stopped");
+    println!(
+        "  sim time            {t:.1} s ({:.1}x real time), {restarts} restart(s)",
+        t / wall.elapsed().as_secs_f64().max(1e-9)
+    );
+    outcome.map_err(CliError::run)
+}

@@ -1,0 +1,271 @@
+//! The ArduPilot JSON bridge against a peer that behaves as ArduPilot's
+//! SIM_JSON does: it sends a servo packet, blocks for the reply (polling every
+//! 100 ms, re-sending after 1 s), parses the reply with the same substring
+//! rules and fails on what ArduPilot would reject, and drives a quad with a
+//! small hover controller so the physics closes the loop.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use mavsitl::bridge::ardupilot::{
+    ArduPilotBridge, ArduPilotOptions, ChannelMap, MAGIC_16, RESTARTED,
+};
+use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::sim::Lockstep;
+use mavsitl::time::SimTime;
+use nalgebra::{Quaternion, UnitQuaternion};
+
+/// ArduPilot's parser: find `"key":` and read one number or `[a,b,…]`.
+fn field(reply: &str, key: &str, n: usize) -> Option<Vec<f64>> {
+    let at = reply.find(&format!("\"{key}\":"))? + key.len() + 3;
+    let rest = reply.get(at..)?;
+    if n == 1 {
+        let end = rest.find([',', '}'])?;
+        return rest.get(..end)?.parse().ok().map(|v| vec![v]);
+    }
+    let body = rest.strip_prefix('[')?;
+    let end = body.find(']')?;
+    let v: Vec<f64> = body
+        .get(..end)?
+        .split(',')
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    (v.len() == n).then_some(v)
+}
+
+#[derive(Debug, Default)]
+struct Report {
+    frames: u64,
+    bad_dt: u64,
+    rejected: u64,
+    resent_answer_same_time: bool,
+    final_alt: f64,
+    final_tilt_deg: f64,
+    rest_accel_z: f64,
+}
+
+fn packet(rate: u16, count: u32, pwm: &[u16; 16]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(40);
+    b.extend_from_slice(&MAGIC_16.to_le_bytes());
+    b.extend_from_slice(&rate.to_le_bytes());
+    b.extend_from_slice(&count.to_le_bytes());
+    for p in pwm {
+        b.extend_from_slice(&p.to_le_bytes());
+    }
+    b
+}
+
+fn peer(to: SocketAddr, frames: u64, restart_at_end: bool) -> Report {
+    let s = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    s.set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut rep = Report::default();
+    let mut pwm = [1000u16; 16];
+    let mut last_t: Option<f64> = None;
+    let mut buf = [0u8; 2048];
+    let mut count = 0u32;
+    while rep.frames < frames {
+        // Now and then, garbage of the wrong size: must be skipped.
+        if count % 997 == 5 {
+            let _ = s.send_to(&[1, 2, 3], to);
+        }
+        let pkt = packet(400, count, &pwm);
+        let _ = s.send_to(&pkt, to);
+        let mut sent_at = Instant::now();
+        let reply = loop {
+            match s.recv(&mut buf) {
+                Ok(n) => break String::from_utf8_lossy(&buf[..n]).to_string(),
+                Err(_) if sent_at.elapsed() >= Duration::from_secs(1) => {
+                    // "No JSON sensor message received, resending servos"
+                    let _ = s.send_to(&pkt, to);
+                    sent_at = Instant::now();
+                }
+                Err(_) => {}
+            }
+            if rep.frames == 0 && sent_at.elapsed() > Duration::from_secs(30) {
+                return rep;
+            }
+        };
+        let line = reply.trim();
+        let t = field(line, "timestamp", 1);
+        let gyro = field(line, "gyro", 3);
+        let accel = field(line, "accel_body", 3);
+        let pos = field(line, "position", 3);
+        let vel = field(line, "velocity", 3);
+        let q = field(line, "quaternion", 4);
+        let (Some(t), Some(_), Some(accel), Some(pos), Some(vel), Some(q)) =
+            (t, gyro, accel, pos, vel, q)
+        else {
+            rep.rejected += 1;
+            continue;
+        };
+        if !(reply.starts_with('\n') && reply.ends_with('\n')) || line.contains(": ") {
+            rep.rejected += 1;
+        }
+        let t = t[0];
+        if let Some(l) = last_t {
+            if ((t - l) - 1.0 / 400.0).abs() > 2e-6 {
+                rep.bad_dt += 1;
+            }
+        }
+        // Re-send the same frame once: the bridge answers without stepping.
+        if count == 100 {
+            let _ = s.send_to(&pkt, to);
+            if let Ok(n) = s.recv(&mut buf) {
+                let again = String::from_utf8_lossy(&buf[..n]).to_string();
+                rep.resent_answer_same_time =
+                    field(again.trim(), "timestamp", 1).is_some_and(|v| v[0] == t);
+            }
+        }
+        if rep.frames == 0 {
+            // The first frame, motors off: standing on the ground.
+            rep.rest_accel_z = accel[2];
+        }
+        last_t = Some(t);
+        rep.frames += 1;
+        count += 1;
+        // Hover controller on the reply's state (ArduPilot's quad X order).
+        let att = UnitQuaternion::from_quaternion(Quaternion::new(q[0], q[1], q[2], q[3]));
+        let (roll, pitch, _) = att.euler_angles();
+        rep.final_alt = -pos[2];
+        rep.final_tilt_deg = (att * nalgebra::Vector3::z())
+            .z
+            .clamp(-1.0, 1.0)
+            .acos()
+            .to_degrees();
+        let thrust = (0.59 + 0.08 * (5.0 + pos[2]) + 0.12 * vel[2]).clamp(0.1, 0.9);
+        let tx = -0.25 * roll;
+        let ty = -0.25 * pitch;
+        let motors: [(f64, f64); 4] = [(1.0, 1.0), (-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0)];
+        for (i, (x, y)) in motors.iter().enumerate() {
+            let u = (thrust + tx * -y + ty * x).clamp(0.0, 1.0);
+            pwm[i] = (1000.0 + 1000.0 * u).round() as u16;
+        }
+    }
+    if restart_at_end {
+        // ArduPilot restarted: frame count back to 0.
+        let _ = s.send_to(&packet(400, 0, &pwm), to);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    rep
+}
+
+fn run(seconds: f64, restart: bool) -> (Result<(), String>, Report, SimTime) {
+    let src = ScenarioSource {
+        name: "ap test".into(),
+        base_dir: PathBuf::from("."),
+    };
+    let scenario = Scenario::from_json(
+        r#"{"physics_rate_hz":2000,"vehicles":[{"kind":"multirotor","airframe":"generic_quad"}]}"#,
+        &src,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let sim = scenario
+        .build_simulation(&src)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bridge = ArduPilotBridge::bind(ArduPilotOptions {
+        bind: "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
+        frame_rate_hz: 400,
+        map: ChannelMap::quad_x(),
+        give_up_after: Duration::from_secs(5),
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let addr = bridge.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    let frames = (seconds * 400.0) as u64;
+    let peer_thread = std::thread::spawn(move || peer(addr, frames, restart));
+    let mut ls = Lockstep::new(sim);
+    ls.attach(0, Box::new(bridge))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let end = SimTime::from_secs_f64(seconds + 1.0);
+    let mut result = Ok(());
+    while ls.sim().time() < end {
+        if let Err(e) = ls.tick(&mut ()) {
+            result = Err(e.to_string());
+            break;
+        }
+    }
+    let t = ls.sim().time();
+    let rep = peer_thread
+        .join()
+        .unwrap_or_else(|_| panic!("peer panicked"));
+    (result, rep, t)
+}
+
+#[test]
+fn sixty_seconds_of_lockstep_frames_close_the_loop() {
+    let (result, rep, _) = run(60.0, true);
+    // The run ends when the peer "restarts" ArduPilot.
+    let e = result.expect_err("the restart must end the run");
+    assert!(e.contains(RESTARTED), "{e}");
+    assert_eq!(rep.frames, 24_000);
+    assert_eq!(rep.rejected, 0, "replies ArduPilot's parser would reject");
+    assert_eq!(rep.bad_dt, 0, "timestamps must advance by exactly 1/400 s");
+    assert!(
+        rep.resent_answer_same_time,
+        "a re-sent frame is answered without stepping"
+    );
+    assert!(
+        (rep.rest_accel_z + 9.81).abs() < 0.3,
+        "specific force at rest {}",
+        rep.rest_accel_z
+    );
+    assert!(
+        (rep.final_alt - 5.0).abs() < 0.5,
+        "hovers at 5 m: {}",
+        rep.final_alt
+    );
+    assert!(rep.final_tilt_deg < 3.0, "level: {}", rep.final_tilt_deg);
+}
+
+/// The ArduPilot parameter files match the vehicles: the quad's hover thrust
+/// from its rotor law, the boat's cruise throttle giving its cruise speed.
+#[test]
+fn firmware_config_matches_the_vehicles() {
+    use mavsitl::physics::airframes;
+    use mavsitl::world::atmosphere::{G0_M_S2, RHO0_KG_M3};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let param = |file: &str, key: &str| -> f64 {
+        let text = std::fs::read_to_string(root.join("firmware_configs/ardupilot").join(file))
+            .unwrap_or_else(|e| panic!("{e}"));
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .find_map(|l| {
+                let mut it = l.split_whitespace();
+                (it.next() == Some(key)).then(|| it.next()?.parse().ok())?
+            })
+            .unwrap_or_else(|| panic!("{file}: {key} missing"))
+    };
+    let p = airframes::multirotor("generic_quad").unwrap_or_else(|| panic!("no quad"));
+    let hover = p.mass_kg * G0_M_S2 / (4.0 * p.max_thrust_n(RHO0_KG_M3));
+    assert!((param("quad.parm", "MOT_THST_HOVER") - hover).abs() < 0.01);
+    assert_eq!(param("quad.parm", "SIM_RATE_HZ"), 400.0);
+    // The boat at CRUISE_THROTTLE on both thrusters reaches CRUISE_SPEED.
+    let thr = param("boat.parm", "CRUISE_THROTTLE") / 100.0;
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let scen = dir.path().join("cruise.json");
+    std::fs::write(
+        &scen,
+        format!(
+            r#"{{"duration_s":90,"vehicles":[{{"kind":"boat","airframe":"usv_twin","controller":{{"kind":"passive","rate_hz":50,"controls":[{thr},{thr}]}}}}]}}"#
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .arg("sim")
+        .arg(&scen)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let speed: f64 = text
+        .split("speed ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no speed in {text}"));
+    let cruise = param("boat.parm", "CRUISE_SPEED");
+    assert!(
+        (speed - cruise).abs() / cruise < 0.05,
+        "{speed} m/s at {thr} vs CRUISE_SPEED {cruise}"
+    );
+}
