@@ -169,6 +169,7 @@ fn run(seconds: f64, restart: bool) -> (Result<(), String>, Report, SimTime) {
         frame_rate_hz: 400,
         map: ChannelMap::quad_x(),
         give_up_after: Duration::from_secs(5),
+        stop: None,
     })
     .unwrap_or_else(|e| panic!("{e}"));
     let addr = bridge.local_addr().unwrap_or_else(|e| panic!("{e}"));

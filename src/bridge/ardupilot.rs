@@ -24,6 +24,7 @@
 
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame, MAX_ACTUATORS};
@@ -150,6 +151,8 @@ pub struct ArduPilotOptions {
     pub map: ChannelMap,
     /// ArduPilot silent this long (wall time) after its first packet: an error.
     pub give_up_after: Duration,
+    /// Set (e.g. by Ctrl-C) to stop waiting.
+    pub stop: Option<&'static AtomicBool>,
 }
 
 /// What the bridge has seen.
@@ -182,6 +185,7 @@ pub struct ArduPilotBridge {
     last_heard: Instant,
     stats: ArduPilotStats,
     buf: [u8; 512],
+    told_waiting: bool,
 }
 
 impl std::fmt::Debug for ArduPilotBridge {
@@ -211,6 +215,7 @@ impl ArduPilotBridge {
             last_heard: Instant::now(),
             stats: ArduPilotStats::default(),
             buf: [0; 512],
+            told_waiting: false,
         })
     }
 
@@ -251,6 +256,9 @@ impl FlightController for ArduPilotBridge {
     fn actuators(&mut self, _now: SimTime) -> Result<Actuators, ControllerError> {
         let t0 = Instant::now();
         loop {
+            if self.opts.stop.is_some_and(|f| f.load(Ordering::Relaxed)) {
+                return Err(ControllerError::Disconnected("interrupted".into()));
+            }
             let timeout = if self.started.is_some() {
                 Duration::from_millis(100)
             } else {
@@ -261,6 +269,10 @@ impl FlightController for ArduPilotBridge {
                 Ok(x) => x,
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
                     if self.started.is_none() {
+                        if self.told_waiting {
+                            continue;
+                        }
+                        self.told_waiting = true;
                         tracing::warn!(
                             "waiting for ArduPilot on UDP {}: start it, e.g. `ardurover -S --model JSON:127.0.0.1 --defaults …` (it waits for a MAVLink connection on TCP 5760 first)",
                             self.opts.bind

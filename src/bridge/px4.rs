@@ -32,6 +32,7 @@ use std::cell::RefCell;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mavlink::dialects::common::{
@@ -68,6 +69,8 @@ pub struct Px4Options {
     pub utc_epoch_us: u64,
     /// RC sticks to send as RC_CHANNELS, if any.
     pub rc: Option<RcSchedule>,
+    /// Set (e.g. by Ctrl-C) to stop waiting.
+    pub stop: Option<&'static AtomicBool>,
 }
 
 /// RC channel values over sim time, sent as RC_CHANNELS every `every_steps`
@@ -102,6 +105,7 @@ impl Px4Options {
             connect_timeout: None,
             utc_epoch_us: 0,
             rc: None,
+            stop: None,
         }
     }
 }
@@ -412,6 +416,9 @@ impl Px4Bridge {
         loop {
             if self.accept_pending()? {
                 return Ok(());
+            }
+            if self.opts.stop.is_some_and(|f| f.load(Ordering::Relaxed)) {
+                return Err(ControllerError::Disconnected("interrupted".into()));
             }
             if !told {
                 tracing::warn!(

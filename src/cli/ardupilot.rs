@@ -125,6 +125,7 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             ChannelMap::rover()
         },
         give_up_after: Duration::from_secs_f64(args.timeout.max(0.1)),
+        stop: Some(&super::INTERRUPTED),
     };
     let mut inputs = inputs;
     if multicopter && inputs.scenario.physics_rate_hz % frame_rate != 0 {
@@ -154,13 +155,14 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         opts.bind
     );
     println!(
-        "  {} -S --model JSON:{} --home {},{},{},{} --defaults firmware_configs/ardupilot/{}.parm -I{}",
+        "  {} -S --model JSON:{} --home {},{},{},{} --defaults <ardupilot>/Tools/autotest/default_params/{}.parm,firmware_configs/ardupilot/{}.parm -I{}",
         if multicopter { "arducopter" } else { "ardurover" },
         args.bind,
         h.lat_deg,
         h.lon_deg,
         h.alt_m,
         h.heading_deg,
+        if multicopter { "copter" } else { "rover" },
         if multicopter { "quad" } else { "boat" },
         args.instance
     );
@@ -192,6 +194,10 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         };
         if let Err(e) = step {
             let msg = e.to_string();
+            if super::interrupted() {
+                outcome = Err("interrupted".into());
+                break;
+            }
             if msg.contains(RESTARTED) || args.wait_reconnect {
                 restarts += 1;
                 eprintln!("{msg}: the simulation restarts from the scenario's start");

@@ -148,6 +148,7 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
     opts.give_up_after = Duration::from_secs_f64(args.px4_timeout.max(0.1));
     opts.utc_epoch_us = epoch_unix_us(scenario);
+    opts.stop = Some(&super::INTERRUPTED);
     opts.rc = scenario
         .vehicles
         .first()
@@ -284,6 +285,10 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         };
         match step {
             Ok(()) => {}
+            Err(_) if super::interrupted() => {
+                outcome = Err("interrupted".into());
+                break;
+            }
             Err(e) => {
                 let msg = e.to_string();
                 let restarted = msg.contains(RESTARTED);
@@ -293,8 +298,21 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
                     // --wait-reconnect).
                     let back = restarted || {
                         eprintln!("{msg}; waiting for PX4 to connect again");
-                        let limit = (!args.wait_reconnect).then_some(opts.give_up_after);
-                        port.borrow_mut().wait_for_connection(limit)
+                        // In slices of a second, so Ctrl-C is heard.
+                        let start = Instant::now();
+                        loop {
+                            if port
+                                .borrow_mut()
+                                .wait_for_connection(Some(Duration::from_secs(1)))
+                            {
+                                break true;
+                            }
+                            if super::interrupted()
+                                || (!args.wait_reconnect && start.elapsed() >= opts.give_up_after)
+                            {
+                                break false;
+                            }
+                        }
                     };
                     if !back {
                         outcome = Err(format!(
