@@ -9,19 +9,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::thread_cpu;
 use mavsitl::bridge::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap, MAGIC_16};
 use mavsitl::scenario::{Scenario, ScenarioSource};
 use mavsitl::sim::Lockstep;
-
-fn thread_cpu() -> Duration {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-    let ns = text
-        .split_whitespace()
-        .next()
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0);
-    Duration::from_nanos(ns)
-}
 
 fn bench(c: &mut Criterion) {
     let src = ScenarioSource {

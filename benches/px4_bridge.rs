@@ -10,6 +10,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::thread_cpu;
 use mavlink::dialects::common::{
     HilActuatorControlsFlags, MavMessage, MavModeFlag, HIL_ACTUATOR_CONTROLS_DATA,
 };
@@ -17,16 +21,6 @@ use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Socket};
 use mavsitl::scenario::{Scenario, ScenarioSource};
 use mavsitl::sim::Lockstep;
 use mavsitl::wire::{self, Encoder, Outgoing};
-
-fn thread_cpu() -> Duration {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-    let ns = text
-        .split_whitespace()
-        .next()
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0);
-    Duration::from_nanos(ns)
-}
 
 /// (user, system) CPU time of this thread, from /proc/thread-self/stat (clock ticks).
 fn user_system_ticks() -> (u64, u64) {

@@ -11,13 +11,12 @@ use clap::Args;
 use mavsitl::bridge::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap, RESTARTED};
 use mavsitl::geo::ExportFrame;
 use mavsitl::record::Recorder;
-use mavsitl::scenario::Home;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::fly::{load_inputs, FlightInputs, InputArgs, VehicleArg};
+use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{parse_speedup, Pacer, Speedup};
-use super::{home, CliError};
+use super::CliError;
 
 /// Arguments of `mavsitl ardupilot`.
 #[derive(Debug, Args)]
@@ -26,17 +25,9 @@ pub struct ArduPilotArgs {
     #[arg(long, value_enum, default_value_t = VehicleArg::Boat)]
     pub vehicle: VehicleArg,
 
-    /// Scenario (vehicle, environment, sensors).
-    #[arg(long, value_name = "S")]
-    pub scenario: Option<PathBuf>,
-
-    /// Home LAT,LON,ALT[,HEADING]; give ArduPilot the same (`--home` / `-O`).
-    #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
-    pub home: Option<Home>,
-
-    /// Noise seed.
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
+    /// The simulated world.
+    #[command(flatten)]
+    pub world: WorldArgs,
 
     /// ArduPilot instance (`-I N`): UDP 9002 + 10 N.
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -96,18 +87,7 @@ fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep, Cli
 
 /// Runs `mavsitl ardupilot`.
 pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
-    let inputs = load_inputs(
-        &InputArgs {
-            mission: None,
-            vehicle: Some(args.vehicle),
-            scenario: args.scenario.as_ref(),
-            seed: args.seed,
-            home: args.home,
-            params: None,
-            ground_truth: false,
-        },
-        false,
-    )?;
+    let inputs = args.world.load(args.vehicle)?;
     let scenario = &inputs.scenario;
     let multicopter = scenario
         .vehicles

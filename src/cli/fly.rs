@@ -209,6 +209,41 @@ impl FlightInputs {
     }
 }
 
+/// The simulated world a firmware bridge flies in: scenario, home, seed.
+#[derive(Debug, Args)]
+pub struct WorldArgs {
+    /// Scenario (vehicle, environment, sensors).
+    #[arg(long, value_name = "S")]
+    pub scenario: Option<PathBuf>,
+
+    /// Home LAT,LON,ALT[,HEADING] (also PX4_HOME_LAT/LON/ALT); give the
+    /// firmware the same home.
+    #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
+    pub home: Option<Home>,
+
+    /// Noise seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+}
+
+impl WorldArgs {
+    /// The scenario (or the built-in `vehicle`) with home and seed applied.
+    pub(super) fn load(&self, vehicle: VehicleArg) -> Result<FlightInputs, CliError> {
+        load_inputs(
+            &InputArgs {
+                mission: None,
+                vehicle: Some(vehicle),
+                scenario: self.scenario.as_ref(),
+                seed: self.seed,
+                home: self.home,
+                params: None,
+                ground_truth: false,
+            },
+            false,
+        )
+    }
+}
+
 /// What `fly` and `serve` share on their command lines.
 pub(super) struct InputArgs<'a> {
     pub mission: Option<&'a PathBuf>,

@@ -11,13 +11,12 @@ use clap::Args;
 use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, RcSchedule, RESTARTED};
 use mavsitl::geo::ExportFrame;
 use mavsitl::record::Recorder;
-use mavsitl::scenario::Home;
 use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::fly::{load_inputs, FlightInputs, InputArgs, VehicleArg};
+use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{epoch_unix_us, parse_speedup, Pacer, Speedup};
-use super::{home, CliError};
+use super::CliError;
 
 /// Arguments of `mavsitl px4`.
 #[derive(Debug, Args)]
@@ -26,17 +25,9 @@ pub struct Px4Args {
     #[arg(long, value_enum, default_value_t = VehicleArg::Quad)]
     pub vehicle: VehicleArg,
 
-    /// Scenario (vehicle, environment, sensors).
-    #[arg(long, value_name = "S")]
-    pub scenario: Option<PathBuf>,
-
-    /// Home LAT,LON,ALT[,HEADING] (also PX4_HOME_LAT/LON/ALT).
-    #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
-    pub home: Option<Home>,
-
-    /// Noise seed.
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
+    /// The simulated world.
+    #[command(flatten)]
+    pub world: WorldArgs,
 
     /// PX4 instance (`px4 -i N`): listens on TCP 4560 + N.
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -131,18 +122,7 @@ fn build(inputs: &FlightInputs, port: &Px4Port, opts: &Px4Options) -> Result<Loc
 
 /// Runs `mavsitl px4`.
 pub fn run(args: Px4Args) -> Result<(), CliError> {
-    let inputs = load_inputs(
-        &InputArgs {
-            mission: None,
-            vehicle: Some(args.vehicle),
-            scenario: args.scenario.as_ref(),
-            seed: args.seed,
-            home: args.home,
-            params: None,
-            ground_truth: false,
-        },
-        false,
-    )?;
+    let inputs = args.world.load(args.vehicle)?;
     let scenario = &inputs.scenario;
     let mut opts = Px4Options::new(args.bind, args.instance);
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
