@@ -10,7 +10,6 @@ use clap::Args;
 
 use mavsitl::bridge::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap, RESTARTED};
 use mavsitl::geo::ExportFrame;
-use mavsitl::record::Recorder;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
@@ -116,18 +115,8 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
     let scenario = &inputs.scenario;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder = match &args.record {
-        Some(dir) => {
-            let gt = rate
-                .divider(scenario.record.ground_truth_rate_hz)
-                .map_err(|e| CliError::input(e.to_string(), ""))?;
-            Some(
-                Recorder::create(dir, scenario, ls.sim(), ExportFrame::Ned, gt)
-                    .map_err(|e| CliError::input(format!("{}: {e}", dir.display()), ""))?,
-            )
-        }
-        None => None,
-    };
+    let mut recorder =
+        super::open_recorder(args.record.as_deref(), scenario, ls.sim(), ExportFrame::Ned)?;
     let h = &scenario.home;
     println!(
         "mavsitl ardupilot: {} on UDP {} at {frame_rate} Hz; start ArduPilot in another terminal:",

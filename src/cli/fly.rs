@@ -387,20 +387,8 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     } = flight;
     // Recording.
     let rate = PhysicsRate::new(scenario.physics_rate_hz).map_err(|e| input(e.to_string(), ""))?;
-    let gt_rate = rate
-        .divider(scenario.record.ground_truth_rate_hz)
-        .map_err(|e| input(e.to_string(), ""))?;
-    let mut recorder = match &args.record {
-        Some(dir) => Some(
-            Recorder::create(dir, scenario, lockstep.sim(), args.frame, gt_rate).map_err(|e| {
-                input(
-                    format!("{}: cannot record: {e}", dir.display()),
-                    "choose a writable directory",
-                )
-            })?,
-        ),
-        None => None,
-    };
+    let mut recorder =
+        super::open_recorder(args.record.as_deref(), scenario, lockstep.sim(), args.frame)?;
     let est_csv = match &args.record {
         Some(dir) => {
             let _ = std::fs::write(dir.join("params.parm"), params.to_file());

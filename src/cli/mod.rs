@@ -83,6 +83,32 @@ impl CliError {
     }
 }
 
+/// Opens the recorder of a run when `dir` is given: ground truth at the
+/// scenario's rate, sensors, in `frame`.
+fn open_recorder(
+    dir: Option<&std::path::Path>,
+    scenario: &mavsitl::scenario::Scenario,
+    sim: &mavsitl::sim::Simulation,
+    frame: mavsitl::geo::ExportFrame,
+) -> Result<Option<mavsitl::record::Recorder>, CliError> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    let rate = mavsitl::time::PhysicsRate::new(scenario.physics_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), "physics_rate_hz"))?;
+    let gt = rate
+        .divider(scenario.record.ground_truth_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), "record.ground_truth_rate_hz"))?;
+    mavsitl::record::Recorder::create(dir, scenario, sim, frame, gt)
+        .map(Some)
+        .map_err(|e| {
+            CliError::input(
+                format!("{}: cannot record: {e}", dir.display()),
+                "choose a writable directory",
+            )
+        })
+}
+
 /// Set by Ctrl-C (SIGINT) or SIGTERM: runs stop at the next tick boundary,
 /// flush their recordings and exit with code 130.
 pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

@@ -169,18 +169,8 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
     let mut ls = build(&inputs, &port, &opts)?;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder = match &args.record {
-        Some(dir) => {
-            let gt = rate
-                .divider(scenario.record.ground_truth_rate_hz)
-                .map_err(|e| CliError::input(e.to_string(), ""))?;
-            Some(
-                Recorder::create(dir, scenario, ls.sim(), ExportFrame::Ned, gt)
-                    .map_err(|e| CliError::input(format!("{}: {e}", dir.display()), ""))?,
-            )
-        }
-        None => None,
-    };
+    let mut recorder =
+        super::open_recorder(args.record.as_deref(), scenario, ls.sim(), ExportFrame::Ned)?;
     let channels = if matches!(args.vehicle, VehicleArg::Boat) {
         3
     } else {

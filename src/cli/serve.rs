@@ -9,7 +9,6 @@ use clap::Args;
 
 use mavsitl::autopilot::setup;
 use mavsitl::geo::ExportFrame;
-use mavsitl::record::Recorder;
 use mavsitl::scenario::Home;
 use mavsitl::sim::Observer;
 use mavsitl::time::{PhysicsRate, SimTime};
@@ -102,18 +101,12 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     let mut session = GcsSession::for_flight(&args.gcs, &flight, &inputs, args.record.as_deref())?;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder = match &args.record {
-        Some(dir) => {
-            let gt = rate
-                .divider(scenario.record.ground_truth_rate_hz)
-                .map_err(|e| CliError::input(e.to_string(), ""))?;
-            Some(
-                Recorder::create(dir, scenario, flight.lockstep.sim(), ExportFrame::Ned, gt)
-                    .map_err(|e| CliError::input(format!("{}: {e}", dir.display()), ""))?,
-            )
-        }
-        None => None,
-    };
+    let mut recorder = super::open_recorder(
+        args.record.as_deref(),
+        scenario,
+        flight.lockstep.sim(),
+        ExportFrame::Ned,
+    )?;
     let local = session
         .link
         .local_addr()

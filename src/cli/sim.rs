@@ -11,7 +11,7 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::record::Recorder;
 use mavsitl::scenario::{Home, Scenario, ScenarioSource};
 use mavsitl::sim::{Observer, Simulation};
-use mavsitl::time::{PhysicsRate, SimTime};
+use mavsitl::time::SimTime;
 
 use super::{home, CliError};
 
@@ -163,22 +163,12 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             "check the scenario against the README's scenario reference",
         )
     })?;
-    let rate = PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), "physics_rate_hz"))?;
-    let gt_rate = rate
-        .divider(scenario.record.ground_truth_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), "record.ground_truth_rate_hz"))?;
-    let mut recorder = match &args.record {
-        Some(dir) => Some(
-            Recorder::create(dir, &scenario, lockstep.sim(), args.frame, gt_rate).map_err(|e| {
-                CliError::input(
-                    format!("{}: cannot record: {e}", dir.display()),
-                    "choose a writable directory",
-                )
-            })?,
-        ),
-        None => None,
-    };
+    let mut recorder = super::open_recorder(
+        args.record.as_deref(),
+        &scenario,
+        lockstep.sim(),
+        args.frame,
+    )?;
     let end = SimTime::from_secs_f64(duration_s);
     let mut progress = Progress::new(end);
     let wall = Instant::now();
