@@ -36,11 +36,13 @@ fn endpoint() -> Endpoint {
         armed: true,
         mode: Some(mavsitl::autopilot::FlightMode::Mission),
         mission_len: 500,
-        battery: Some(
-            mavsitl::physics::Battery::new(Default::default())
-                .state()
-                .to_owned(),
-        ),
+        battery: Some(mavsitl::controller::PowerModuleSample {
+            voltage_v: 16.4,
+            current_a: 6.0,
+            consumed_mah: 120.0,
+            consumed_j: 7000.0,
+            remaining: 0.97,
+        }),
         ..FlightStatus::default()
     };
     Endpoint::new(

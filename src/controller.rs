@@ -81,8 +81,20 @@ pub struct SensorFrame {
     pub ground_truth: Option<GroundTruth>,
 }
 
-/// What a battery power module measures (voltage, current, charge used).
-pub use crate::physics::BatteryState as PowerModuleSample;
+/// What a battery power module measures: the controller's view of the pack.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PowerModuleSample {
+    /// Terminal voltage, V.
+    pub voltage_v: f64,
+    /// Current drawn, A.
+    pub current_a: f64,
+    /// Charge used since start, mAh.
+    pub consumed_mah: f64,
+    /// Energy used since start, J.
+    pub consumed_j: f64,
+    /// Remaining charge, 0..1.
+    pub remaining: f64,
+}
 
 impl SensorFrame {
     /// Adds one tick's samples.

@@ -347,7 +347,14 @@ impl Lockstep {
             slot.frame.collect(vehicle.samples());
             if slot.rate.is_due(tick + 1) {
                 slot.frame.time = self.sim.time;
-                slot.frame.battery = Some(*vehicle.battery().state());
+                let b = vehicle.battery().state();
+                slot.frame.battery = Some(crate::controller::PowerModuleSample {
+                    voltage_v: b.voltage_v,
+                    current_a: b.current_a,
+                    consumed_mah: b.consumed_mah,
+                    consumed_j: b.consumed_j,
+                    remaining: b.remaining,
+                });
                 slot.frame.ground_truth = slot
                     .controller
                     .wants_ground_truth()

@@ -70,7 +70,8 @@ pub struct GcsArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub instance: u8,
 
-    /// Speed-up over real time, or 'max' for as fast as possible.
+    /// Speed-up over real time with a ground station attached (serve, fly --gcs;
+    /// fly without --gcs always runs as fast as possible), or 'max'.
     #[arg(long, value_name = "X|max", value_parser = parse_speedup, default_value = "1")]
     pub speedup: Speedup,
 
