@@ -56,6 +56,9 @@ fn packet(rate: u16, count: u32, pwm: &[u16; 16]) -> Vec<u8> {
     b
 }
 
+/// The peer's SIM_RATE_HZ, as the bridge's frame rate.
+const SIM_RATE_HZ: f32 = 400.0;
+
 fn peer(to: SocketAddr, frames: u64, restart_at_end: bool) -> Report {
     let s = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
     s.set_read_timeout(Some(Duration::from_millis(100)))
@@ -65,12 +68,15 @@ fn peer(to: SocketAddr, frames: u64, restart_at_end: bool) -> Report {
     let mut last_t: Option<f64> = None;
     let mut buf = [0u8; 2048];
     let mut count = 0u32;
+    // SIM_JSON's rate field: 1200 at start, then the replies' own rate nudged
+    // 1 Hz a frame towards SIM_RATE_HZ (`adjust_frame_time`), truncated.
+    let mut rate_hz: f32 = 1200.0;
     while rep.frames < frames {
         // Now and then, garbage of the wrong size: must be skipped.
         if count % 997 == 5 {
             let _ = s.send_to(&[1, 2, 3], to);
         }
-        let pkt = packet(400, count, &pwm);
+        let pkt = packet(rate_hz as u16, count, &pwm);
         let _ = s.send_to(&pkt, to);
         let mut sent_at = Instant::now();
         let reply = loop {
@@ -108,7 +114,11 @@ fn peer(to: SocketAddr, frames: u64, restart_at_end: bool) -> Report {
             if ((t - l) - 1.0 / 400.0).abs() > 2e-6 {
                 rep.bad_dt += 1;
             }
+            if t - l > 0.0 && t - l < 0.1 {
+                rate_hz = (1.0 / (t - l)) as f32;
+            }
         }
+        rate_hz = SIM_RATE_HZ.clamp(rate_hz - 1.0, rate_hz + 1.0);
         // Re-send the same frame once: the bridge answers without stepping.
         if count == 100 {
             let _ = s.send_to(&pkt, to);
@@ -240,7 +250,10 @@ fn firmware_config_matches_the_vehicles() {
     let p = airframes::multirotor("generic_quad").unwrap_or_else(|| panic!("no quad"));
     let hover = p.mass_kg * G0_M_S2 / (4.0 * p.max_thrust_n(RHO0_KG_M3));
     assert!((param("quad.parm", "MOT_THST_HOVER") - hover).abs() < 0.01);
-    assert_eq!(param("quad.parm", "SIM_RATE_HZ"), 400.0);
+    // The frame rates mavsitl steps by default, fast enough for ArduPilot's
+    // gyro-rate pre-arm check (1.8 × Copter's 400 Hz loop, Rover's 50 Hz).
+    assert_eq!(param("quad.parm", "SIM_RATE_HZ"), 1000.0);
+    assert_eq!(param("boat.parm", "SIM_RATE_HZ"), 200.0);
     // The boat at CRUISE_THROTTLE on both thrusters reaches CRUISE_SPEED.
     let thr = param("boat.parm", "CRUISE_THROTTLE") / 100.0;
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

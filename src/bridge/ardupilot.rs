@@ -140,6 +140,63 @@ pub fn parse_servo(b: &[u8]) -> Option<ServoPacket> {
     })
 }
 
+/// Appends `x` with `decimals` digits after the point, as `format!("{x:.N}")`
+/// writes it (ties may round the other way in the last digit), without the
+/// general float formatter: the reply is 20 numbers a frame, and this is the
+/// difference between 2.6 µs and 0.3 µs. Values too large for the integer
+/// path, and non-finite ones, fall back to the formatter.
+pub fn push_fixed(out: &mut String, x: f64, decimals: u32) {
+    use std::fmt::Write as _;
+    let decimals = decimals.min(9);
+    let scale = 10u64.pow(decimals);
+    let scaled = (x * scale as f64).round();
+    if !scaled.is_finite() || scaled.abs() >= 9.0e15 {
+        let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
+        return;
+    }
+    let n = scaled.abs() as u64;
+    if scaled < 0.0 && n != 0 {
+        out.push('-');
+    }
+    push_u64(out, n / scale);
+    if decimals > 0 {
+        out.push('.');
+        let frac = n % scale;
+        let mut digit = scale / 10;
+        while digit > 0 {
+            out.push(char::from(b'0' + ((frac / digit) % 10) as u8));
+            digit /= 10;
+        }
+    }
+}
+
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
+fn push_vec<const N: usize>(out: &mut String, v: [f64; N], decimals: u32) {
+    out.push('[');
+    for (i, x) in v.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_fixed(out, x, decimals);
+    }
+    out.push(']');
+}
+
 /// Bridge options.
 #[derive(Debug, Clone)]
 pub struct ArduPilotOptions {
@@ -170,6 +227,14 @@ pub struct ArduPilotStats {
     pub wait_us: u64,
 }
 
+/// How long a receive polls before it blocks.
+const SPIN_WAIT: Duration = Duration::from_micros(SPIN_US);
+const SPIN_US: u64 = 200;
+
+/// Frames before ArduPilot's rate field is read: it starts at 1200 Hz and
+/// moves 1 Hz a frame (plus one reply) before it says anything of SIM_RATE_HZ.
+const RATE_SETTLE_FRAMES: u64 = 50;
+
 /// The error text when ArduPilot restarted (its frame count went back).
 pub const RESTARTED: &str = "ArduPilot restarted (frame count went back)";
 
@@ -186,6 +251,8 @@ pub struct ArduPilotBridge {
     stats: ArduPilotStats,
     buf: [u8; 512],
     told_waiting: bool,
+    told_rate: bool,
+    rate_mismatch_frames: u64,
 }
 
 impl std::fmt::Debug for ArduPilotBridge {
@@ -204,6 +271,7 @@ impl ArduPilotBridge {
     /// When the port cannot be bound.
     pub fn bind(opts: ArduPilotOptions) -> std::io::Result<Self> {
         let socket = UdpSocket::bind(opts.bind)?;
+        socket.set_nonblocking(true)?;
         Ok(ArduPilotBridge {
             opts,
             socket,
@@ -216,6 +284,8 @@ impl ArduPilotBridge {
             stats: ArduPilotStats::default(),
             buf: [0; 512],
             told_waiting: false,
+            told_rate: false,
+            rate_mismatch_frames: 0,
         })
     }
 
@@ -230,6 +300,61 @@ impl ArduPilotBridge {
     /// Counters.
     pub fn stats(&self) -> ArduPilotStats {
         self.stats
+    }
+
+    /// ArduPilot's packets carry its SIM_RATE_HZ only loosely: the first says
+    /// 1200 (its built-in default), later ones the rate of the replies' own
+    /// timestamps nudged by ±1 Hz towards SIM_RATE_HZ (SIM_JSON.cpp,
+    /// `adjust_frame_time`). Its clock follows the replies' timestamps, so a
+    /// different SIM_RATE_HZ still flies; it is reported once, with the fix.
+    fn check_rate(&mut self, asked_hz: u16) {
+        let ours = self.opts.frame_rate_hz;
+        let asked = u32::from(asked_hz);
+        if self.stats.frames < RATE_SETTLE_FRAMES || asked == ours {
+            self.rate_mismatch_frames = 0;
+            return;
+        }
+        self.rate_mismatch_frames += 1;
+        if self.rate_mismatch_frames == RATE_SETTLE_FRAMES && !self.told_rate {
+            self.told_rate = true;
+            tracing::warn!(
+                "ArduPilot's SIM_RATE_HZ is {} than mavsitl's {ours} Hz frames (it asks for {asked} Hz): \
+                 set SIM_RATE_HZ {ours} in ArduPilot (firmware_configs/ardupilot/*.parm do) or start mavsitl with \
+                 --frame-rate equal to SIM_RATE_HZ; ArduPilot's clock follows mavsitl's timestamps meanwhile",
+                if asked > ours { "higher" } else { "lower" }
+            );
+        }
+    }
+
+    /// The next datagram: first polled without blocking for up to
+    /// [`SPIN_WAIT`] (ArduPilot usually answers within tens of µs, and a
+    /// sleeping thread's wake-up costs more than that), then a blocking read
+    /// bounded so the stop flag and the silence timeout are checked.
+    fn recv_packet(&mut self) -> std::io::Result<(usize, SocketAddr)> {
+        if self.started.is_some() {
+            let spin_until = Instant::now() + SPIN_WAIT;
+            loop {
+                match self.socket.recv_from(&mut self.buf) {
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                        if Instant::now() >= spin_until {
+                            break;
+                        }
+                        std::hint::spin_loop();
+                    }
+                    other => return other,
+                }
+            }
+        }
+        let timeout = if self.started.is_some() {
+            Duration::from_millis(100)
+        } else {
+            Duration::from_secs(1)
+        };
+        self.socket.set_nonblocking(false)?;
+        self.socket.set_read_timeout(Some(timeout))?;
+        let got = self.socket.recv_from(&mut self.buf);
+        self.socket.set_nonblocking(true)?;
+        got
     }
 
     fn send_reply(&self) {
@@ -259,13 +384,7 @@ impl FlightController for ArduPilotBridge {
             if self.opts.stop.is_some_and(|f| f.load(Ordering::Relaxed)) {
                 return Err(ControllerError::Disconnected("interrupted".into()));
             }
-            let timeout = if self.started.is_some() {
-                Duration::from_millis(100)
-            } else {
-                Duration::from_secs(1)
-            };
-            self.socket.set_read_timeout(Some(timeout))?;
-            let (n, from) = match self.socket.recv_from(&mut self.buf) {
+            let (n, from) = match self.recv_packet() {
                 Ok(x) => x,
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
                     if self.started.is_none() {
@@ -296,12 +415,7 @@ impl FlightController for ArduPilotBridge {
             };
             self.peer = Some(from);
             self.last_heard = Instant::now();
-            if pkt.frame_rate as u32 != self.opts.frame_rate_hz && self.started.is_none() {
-                return Err(ControllerError::Protocol(format!(
-                    "ArduPilot runs its physics at {} Hz (SIM_RATE_HZ) but mavsitl at {} Hz: start mavsitl with --frame-rate {}",
-                    pkt.frame_rate, self.opts.frame_rate_hz, pkt.frame_rate
-                )));
-            }
+            self.check_rate(pkt.frame_rate);
             match self.last_count {
                 Some(last) if pkt.frame_count == last => {
                     // ArduPilot re-sent: answer again, do not step.
@@ -329,7 +443,6 @@ impl FlightController for ArduPilotBridge {
 
     /// Sends the state at the end of the frame.
     fn receive(&mut self, f: &SensorFrame) -> Result<(), ControllerError> {
-        use std::fmt::Write as _;
         let Some(gt) = f.ground_truth else {
             return Ok(());
         };
@@ -340,24 +453,28 @@ impl FlightController for ArduPilotBridge {
         let q = gt.att_ned_frd;
         let p = gt.pos_ned_m;
         let v = gt.vel_ned_m_s;
-        self.reply.clear();
-        let _ = write!(
-            self.reply,
-            "\n{{\"timestamp\":{:.6},\"imu\":{{\"gyro\":[{:.6},{:.6},{:.6}],\"accel_body\":[{:.6},{:.6},{:.6}]}},\"position\":[{:.4},{:.4},{:.4}],\"quaternion\":[{:.7},{:.7},{:.7},{:.7}],\"velocity\":[{:.4},{:.4},{:.4}],\"airspeed\":{:.3}",
-            f.time.as_secs_f64(),
-            gyro.x, gyro.y, gyro.z,
-            accel.x, accel.y, accel.z,
-            p.x, p.y, p.z,
-            q.w, q.i, q.j, q.k,
-            v.x, v.y, v.z,
-            v.norm(),
-        );
+        let r = &mut self.reply;
+        r.clear();
+        r.push_str("\n{\"timestamp\":");
+        push_fixed(r, f.time.as_secs_f64(), 6);
+        r.push_str(",\"imu\":{\"gyro\":");
+        push_vec(r, [gyro.x, gyro.y, gyro.z], 6);
+        r.push_str(",\"accel_body\":");
+        push_vec(r, [accel.x, accel.y, accel.z], 6);
+        r.push_str("},\"position\":");
+        push_vec(r, [p.x, p.y, p.z], 4);
+        r.push_str(",\"quaternion\":");
+        push_vec(r, [q.w, q.i, q.j, q.k], 7);
+        r.push_str(",\"velocity\":");
+        push_vec(r, [v.x, v.y, v.z], 4);
+        r.push_str(",\"airspeed\":");
+        push_fixed(r, v.norm(), 3);
         if let Some(b) = f.battery {
-            let _ = write!(
-                self.reply,
-                ",\"battery\":{{\"voltage\":{:.3},\"current\":{:.3}}}",
-                b.voltage_v, b.current_a
-            );
+            r.push_str(",\"battery\":{\"voltage\":");
+            push_fixed(r, b.voltage_v, 3);
+            r.push_str(",\"current\":");
+            push_fixed(r, b.current_a, 3);
+            r.push('}');
         }
         self.reply.push_str("}\n");
         self.send_reply();
@@ -367,6 +484,41 @@ impl FlightController for ArduPilotBridge {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The fast fixed-point writer agrees with Rust's formatter to the
+        /// last digit, but for ties (which may round either way).
+        #[test]
+        fn push_fixed_matches_the_formatter(x in -1.0e9f64..1.0e9, decimals in 0u32..8) {
+            let mut fast = String::new();
+            super::push_fixed(&mut fast, x, decimals);
+            let std = format!("{x:.prec$}", prec = decimals as usize);
+            let (a, b): (f64, f64) = (fast.parse().unwrap_or(f64::NAN), std.parse().unwrap_or(f64::NAN));
+            // One unit in the last digit, plus the parse's own rounding.
+            let tol = 10f64.powi(-(decimals as i32)) + 4.0 * f64::EPSILON * x.abs();
+            prop_assert!((a - b).abs() <= tol, "{fast} vs {std}");
+            prop_assert_eq!(fast.len(), std.len(), "{} vs {}", fast, std);
+        }
+    }
+
+    #[test]
+    fn push_fixed_writes_signs_zeros_and_outliers() {
+        let w = |x: f64, d: u32| {
+            let mut s = String::new();
+            super::push_fixed(&mut s, x, d);
+            s
+        };
+        assert_eq!(w(-9.81, 6), "-9.810000");
+        assert_eq!(w(0.0000004, 6), "0.000000");
+        assert_eq!(w(-0.0000004, 6), "0.000000");
+        assert_eq!(w(-0.0000006, 6), "-0.000001");
+        assert_eq!(w(1.5e-7, 7), "0.0000002");
+        assert_eq!(w(123.0, 0), "123");
+        assert_eq!(w(0.02, 6), "0.020000");
+        assert_eq!(w(f64::NAN, 3), "NaN");
+        assert_eq!(w(1.0e20, 2), "100000000000000000000.00");
+    }
     use super::*;
 
     #[test]

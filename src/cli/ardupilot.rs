@@ -36,8 +36,10 @@ pub struct ArduPilotArgs {
     #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
     pub bind: IpAddr,
 
-    /// ArduPilot's physics rate, Hz (its SIM_RATE_HZ; default 400 for a quad,
-    /// 50 for a boat).
+    /// Frames a second of sim time, Hz: set ArduPilot's SIM_RATE_HZ to the same
+    /// (the parameter files do; default 1000 for a quad, 200 for a boat).
+    /// ArduPilot's IMU samples once a frame, and its pre-arm check wants the
+    /// gyro at 1.8 × its main loop (Copter 400 Hz, Rover 50 Hz) or faster.
     #[arg(long, value_name = "HZ")]
     pub frame_rate: Option<u32>,
 
@@ -84,6 +86,23 @@ fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep, Cli
     Ok(ls)
 }
 
+/// Frames a second by default for a quad. ArduPilot SITL's own default is
+/// 1200 Hz, but sim time is kept in whole microseconds; 1000 Hz is the nearest
+/// rate that divides a second evenly and still samples the gyro above 1.8 ×
+/// Copter's 400 Hz loop.
+const QUAD_FRAME_RATE_HZ: u32 = 1000;
+
+/// Frames a second by default for a boat: above 1.8 × Rover's 50 Hz loop, and
+/// a fifth of the round trips of 1000 Hz.
+const BOAT_FRAME_RATE_HZ: u32 = 200;
+
+/// The physics rate for `frame_rate` frames a second: the smallest whole
+/// multiple of the frame rate at least the scenario's rate, so each frame is a
+/// whole number of ticks and no coarser than the scenario asks.
+fn physics_rate_for(scenario_hz: u32, frame_rate: u32) -> u32 {
+    scenario_hz.div_ceil(frame_rate).max(1) * frame_rate
+}
+
 /// Runs `mavsitl ardupilot`.
 pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
     let inputs = args.world.load(args.vehicle)?;
@@ -92,9 +111,14 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         .vehicles
         .first()
         .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
-    let frame_rate = args
-        .frame_rate
-        .unwrap_or(if multicopter { 400 } else { 50 });
+    let frame_rate = args.frame_rate.unwrap_or(if multicopter {
+        QUAD_FRAME_RATE_HZ
+    } else {
+        BOAT_FRAME_RATE_HZ
+    });
+    if frame_rate == 0 {
+        return Err(CliError::input("--frame-rate must be at least 1 Hz", ""));
+    }
     let opts = ArduPilotOptions {
         bind: SocketAddr::new(args.bind, 9002 + 10 * args.instance as u16),
         frame_rate_hz: frame_rate,
@@ -107,10 +131,7 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         stop: Some(&super::INTERRUPTED),
     };
     let mut inputs = inputs;
-    if multicopter && inputs.scenario.physics_rate_hz % frame_rate != 0 {
-        // 400 Hz frames need a physics rate that is a multiple of 400.
-        inputs.scenario.physics_rate_hz = 2000;
-    }
+    inputs.scenario.physics_rate_hz = physics_rate_for(inputs.scenario.physics_rate_hz, frame_rate);
     let mut ls = build(&inputs, &opts)?;
     let scenario = &inputs.scenario;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
@@ -194,4 +215,19 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         t / wall.elapsed().as_secs_f64().max(1e-9)
     );
     outcome.map_err(CliError::run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::physics_rate_for;
+
+    #[test]
+    fn physics_rate_is_a_whole_multiple_of_the_frame_rate() {
+        assert_eq!(physics_rate_for(1000, 1000), 1000);
+        assert_eq!(physics_rate_for(2000, 400), 2000);
+        assert_eq!(physics_rate_for(1000, 400), 1200);
+        assert_eq!(physics_rate_for(1000, 50), 1000);
+        assert_eq!(physics_rate_for(2400, 1200), 2400);
+        assert_eq!(physics_rate_for(0, 1200), 1200);
+    }
 }
