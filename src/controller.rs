@@ -15,7 +15,9 @@ use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::sensors::{BaroSample, GpsSample, ImuSample, MagSample, SampleBuf, TickSamples};
+use crate::sensors::{
+    BaroSample, GpsSample, ImuSample, MagSample, RangeSample, SampleBuf, TickSamples,
+};
 use crate::time::SimTime;
 
 /// Number of actuator channels (as MAVLink's HIL_ACTUATOR_CONTROLS).
@@ -59,6 +61,9 @@ pub struct GroundTruth {
     pub ang_accel_frd_rad_s2: Vector3<f64>,
     /// Whether the vehicle rests on the ground (or floats, for boats: false).
     pub landed: bool,
+    /// Wind at the vehicle over the last tick (mean and gusts), NED, m/s:
+    /// the air moves at this velocity.
+    pub wind_ned_m_s: Vector3<f64>,
 }
 
 /// What a controller receives at the end of its interval: every sensor sample
@@ -75,6 +80,8 @@ pub struct SensorFrame {
     pub baro: SampleBuf<BaroSample, 16>,
     /// Magnetometer samples.
     pub mag: SampleBuf<MagSample, 16>,
+    /// Rangefinder samples.
+    pub range: SampleBuf<RangeSample, 16>,
     /// The power module's reading at the end of the interval.
     pub battery: Option<PowerModuleSample>,
     /// The true state, only if the controller asked for it.
@@ -111,6 +118,9 @@ impl SensorFrame {
         if let Some(x) = s.mag {
             self.mag.push(x);
         }
+        if let Some(x) = s.range {
+            self.range.push(x);
+        }
     }
 
     /// Empties the frame for the next interval.
@@ -119,6 +129,7 @@ impl SensorFrame {
         self.gps.clear();
         self.baro.clear();
         self.mag.clear();
+        self.range.clear();
         self.battery = None;
         self.ground_truth = None;
     }

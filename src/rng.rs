@@ -28,6 +28,8 @@ pub enum NoiseSource {
     Baro = 4,
     /// Magnetometer.
     Mag = 5,
+    /// Rangefinder.
+    Rangefinder = 6,
 }
 
 /// The stream number of a (vehicle, source) pair.

@@ -180,6 +180,7 @@ impl Vehicle {
             specific_force_frd_m_s2: self.specific_force_frd_m_s2,
             ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
             landed: self.contact_state.on_ground(),
+            wind_ned_m_s: self.env.map(|e| e.wind_ned_m_s).unwrap_or_default(),
         }
     }
 

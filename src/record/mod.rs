@@ -6,7 +6,7 @@
 //! - `ground_truth.csv`, EuRoC-style (`#timestamp [ns]`, position m, quaternion
 //!   w,x,y,z body→world, velocity m/s, body rates rad/s), in the export frame
 //!   (NED/FRD by default);
-//! - `imu.csv` (EuRoC), `gps.csv`, `baro.csv`, `mag.csv` for the sensors it has;
+//! - `imu.csv` (EuRoC), `gps.csv`, `baro.csv`, `mag.csv`, `range.csv` for the sensors it has;
 //!
 //! and once per run `zone_events.csv` and `meta.json` (scenario, seed, frames,
 //! version, files). Writes are buffered; [`Recorder::finish`] flushes and is also

@@ -1,4 +1,4 @@
-//! `imu.csv`, `gps.csv`, `baro.csv`, `mag.csv`: every sample of one vehicle's
+//! `imu.csv`, `gps.csv`, `baro.csv`, `mag.csv`, `range.csv`: every sample of one vehicle's
 //! sensors, as produced (GPS rows at their delivery time, with the measurement
 //! time beside it).
 //!
@@ -11,7 +11,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use crate::geo::ExportFrame;
-use crate::sensors::TickSamples;
+use crate::sensors::{Range, TickSamples};
 use crate::vehicle::Vehicle;
 
 /// Axis letters of the world frame (for headers).
@@ -31,6 +31,7 @@ pub struct SensorWriter {
     gps: Option<BufWriter<File>>,
     baro: Option<BufWriter<File>>,
     mag: Option<BufWriter<File>>,
+    range: Option<BufWriter<File>>,
 }
 
 fn open(
@@ -98,6 +99,15 @@ impl SensorWriter {
             )?),
             None => None,
         };
+        let range = match s.rangefinder() {
+            Some(_) => Some(open(
+                dir,
+                "range.csv",
+                "#timestamp [ns],distance [m],status (0 in range; 1 too close; 2 too far)",
+                files,
+            )?),
+            None => None,
+        };
         Ok(SensorWriter {
             vehicle: index,
             frame,
@@ -105,6 +115,7 @@ impl SensorWriter {
             gps,
             baro,
             mag,
+            range,
         })
     }
 
@@ -169,6 +180,14 @@ impl SensorWriter {
             let m = f.body_vector(&x.field_gauss);
             writeln!(w, "{},{},{},{}", x.time.as_nanos(), m.x, m.y, m.z)?;
         }
+        if let (Some(w), Some(x)) = (self.range.as_mut(), s.range) {
+            let (d, status) = match x.range {
+                Range::Distance(d) => (d, 0),
+                Range::TooClose => (f64::NAN, 1),
+                Range::TooFar => (f64::NAN, 2),
+            };
+            writeln!(w, "{},{d},{status}", x.time.as_nanos())?;
+        }
         Ok(())
     }
 
@@ -177,9 +196,15 @@ impl SensorWriter {
     /// # Errors
     /// I/O errors.
     pub fn flush(&mut self) -> io::Result<()> {
-        for w in [&mut self.imu, &mut self.gps, &mut self.baro, &mut self.mag]
-            .into_iter()
-            .flatten()
+        for w in [
+            &mut self.imu,
+            &mut self.gps,
+            &mut self.baro,
+            &mut self.mag,
+            &mut self.range,
+        ]
+        .into_iter()
+        .flatten()
         {
             w.flush()?;
         }

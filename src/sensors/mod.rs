@@ -1,4 +1,4 @@
-//! Sensors: noisy IMU, GPS, barometer and magnetometer.
+//! Sensors: noisy IMU, GPS, barometer, magnetometer and rangefinder.
 //!
 //! Owns the sensor models and their noise state. Each sensor is a step function
 //! of (true state, world, its own seeded RNG, its own state) → sample, run at its
@@ -15,6 +15,7 @@ pub mod imu;
 pub mod mag;
 pub mod mount;
 pub mod noise;
+pub mod rangefinder;
 
 use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
@@ -25,6 +26,7 @@ pub use gps::{FixType, Gps, GpsParams, GpsSample};
 pub use imu::{Imu, ImuParams, ImuSample, ImuTruth};
 pub use mag::{FieldError, Mag, MagParams, MagSample};
 pub use mount::Mount;
+pub use rangefinder::{Range, RangeSample, Rangefinder, RangefinderParams};
 
 use crate::geo::LocalFrame;
 use crate::physics::BodyState;
@@ -45,6 +47,8 @@ pub struct SensorsSpec {
     pub baro: BaroParams,
     /// The magnetometer.
     pub mag: MagParams,
+    /// The rangefinder (none unless enabled).
+    pub rangefinder: RangefinderParams,
 }
 
 /// Why a vehicle's sensors could not be built.
@@ -102,6 +106,10 @@ impl SensorsSpec {
             rate("mag", self.mag.rate_hz)?;
             self.mag.validate().map_err(param("mag"))?;
         }
+        if self.rangefinder.enabled {
+            rate("rangefinder", self.rangefinder.rate_hz)?;
+            self.rangefinder.validate().map_err(param("rangefinder"))?;
+        }
         Ok(())
     }
 }
@@ -117,6 +125,8 @@ pub struct TickSamples {
     pub baro: Option<BaroSample>,
     /// A magnetometer sample, if one was due.
     pub mag: Option<MagSample>,
+    /// A rangefinder sample, if one was due.
+    pub range: Option<RangeSample>,
 }
 
 #[derive(Debug, Clone)]
@@ -132,8 +142,9 @@ pub struct Sensors {
     gps: Option<Slot<Gps>>,
     baro: Option<Slot<Baro>>,
     mag: Option<Slot<Mag>>,
+    rangefinder: Option<Slot<Rangefinder>>,
     spec: SensorsSpec,
-    streams: [(&'static str, u64); 4],
+    streams: [(&'static str, u64); 5],
     seed: u64,
 }
 
@@ -145,6 +156,7 @@ impl Sensors {
             gps: None,
             baro: None,
             mag: None,
+            rangefinder: None,
             spec: SensorsSpec {
                 imu: ImuParams {
                     enabled: false,
@@ -162,8 +174,15 @@ impl Sensors {
                     enabled: false,
                     ..Default::default()
                 },
+                rangefinder: RangefinderParams::default(),
             },
-            streams: [("imu", 0), ("gps", 0), ("baro", 0), ("mag", 0)],
+            streams: [
+                ("imu", 0),
+                ("gps", 0),
+                ("baro", 0),
+                ("mag", 0),
+                ("rangefinder", 0),
+            ],
             seed: 0,
         }
     }
@@ -230,17 +249,32 @@ impl Sensors {
         } else {
             None
         };
+        let rangefinder = if spec.rangefinder.enabled {
+            let rate = div("rangefinder", spec.rangefinder.rate_hz)?;
+            let rng = noise_rng(seed, vehicle_id, NoiseSource::Rangefinder);
+            Some(Slot {
+                sensor: Rangefinder::new(spec.rangefinder.clone(), rng),
+                rate,
+            })
+        } else {
+            None
+        };
         Ok(Sensors {
             imu,
             gps,
             baro,
             mag,
+            rangefinder,
             spec: spec.clone(),
             streams: [
                 ("imu", stream_id(vehicle_id, NoiseSource::Imu)),
                 ("gps", stream_id(vehicle_id, NoiseSource::Gps)),
                 ("baro", stream_id(vehicle_id, NoiseSource::Baro)),
                 ("mag", stream_id(vehicle_id, NoiseSource::Mag)),
+                (
+                    "rangefinder",
+                    stream_id(vehicle_id, NoiseSource::Rangefinder),
+                ),
             ],
             seed,
         })
@@ -252,7 +286,7 @@ impl Sensors {
     }
 
     /// (sensor name, RNG stream id) of each sensor; the key is the scenario seed.
-    pub fn streams(&self) -> &[(&'static str, u64); 4] {
+    pub fn streams(&self) -> &[(&'static str, u64); 5] {
         &self.streams
     }
 
@@ -279,6 +313,11 @@ impl Sensors {
     /// The magnetometer, if fitted.
     pub fn mag(&self) -> Option<&Mag> {
         self.mag.as_ref().map(|s| &s.sensor)
+    }
+
+    /// The rangefinder, if fitted.
+    pub fn rangefinder(&self) -> Option<&Rangefinder> {
+        self.rangefinder.as_ref().map(|s| &s.sensor)
     }
 
     /// Samples whatever is due at physics tick `tick` (counted from 0, so time
@@ -327,6 +366,11 @@ impl Sensors {
                     s.sensor
                         .sample(time, &state.pos_ned_m, &state.att_ned_frd, frame),
                 );
+            }
+        }
+        if let Some(s) = self.rangefinder.as_mut() {
+            if s.rate.is_due(tick) {
+                out.range = Some(s.sensor.sample(time, &state.pos_ned_m, &state.att_ned_frd));
             }
         }
         out
