@@ -283,3 +283,85 @@ fn firmware_config_matches_the_vehicles() {
         "{speed} m/s at {thr} vs CRUISE_SPEED {cruise}"
     );
 }
+
+/// A quad resting on the ground in a 4 m/s wind from the west: the reply's
+/// airspeed is the wind's, the wind vane (as ArduPilot's SITL vane reads it,
+/// from the bow, positive to starboard) has it on the port beam, and the
+/// downward rangefinder reads the height of the sensor (at the CG).
+#[test]
+fn reply_carries_airspeed_apparent_wind_and_range() {
+    let src = ScenarioSource {
+        name: "ap wind".into(),
+        base_dir: PathBuf::from("."),
+    };
+    let scenario = Scenario::from_json(
+        r#"{"physics_rate_hz":1000,"environment":{"wind":{"speed_m_s":4,"from_deg":270}},
+            "vehicles":[{"kind":"multirotor","airframe":"generic_quad",
+              "sensors":{"rangefinder":{"enabled":true,"min_m":0.0,"noise_sigma_m":0.01}}}]}"#,
+        &src,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let sim = scenario
+        .build_simulation(&src)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bridge = ArduPilotBridge::bind(ArduPilotOptions {
+        bind: "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
+        frame_rate_hz: 1000,
+        map: ChannelMap::quad_x(),
+        give_up_after: Duration::from_secs(5),
+        stop: None,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let addr = bridge.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    let peer = std::thread::spawn(move || {
+        let s = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+        s.set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut buf = [0u8; 2048];
+        let mut last = String::new();
+        for count in 0..200 {
+            let _ = s.send_to(&packet(1000, count, &[1000; 16]), addr);
+            let n = s.recv(&mut buf).unwrap_or_else(|e| panic!("{e}"));
+            last = String::from_utf8_lossy(&buf[..n]).trim().to_string();
+        }
+        last
+    });
+    let mut ls = Lockstep::new(sim);
+    ls.attach(0, Box::new(bridge))
+        .unwrap_or_else(|e| panic!("{e}"));
+    while !peer.is_finished() {
+        if ls.tick(&mut ()).is_err() {
+            break;
+        }
+    }
+    let reply = peer.join().unwrap_or_else(|_| panic!("peer panicked"));
+    // ArduPilot's parser: the section first, then the key after it.
+    let vane = reply
+        .find("\"windvane\":")
+        .and_then(|at| reply.get(at..))
+        .unwrap_or_else(|| panic!("no windvane in {reply}"));
+    let airspeed = field(&reply, "airspeed", 1).unwrap_or_else(|| panic!("{reply}"))[0];
+    let direction = field(vane, "direction", 1).unwrap_or_else(|| panic!("{reply}"))[0];
+    let speed = field(vane, "speed", 1).unwrap_or_else(|| panic!("{reply}"))[0];
+    assert!((airspeed - 4.0).abs() < 0.01, "airspeed {airspeed}");
+    assert!((speed - 4.0).abs() < 0.01, "vane speed {speed}");
+    // Standing still facing north, the wind from the west is on the port beam.
+    assert!(
+        (direction + std::f64::consts::FRAC_PI_2).abs() < 0.01,
+        "vane direction {direction}"
+    );
+    // Between IMU samples (250 Hz here, 1000 Hz frames) the last noisy sample
+    // is held: never the noise-free truth.
+    let accel = field(&reply, "accel_body", 3).unwrap_or_else(|| panic!("{reply}"));
+    assert!(
+        accel[2] != -9.80665 && (accel[2] + 9.80665).abs() < 0.5,
+        "accel {accel:?}"
+    );
+    let height = -field(&reply, "position", 3).unwrap_or_else(|| panic!("{reply}"))[2];
+    let range = field(&reply, "rng_1", 1).unwrap_or_else(|| panic!("no rng_1 in {reply}"))[0];
+    assert!(height > 0.05, "the CG stands above the ground: {height}");
+    assert!(
+        (range - height).abs() < 0.05,
+        "range {range} at height {height}"
+    );
+}

@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame, MAX_ACTUATORS};
+use crate::sensors::Range;
 use crate::time::SimTime;
 
 /// Magic of the 16-channel servo packet.
@@ -197,6 +198,34 @@ fn push_vec<const N: usize>(out: &mut String, v: [f64; N], decimals: u32) {
     out.push(']');
 }
 
+/// A distance ArduPilot reads as out of range high (beyond any RNGFND_MAX).
+pub const RANGE_TOO_FAR_M: f64 = 9999.0;
+
+/// The `rng_N` value for a reading: ArduPilot's SITL rangefinder takes the
+/// distance and judges it against RNGFND_MIN/MAX itself, so too close is 0 and
+/// too far is [`RANGE_TOO_FAR_M`].
+fn range_m(range: Range) -> f64 {
+    match range {
+        Range::Distance(d) => d.max(0.0),
+        Range::TooClose => 0.0,
+        Range::TooFar => RANGE_TOO_FAR_M,
+    }
+}
+
+/// The apparent wind a wind vane reads, as ArduPilot's SITL wind vane takes
+/// it: the direction it blows from relative to the bow (rad, −π..π, positive to
+/// starboard) and its horizontal speed (m/s). `air_ned_m_s` is the vehicle's
+/// velocity through the air (ground velocity minus wind), `yaw_rad` its heading.
+pub fn apparent_wind(air_ned_m_s: &nalgebra::Vector3<f64>, yaw_rad: f64) -> (f64, f64) {
+    let speed = air_ned_m_s.xy().norm();
+    if speed == 0.0 {
+        return (0.0, 0.0);
+    }
+    // Moving through the air at `air`, the wind comes from along `air`.
+    let from = air_ned_m_s.y.atan2(air_ned_m_s.x) - yaw_rad;
+    (from.sin().atan2(from.cos()), speed)
+}
+
 /// Bridge options.
 #[derive(Debug, Clone)]
 pub struct ArduPilotOptions {
@@ -253,6 +282,8 @@ pub struct ArduPilotBridge {
     told_waiting: bool,
     told_rate: bool,
     rate_mismatch_frames: u64,
+    range: Option<Range>,
+    imu: Option<(nalgebra::Vector3<f64>, nalgebra::Vector3<f64>)>,
 }
 
 impl std::fmt::Debug for ArduPilotBridge {
@@ -286,6 +317,8 @@ impl ArduPilotBridge {
             told_waiting: false,
             told_rate: false,
             rate_mismatch_frames: 0,
+            range: None,
+            imu: None,
         })
     }
 
@@ -446,10 +479,15 @@ impl FlightController for ArduPilotBridge {
         let Some(gt) = f.ground_truth else {
             return Ok(());
         };
-        let (gyro, accel) = match f.imu.iter().last() {
-            Some(s) => (s.gyro_rad_s, s.accel_m_s2),
-            None => (gt.rate_frd_rad_s, gt.specific_force_frd_m_s2),
-        };
+        // The newest IMU sample (`mavsitl ardupilot` samples the IMU once a
+        // frame); the last one is held if a frame had none, and a vehicle
+        // without an IMU gets the true rates and specific force.
+        if let Some(x) = f.imu.last() {
+            self.imu = Some((x.gyro_rad_s, x.accel_m_s2));
+        }
+        let (gyro, accel) = self
+            .imu
+            .unwrap_or((gt.rate_frd_rad_s, gt.specific_force_frd_m_s2));
         let q = gt.att_ned_frd;
         let p = gt.pos_ned_m;
         let v = gt.vel_ned_m_s;
@@ -467,8 +505,24 @@ impl FlightController for ArduPilotBridge {
         push_vec(r, [q.w, q.i, q.j, q.k], 7);
         r.push_str(",\"velocity\":");
         push_vec(r, [v.x, v.y, v.z], 4);
+        // The air moves at the wind's velocity: the vehicle meets it at v − w.
+        let air = v - gt.wind_ned_m_s;
+        // The newest rangefinder reading, held between samples.
+        if let Some(x) = f.range.last() {
+            self.range = Some(x.range);
+        }
+        if let Some(range) = self.range {
+            r.push_str(",\"rng_1\":");
+            push_fixed(r, range_m(range), 3);
+        }
         r.push_str(",\"airspeed\":");
-        push_fixed(r, v.norm(), 3);
+        push_fixed(r, air.norm(), 3);
+        let (direction, speed) = apparent_wind(&air, q.euler_angles().2);
+        r.push_str(",\"windvane\":{\"direction\":");
+        push_fixed(r, direction, 4);
+        r.push_str(",\"speed\":");
+        push_fixed(r, speed, 3);
+        r.push('}');
         if let Some(b) = f.battery {
             r.push_str(",\"battery\":{\"voltage\":");
             push_fixed(r, b.voltage_v, 3);
@@ -500,6 +554,34 @@ mod tests {
             prop_assert!((a - b).abs() <= tol, "{fast} vs {std}");
             prop_assert_eq!(fast.len(), std.len(), "{} vs {}", fast, std);
         }
+    }
+
+    #[test]
+    fn apparent_wind_is_relative_to_the_bow() {
+        use nalgebra::Vector3;
+        use std::f64::consts::FRAC_PI_2;
+        let close = |(d, s): (f64, f64), (d0, s0): (f64, f64)| {
+            assert!((d - d0).abs() < 1e-12 && (s - s0).abs() < 1e-12, "{d} {s}");
+        };
+        // Heading north at 2 m/s in calm air: 2 m/s from dead ahead.
+        close(
+            super::apparent_wind(&Vector3::new(2.0, 0.0, 0.0), 0.0),
+            (0.0, 2.0),
+        );
+        // At rest, heading north, a 3 m/s wind blowing towards the east (from
+        // the west): the air passes at −3 m/s east, so from the port beam.
+        close(
+            super::apparent_wind(&Vector3::new(0.0, -3.0, 0.0), 0.0),
+            (-FRAC_PI_2, 3.0),
+        );
+        // The same wind, heading east: from astern.
+        let (d, s) = super::apparent_wind(&Vector3::new(0.0, -3.0, 0.0), FRAC_PI_2);
+        assert!((d.abs() - std::f64::consts::PI).abs() < 1e-12 && (s - 3.0).abs() < 1e-12);
+        // Vertical motion alone is no wind on the vane.
+        close(
+            super::apparent_wind(&Vector3::new(0.0, 0.0, -5.0), 0.3),
+            (0.0, 0.0),
+        );
     }
 
     #[test]

@@ -132,6 +132,17 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
     };
     let mut inputs = inputs;
     inputs.scenario.physics_rate_hz = physics_rate_for(inputs.scenario.physics_rate_hz, frame_rate);
+    // ArduPilot takes one IMU sample per frame: sample the IMU model at the
+    // frame rate, so every reply carries a fresh noisy sample.
+    for v in &mut inputs.scenario.vehicles {
+        if v.sensors.imu.rate_hz != frame_rate {
+            tracing::info!(
+                "IMU sampled at {frame_rate} Hz (the frame rate) instead of {} Hz",
+                v.sensors.imu.rate_hz
+            );
+            v.sensors.imu.rate_hz = frame_rate;
+        }
+    }
     let mut ls = build(&inputs, &opts)?;
     let scenario = &inputs.scenario;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
