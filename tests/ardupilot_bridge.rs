@@ -161,33 +161,38 @@ fn peer(to: SocketAddr, frames: u64, restart_at_end: bool) -> Report {
     rep
 }
 
-fn run(seconds: f64, restart: bool) -> (Result<(), String>, Report, SimTime) {
+/// A quad scenario's simulation with the bridge attached at `frame_rate_hz`.
+fn lockstep(scenario_json: &str, frame_rate_hz: u32) -> (Lockstep, SocketAddr) {
     let src = ScenarioSource {
         name: "ap test".into(),
         base_dir: PathBuf::from("."),
     };
-    let scenario = Scenario::from_json(
-        r#"{"physics_rate_hz":2000,"vehicles":[{"kind":"multirotor","airframe":"generic_quad"}]}"#,
-        &src,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let scenario = Scenario::from_json(scenario_json, &src).unwrap_or_else(|e| panic!("{e}"));
     let sim = scenario
         .build_simulation(&src)
         .unwrap_or_else(|e| panic!("{e}"));
     let bridge = ArduPilotBridge::bind(ArduPilotOptions {
         bind: "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
-        frame_rate_hz: 400,
+        frame_rate_hz,
         map: ChannelMap::quad_x(),
         give_up_after: Duration::from_secs(5),
         stop: None,
     })
     .unwrap_or_else(|e| panic!("{e}"));
     let addr = bridge.local_addr().unwrap_or_else(|e| panic!("{e}"));
-    let frames = (seconds * 400.0) as u64;
-    let peer_thread = std::thread::spawn(move || peer(addr, frames, restart));
     let mut ls = Lockstep::new(sim);
     ls.attach(0, Box::new(bridge))
         .unwrap_or_else(|e| panic!("{e}"));
+    (ls, addr)
+}
+
+fn run(seconds: f64, restart: bool) -> (Result<(), String>, Report, SimTime) {
+    let (mut ls, addr) = lockstep(
+        r#"{"physics_rate_hz":2000,"vehicles":[{"kind":"multirotor","airframe":"generic_quad"}]}"#,
+        400,
+    );
+    let frames = (seconds * 400.0) as u64;
+    let peer_thread = std::thread::spawn(move || peer(addr, frames, restart));
     let end = SimTime::from_secs_f64(seconds + 1.0);
     let mut result = Ok(());
     while ls.sim().time() < end {
@@ -290,29 +295,12 @@ fn firmware_config_matches_the_vehicles() {
 /// downward rangefinder reads the height of the sensor (at the CG).
 #[test]
 fn reply_carries_airspeed_apparent_wind_and_range() {
-    let src = ScenarioSource {
-        name: "ap wind".into(),
-        base_dir: PathBuf::from("."),
-    };
-    let scenario = Scenario::from_json(
+    let (mut ls, addr) = lockstep(
         r#"{"physics_rate_hz":1000,"environment":{"wind":{"speed_m_s":4,"from_deg":270}},
             "vehicles":[{"kind":"multirotor","airframe":"generic_quad",
               "sensors":{"rangefinder":{"enabled":true,"min_m":0.0,"noise_sigma_m":0.01}}}]}"#,
-        &src,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let sim = scenario
-        .build_simulation(&src)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let bridge = ArduPilotBridge::bind(ArduPilotOptions {
-        bind: "127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")),
-        frame_rate_hz: 1000,
-        map: ChannelMap::quad_x(),
-        give_up_after: Duration::from_secs(5),
-        stop: None,
-    })
-    .unwrap_or_else(|e| panic!("{e}"));
-    let addr = bridge.local_addr().unwrap_or_else(|e| panic!("{e}"));
+        1000,
+    );
     let peer = std::thread::spawn(move || {
         let s = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
         s.set_read_timeout(Some(Duration::from_secs(5)))
@@ -326,9 +314,6 @@ fn reply_carries_airspeed_apparent_wind_and_range() {
         }
         last
     });
-    let mut ls = Lockstep::new(sim);
-    ls.attach(0, Box::new(bridge))
-        .unwrap_or_else(|e| panic!("{e}"));
     while !peer.is_finished() {
         if ls.tick(&mut ()).is_err() {
             break;
