@@ -12,10 +12,16 @@
 //! - **Reply.** Compact JSON, keys in the order ArduPilot's substring parser
 //!   needs (`velocity` before anything else starting with it): `timestamp` (s),
 //!   `imu.gyro` and `imu.accel_body` (body FRD, specific force) from the noisy
-//!   IMU model, `position` and `velocity` (NED, m, m/s, relative to home),
-//!   `quaternion` (scalar first, body → NED), `airspeed`, `velocity_wind` and
+//!   IMU model (the newest sample, held between samples), `position` and
+//!   `velocity` (NED, m, m/s, relative to home), `quaternion` (scalar first,
+//!   body → NED), `rng_1` from the rangefinder if fitted, `airspeed` (through
+//!   the air), `windvane` (apparent wind from the bow, rad, and its speed) and
 //!   `battery` from the battery model. ArduPilot runs its own GPS, baro and
 //!   magnetometer models from this state.
+//! - **Rate.** The frame rate is fixed (`ArduPilotOptions::frame_rate_hz`);
+//!   ArduPilot's rate field starts at 1200 and drifts 1 Hz a frame towards its
+//!   SIM_RATE_HZ, so it is only read after 50 frames and a lasting difference
+//!   is a warning, not an error (ArduPilot's clock follows the timestamps).
 //! - **Actuators.** PWM µs → normalised commands by a channel map: a quad in
 //!   ArduPilot's X motor order (motors 1–4 on SERVO1–4: front-right,
 //!   rear-left, front-left, rear-right — the same rotors as PX4's order) to
