@@ -44,8 +44,28 @@ struct PeerReport {
 
 const BOOT_STEPS: u64 = 250; // 1 s of PX4 boot without outputs
 
+/// How the peer answers after its boot.
+#[derive(Debug, Clone, Copy)]
+struct Answers {
+    /// Answer every this many steps (1: a multicopter, whose rate controller
+    /// runs on every IMU sample; more: a rover, which publishes outputs at its
+    /// own rate).
+    every: u64,
+    /// Stop answering after this many steps.
+    silent_after: Option<u64>,
+    /// Report armed.
+    armed: bool,
+}
+
+/// PX4 flying a multicopter: every step answered, armed.
+const EVERY_STEP: Answers = Answers {
+    every: 1,
+    silent_after: None,
+    armed: true,
+};
+
 /// PX4 over TCP: connects with retries, as `simulator_mavlink` does.
-fn peer(addr: SocketAddr, run_steps: u64, utc0: u64, silent_after: Option<u64>) -> PeerReport {
+fn peer(addr: SocketAddr, run_steps: u64, utc0: u64, answers: Answers) -> PeerReport {
     let start = Instant::now();
     let s = loop {
         match TcpStream::connect(addr) {
@@ -69,7 +89,7 @@ fn peer(addr: SocketAddr, run_steps: u64, utc0: u64, silent_after: Option<u64>) 
         move |b| w.write_all(b).is_ok(),
         run_steps,
         utc0,
-        silent_after,
+        answers,
     )
 }
 
@@ -92,7 +112,7 @@ fn peer_udp(sock: std::net::UdpSocket, run_steps: u64, utc0: u64) -> PeerReport 
         move |b| ws.get().is_some_and(|to| sock.send_to(b, to).is_ok()),
         run_steps,
         utc0,
-        None,
+        EVERY_STEP,
     )
 }
 
@@ -101,7 +121,7 @@ fn peer_on(
     mut write: impl FnMut(&[u8]) -> bool,
     run_steps: u64,
     utc0: u64,
-    silent_after: Option<u64>,
+    answers: Answers,
 ) -> PeerReport {
     let mut enc = Encoder::new(1, 1, None);
     let mut out = Vec::new();
@@ -200,8 +220,8 @@ fn peer_on(
                             &mut out,
                         );
                     }
-                    let silent = silent_after.is_some_and(|k| rep.sensors > k);
-                    if rep.sensors >= BOOT_STEPS && !silent {
+                    let silent = answers.silent_after.is_some_and(|k| rep.sensors > k);
+                    if rep.sensors >= BOOT_STEPS && !silent && rep.sensors % answers.every == 0 {
                         let controls = hover(state, gyro);
                         enc.encode(
                             &Outgoing::Msg(MavMessage::HIL_ACTUATOR_CONTROLS(
@@ -209,8 +229,12 @@ fn peer_on(
                                     time_usec: h.time_usec,
                                     flags: HilActuatorControlsFlags::HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
                                     controls,
-                                    mode: MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED
-                                        | MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED,
+                                    mode: if answers.armed {
+                                        MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED
+                                            | MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED
+                                    } else {
+                                        MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED
+                                    },
                                 },
                             )),
                             &mut out,
@@ -281,7 +305,7 @@ fn scenario() -> (Scenario, ScenarioSource) {
 /// Runs the simulation with the bridge for `sim_s` against a peer thread.
 fn fly(
     sim_s: f64,
-    silent_after: Option<u64>,
+    answers: Answers,
     give_up: Duration,
 ) -> (
     Result<(), String>,
@@ -303,7 +327,7 @@ fn fly(
     opts.utc_epoch_us = utc0;
     let bridge = Px4Bridge::new(opts, port.clone(), frame);
     let steps = (sim_s * 250.0) as u64;
-    let peer_thread = std::thread::spawn(move || peer(addr, steps, utc0, silent_after));
+    let peer_thread = std::thread::spawn(move || peer(addr, steps, utc0, answers));
     let mut ls = Lockstep::new(sim);
     ls.attach(0, Box::new(bridge))
         .unwrap_or_else(|e| panic!("{e}"));
@@ -325,7 +349,7 @@ fn fly(
 
 #[test]
 fn lockstep_holds_for_60_s_with_exact_times_and_px4_units() {
-    let (result, stats, rep) = fly(60.0, None, Duration::from_secs(10));
+    let (result, stats, rep) = fly(60.0, EVERY_STEP, Duration::from_secs(10));
     assert!(result.is_ok(), "{result:?}");
     println!(
         "{stats:?}\n{:?}",
@@ -393,7 +417,14 @@ fn lockstep_holds_for_60_s_with_exact_times_and_px4_units() {
 
 #[test]
 fn a_silent_px4_ends_the_run_with_a_clear_error() {
-    let (result, stats, _) = fly(30.0, Some(400), Duration::from_millis(1500));
+    let (result, stats, _) = fly(
+        30.0,
+        Answers {
+            silent_after: Some(400),
+            ..EVERY_STEP
+        },
+        Duration::from_millis(1500),
+    );
     let e = result.expect_err("the run must stop");
     assert!(e.contains("PX4 stopped answering"), "{e}");
     assert!(stats.missed > 0);
@@ -413,10 +444,10 @@ fn cli_resumes_after_a_px4_restart() {
     let addr: SocketAddr = "127.0.0.1:4601".parse().unwrap_or_else(|e| panic!("{e}"));
     let utc0 = 1_767_225_600_000_000; // the default scenario date, 2026-01-01
                                       // First PX4: 3 s, then it "crashes" (drops the connection).
-    let first = peer(addr, 750, utc0, None);
+    let first = peer(addr, 750, utc0, EVERY_STEP);
     assert_eq!(first.bad_step, 0);
     // Second PX4 connects: the harness resets and streams from t = 0 again.
-    let second = peer(addr, 3000, utc0, None);
+    let second = peer(addr, 3000, utc0, EVERY_STEP);
     let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -519,6 +550,32 @@ fn firmware_config_matches_the_airframe() {
     }
 }
 
+/// The boat's file drives the usv_twin's thrusters as the differential
+/// rover's wheels: output 1 (HIL control 0) left = Motor 2 (102), output 2
+/// right = Motor 1 (101), and the wheel track is the thrusters' spacing.
+#[test]
+fn boat_firmware_config_matches_the_hull() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware_configs/px4/usv_twin.env");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let get = |key: &str| -> String {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("export {key}=")))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_else(|| panic!("{key} missing"))
+    };
+    let num = |key: &str| -> f64 { get(key).parse().unwrap_or_else(|e| panic!("{key}: {e}")) };
+    let b = mavsitl::physics::airframes::boat("usv_twin").unwrap_or_else(|| panic!("no usv_twin"));
+    assert_eq!(get("PX4_SYS_AUTOSTART"), "50000");
+    assert_ne!(get("PX4_SIMULATOR"), "gz");
+    assert_eq!(num("PX4_PARAM_SIM_GZ_EN"), 0.0);
+    // PWM_MAIN_FUNCn drives HIL_ACTUATOR_CONTROLS control n − 1.
+    let func = |channel: usize| num(&format!("PX4_PARAM_PWM_MAIN_FUNC{}", channel + 1));
+    assert_eq!(func(b.left_channel), 102.0, "left thruster = Motor 2");
+    assert_eq!(func(b.right_channel), 101.0, "right thruster = Motor 1");
+    assert!((num("PX4_PARAM_RD_WHEEL_TRACK") - 2.0 * b.thruster_position_m[1]).abs() < 1e-9);
+}
+
 /// A scenario's stick script reaches PX4 as RC_CHANNELS at its rate, each
 /// point from its time on; a bad script is refused with the key path.
 #[test]
@@ -540,7 +597,7 @@ fn rc_stick_script_is_sent_as_rc_channels() {
         .spawn()
         .unwrap_or_else(|e| panic!("{e}"));
     let addr: SocketAddr = "127.0.0.1:4602".parse().unwrap_or_else(|e| panic!("{e}"));
-    let rep = peer(addr, 1000, 1_767_225_600_000_000, None);
+    let rep = peer(addr, 1000, 1_767_225_600_000_000, EVERY_STEP);
     let out = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
     assert!(
         out.status.success(),
@@ -573,4 +630,45 @@ fn rc_stick_script_is_sent_as_rc_channels() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(bad.status.code(), Some(2), "{err}");
     assert!(err.contains("vehicles[0].rc.script[1].t_s"), "{err}");
+}
+
+/// A rover publishes its outputs at its own rate (here every third 4 ms step,
+/// 83 Hz): the simulation keeps within one of those periods of PX4 instead of
+/// waiting out every unanswered step.
+#[test]
+fn a_px4_answering_every_few_steps_keeps_lockstep_without_misses() {
+    let (result, stats, rep) = fly(
+        30.0,
+        Answers {
+            every: 3,
+            ..EVERY_STEP
+        },
+        Duration::from_secs(10),
+    );
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(stats.steps, 7_500);
+    // Two misses while the bridge learns the gap (waiting for an answer to
+    // every step would miss two steps in three), then none.
+    assert!(stats.missed <= 2, "missed {}", stats.missed);
+    assert!(stats.answered >= 6_400, "answered {}", stats.answered);
+    assert_eq!(rep.bad_step, 0);
+}
+
+/// A disarmed rover sends nothing at all: the run goes on (at real-time
+/// pace) instead of ending with "PX4 stopped answering".
+#[test]
+fn a_disarmed_silent_px4_does_not_end_the_run() {
+    let (result, stats, _) = fly(
+        6.0,
+        Answers {
+            silent_after: Some(BOOT_STEPS + 50),
+            armed: false,
+            every: 1,
+        },
+        Duration::from_millis(1500),
+    );
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(stats.steps, 1_500);
+    assert_eq!(stats.missed, 0);
+    assert!(!stats.armed);
 }

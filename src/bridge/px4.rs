@@ -10,12 +10,19 @@
 //!   free-wheels at real time (PX4 sends none before its mixers run, and its
 //!   start-up blocks on our first HIL_SENSOR). After it, each step waits for the
 //!   HIL_ACTUATOR_CONTROLS whose `time_usec` equals the last HIL_SENSOR's (the
-//!   rule AirSim uses), when PX4 says it runs lockstep (flags bit 0). The wait
-//!   is bounded: [`Px4Options::armed_wait`] while armed (10 ms, as Gazebo
-//!   classic bounds it so arming cannot deadlock) and
-//!   [`Px4Options::disarmed_wait`] otherwise; a step that times out keeps the
-//!   last controls and is counted as missed. PX4 silent for
-//!   [`Px4Options::give_up_after`] is an error.
+//!   rule AirSim uses), when PX4 says it runs lockstep (flags bit 0). A vehicle
+//!   whose controller runs slower than the sensors (PX4's rovers publish
+//!   outputs at their own rate, not every IMU sample) answers only every few
+//!   steps: the wait is then for an answer no older than the longest gap
+//!   between PX4's recent answers (at most 100 ms), so the simulation stays
+//!   within one controller period of PX4. While armed the wait is bounded by
+//!   [`Px4Options::armed_wait`] (10 ms, as Gazebo classic bounds it so arming
+//!   cannot deadlock); a step that times out keeps the last controls and is
+//!   counted as missed, and PX4 silent for [`Px4Options::give_up_after`] is an
+//!   error. While disarmed PX4 may send nothing at all (a rover's outputs stop):
+//!   each step then waits at most one step of real time, so the simulation
+//!   goes on at real-time pace until PX4 answers again; a PX4 that exits closes
+//!   the connection.
 //! - **Sensors out**, from the same models SimpleFlight uses: HIL_SENSOR with
 //!   accel (specific force, FRD, m/s²) and gyro every step, mag (gauss) and baro
 //!   (hPa, with pressure altitude and temperature: PX4 needs all three bits)
@@ -58,8 +65,6 @@ pub struct Px4Options {
     pub listen: SocketAddr,
     /// Longest wait for PX4's answer to a step while armed.
     pub armed_wait: Duration,
-    /// Longest wait for PX4's answer to a step while disarmed.
-    pub disarmed_wait: Duration,
     /// PX4 silent this long (wall time) after it first answered: an error.
     pub give_up_after: Duration,
     /// Longest wait for PX4 to connect (None: forever).
@@ -100,7 +105,6 @@ impl Px4Options {
         Px4Options {
             listen: SocketAddr::new(host, 4560 + instance as u16),
             armed_wait: Duration::from_millis(10),
-            disarmed_wait: Duration::from_millis(1000),
             give_up_after: Duration::from_secs(10),
             connect_timeout: None,
             utc_epoch_us: 0,
@@ -326,7 +330,19 @@ pub struct Px4Bridge {
     freewheel_steps: u64,
     /// The socket's read mode: None non-blocking, Some(timeout) blocking.
     read_mode: Option<Duration>,
+    /// Time of PX4's newest HIL_ACTUATOR_CONTROLS, µs.
+    last_answer_us: Option<u64>,
+    /// Recent gaps between PX4's answers while armed, µs (ring).
+    answer_gaps_us: [u64; ANSWER_GAPS],
+    answer_gap_next: usize,
 }
+
+/// Answers whose gaps set how far the simulation may lead PX4.
+const ANSWER_GAPS: usize = 32;
+/// The most the simulation leads PX4's newest answer, µs.
+const MAX_LEAD_US: u64 = 100_000;
+/// One sensor step, µs.
+const STEP_US: u64 = 1_000_000 / PX4_SENSOR_RATE_HZ as u64;
 
 impl std::fmt::Debug for Px4Bridge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -369,7 +385,18 @@ impl Px4Bridge {
             freewheel_start: None,
             freewheel_steps: 0,
             read_mode: Some(Duration::ZERO),
+            last_answer_us: None,
+            answer_gaps_us: [0; ANSWER_GAPS],
+            answer_gap_next: 0,
         }
+    }
+
+    /// How far the newest sensor time may lead PX4's newest answer, µs: the
+    /// longest recent gap between its answers, less one step (0 for a PX4
+    /// that answers every step).
+    fn lead_us(&self) -> u64 {
+        let widest = self.answer_gaps_us.iter().copied().max().unwrap_or(0);
+        widest.saturating_sub(STEP_US).min(MAX_LEAD_US)
     }
 
     /// Counters.
@@ -400,6 +427,8 @@ impl Px4Bridge {
                 self.freewheel_start = None;
                 self.freewheel_steps = 0;
                 self.read_mode = Some(Duration::ZERO);
+                self.last_answer_us = None;
+                self.answer_gaps_us = [0; ANSWER_GAPS];
                 self.stats.connections += 1;
                 self.last_heard = Instant::now();
                 Ok(true)
@@ -463,8 +492,8 @@ impl Px4Bridge {
         Ok(())
     }
 
-    /// Reads what PX4 sent, for at most `wait`; returns once the answer to
-    /// `step` (if given) has arrived.
+    /// Reads what PX4 sent, for at most `wait`; returns once an answer for
+    /// sim time `step` µs or later (if given) has arrived.
     fn read(&mut self, wait: Duration, step: Option<u64>) -> Result<bool, ControllerError> {
         let deadline = Instant::now() + wait;
         let mut buf = [0u8; 2048];
@@ -525,13 +554,27 @@ impl Px4Bridge {
         }
     }
 
-    /// Handles one message; true when it answers `step`.
+    /// Handles one message; true when it answers `step` (µs) or a later time.
     fn handle(&mut self, m: Incoming, step: Option<u64>) -> bool {
         match m {
             Incoming::ActuatorControls(a) => {
                 self.first_answer = true;
                 self.stats.lockstep = a.flags & 1 != 0;
+                let was_armed = self.stats.armed;
                 self.stats.armed = a.mode & 128 != 0;
+                if let Some(prev) = self.last_answer_us {
+                    if was_armed && self.stats.armed && a.time_usec > prev {
+                        let slot = self.answer_gap_next % ANSWER_GAPS;
+                        if let Some(g) = self.answer_gaps_us.get_mut(slot) {
+                            *g = a.time_usec - prev;
+                        }
+                        self.answer_gap_next = slot + 1;
+                    }
+                }
+                self.last_answer_us = Some(
+                    self.last_answer_us
+                        .map_or(a.time_usec, |p| p.max(a.time_usec)),
+                );
                 let mut act = Actuators::default();
                 if self.stats.armed {
                     for (c, v) in act.controls.iter_mut().zip(a.controls) {
@@ -539,7 +582,7 @@ impl Px4Bridge {
                     }
                 }
                 self.actuators = act;
-                if step == Some(a.time_usec) {
+                if step.is_some_and(|n| a.time_usec >= n) {
                     self.stats.answered += 1;
                     true
                 } else {
@@ -719,8 +762,12 @@ impl FlightController for Px4Bridge {
         if self.stream.is_none() {
             return Ok(Actuators::default());
         }
-        let step = self.last_sensor.map(|t| t.as_micros());
-        let waiting = self.first_answer && self.stats.lockstep && step.is_some();
+        // The oldest answer that will do for this step (see the module docs).
+        let need = self
+            .last_sensor
+            .map(|t| t.as_micros().saturating_sub(self.lead_us()));
+        let waiting = self.first_answer && self.stats.lockstep && need.is_some();
+        let satisfied = need.is_some_and(|n| self.last_answer_us.is_some_and(|a| a >= n));
         let wait = if !self.first_answer {
             // Free-wheeling through PX4's boot: no faster than real time, so
             // PX4's clock does not race ahead while its modules start.
@@ -729,17 +776,26 @@ impl FlightController for Px4Bridge {
             let due =
                 Duration::from_micros(self.freewheel_steps * 1_000_000 / PX4_SENSOR_RATE_HZ as u64);
             due.saturating_sub(start.elapsed())
-        } else if !waiting {
+        } else if !waiting || satisfied {
+            // Only what has already arrived.
             Duration::ZERO
         } else if self.stats.armed {
             self.opts.armed_wait
         } else {
-            self.opts.disarmed_wait
+            Duration::from_micros(STEP_US)
         };
         let t0 = Instant::now();
-        let answered = self.read(wait, if waiting { step } else { None })?;
+        let answered = if waiting && satisfied {
+            // PX4 is within one of its own output periods: drain what is
+            // there (newer controls) and go on.
+            self.read(wait, None)?;
+            self.stats.answered += 1;
+            true
+        } else {
+            self.read(wait, if waiting { need } else { None })?
+        };
         self.stats.wait_us += t0.elapsed().as_micros() as u64;
-        if waiting && !answered {
+        if waiting && !answered && self.stats.armed {
             self.stats.missed += 1;
             if self.stats.missed.is_power_of_two() {
                 tracing::warn!(
