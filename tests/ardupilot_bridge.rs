@@ -350,3 +350,17 @@ fn reply_carries_airspeed_apparent_wind_and_range() {
         "range {range} at height {height}"
     );
 }
+
+/// ArduPilot's default 1200 Hz is not a whole number of microseconds: refused
+/// with a one-line reason and the fix, before anything binds.
+#[test]
+fn a_frame_rate_that_is_not_whole_microseconds_is_refused() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["ardupilot", "--frame-rate", "1200", "--instance", "37"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--frame-rate 1200"), "{err}");
+    assert!(err.contains("SIM_RATE_HZ"), "{err}");
+}

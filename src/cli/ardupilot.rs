@@ -116,8 +116,14 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
     } else {
         BOAT_FRAME_RATE_HZ
     });
-    if frame_rate == 0 {
-        return Err(CliError::input("--frame-rate must be at least 1 Hz", ""));
+    if frame_rate == 0 || 1_000_000 % frame_rate != 0 {
+        return Err(CliError::input(
+            format!(
+                "--frame-rate {frame_rate}: a frame must be a whole number of microseconds \
+                 (e.g. 200, 250, 400, 500, 1000 or 2000 Hz; ArduPilot's default 1200 is not)"
+            ),
+            "set SIM_RATE_HZ in ArduPilot to the same rate",
+        ));
     }
     let opts = ArduPilotOptions {
         bind: SocketAddr::new(args.bind, 9002 + 10 * args.instance as u16),
