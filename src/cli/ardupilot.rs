@@ -16,6 +16,7 @@ use mavsitl::time::{PhysicsRate, SimTime};
 use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{parse_speedup, Pacer, Speedup};
 use super::CliError;
+use super::NextTick;
 
 /// Arguments of `mavsitl ardupilot`.
 #[derive(Debug, Args)]
@@ -182,18 +183,17 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
     let mut recording = true;
     let mut outcome: Result<(), String> = Ok(());
     loop {
-        if super::interrupted() {
-            outcome = Err("interrupted".into());
-            break;
-        }
-        let now = ls.sim().time();
-        if end.is_some_and(|e| now >= e) {
-            break;
-        }
-        let wait = pacer.wait(SimTime::from_micros(now.as_micros() + rate.period_us()));
-        if !wait.is_zero() {
-            std::thread::sleep(wait.min(Duration::from_millis(2)));
-            continue;
+        match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
+            NextTick::Interrupted => {
+                outcome = Err("interrupted".into());
+                break;
+            }
+            NextTick::Ended => break,
+            NextTick::Wait(d) => {
+                std::thread::sleep(d);
+                continue;
+            }
+            NextTick::Due => {}
         }
         let step = match (recorder.as_mut(), recording) {
             (Some(r), true) => ls.tick(r),

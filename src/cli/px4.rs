@@ -17,6 +17,7 @@ use mavsitl::time::{PhysicsRate, SimTime};
 use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{epoch_unix_us, parse_speedup, Pacer, Speedup};
 use super::CliError;
+use super::NextTick;
 
 /// Arguments of `mavsitl px4`.
 #[derive(Debug, Args)]
@@ -235,18 +236,17 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
     let mut recording = true;
     let mut outcome: Result<(), String> = Ok(());
     loop {
-        if super::interrupted() {
-            outcome = Err("interrupted".into());
-            break;
-        }
-        let now = ls.sim().time();
-        if end.is_some_and(|e| now >= e) {
-            break;
-        }
-        let wait = pacer.wait(SimTime::from_micros(now.as_micros() + rate.period_us()));
-        if !wait.is_zero() {
-            std::thread::sleep(wait.min(Duration::from_millis(2)));
-            continue;
+        match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
+            NextTick::Interrupted => {
+                outcome = Err("interrupted".into());
+                break;
+            }
+            NextTick::Ended => break,
+            NextTick::Wait(d) => {
+                std::thread::sleep(d);
+                continue;
+            }
+            NextTick::Due => {}
         }
         let step = if recording {
             ls.tick(&mut obs)

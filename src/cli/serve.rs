@@ -3,7 +3,6 @@
 
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::Args;
 
@@ -15,6 +14,7 @@ use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::fly::{load_inputs, InputArgs, VehicleArg};
 use super::gcs::{GcsArgs, GcsSession, Pacer, Speedup};
+use super::NextTick;
 use super::{home, CliError};
 
 /// Arguments of `mavsitl serve`.
@@ -139,19 +139,16 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     let mut outcome: Result<(), String> = Ok(());
     let mut recording = true;
     loop {
-        if super::interrupted() {
-            break;
-        }
         let now = flight.lockstep.sim().time();
-        if end.is_some_and(|e| now >= e) {
-            break;
-        }
-        let wait = pacer.wait(SimTime::from_micros(now.as_micros() + period));
-        if !wait.is_zero() {
-            session.service(now);
-            last_service = Some(now);
-            session.wait(wait.min(Duration::from_millis(2)));
-            continue;
+        match super::next_tick(now, end, &pacer, period) {
+            NextTick::Interrupted | NextTick::Ended => break,
+            NextTick::Wait(d) => {
+                session.service(now);
+                last_service = Some(now);
+                session.wait(d);
+                continue;
+            }
+            NextTick::Due => {}
         }
         let step = match (recorder.as_mut(), recording) {
             (Some(r), true) => flight.lockstep.tick(r),
