@@ -451,7 +451,7 @@ impl Px4Bridge {
             }
             if !told {
                 tracing::warn!(
-                    "waiting for PX4 on TCP {}: start it in another terminal, e.g. `cd PX4-Autopilot && PX4_SYS_AUTOSTART=10016 ./build/px4_sitl_default/bin/px4`",
+                    "waiting for PX4 on TCP {}: start it in another terminal, e.g. for a quad `cd PX4-Autopilot && PX4_SYS_AUTOSTART=10016 ./build/px4_sitl_default/bin/px4` (firmware_configs/px4/*.env hold the settings)",
                     self.port.borrow().local_addr().map_or_else(|_| self.opts.listen.to_string(), |a| a.to_string())
                 );
                 told = true;

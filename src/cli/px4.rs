@@ -217,17 +217,27 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
             opts.listen.port()
         );
     }
+    // The PX4 parameter file for the airframe flown, where there is one.
+    let airframe = inputs
+        .scenario
+        .vehicles
+        .first()
+        .map_or("", |v| v.airframe.as_str());
+    let env = match airframe {
+        "generic_quad" | "x500" | "usv_twin" => airframe,
+        _ => {
+            println!("  (no PX4 parameter file for airframe '{airframe}': generic_quad.env is the nearest start)");
+            "generic_quad"
+        }
+    };
     println!(
-        "  source firmware_configs/px4/generic_quad.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d{}",
+        "  source firmware_configs/px4/{env}.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d{}",
         if args.instance > 0 {
             format!(" -i {}", args.instance)
         } else {
             String::new()
         }
     );
-    if matches!(args.vehicle, VehicleArg::Boat) {
-        println!("  (boat: channels as PX4's boat airframe 1070, 0/1 thrusters and 2 rudder; no current PX4 boat airframe over simulator_mavlink is verified yet)");
-    }
     let _ = std::io::stdout().flush();
     let end = args.duration.map(SimTime::from_secs_f64);
     let mut pacer = Pacer::new(speedup, SimTime::ZERO);
