@@ -132,7 +132,7 @@ fn bench(c: &mut Criterion) {
     assert!(frames >= 1000, "upload exchanged {frames} frames");
     assert_eq!(
         ep.stores()
-            .list(mavsitl::autopilot::gcs::mission_transfer::ListType::Mission)
+            .list(mavsitl::mission_protocol::ListType::Mission)
             .len(),
         500
     );

@@ -19,6 +19,7 @@ pub mod controller;
 pub mod geo;
 pub mod guidance;
 pub mod mission;
+pub mod mission_protocol;
 pub mod physics;
 pub mod record;
 pub mod replay;

@@ -7,9 +7,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use mavlink::dialects::common::{MavMessage, MavMissionResult};
-use mavsitl::autopilot::gcs::mission_transfer::{
-    ListType, MissionProtocol, Outcome, StoredItem, Stores,
-};
+use mavsitl::mission_protocol::{ListType, MissionProtocol, Outcome, StoredItem, Stores};
 use mavsitl::wire::MissionItemIn;
 use proptest::prelude::*;
 use rand::SeedableRng;

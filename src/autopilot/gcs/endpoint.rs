@@ -11,9 +11,6 @@ use mavlink::dialects::common::*;
 use mavlink::Message;
 use num_traits::FromPrimitive;
 
-use super::mission_transfer::{
-    ItemRequest, ListType, MissionProtocol, Outcome, StoredItem, Stores,
-};
 use super::modes;
 use super::params_protocol::{decode_value, value_message, ListStream};
 use super::telemetry::{self as tm, Context, STREAMS};
@@ -22,6 +19,9 @@ use crate::autopilot::params::ParamStore;
 use crate::autopilot::{FlightMode, FlightStatus, Request, RequestQueue, StatusHandle};
 use crate::geo::{GeoPoint, LocalFrame};
 use crate::mission::Mission;
+use crate::mission_protocol::{
+    ItemRequest, ListType, MissionProtocol, Outcome, StoredItem, Stores,
+};
 use crate::time::SimTime;
 use crate::wire::{CommandIn, Incoming, MissionItemIn, Outgoing, SetModeIn};
 

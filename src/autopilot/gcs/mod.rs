@@ -12,7 +12,7 @@
 //!   (MAVSDK) from the start and to every peer it hears from, all from one
 //!   bound port; never blocks.
 //! - [`endpoint`]: commands with their ACKs, the mission protocol
-//!   ([`mission_transfer`]), the parameter protocol ([`params_protocol`]),
+//!   ([`crate::mission_protocol`], shared with the firmware ground station), the parameter protocol ([`params_protocol`]),
 //!   telemetry ([`telemetry`]) and PX4 modes ([`modes`]).
 //!
 //! Sim time is used for every time field and telemetry rate; protocol
@@ -21,7 +21,6 @@
 
 pub mod endpoint;
 pub mod link;
-pub mod mission_transfer;
 pub mod modes;
 pub mod params_protocol;
 pub mod telemetry;

@@ -1,5 +1,7 @@
-//! The MAVLink mission protocol, vehicle side, for the three lists (mission,
-//! geofence, rally points).
+//! The MAVLink mission protocol for the three lists (mission, geofence, rally
+//! points): the vehicle side here ([`MissionProtocol`], SimpleFlight's
+//! endpoint) and the ground-station side in [`client`] (mavsitl driving real
+//! firmware), sharing the stored-item form and the timing.
 //!
 //! Uploads are vehicle-driven: after MISSION_COUNT the vehicle requests each
 //! item with MISSION_REQUEST_INT, re-requests after 250 ms of silence and
@@ -26,6 +28,8 @@ use num_traits::FromPrimitive;
 
 use crate::mission::commands;
 use crate::wire::MissionItemIn;
+
+pub mod client;
 
 /// Time between item re-requests.
 pub const RETRY_INTERVAL: Duration = Duration::from_millis(250);
@@ -56,7 +60,8 @@ impl ListType {
         }
     }
 
-    fn mav(self) -> MavMissionType {
+    /// As MAV_MISSION_TYPE.
+    pub fn mav(self) -> MavMissionType {
         match self {
             ListType::Mission => MavMissionType::MAV_MISSION_TYPE_MISSION,
             ListType::Fence => MavMissionType::MAV_MISSION_TYPE_FENCE,
