@@ -3,4 +3,5 @@
 //! They see only controller types and MAVLink.
 
 pub mod ardupilot;
+pub mod ground_station;
 pub mod px4;
