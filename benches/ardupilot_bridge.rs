@@ -56,6 +56,7 @@ fn lockstep() -> (Lockstep, SocketAddr) {
         map: ChannelMap::quad_x(),
         give_up_after: Duration::from_secs(5),
         stop: None,
+        launched: false,
     })
     .expect("bind");
     let addr = bridge.local_addr().expect("addr");

@@ -18,6 +18,7 @@ pub mod bridge;
 pub mod controller;
 pub mod geo;
 pub mod guidance;
+pub mod metrics;
 pub mod mission;
 pub mod mission_protocol;
 pub mod physics;

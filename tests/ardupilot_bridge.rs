@@ -177,6 +177,7 @@ fn lockstep(scenario_json: &str, frame_rate_hz: u32) -> (Lockstep, SocketAddr) {
         map: ChannelMap::quad_x(),
         give_up_after: Duration::from_secs(5),
         stop: None,
+        launched: false,
     })
     .unwrap_or_else(|e| panic!("{e}"));
     let addr = bridge.local_addr().unwrap_or_else(|e| panic!("{e}"));

@@ -56,8 +56,8 @@ fn summary(out: &Output) -> Summary {
         .split_whitespace()
         .filter_map(|w| w.parse().ok())
         .collect();
-    let xt = line(&text, "cross-track error");
-    let tr = line(&text, "track vs truth");
+    let xt = line(&text, "path following");
+    let tr = line(&text, "cross-track");
     let fp = line(&text, "final position");
     Summary {
         completed: line(&text, "result").contains("mission completed"),

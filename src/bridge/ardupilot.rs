@@ -245,6 +245,8 @@ pub struct ArduPilotOptions {
     pub give_up_after: Duration,
     /// Set (e.g. by Ctrl-C) to stop waiting.
     pub stop: Option<&'static AtomicBool>,
+    /// mavsitl started ArduPilot itself: no "start it" advice while waiting.
+    pub launched: bool,
 }
 
 /// What the bridge has seen.
@@ -431,6 +433,10 @@ impl FlightController for ArduPilotBridge {
                             continue;
                         }
                         self.told_waiting = true;
+                        if self.opts.launched {
+                            tracing::info!("waiting for the ArduPilot mavsitl started");
+                            continue;
+                        }
                         tracing::warn!(
                             "waiting for ArduPilot on UDP {}: start it, e.g. `ardurover -S --model JSON:127.0.0.1 --defaults …` (it waits for a MAVLink connection on TCP 5760 first)",
                             self.opts.bind

@@ -76,6 +76,8 @@ pub struct Px4Options {
     pub rc: Option<RcSchedule>,
     /// Set (e.g. by Ctrl-C) to stop waiting.
     pub stop: Option<&'static AtomicBool>,
+    /// mavsitl started PX4 itself: no "start it in another terminal" advice.
+    pub launched: bool,
 }
 
 /// RC channel values over sim time, sent as RC_CHANNELS every `every_steps`
@@ -110,6 +112,7 @@ impl Px4Options {
             utc_epoch_us: 0,
             rc: None,
             stop: None,
+            launched: false,
         }
     }
 }
@@ -448,6 +451,10 @@ impl Px4Bridge {
             }
             if self.opts.stop.is_some_and(|f| f.load(Ordering::Relaxed)) {
                 return Err(ControllerError::Disconnected("interrupted".into()));
+            }
+            if !told && self.opts.launched {
+                tracing::info!("waiting for the PX4 mavsitl started to connect");
+                told = true;
             }
             if !told {
                 tracing::warn!(

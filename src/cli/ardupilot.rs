@@ -3,27 +3,30 @@
 
 use std::io::Write as _;
 use std::net::{IpAddr, SocketAddr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
 use mavsitl::bridge::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap, RESTARTED};
+use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
+use super::firmware::{FirmwareFlight, FirmwareFlightArgs};
 use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{parse_speedup, Pacer, Speedup};
+use super::launch::LaunchSpec;
 use super::CliError;
 use super::NextTick;
 
 /// Arguments of `mavsitl ardupilot`.
 #[derive(Debug, Args)]
 pub struct ArduPilotArgs {
-    /// Vehicle when no scenario is given.
-    #[arg(long, value_enum, default_value_t = VehicleArg::Boat)]
-    pub vehicle: VehicleArg,
+    /// Vehicle when no scenario is given (default: the plan's kind, else a boat).
+    #[arg(long, value_enum)]
+    pub vehicle: Option<VehicleArg>,
 
     /// The simulated world.
     #[command(flatten)]
@@ -61,9 +64,156 @@ pub struct ArduPilotArgs {
     #[arg(long, value_name = "S")]
     pub duration: Option<f64>,
 
-    /// Write recordings (ground truth, sensors).
+    /// Write recordings (ground truth, sensors); with a launched ArduPilot
+    /// also firmware.log, with --mission also mission_events.csv and
+    /// statustext.csv.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+
+    /// Start ArduPilot SITL: an ArduPilot checkout with build/sitl/bin/
+    /// (`./waf configure --board sitl && ./waf copter rover`), whose
+    /// Tools/autotest/default_params give the stock defaults, or a SITL binary
+    /// (then the stock defaults come from --defaults).
+    #[arg(long, value_name = "PATH", env = "ARDUPILOT_HOME")]
+    pub ardupilot: Option<PathBuf>,
+
+    /// ArduPilot's stock parameter files (comma-separated) when --ardupilot
+    /// names a binary; mavsitl's own (firmware_configs/ardupilot) follow them.
+    #[arg(long, value_name = "FILES")]
+    pub defaults: Option<String>,
+
+    /// A flight in one command.
+    #[command(flatten)]
+    pub flight: FirmwareFlightArgs,
+}
+
+/// mavsitl's ArduPilot parameter files, built into the binary.
+const QUAD_PARM: &str = include_str!("../../firmware_configs/ardupilot/quad.parm");
+const BOAT_PARM: &str = include_str!("../../firmware_configs/ardupilot/boat.parm");
+
+/// The SITL binary and the stock defaults for the vehicle.
+fn ardupilot_files(
+    args: &ArduPilotArgs,
+    path: &Path,
+    multicopter: bool,
+) -> Result<(PathBuf, Option<String>), CliError> {
+    // Absolute paths: ArduPilot runs in its own working directory.
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let user_defaults = args.defaults.as_ref().map(|d| {
+        d.split(',')
+            .map(|f| abs(Path::new(f)).display().to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+    let path = &abs(path);
+    let (binary, stock) = if multicopter {
+        ("arducopter", "copter.parm")
+    } else {
+        ("ardurover", "rover.parm")
+    };
+    if path.is_dir() {
+        let bin = path.join("build/sitl/bin").join(binary);
+        if !bin.is_file() {
+            return Err(CliError::input(
+                format!(
+                    "--ardupilot {}: no build/sitl/bin/{binary} there",
+                    path.display()
+                ),
+                format!(
+                    "build it in the checkout: ./waf configure --board sitl && ./waf {}",
+                    &binary[4..]
+                ),
+            ));
+        }
+        let defaults = path.join("Tools/autotest/default_params").join(stock);
+        let stock = match user_defaults {
+            Some(d) => Some(d),
+            None if defaults.is_file() => Some(defaults.display().to_string()),
+            None => None,
+        };
+        return Ok((bin, stock));
+    }
+    if !path.is_file() {
+        return Err(CliError::input(
+            format!("--ardupilot {}: no such file or directory", path.display()),
+            "an ArduPilot checkout with build/sitl/bin, or a SITL binary",
+        ));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let other = if multicopter { "rover" } else { "copter" };
+    if name.contains(other) {
+        return Err(CliError::input(
+            format!(
+                "--ardupilot {}: a {other} binary, but the simulated vehicle is a {}",
+                path.display(),
+                if multicopter { "quad" } else { "boat" }
+            ),
+            format!(
+                "use {binary}, or --vehicle {}",
+                if multicopter { "boat" } else { "quad" }
+            ),
+        ));
+    }
+    Ok((path.to_path_buf(), user_defaults))
+}
+
+/// How to start ArduPilot: the SITL binary with the JSON backend, its own
+/// pacing at --speedup, the home, the stock defaults plus ours, instance N,
+/// in a fresh working directory (no eeprom.bin from an earlier run).
+fn launch_spec(
+    path: &Path,
+    args: &ArduPilotArgs,
+    inputs: &FlightInputs,
+    multicopter: bool,
+) -> Result<LaunchSpec, CliError> {
+    let (program, stock) = ardupilot_files(args, path, multicopter)?;
+    let ours = "mavsitl.parm";
+    let defaults = match stock {
+        Some(s) => format!("{s},{ours}"),
+        None => ours.to_string(),
+    };
+    let h = &inputs.scenario.home;
+    let speed = match args.speedup {
+        Some(Speedup::Factor(k)) => k,
+        // As fast as it goes: ArduPilot paces itself at --speedup, mavsitl
+        // answers each frame at once.
+        _ => 1000.0,
+    };
+    let workdir = super::launch::scratch_dir("ardupilot", args.instance);
+    let log = match &args.record {
+        Some(dir) => dir.join("firmware.log"),
+        None => workdir.join("firmware.log"),
+    };
+    Ok(LaunchSpec {
+        name: "ArduPilot",
+        program,
+        args: [
+            "-S".to_string(),
+            "--model".into(),
+            format!("JSON:{}", args.bind),
+            "--speedup".into(),
+            speed.to_string(),
+            "--home".into(),
+            format!("{},{},{},{}", h.lat_deg, h.lon_deg, h.alt_m, h.heading_deg),
+            "--defaults".into(),
+            defaults,
+            format!("-I{}", args.instance),
+        ]
+        .into_iter()
+        .map(Into::into)
+        .collect(),
+        env: Vec::new(),
+        workdir,
+        keep_workdir: args.flight.keep_workdir,
+        log,
+        files: vec![(
+            ours.to_string(),
+            if multicopter { QUAD_PARM } else { BOAT_PARM }.to_string(),
+        )],
+    })
 }
 
 fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep, CliError> {
@@ -104,14 +254,9 @@ fn physics_rate_for(scenario_hz: u32, frame_rate: u32) -> u32 {
     scenario_hz.div_ceil(frame_rate).max(1) * frame_rate
 }
 
-/// Runs `mavsitl ardupilot`.
-pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
-    let inputs = args.world.load(args.vehicle)?;
-    let scenario = &inputs.scenario;
-    let multicopter = scenario
-        .vehicles
-        .first()
-        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+/// The frame rate: --frame-rate, else the vehicle's default; refused when a
+/// frame is not a whole number of microseconds.
+fn frame_rate_of(args: &ArduPilotArgs, multicopter: bool) -> Result<u32, CliError> {
     let frame_rate = args.frame_rate.unwrap_or(if multicopter {
         QUAD_FRAME_RATE_HZ
     } else {
@@ -126,6 +271,53 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             "set SIM_RATE_HZ in ArduPilot to the same rate",
         ));
     }
+    Ok(frame_rate)
+}
+
+/// What to run in another terminal, when ArduPilot is not launched here.
+fn print_instructions(
+    args: &ArduPilotArgs,
+    inputs: &FlightInputs,
+    opts: &ArduPilotOptions,
+    multicopter: bool,
+) {
+    let h = &inputs.scenario.home;
+    println!(
+        "mavsitl ardupilot: {} on UDP {} at {} Hz; start ArduPilot in another terminal:",
+        if multicopter { "quad" } else { "boat" },
+        opts.bind,
+        opts.frame_rate_hz
+    );
+    println!(
+        "  {} -S --model JSON:{} --home {},{},{},{} --defaults <ardupilot>/Tools/autotest/default_params/{}.parm,firmware_configs/ardupilot/{}.parm -I{}",
+        if multicopter { "arducopter" } else { "ardurover" },
+        args.bind,
+        h.lat_deg,
+        h.lon_deg,
+        h.alt_m,
+        h.heading_deg,
+        if multicopter { "copter" } else { "rover" },
+        if multicopter { "quad" } else { "boat" },
+        args.instance
+    );
+    if args.flight.mission.is_none() {
+        println!("  then connect MAVProxy or QGroundControl to ArduPilot's TCP {} (it waits for that before it runs)", 5760 + 10 * args.instance as u32);
+    }
+    println!("  (or let mavsitl start it: --ardupilot <ArduPilot checkout>)");
+    let _ = std::io::stdout().flush();
+}
+
+/// Runs `mavsitl ardupilot`.
+pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
+    let mut inputs =
+        args.world
+            .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Boat)?;
+    let multicopter = inputs
+        .scenario
+        .vehicles
+        .first()
+        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+    let frame_rate = frame_rate_of(&args, multicopter)?;
     let opts = ArduPilotOptions {
         bind: SocketAddr::new(args.bind, 9002 + 10 * args.instance as u16),
         frame_rate_hz: frame_rate,
@@ -135,9 +327,9 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             ChannelMap::rover()
         },
         give_up_after: Duration::from_secs_f64(args.timeout.max(0.1)),
-        stop: Some(&super::INTERRUPTED),
+        stop: Some(&super::STOP_RUN),
+        launched: args.ardupilot.is_some(),
     };
-    let mut inputs = inputs;
     inputs.scenario.physics_rate_hz = physics_rate_for(inputs.scenario.physics_rate_hz, frame_rate);
     // ArduPilot takes one IMU sample per frame: sample the IMU model at the
     // frame rate, so every reply carries a fresh noisy sample.
@@ -156,39 +348,34 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::input(e.to_string(), ""))?;
     let mut recorder =
         super::open_recorder(args.record.as_deref(), scenario, ls.sim(), ExportFrame::Ned)?;
-    let h = &scenario.home;
-    println!(
-        "mavsitl ardupilot: {} on UDP {} at {frame_rate} Hz; start ArduPilot in another terminal:",
-        if multicopter { "quad" } else { "boat" },
-        opts.bind
-    );
-    println!(
-        "  {} -S --model JSON:{} --home {},{},{},{} --defaults <ardupilot>/Tools/autotest/default_params/{}.parm,firmware_configs/ardupilot/{}.parm -I{}",
-        if multicopter { "arducopter" } else { "ardurover" },
-        args.bind,
-        h.lat_deg,
-        h.lon_deg,
-        h.alt_m,
-        h.heading_deg,
-        if multicopter { "copter" } else { "rover" },
-        if multicopter { "quad" } else { "boat" },
-        args.instance
-    );
-    println!("  then connect MAVProxy or QGroundControl to ArduPilot's TCP {} (it waits for that before it runs)", 5760 + 10 * args.instance as u32);
-    let _ = std::io::stdout().flush();
+    let launch = match &args.ardupilot {
+        Some(path) => Some(launch_spec(path, &args, &inputs, multicopter)?),
+        None => {
+            print_instructions(&args, &inputs, &opts, multicopter);
+            None
+        }
+    };
+    let mut flight = FirmwareFlight::start(
+        if multicopter {
+            Dialect::ArduCopter
+        } else {
+            Dialect::ArduRover
+        },
+        args.instance,
+        &inputs,
+        &args.flight,
+        launch,
+        ls.sim().world().frame(),
+    )?;
     let end = args.duration.map(SimTime::from_secs_f64);
     let mut pacer = Pacer::new(args.speedup.unwrap_or(Speedup::Max), SimTime::ZERO);
     let wall = Instant::now();
     let mut restarts = 0u32;
     let mut recording = true;
-    let mut outcome: Result<(), String> = Ok(());
-    loop {
+    let outcome: Result<(), String> = loop {
         match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
-            NextTick::Interrupted => {
-                outcome = Err("interrupted".into());
-                break;
-            }
-            NextTick::Ended => break,
+            NextTick::Interrupted => break Err("interrupted".into()),
+            NextTick::Ended => break Ok(()),
             NextTick::Wait(d) => {
                 std::thread::sleep(d);
                 continue;
@@ -199,34 +386,46 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             (Some(r), true) => ls.tick(r),
             _ => ls.tick(&mut ()),
         };
-        if let Err(e) = step {
-            let msg = e.to_string();
-            if super::interrupted() {
-                outcome = Err("interrupted".into());
-                break;
-            }
-            if msg.contains(RESTARTED) || args.wait_reconnect {
-                restarts += 1;
-                eprintln!("{msg}: the simulation restarts from the scenario's start");
-                if recording && recorder.is_some() {
-                    eprintln!("note: recordings cover the run up to the restart");
-                    recording = false;
-                }
-                drop(ls);
-                ls = build(&inputs, &opts)?;
-                pacer.restart(SimTime::ZERO);
-                continue;
-            }
-            outcome = Err(msg);
-            break;
+        let msg = match step {
+            Ok(()) => match flight.after_tick(ls.sim()) {
+                Some(o) => break o,
+                None => continue,
+            },
+            Err(_) if super::interrupted() => break Err("interrupted".into()),
+            Err(e) => e.to_string(),
+        };
+        if flight.launched() || flight.flies_mission() {
+            break Err(flight.explain(msg));
         }
-    }
+        if !(msg.contains(RESTARTED) || args.wait_reconnect) {
+            break Err(msg);
+        }
+        restarts += 1;
+        eprintln!("{msg}: the simulation restarts from the scenario's start");
+        if recording && recorder.is_some() {
+            eprintln!("note: recordings cover the run up to the restart");
+            recording = false;
+        }
+        drop(ls);
+        ls = build(&inputs, &opts)?;
+        pacer.restart(SimTime::ZERO);
+    };
     if let Some(r) = recorder.as_mut() {
         r.finish(ls.sim(), outcome.is_ok())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
     let t = ls.sim().time().as_secs_f64();
-    println!("mavsitl ardupilot stopped");
+    let title = format!(
+        "mavsitl ardupilot {} ({}, seed {})",
+        inputs.mission_name,
+        if multicopter { "quad" } else { "boat" },
+        inputs.scenario.seed
+    );
+    let summary = flight.flies_mission();
+    flight.finish(ls.sim(), &outcome, args.record.as_deref(), title);
+    if !summary {
+        println!("mavsitl ardupilot stopped");
+    }
     println!(
         "  sim time            {t:.1} s ({:.1}x real time), {restarts} restart(s)",
         t / wall.elapsed().as_secs_f64().max(1e-9)

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use nalgebra::Vector3;
 
 use mavsitl::autopilot::{setup, StatusHandle};
 use mavsitl::geo::ExportFrame;
+use mavsitl::metrics::{FlightMetrics, PlannedLegs};
 use mavsitl::mission::Mission;
 use mavsitl::record::Recorder;
 use mavsitl::scenario::{Home, Scenario, ScenarioSource};
@@ -16,6 +16,7 @@ use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::gcs::{GcsArgs, GcsSession, Pacer};
+use super::summary::FlightSummary;
 use super::{home, CliError};
 
 /// Which vehicle flies when no scenario is given.
@@ -88,26 +89,22 @@ const QUAD_SCENARIO: &str =
     r#"{"vehicles":[{"name":"quad","kind":"multirotor","airframe":"generic_quad"}]}"#;
 const BOAT_SCENARIO: &str = r#"{"vehicles":[{"name":"boat","kind":"boat","airframe":"usv_twin"}]}"#;
 
-/// Flight statistics from ground truth.
+/// Path following on SimpleFlight's own estimate (the ground-truth rows
+/// are the shared [`FlightMetrics`]).
 #[derive(Debug, Default)]
 struct Stats {
-    distance_m: f64,
-    max_speed_m_s: f64,
     xtrack_sq: f64,
     xtrack_n: u64,
     xtrack_max_m: f64,
-    truth_xtrack_sq: f64,
-    truth_xtrack_max_m: f64,
-    takeoff_truth: Option<Vector3<f64>>,
     est_sq: f64,
     est_n: u64,
-    last_pos: Option<Vector3<f64>>,
-    crashed: Option<String>,
 }
 
 struct FlyObserver<'a> {
     status: StatusHandle,
     stats: Stats,
+    legs: PlannedLegs,
+    metrics: FlightMetrics,
     recorder: Option<&'a mut Recorder>,
     est_csv: Option<std::io::BufWriter<std::fs::File>>,
 }
@@ -119,28 +116,17 @@ impl Observer for FlyObserver<'_> {
         };
         let t = v.ground_truth();
         let st = self.status.borrow();
-        if let Some(p) = self.stats.last_pos {
-            self.stats.distance_m += (t.pos_ned_m - p).norm();
-        }
-        self.stats.last_pos = Some(t.pos_ned_m);
-        self.stats.max_speed_m_s = self.stats.max_speed_m_s.max(t.vel_ned_m_s.norm());
-        if st.armed && self.stats.takeoff_truth.is_none() {
-            self.stats.takeoff_truth = Some(t.pos_ned_m);
-        }
+        let on_mission = st.armed && !st.finished && !st.landed;
+        self.metrics.sample(&t, on_mission, &self.legs);
         if let (Some((o, d)), Some(e)) = (st.leg, st.estimate) {
             let track = (d - o).xy();
             if track.norm() > 1.0 {
                 let u = track.normalize();
-                let off = |p: &Vector3<f64>| {
-                    let rel = (p - o).xy();
-                    (rel.x * u.y - rel.y * u.x).abs()
-                };
-                let (x, xt) = (off(&e.pos_ned_m), off(&t.pos_ned_m));
+                let rel = (e.pos_ned_m - o).xy();
+                let x = (rel.x * u.y - rel.y * u.x).abs();
                 self.stats.xtrack_sq += x * x;
                 self.stats.xtrack_n += 1;
                 self.stats.xtrack_max_m = self.stats.xtrack_max_m.max(x);
-                self.stats.truth_xtrack_sq += xt * xt;
-                self.stats.truth_xtrack_max_m = self.stats.truth_xtrack_max_m.max(xt);
             }
         }
         if let Some(e) = st.estimate {
@@ -171,15 +157,6 @@ impl Observer for FlyObserver<'_> {
             }
         }
         drop(st);
-        if self.stats.crashed.is_none() {
-            let tilt = (t.att_ned_frd * Vector3::z()).z.acos().to_degrees();
-            if tilt > 80.0 {
-                self.stats.crashed = Some(format!(
-                    "vehicle flipped ({tilt:.0}° tilt) at {}",
-                    sim.time()
-                ));
-            }
-        }
         match self.recorder.as_deref_mut() {
             Some(r) => r.on_tick(sim),
             None => Ok(()),
@@ -227,12 +204,20 @@ pub struct WorldArgs {
 }
 
 impl WorldArgs {
-    /// The scenario (or the built-in `vehicle`) with home and seed applied.
-    pub(super) fn load(&self, vehicle: VehicleArg) -> Result<FlightInputs, CliError> {
+    /// The scenario (or the built-in vehicle) with home and seed applied,
+    /// and the plan to fly if any: the vehicle is `vehicle`, else the plan's
+    /// kind, else `fallback`; home is the plan's unless the command line or
+    /// the scenario gives one.
+    pub(super) fn load(
+        &self,
+        vehicle: Option<VehicleArg>,
+        mission: Option<&PathBuf>,
+        fallback: VehicleArg,
+    ) -> Result<FlightInputs, CliError> {
         load_inputs(
             &InputArgs {
-                mission: None,
-                vehicle: Some(vehicle),
+                mission,
+                vehicle: vehicle.or(mission.is_none().then_some(fallback)),
                 scenario: self.scenario.as_ref(),
                 seed: self.seed,
                 home: self.home,
@@ -406,6 +391,8 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     let mut obs = FlyObserver {
         status: status.clone(),
         stats: Stats::default(),
+        legs: PlannedLegs::new(&inputs.mission, lockstep.sim().world().frame()),
+        metrics: FlightMetrics::default(),
         recorder: recorder.as_mut(),
         est_csv,
     };
@@ -441,8 +428,8 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
             outcome = Err(f.clone());
             break;
         }
-        if let Some(c) = &obs.stats.crashed {
-            outcome = Err(format!("crash: {c}"));
+        if let Some(c) = &obs.metrics.crashed {
+            outcome = Err(format!("crash: {c} at {}", lockstep.sim().time()));
             break;
         }
         let now = lockstep.sim().time();
@@ -476,6 +463,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         let _ = w.flush();
     }
     let stats = std::mem::take(&mut obs.stats);
+    let metrics = std::mem::take(&mut obs.metrics);
     drop(obs);
     if let Some(dir) = &args.record {
         let mut s = String::from("#timestamp [ns],event,item,detail\n");
@@ -496,49 +484,31 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     }
     // Summary.
     let sim = lockstep.sim();
-    let truth = sim.vehicles().first().map(|v| v.ground_truth());
-    let final_target = st.estimate.map(|_| ()).and(truth).map(|t| t.pos_ned_m);
-    let sim_s = sim.time().as_secs_f64();
     let reached: std::collections::BTreeSet<usize> = st.reached.iter().map(|(_, i)| *i).collect();
-    println!(
-        "mavsitl fly {mission_name} ({}, seed {})",
-        if multicopter { "quad" } else { "boat" },
-        scenario.seed
-    );
-    println!(
-        "  result              {}",
-        match &outcome {
-            Ok(()) => "mission completed".to_string(),
-            Err(e) => format!("FAILED: {e}"),
-        }
-    );
-    println!("  sim time            {sim_s:.1} s");
-    println!("  wall time           {wall_s:.2} s");
-    if wall_s > 0.0 {
-        println!("  real-time factor    {:.0}x", sim_s / wall_s);
+    FlightSummary {
+        title: format!(
+            "mavsitl fly {mission_name} ({}, seed {})",
+            if multicopter { "quad" } else { "boat" },
+            scenario.seed
+        ),
+        outcome: &outcome,
+        sim_s: sim.time().as_secs_f64(),
+        wall_s,
+        items: (reached.len(), total_nav),
+        metrics: &metrics,
     }
-    println!("  distance            {:.1} m", stats.distance_m);
-    println!("  items reached       {} / {}", reached.len(), total_nav);
+    .print();
     let n = stats.xtrack_n.max(1) as f64;
-    let xrms = (stats.xtrack_sq / n).sqrt();
-    let trms = (stats.truth_xtrack_sq / n).sqrt();
-    println!("  cross-track error   RMS {xrms:.3} m, max {:.3} m (path following, on the autopilot's estimate)", stats.xtrack_max_m);
     println!(
-        "  track vs truth      RMS {trms:.3} m, max {:.3} m (includes the navigation error)",
-        stats.truth_xtrack_max_m
+        "  path following      RMS {:.3} m, max {:.3} m (on the autopilot's estimate against the leg it flies)",
+        (stats.xtrack_sq / n).sqrt(),
+        stats.xtrack_max_m
     );
-    println!("  max speed           {:.2} m/s", stats.max_speed_m_s);
-    if let Some(p) = final_target {
-        let from_takeoff = stats
-            .takeoff_truth
-            .map_or(f64::NAN, |t0| (p - t0).xy().norm());
-        println!("  final position      N {:.2} E {:.2} D {:.2} m, {from_takeoff:.2} m from the take-off point", p.x, p.y, p.z);
-        if let (Some(e), Some(h)) = (st.estimate, st.home_ned) {
-            println!(
-                "  final vs home       {:.2} m (autopilot's estimate vs its home)",
-                (e.pos_ned_m - h).xy().norm()
-            );
-        }
+    if let (Some(e), Some(h)) = (st.estimate, st.home_ned) {
+        println!(
+            "  final vs home       {:.2} m (autopilot's estimate vs its home)",
+            (e.pos_ned_m - h).xy().norm()
+        );
     }
     let erms = if stats.est_n > 0 {
         (stats.est_sq / stats.est_n as f64).sqrt()

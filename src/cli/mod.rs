@@ -7,13 +7,16 @@
 //! prints.
 
 mod ardupilot;
+mod firmware;
 mod fly;
 mod gcs;
 mod home;
+mod launch;
 mod px4;
 mod replay;
 mod serve;
 mod sim;
+mod summary;
 
 use clap::{Parser, Subcommand};
 
@@ -113,10 +116,16 @@ fn open_recorder(
 /// flush their recordings and exit with code 130.
 pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Set when a run must stop at once: by Ctrl-C, by a launched firmware that
+/// exited, by a ground station that failed. Bridges watch it in their waits;
+/// the CLI then asks each part why.
+pub static STOP_RUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Installs the Ctrl-C handler (once; a second Ctrl-C while stopping is ignored).
 pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        STOP_RUN.store(true, std::sync::atomic::Ordering::SeqCst);
     });
 }
 

@@ -3,28 +3,31 @@
 
 use std::io::Write as _;
 use std::net::IpAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
+use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, RcSchedule, RESTARTED};
 use mavsitl::geo::ExportFrame;
 use mavsitl::record::Recorder;
 use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
+use super::firmware::{FirmwareFlight, FirmwareFlightArgs};
 use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{epoch_unix_us, parse_speedup, Pacer, Speedup};
+use super::launch::LaunchSpec;
 use super::CliError;
 use super::NextTick;
 
 /// Arguments of `mavsitl px4`.
 #[derive(Debug, Args)]
 pub struct Px4Args {
-    /// Vehicle when no scenario is given.
-    #[arg(long, value_enum, default_value_t = VehicleArg::Quad)]
-    pub vehicle: VehicleArg,
+    /// Vehicle when no scenario is given (default: the plan's kind, else a quad).
+    #[arg(long, value_enum)]
+    pub vehicle: Option<VehicleArg>,
 
     /// The simulated world.
     #[command(flatten)]
@@ -71,9 +74,121 @@ pub struct Px4Args {
     pub duration: Option<f64>,
 
     /// Write recordings (ground truth, sensors) plus actuators.csv (PX4's
-    /// outputs per step) and lockstep.csv (step counters).
+    /// outputs per step) and lockstep.csv (step counters); with a launched
+    /// PX4 also firmware.log, with --mission also mission_events.csv and
+    /// statustext.csv.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+
+    /// Start PX4 SITL from this build directory (PX4-Autopilot's
+    /// build/px4_sitl_default, made by `make px4_sitl`) instead of waiting for
+    /// a PX4 started by hand: a fresh working directory, the airframe's
+    /// parameters from firmware_configs/px4, the instance's ports and the home.
+    #[arg(long, value_name = "DIR", env = "PX4_BUILD_DIR")]
+    pub px4_build: Option<PathBuf>,
+
+    /// A flight in one command.
+    #[command(flatten)]
+    pub flight: FirmwareFlightArgs,
+}
+
+/// The PX4 parameter files (PX4_PARAM_* overrides for airframe 10016 or
+/// 50000), built into the binary so it runs from anywhere.
+const ENV_FILES: [(&str, &str); 3] = [
+    (
+        "generic_quad",
+        include_str!("../../firmware_configs/px4/generic_quad.env"),
+    ),
+    ("x500", include_str!("../../firmware_configs/px4/x500.env")),
+    (
+        "usv_twin",
+        include_str!("../../firmware_configs/px4/usv_twin.env"),
+    ),
+];
+
+/// The parameter file for `airframe` (name, text); generic_quad for an
+/// airframe without one.
+fn env_file(airframe: &str) -> (&'static str, &'static str) {
+    ENV_FILES
+        .iter()
+        .find(|(n, _)| *n == airframe)
+        .copied()
+        .unwrap_or(ENV_FILES[0])
+}
+
+/// The `export NAME=VALUE` lines of an env file.
+fn env_vars(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("export "))
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().trim_matches('"').to_string()))
+        .collect()
+}
+
+/// PX4's build directory from what the user gave: build/px4_sitl_default
+/// itself, or the PX4-Autopilot checkout above it.
+fn px4_build_dir(given: &Path) -> Result<PathBuf, CliError> {
+    // Absolute: PX4 runs in its own working directory.
+    let given_abs = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
+    let candidates = [given_abs.clone(), given_abs.join("build/px4_sitl_default")];
+    candidates
+        .into_iter()
+        .find(|d| d.join("bin/px4").is_file() && d.join("etc/init.d-posix/rcS").is_file())
+        .ok_or_else(|| {
+            CliError::input(
+                format!(
+                    "--px4-build {}: no PX4 SITL build there (bin/px4 and etc/init.d-posix/rcS)",
+                    given.display()
+                ),
+                "give PX4-Autopilot's build/px4_sitl_default, made by `make px4_sitl`",
+            )
+        })
+}
+
+/// How to start PX4: `bin/px4 -i N -d <build>/etc` in a fresh working
+/// directory (as PX4's sitl_multiple_run.sh does), with the airframe's
+/// variables, the home and the speed factor in the environment.
+fn launch_spec(
+    build: &Path,
+    args: &Px4Args,
+    inputs: &FlightInputs,
+    speedup: Speedup,
+) -> Result<LaunchSpec, CliError> {
+    let build = px4_build_dir(build)?;
+    let airframe = inputs
+        .scenario
+        .vehicles
+        .first()
+        .map_or("", |v| v.airframe.as_str());
+    let (_, text) = env_file(airframe);
+    let mut env = env_vars(text);
+    let h = &inputs.scenario.home;
+    env.push(("PX4_HOME_LAT".into(), h.lat_deg.to_string()));
+    env.push(("PX4_HOME_LON".into(), h.lon_deg.to_string()));
+    env.push(("PX4_HOME_ALT".into(), h.alt_m.to_string()));
+    if let Speedup::Factor(k) = speedup {
+        env.push(("PX4_SIM_SPEED_FACTOR".into(), k.to_string()));
+    }
+    let workdir = super::launch::scratch_dir("px4", args.instance);
+    let log = match &args.record {
+        Some(dir) => dir.join("firmware.log"),
+        None => workdir.join("firmware.log"),
+    };
+    Ok(LaunchSpec {
+        name: "PX4",
+        program: build.join("bin/px4"),
+        args: vec![
+            "-i".into(),
+            args.instance.to_string().into(),
+            "-d".into(),
+            build.join("etc").into_os_string(),
+        ],
+        env,
+        workdir,
+        keep_workdir: args.flight.keep_workdir,
+        log,
+        files: Vec::new(),
+    })
 }
 
 /// Writes PX4's commands per step.
@@ -121,15 +236,15 @@ fn build(inputs: &FlightInputs, port: &Px4Port, opts: &Px4Options) -> Result<Loc
     Ok(ls)
 }
 
-/// Runs `mavsitl px4`.
-pub fn run(args: Px4Args) -> Result<(), CliError> {
-    let inputs = args.world.load(args.vehicle)?;
+/// The bridge's options from the command line and the scenario.
+fn options(args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
     let scenario = &inputs.scenario;
     let mut opts = Px4Options::new(args.bind, args.instance);
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
     opts.give_up_after = Duration::from_secs_f64(args.px4_timeout.max(0.1));
     opts.utc_epoch_us = epoch_unix_us(scenario);
-    opts.stop = Some(&super::INTERRUPTED);
+    opts.stop = Some(&super::STOP_RUN);
+    opts.launched = args.px4_build.is_some();
     opts.rc = scenario
         .vehicles
         .first()
@@ -142,74 +257,65 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
                 .map(|p| (SimTime::from_secs_f64(p.t_s), p.channels.clone()))
                 .collect(),
         });
-    let port = if args.udp {
-        let px4 = std::net::SocketAddr::new(args.bind, 14560 + args.instance as u16);
-        opts.listen = px4;
-        Px4Socket::udp(
-            "0.0.0.0:0".parse().map_err(|_| CliError::run("address"))?,
-            px4,
-        )
-        .map_err(|e| CliError::input(format!("cannot open UDP towards {px4}: {e}"), ""))?
-    } else {
-        Px4Socket::listen(opts.listen).map_err(|e| {
+    opts
+}
+
+/// The simulator port: listen on TCP 4560 + N, or (--udp) send to PX4's
+/// UDP 14560 + N.
+fn open_port(args: &Px4Args, opts: &mut Px4Options) -> Result<Px4Port, CliError> {
+    if !args.udp {
+        return Px4Socket::listen(opts.listen).map_err(|e| {
             CliError::input(
                 format!("cannot listen on TCP {}: {e}", opts.listen),
                 "another simulator (Gazebo, jMAVSim, mavsitl) may hold it: use --instance N",
             )
-        })?
-    };
-    let speedup = match args.speedup {
-        Some(s) => s,
-        None => match std::env::var("PX4_SIM_SPEED_FACTOR") {
-            Ok(v) => parse_speedup(&v).map_err(|e| {
-                CliError::input(format!("PX4_SIM_SPEED_FACTOR: {e}"), "a number such as 2")
-            })?,
-            Err(_) => Speedup::Max,
-        },
-    };
-    let mut ls = build(&inputs, &port, &opts)?;
-    let rate = PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder =
-        super::open_recorder(args.record.as_deref(), scenario, ls.sim(), ExportFrame::Ned)?;
-    let channels = if matches!(args.vehicle, VehicleArg::Boat) {
-        3
-    } else {
-        8
-    };
-    let actuators = match &args.record {
-        Some(dir) => {
-            let f = std::fs::File::create(dir.join("actuators.csv"))
-                .map_err(|e| CliError::run(e.to_string()))?;
-            let mut w = std::io::BufWriter::new(f);
-            let header: Vec<String> = (0..channels).map(|i| format!("u{i} []")).collect();
-            let _ = writeln!(w, "#timestamp [ns],{}", header.join(","));
-            Some(w)
-        }
-        None => None,
-    };
-    let mut obs = Px4Observer {
-        recorder: recorder.as_mut(),
-        actuators,
-        channels,
-    };
+        });
+    }
+    let px4 = std::net::SocketAddr::new(args.bind, 14560 + args.instance as u16);
+    opts.listen = px4;
+    Px4Socket::udp(
+        "0.0.0.0:0".parse().map_err(|_| CliError::run("address"))?,
+        px4,
+    )
+    .map_err(|e| CliError::input(format!("cannot open UDP towards {px4}: {e}"), ""))
+}
+
+/// --speedup, else PX4_SIM_SPEED_FACTOR, else as fast as PX4 answers.
+fn speedup_of(args: &Px4Args) -> Result<Speedup, CliError> {
+    if let Some(s) = args.speedup {
+        return Ok(s);
+    }
+    match std::env::var("PX4_SIM_SPEED_FACTOR") {
+        Ok(v) => parse_speedup(&v).map_err(|e| {
+            CliError::input(format!("PX4_SIM_SPEED_FACTOR: {e}"), "a number such as 2")
+        }),
+        Err(_) => Ok(Speedup::Max),
+    }
+}
+
+fn speed_text(speedup: Speedup) -> String {
+    match speedup {
+        Speedup::Max => "as fast as PX4 answers".to_string(),
+        Speedup::Factor(k) => format!("{k}x real time"),
+    }
+}
+
+/// What to run in another terminal, when PX4 is not launched here.
+fn print_instructions(args: &Px4Args, inputs: &FlightInputs, opts: &Px4Options, speedup: Speedup) {
+    let airframe = inputs
+        .scenario
+        .vehicles
+        .first()
+        .map_or("", |v| v.airframe.as_str());
     println!(
-        "mavsitl px4: {} {} {} for PX4 SITL ({}); start PX4 in another terminal:",
-        inputs
-            .scenario
-            .vehicles
-            .first()
-            .map_or("vehicle", |v| v.airframe.as_str()),
+        "mavsitl px4: {airframe} {} {} for PX4 SITL ({}); start PX4 in another terminal:",
         if args.udp {
             "sending over UDP to"
         } else {
             "listening on TCP"
         },
         opts.listen,
-        match speedup {
-            Speedup::Max => "as fast as PX4 answers".to_string(),
-            Speedup::Factor(k) => format!("{k}x real time"),
-        }
+        speed_text(speedup)
     );
     if args.udp {
         println!(
@@ -217,19 +323,12 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
             opts.listen.port()
         );
     }
-    // The PX4 parameter file for the airframe flown, where there is one.
-    let airframe = inputs
-        .scenario
-        .vehicles
-        .first()
-        .map_or("", |v| v.airframe.as_str());
-    let env = match airframe {
-        "generic_quad" | "x500" | "usv_twin" => airframe,
-        _ => {
-            println!("  (no PX4 parameter file for airframe '{airframe}': generic_quad.env is the nearest start)");
-            "generic_quad"
-        }
-    };
+    let (env, _) = env_file(airframe);
+    if env != airframe {
+        println!(
+            "  (no PX4 parameter file for airframe '{airframe}': {env}.env is the nearest start)"
+        );
+    }
     println!(
         "  source firmware_configs/px4/{env}.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d{}",
         if args.instance > 0 {
@@ -238,20 +337,99 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
             String::new()
         }
     );
+    println!("  (or let mavsitl start it: --px4-build PX4-Autopilot/build/px4_sitl_default)");
     let _ = std::io::stdout().flush();
+}
+
+/// A PX4 started by hand went away: wait for it to connect again (within
+/// --px4-timeout, or forever with --wait-reconnect). Whether it came back.
+fn wait_for_return(args: &Px4Args, port: &Px4Port, opts: &Px4Options, msg: &str) -> bool {
+    eprintln!("{msg}; waiting for PX4 to connect again");
+    let start = Instant::now();
+    // In slices of a second, so Ctrl-C is heard.
+    loop {
+        if port
+            .borrow_mut()
+            .wait_for_connection(Some(Duration::from_secs(1)))
+        {
+            return true;
+        }
+        if super::interrupted() || (!args.wait_reconnect && start.elapsed() >= opts.give_up_after) {
+            return false;
+        }
+    }
+}
+
+/// The actuators recording: PX4's outputs every step.
+fn actuator_writer(
+    args: &Px4Args,
+    channels: usize,
+) -> Result<Option<std::io::BufWriter<std::fs::File>>, CliError> {
+    let Some(dir) = &args.record else {
+        return Ok(None);
+    };
+    let f = std::fs::File::create(dir.join("actuators.csv"))
+        .map_err(|e| CliError::run(e.to_string()))?;
+    let mut w = std::io::BufWriter::new(f);
+    let header: Vec<String> = (0..channels).map(|i| format!("u{i} []")).collect();
+    let _ = writeln!(w, "#timestamp [ns],{}", header.join(","));
+    Ok(Some(w))
+}
+
+/// Runs `mavsitl px4`.
+pub fn run(args: Px4Args) -> Result<(), CliError> {
+    let inputs = args
+        .world
+        .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Quad)?;
+    if args.udp && args.px4_build.is_some() {
+        return Err(CliError::input(
+            "--udp cannot be used with --px4-build: PX4's stock start-up connects over TCP",
+            "leave out --udp",
+        ));
+    }
+    let scenario = &inputs.scenario;
+    let mut opts = options(&args, &inputs);
+    let port = open_port(&args, &mut opts)?;
+    let speedup = speedup_of(&args)?;
+    let mut ls = build(&inputs, &port, &opts)?;
+    let rate = PhysicsRate::new(scenario.physics_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), ""))?;
+    let mut recorder =
+        super::open_recorder(args.record.as_deref(), scenario, ls.sim(), ExportFrame::Ned)?;
+    let boat = scenario
+        .vehicles
+        .first()
+        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Boat);
+    let channels = if boat { 3 } else { 8 };
+    let mut obs = Px4Observer {
+        recorder: recorder.as_mut(),
+        actuators: actuator_writer(&args, channels)?,
+        channels,
+    };
+    let launch = match &args.px4_build {
+        Some(dir) => Some(launch_spec(dir, &args, &inputs, speedup)?),
+        None => {
+            print_instructions(&args, &inputs, &opts, speedup);
+            None
+        }
+    };
+    let mut flight = FirmwareFlight::start(
+        Dialect::Px4,
+        args.instance,
+        &inputs,
+        &args.flight,
+        launch,
+        ls.sim().world().frame(),
+    )?;
     let end = args.duration.map(SimTime::from_secs_f64);
     let mut pacer = Pacer::new(speedup, SimTime::ZERO);
     let wall = Instant::now();
     let mut restarts = 0u32;
     let mut recording = true;
-    let mut outcome: Result<(), String> = Ok(());
-    loop {
+    let outcome: Result<(), String> = loop {
         match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
-            NextTick::Interrupted => {
-                outcome = Err("interrupted".into());
-                break;
-            }
-            NextTick::Ended => break,
+            NextTick::Interrupted => break Err("interrupted".into()),
+            NextTick::Ended => break Ok(()),
             NextTick::Wait(d) => {
                 std::thread::sleep(d);
                 continue;
@@ -263,67 +441,44 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         } else {
             ls.tick(&mut ())
         };
-        match step {
-            Ok(()) => {}
-            Err(_) if super::interrupted() => {
-                outcome = Err("interrupted".into());
-                break;
-            }
-            Err(e) => {
-                let msg = e.to_string();
-                let restarted = msg.contains(RESTARTED);
-                {
-                    // PX4 went away (closed, or silent): a restarted PX4
-                    // connects again within --px4-timeout (forever with
-                    // --wait-reconnect).
-                    let back = restarted || {
-                        eprintln!("{msg}; waiting for PX4 to connect again");
-                        // In slices of a second, so Ctrl-C is heard.
-                        let start = Instant::now();
-                        loop {
-                            if port
-                                .borrow_mut()
-                                .wait_for_connection(Some(Duration::from_secs(1)))
-                            {
-                                break true;
-                            }
-                            if super::interrupted()
-                                || (!args.wait_reconnect && start.elapsed() >= opts.give_up_after)
-                            {
-                                break false;
-                            }
-                        }
-                    };
-                    if !back {
-                        outcome = Err(format!(
-                            "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",
-                            opts.give_up_after.as_secs_f64()
-                        ));
-                        break;
-                    }
-                    restarts += 1;
-                    if args.keep_state {
-                        eprintln!("PX4 is back: the vehicle keeps its state");
-                        let frame = *ls.sim().world().frame();
-                        ls.detach(0);
-                        ls.attach(
-                            0,
-                            Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
-                        )
-                        .map_err(|e| CliError::run(e.to_string()))?;
-                    } else {
-                        eprintln!("PX4 is back: the simulation restarts from the scenario's start");
-                        if recording {
-                            eprintln!("note: recordings cover the run up to the restart");
-                            recording = false;
-                        }
-                        ls = build(&inputs, &port, &opts)?;
-                        pacer.restart(SimTime::ZERO);
-                    }
-                }
-            }
+        let msg = match step {
+            Ok(()) => match flight.after_tick(ls.sim()) {
+                Some(o) => break o,
+                None => continue,
+            },
+            Err(_) if super::interrupted() => break Err("interrupted".into()),
+            Err(e) => e.to_string(),
+        };
+        if flight.launched() || flight.flies_mission() {
+            // Nothing to wait for: the cause ends the run.
+            break Err(flight.explain(msg));
         }
-    }
+        if !msg.contains(RESTARTED) && !wait_for_return(&args, &port, &opts, &msg) {
+            break Err(format!(
+                "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",
+                opts.give_up_after.as_secs_f64()
+            ));
+        }
+        restarts += 1;
+        if args.keep_state {
+            eprintln!("PX4 is back: the vehicle keeps its state");
+            let frame = *ls.sim().world().frame();
+            ls.detach(0);
+            ls.attach(
+                0,
+                Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
+            )
+            .map_err(|e| CliError::run(e.to_string()))?;
+        } else {
+            eprintln!("PX4 is back: the simulation restarts from the scenario's start");
+            if recording {
+                eprintln!("note: recordings cover the run up to the restart");
+                recording = false;
+            }
+            ls = build(&inputs, &port, &opts)?;
+            pacer.restart(SimTime::ZERO);
+        }
+    };
     if let Some(w) = obs.actuators.as_mut() {
         let _ = w.flush();
     }
@@ -343,12 +498,22 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    println!("mavsitl px4 stopped");
-    println!(
-        "  sim time            {:.1} s ({:.1}x real time)",
-        sim.time().as_secs_f64(),
-        sim.time().as_secs_f64() / wall_s.max(1e-9)
+    let title = format!(
+        "mavsitl px4 {} ({}, seed {})",
+        inputs.mission_name,
+        if boat { "boat" } else { "quad" },
+        scenario.seed
     );
+    let summary = flight.flies_mission();
+    flight.finish(sim, &outcome, args.record.as_deref(), title);
+    if !summary {
+        println!("mavsitl px4 stopped");
+        println!(
+            "  sim time            {:.1} s ({:.1}x real time)",
+            sim.time().as_secs_f64(),
+            sim.time().as_secs_f64() / wall_s.max(1e-9)
+        );
+    }
     println!(
         "  lockstep steps      {} sent, {} answered, {} missed, {} stale",
         st.steps, st.answered, st.missed, st.stale

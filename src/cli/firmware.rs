@@ -1,0 +1,294 @@
+//! What `px4` and `ardupilot` share for a flight in one command: the firmware
+//! launched as a child process, mavsitl as its ground station flying a plan,
+//! and the flight summary measured on ground truth as `fly` measures it.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+
+use mavsitl::bridge::ground_station::link::{FirmwareAddr, GroundStationHandle, LinkOptions};
+use mavsitl::bridge::ground_station::{Firmware as Dialect, GroundStationConfig, GsEvent, Phase};
+use mavsitl::metrics::{FlightMetrics, PlannedLegs};
+use mavsitl::mission_protocol::StoredItem;
+use mavsitl::sim::Simulation;
+use mavsitl::time::SimTime;
+
+use super::fly::FlightInputs;
+use super::launch::{Firmware, LaunchSpec};
+use super::summary::FlightSummary;
+use super::CliError;
+
+/// Options of a one-command firmware flight (`px4`, `ardupilot`).
+#[derive(Debug, Args, Clone)]
+pub struct FirmwareFlightArgs {
+    /// Fly this plan (QGroundControl .plan or WPL): mavsitl is the firmware's
+    /// ground station — it waits for the pre-arm checks, uploads, arms, starts
+    /// the mission, follows it to the end and prints the flight summary.
+    #[arg(long, value_name = "PLAN")]
+    pub mission: Option<PathBuf>,
+
+    /// The firmware must be ready to arm within this long (sim time, and as
+    /// much wall time for a firmware that never starts), s.
+    #[arg(long, value_name = "S", default_value_t = 120.0)]
+    pub ready_timeout: f64,
+
+    /// Give the mission up after this much sim time, s.
+    #[arg(long, value_name = "S", default_value_t = 1800.0)]
+    pub mission_timeout: f64,
+
+    /// Relay the firmware's MAVLink to HOST:PORT and back (with --mission),
+    /// e.g. 127.0.0.1:14550 for QGroundControl to watch the flight.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub gcs_forward: Option<SocketAddr>,
+
+    /// Keep the launched firmware's scratch working directory (its
+    /// parameters, logs and mission store) instead of removing it.
+    #[arg(long)]
+    pub keep_workdir: bool,
+}
+
+/// The firmware's MAVLink port for a ground station, instance `n`.
+pub(super) fn gcs_addr(dialect: Dialect, instance: u8) -> FirmwareAddr {
+    match dialect {
+        // PX4's onboard link (what MAVSDK uses) sends to 14540 + N.
+        Dialect::Px4 => {
+            FirmwareAddr::Udp(SocketAddr::from(([127, 0, 0, 1], 14540 + instance as u16)))
+        }
+        // ArduPilot's SERIAL0 listens on TCP 5760 + 10 N.
+        Dialect::ArduCopter | Dialect::ArduRover => FirmwareAddr::Tcp(SocketAddr::from((
+            [127, 0, 0, 1],
+            5760 + 10 * instance as u16,
+        ))),
+    }
+}
+
+/// One flight of a firmware: the child process, the ground station, the
+/// metrics, the record of events.
+pub(super) struct FirmwareFlight {
+    name: &'static str,
+    firmware: Option<Firmware>,
+    gs: Option<GroundStationHandle>,
+    clock: Arc<AtomicU64>,
+    legs: PlannedLegs,
+    metrics: FlightMetrics,
+    events: Vec<(SimTime, GsEvent)>,
+    armed: bool,
+    on_mission: bool,
+    mission_end: SimTime,
+    wall: Instant,
+}
+
+impl FirmwareFlight {
+    /// Starts the ground station (when flying a plan) and then the firmware
+    /// (when launching it).
+    pub fn start(
+        dialect: Dialect,
+        instance: u8,
+        inputs: &FlightInputs,
+        args: &FirmwareFlightArgs,
+        launch: Option<LaunchSpec>,
+        frame: &mavsitl::geo::LocalFrame,
+    ) -> Result<Self, CliError> {
+        let clock = Arc::new(AtomicU64::new(0));
+        let multicopter = inputs
+            .scenario
+            .vehicles
+            .first()
+            .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+        let gs = match &args.mission {
+            None => None,
+            Some(_) => {
+                let h = &inputs.scenario.home;
+                let cfg = GroundStationConfig {
+                    firmware: dialect,
+                    multicopter,
+                    mission: inputs
+                        .mission
+                        .items
+                        .iter()
+                        .map(StoredItem::from_mission_item)
+                        .collect(),
+                    home: (
+                        mavsitl::wire::deg_e7(h.lat_deg.to_radians()),
+                        mavsitl::wire::deg_e7(h.lon_deg.to_radians()),
+                        h.alt_m as f32,
+                    ),
+                    ready_timeout: SimTime::from_secs_f64(args.ready_timeout.max(0.0)),
+                };
+                let addr = gcs_addr(dialect, instance);
+                let gs = GroundStationHandle::spawn(
+                    cfg,
+                    LinkOptions {
+                        firmware: addr,
+                        forward: args.gcs_forward,
+                        sim_clock: clock.clone(),
+                        stop_run: Some(&super::STOP_RUN),
+                    },
+                )
+                .map_err(|e| {
+                    CliError::input(
+                        format!("cannot open the ground-station port {addr:?}: {e}"),
+                        "another ground station, MAVSDK program or mavsitl holds it: close it or use --instance N",
+                    )
+                })?;
+                Some(gs)
+            }
+        };
+        let firmware = match launch {
+            Some(spec) => Some(Firmware::spawn(spec, &super::STOP_RUN)?),
+            None => None,
+        };
+        Ok(FirmwareFlight {
+            name: dialect.name(),
+            firmware,
+            gs,
+            clock,
+            legs: PlannedLegs::new(&inputs.mission, frame),
+            metrics: FlightMetrics::default(),
+            events: Vec::new(),
+            armed: false,
+            on_mission: false,
+            mission_end: SimTime::from_secs_f64(args.mission_timeout.max(0.0)),
+            wall: Instant::now(),
+        })
+    }
+
+    /// Whether a plan is flown.
+    pub fn flies_mission(&self) -> bool {
+        self.gs.is_some()
+    }
+
+    /// Whether mavsitl started the firmware.
+    pub fn launched(&self) -> bool {
+        self.firmware.is_some()
+    }
+
+    /// After each tick: publishes sim time, samples the metrics, and says
+    /// whether the run is over (Some: with its outcome).
+    pub fn after_tick(&mut self, sim: &Simulation) -> Option<Result<(), String>> {
+        let now = sim.time();
+        self.clock.store(now.as_micros(), Ordering::Relaxed);
+        if let Some(msg) = self.firmware.as_ref().and_then(Firmware::exited) {
+            return Some(Err(msg));
+        }
+        let gs = self.gs.as_ref()?;
+        for (t, e) in gs.take_events() {
+            match &e {
+                GsEvent::StatusText { severity, text } if (*severity as u8) <= 5 => {
+                    eprintln!("{}: {text}", self.name);
+                }
+                GsEvent::Armed => self.armed = true,
+                GsEvent::Disarmed => self.armed = false,
+                _ => {}
+            }
+            self.events.push((t, e));
+        }
+        let phase = gs.phase();
+        self.on_mission = phase == Phase::Flying && self.armed;
+        if let Some(v) = sim.vehicles().first() {
+            self.metrics
+                .sample(&v.ground_truth(), self.on_mission, &self.legs);
+        }
+        if let Some(c) = &self.metrics.crashed {
+            return Some(Err(format!("crash: {c} at {now}")));
+        }
+        match phase {
+            Phase::Finished => Some(Ok(())),
+            Phase::Failed(why) => Some(Err(why)),
+            _ if now >= self.mission_end => Some(Err(format!(
+                "timeout: mission not completed after {:.0} s of sim time",
+                self.mission_end.as_secs_f64()
+            ))),
+            _ => None,
+        }
+    }
+
+    /// Why a tick failed: the firmware's exit or the ground station's
+    /// failure come first, as they are the cause of what the bridge saw.
+    pub fn explain(&self, bridge_error: String) -> String {
+        let exited = self
+            .firmware
+            .as_ref()
+            .and_then(|f| f.exited_within(std::time::Duration::from_secs(1)));
+        if let Some(msg) = exited {
+            return msg;
+        }
+        if let Some(Phase::Failed(why)) = self.gs.as_ref().map(GroundStationHandle::phase) {
+            return why;
+        }
+        bridge_error
+    }
+
+    /// Stops the firmware and the ground station, writes the record, prints
+    /// the summary (when a plan was flown).
+    pub fn finish(
+        mut self,
+        sim: &Simulation,
+        outcome: &Result<(), String>,
+        record: Option<&Path>,
+        title: String,
+    ) {
+        if let Some(f) = self.firmware.as_mut() {
+            f.stop();
+        }
+        if let Some(gs) = self.gs.as_mut() {
+            self.events.extend(gs.take_events());
+            gs.stop();
+        }
+        let wall_s = self.wall.elapsed().as_secs_f64();
+        let Some(gs) = self.gs.as_ref() else {
+            return;
+        };
+        if let Some(dir) = record {
+            if let Err(e) = write_events(dir, &self.events) {
+                eprintln!(
+                    "warning: {}: cannot write the mission events: {e}",
+                    dir.display()
+                );
+            }
+        }
+        FlightSummary {
+            title,
+            outcome,
+            sim_s: sim.time().as_secs_f64(),
+            wall_s,
+            items: gs.progress(),
+            metrics: &self.metrics,
+        }
+        .print();
+    }
+}
+
+/// `mission_events.csv` (as `fly` writes it) and `statustext.csv`.
+fn write_events(dir: &Path, events: &[(SimTime, GsEvent)]) -> std::io::Result<()> {
+    let mut ev = std::io::BufWriter::new(std::fs::File::create(dir.join("mission_events.csv"))?);
+    let mut st = std::io::BufWriter::new(std::fs::File::create(dir.join("statustext.csv"))?);
+    writeln!(ev, "#timestamp [ns],event,item,detail")?;
+    writeln!(st, "#timestamp [ns],severity,text")?;
+    for (t, e) in events {
+        if let GsEvent::StatusText { severity, text } = e {
+            writeln!(
+                st,
+                "{},{severity:?},{}",
+                t.as_nanos(),
+                text.replace(',', ";")
+            )?;
+            continue;
+        }
+        writeln!(
+            ev,
+            "{},{},{},{}",
+            t.as_nanos(),
+            e.kind(),
+            e.item().map_or(String::new(), |i| i.to_string()),
+            e.detail().replace(',', ";")
+        )?;
+    }
+    ev.flush()?;
+    st.flush()
+}

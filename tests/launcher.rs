@@ -1,0 +1,343 @@
+//! `mavsitl px4 --px4-build` and `mavsitl ardupilot --ardupilot` start the
+//! firmware themselves. CI has no firmware, so stand-ins in `tests/standins/`
+//! behave as PX4 and ArduPilot do at start-up per their sources (arguments,
+//! working directory, console, connecting with retries, waiting on TCP 5760,
+//! the lockstep answers) and exit, crash or ignore SIGTERM on cue.
+
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn repo(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
+}
+
+fn mavsitl() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mavsitl"));
+    c.env_remove("PX4_BUILD_DIR")
+        .env_remove("ARDUPILOT_HOME")
+        .env_remove("PX4_SIM_SPEED_FACTOR")
+        .env_remove("RUST_LOG")
+        .env_remove("STANDIN_CUE");
+    c
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The working directory `mavsitl` says it kept.
+fn kept_workdir(stderr: &str) -> PathBuf {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.split_once("working directory kept: "))
+        .map(|(_, p)| p.trim().to_string())
+        .unwrap_or_else(|| panic!("no kept working directory in:\n{stderr}"));
+    PathBuf::from(line)
+}
+
+fn report(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("standin.json")).expect("standin.json");
+    serde_json::from_str(&text).expect("json")
+}
+
+fn alive(pid: i64) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .unwrap_or_default()
+            .contains(") Z ")
+}
+
+#[test]
+fn px4_is_started_with_its_airframe_ports_and_home_and_stopped_with_sigterm() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mark = tmp.path().join("mark");
+    let rec = tmp.path().join("rec");
+    let out = mavsitl()
+        .args([
+            "px4",
+            "--instance",
+            "51",
+            "--duration",
+            "4",
+            "--keep-workdir",
+        ])
+        .args(["--home", "47.1,8.2,450"])
+        .arg("--px4-build")
+        .arg(repo("tests/standins/px4_sitl_default"))
+        .arg("--record")
+        .arg(&rec)
+        .env("STANDIN_MARK", &mark)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let dir = kept_workdir(&stderr);
+    let r = report(&dir);
+    std::fs::remove_dir_all(&dir).ok();
+    // As sitl_multiple_run.sh starts it, in a fresh directory.
+    let build = repo("tests/standins/px4_sitl_default/etc");
+    assert_eq!(
+        r["args"],
+        serde_json::json!(["-i", "51", "-d", build.to_str().expect("utf8")])
+    );
+    assert_eq!(r["found_in_cwd"], serde_json::json!([]));
+    let env = &r["env"];
+    assert_eq!(env["PX4_SYS_AUTOSTART"], "10016");
+    assert_eq!(env["PX4_PARAM_MPC_THR_HOVER"], "0.59");
+    assert_eq!(env["PX4_PARAM_CA_ROTOR2_KM"], "-0.0133");
+    assert_eq!(env["PX4_HOME_LAT"], "47.1");
+    assert_eq!(env["PX4_HOME_ALT"], "450");
+    assert!(env.get("PX4_SIM_SPEED_FACTOR").is_none());
+    // Lockstep ran on the stand-in's answers, then PX4 was asked to stop.
+    assert!(stdout.contains("sim time            4.0 s"), "{stdout}");
+    let pid = r["pid"].as_i64().expect("pid");
+    let marks = std::fs::read_to_string(&mark).expect("the stand-in got SIGTERM");
+    assert_eq!(marks.trim(), format!("SIGTERM {pid}"));
+    assert!(!alive(pid));
+    // Its console is in the recording.
+    let log = std::fs::read_to_string(rec.join("firmware.log")).expect("firmware.log");
+    assert!(
+        log.contains("Simulator connected on TCP port 4611"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_crashing_px4_ends_the_run_at_once_quoting_its_console() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let rec = tmp.path().join("rec");
+    let t = Instant::now();
+    let out = mavsitl()
+        .args(["px4", "--instance", "52", "--duration", "600"])
+        .arg("--px4-build")
+        .arg(repo("tests/standins/px4_sitl_default"))
+        .arg("--record")
+        .arg(&rec)
+        .env("STANDIN_CUE", "crash_after_s=3")
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    // 3 s of sim time at PX4's pace plus the 2 s allowed to notice; far
+    // from the 600 s asked for or a 10 s silence timeout.
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    assert!(
+        stderr.contains("PX4 was killed by signal 11")
+            && stderr.contains("| ERROR [lockstep_scheduler] invalid time step"),
+        "{stderr}"
+    );
+    // The recordings are flushed, ending where PX4 died.
+    let gt = std::fs::read_to_string(rec.join("ground_truth.csv")).expect("ground truth");
+    let last = gt.lines().last().expect("rows");
+    let t_ns: u64 = last
+        .split(',')
+        .next()
+        .and_then(|s| s.parse().ok())
+        .expect("time");
+    assert!((2_900_000_000..=3_100_000_000).contains(&t_ns), "{last}");
+}
+
+#[test]
+fn a_px4_that_ignores_sigterm_is_killed_after_the_grace_period() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mark = tmp.path().join("mark");
+    let out = mavsitl()
+        .args([
+            "px4",
+            "--instance",
+            "53",
+            "--duration",
+            "1",
+            "--keep-workdir",
+        ])
+        .arg("--px4-build")
+        .arg(repo("tests/standins/px4_sitl_default"))
+        .env("STANDIN_CUE", "ignore_sigterm")
+        .env("STANDIN_MARK", &mark)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let dir = kept_workdir(&stderr);
+    let pid = report(&dir)["pid"].as_i64().expect("pid");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(std::fs::read_to_string(&mark)
+        .expect("SIGTERM first")
+        .contains("SIGTERM"));
+    assert!(!alive(pid), "PX4 {pid} left running");
+}
+
+#[test]
+fn bad_firmware_paths_are_refused_before_anything_starts() {
+    let out = mavsitl()
+        .args([
+            "px4",
+            "--instance",
+            "54",
+            "--px4-build",
+            "/nonexistent/build",
+        ])
+        .output()
+        .expect("run");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--px4-build /nonexistent/build: no PX4 SITL build there")
+            && stderr.contains("make px4_sitl"),
+        "{stderr}"
+    );
+    let rover = repo("tests/standins/ardupilot/build/sitl/bin/ardurover");
+    let out = mavsitl()
+        .args(["ardupilot", "--instance", "21", "--vehicle", "quad"])
+        .arg("--ardupilot")
+        .arg(&rover)
+        .output()
+        .expect("run");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("a rover binary, but the simulated vehicle is a quad"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_ground_station_port_in_use_is_named_and_no_firmware_starts() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mark = tmp.path().join("mark");
+    let _held = UdpSocket::bind("127.0.0.1:14595").expect("hold 14540 + 55");
+    let out = mavsitl()
+        .args(["px4", "--instance", "55"])
+        .arg("--mission")
+        .arg(repo("missions/quad_square.plan"))
+        .arg("--px4-build")
+        .arg(repo("tests/standins/px4_sitl_default"))
+        .env("STANDIN_MARK", &mark)
+        .output()
+        .expect("run");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot open the ground-station port") && stderr.contains("14595"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("starting"), "{stderr}");
+}
+
+#[test]
+fn a_firmware_that_never_becomes_ready_times_out_with_the_reason() {
+    let out = mavsitl()
+        .args(["px4", "--instance", "56", "--ready-timeout", "3"])
+        .arg("--mission")
+        .arg(repo("missions/quad_square.plan"))
+        .arg("--px4-build")
+        .arg(repo("tests/standins/px4_sitl_default"))
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(
+            "FAILED: PX4 was not ready to fly within --ready-timeout 3 s: no HEARTBEAT from PX4"
+        ),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("items reached       0 / 6"), "{stdout}");
+}
+
+#[test]
+fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_station() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let rec = tmp.path().join("rec");
+    let out = mavsitl()
+        .args([
+            "ardupilot",
+            "--instance",
+            "22",
+            "--ready-timeout",
+            "2",
+            "--keep-workdir",
+        ])
+        .arg("--mission")
+        .arg(repo("missions/quad_square.plan"))
+        .arg("--ardupilot")
+        .arg(repo("tests/standins/ardupilot"))
+        .arg("--record")
+        .arg(&rec)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    let dir = kept_workdir(&stderr);
+    let r = report(&dir);
+    std::fs::remove_dir_all(&dir).ok();
+    // It ran only because the ground station connected to TCP 5760 + 220;
+    // it says it is a quad but never gets a GPS fix.
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("ArduPilot was not ready to fly within --ready-timeout 2 s: ArduPilot reports no 3-D GPS fix"),
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(r["vehicle"], "arducopter");
+    let args: Vec<&str> = r["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(|a| a.as_str())
+        .collect();
+    let stock = repo("tests/standins/ardupilot/Tools/autotest/default_params/copter.parm");
+    assert_eq!(
+        args,
+        [
+            "-S",
+            "--model",
+            "JSON:127.0.0.1",
+            "--speedup",
+            "1000",
+            "--home",
+            "47.397742,8.545594,488,0",
+            "--defaults",
+            &format!("{},mavsitl.parm", stock.display()),
+            "-I22"
+        ]
+    );
+    // Stock defaults first, mavsitl's quad.parm over them.
+    assert_eq!(r["params"]["FRAME_CLASS"], 1.0);
+    assert_eq!(r["params"]["SIM_RATE_HZ"], 1000.0);
+    assert_eq!(r["params"]["MOT_THST_HOVER"], 0.59);
+    assert_eq!(r["found_in_cwd"], serde_json::json!(["mavsitl.parm"]));
+    let events = std::fs::read_to_string(rec.join("mission_events.csv")).expect("events");
+    assert!(
+        events.contains(",connected,,system 1; MAV_TYPE_QUADROTOR"),
+        "{events}"
+    );
+    assert!(std::fs::read_to_string(rec.join("firmware.log"))
+        .expect("log")
+        .contains("Connection on serial port 5980"));
+}
+
+#[test]
+fn an_ardupilot_that_exits_mid_run_ends_it_quoting_its_console() {
+    let t = Instant::now();
+    let out = mavsitl()
+        .args(["ardupilot", "--instance", "23", "--vehicle", "boat"])
+        .arg("--mission")
+        .arg(repo("missions/boat_box.plan"))
+        .arg("--ardupilot")
+        .arg(repo("tests/standins/ardupilot"))
+        .env("STANDIN_CUE", "exit_after_frames=300")
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    assert!(
+        stdout.contains("FAILED: ArduPilot exited with status 1")
+            && stdout.contains("| EXCEPTION: stand-in exits on cue"),
+        "{stdout}\n{stderr}"
+    );
+}
