@@ -45,20 +45,19 @@ pub const GCS_SYSTEM_ID: u8 = 255;
 pub const GCS_COMPONENT_ID: u8 = 190;
 /// A command without an ACK for this long (link time) is sent again.
 const COMMAND_RESEND: Duration = Duration::from_millis(1000);
-/// Sends of one command before the firmware is declared unresponsive.
-const COMMAND_ATTEMPTS: u8 = 5;
 /// Sim time between arming attempts the firmware refused.
-const ARM_RETRY: SimTime = SimTime::from_micros(2_000_000);
+const ARM_RETRY_US: u64 = 2_000_000;
 /// A mission that does not end on the ground is over this long (sim time)
 /// after its last item, as `mavsitl fly` holds it.
 const HOLD_AFTER_FINISH_US: u64 = 2_000_000;
-/// Telemetry asked for, with its interval (µs of the firmware's clock).
-const STREAMS: [(u32, f32); 5] = [
+/// Telemetry asked for, with its interval (µs of the firmware's clock). Only
+/// what the ground station reads: a firmware running many times faster than
+/// real time fills a slow link (ArduPilot's SERIAL0) and drops messages.
+const STREAMS: [(u32, f32); 4] = [
     (1, 200_000.0),   // SYS_STATUS
     (24, 200_000.0),  // GPS_RAW_INT
     (42, 200_000.0),  // MISSION_CURRENT
     (245, 200_000.0), // EXTENDED_SYS_STATE
-    (33, 100_000.0),  // GLOBAL_POSITION_INT
 ];
 
 /// What the ground station is given.
@@ -200,7 +199,8 @@ pub struct GroundStation {
     complete: bool,
     finished_at: Option<SimTime>,
     pending: Option<Pending>,
-    next_arm: SimTime,
+    /// No arming or mission start before this sim time (after a refusal).
+    next_try: SimTime,
     last_heartbeat: Option<Duration>,
 }
 
@@ -245,7 +245,7 @@ impl GroundStation {
             complete: false,
             finished_at: None,
             pending: None,
-            next_arm: SimTime::ZERO,
+            next_try: SimTime::ZERO,
             last_heartbeat: None,
         }
     }
@@ -322,6 +322,7 @@ impl GroundStation {
     }
 
     fn send_command(&mut self, now: Duration, msg: COMMAND_LONG_DATA, out: &mut Vec<MavMessage>) {
+        tracing::debug!(command = ?msg.command, phase = ?self.phase, "ground station: sending");
         out.push(MavMessage::COMMAND_LONG(msg.clone()));
         self.pending = Some(Pending {
             msg,
@@ -429,6 +430,13 @@ impl GroundStation {
                 GsEvent::Disarmed
             });
         }
+        // The HEARTBEAT is the truth when an ACK went missing: armed in the
+        // mission mode means the mission has started.
+        let started = self.armed && hb.custom_mode == self.cfg.firmware.mission_mode();
+        if started && matches!(self.phase, Phase::Arming | Phase::Starting) {
+            self.pending = None;
+            self.phase = Phase::Flying;
+        }
     }
 
     fn request_telemetry(&self, target: (u8, u8), out: &mut Vec<MavMessage>) {
@@ -441,10 +449,10 @@ impl GroundStation {
         }
         if self.cfg.firmware != Firmware::Px4 {
             out.push(MavMessage::REQUEST_DATA_STREAM(REQUEST_DATA_STREAM_DATA {
-                req_message_rate: 10,
+                req_message_rate: 5,
                 target_system: target.0,
                 target_component: target.1,
-                req_stream_id: MavDataStream::MAV_DATA_STREAM_ALL,
+                req_stream_id: MavDataStream::MAV_DATA_STREAM_EXTENDED_STATUS,
                 start_stop: 1,
             }));
         }
@@ -479,6 +487,13 @@ impl GroundStation {
         }
         if let Some(i) = self.plan_index(c.seq) {
             if self.current != Some(i) && i < self.cfg.mission.len() {
+                // Moving on past an item means it was done, whether or not
+                // its MISSION_ITEM_REACHED made it through the link.
+                if let Some(prev) = self.current.filter(|&p| p < i) {
+                    for done in prev..i {
+                        self.mark_reached(done);
+                    }
+                }
                 self.current = Some(i);
                 self.events.push(GsEvent::ItemCurrent(i));
             }
@@ -489,9 +504,12 @@ impl GroundStation {
     }
 
     fn on_item_reached(&mut self, seq: u16) {
-        let Some(i) = self.plan_index(seq) else {
-            return;
-        };
+        if let Some(i) = self.plan_index(seq) {
+            self.mark_reached(i);
+        }
+    }
+
+    fn mark_reached(&mut self, i: usize) {
         if i >= self.cfg.mission.len() || !self.reached.insert(i) {
             return;
         }
@@ -511,6 +529,7 @@ impl GroundStation {
         let Some(p) = &self.pending else {
             return;
         };
+        tracing::debug!(command = ?a.command, result = ?a.result, phase = ?self.phase, pending = ?p.msg.command, "ground station: COMMAND_ACK");
         if p.msg.command != a.command {
             return;
         }
@@ -539,22 +558,21 @@ impl GroundStation {
             (MavCmd::MAV_CMD_COMPONENT_ARM_DISARM, Phase::Arming) => {
                 if ok {
                     self.phase = Phase::Starting;
-                    self.start(now, out);
+                    self.next_try = sim;
                 } else {
                     // Not ready after all: try again later.
                     self.phase = Phase::WaitingForPrearm;
-                    self.next_arm = SimTime::from_micros(sim.as_micros() + ARM_RETRY.as_micros());
+                    self.next_try = sim + ARM_RETRY_US;
                 }
             }
             (MavCmd::MAV_CMD_MISSION_START | MavCmd::MAV_CMD_DO_SET_MODE, Phase::Starting) => {
                 if ok {
                     self.phase = Phase::Flying;
                 } else {
-                    let w = why();
-                    self.fail(format!(
-                        "{} refused to start the mission ({w})",
-                        self.cfg.firmware.name()
-                    ));
+                    // ArduPilot refuses AUTO until its position estimate is
+                    // good ("Flight mode change failed"): again in a while,
+                    // within the ready timeout (which quotes the reason).
+                    self.next_try = sim + ARM_RETRY_US;
                 }
             }
             _ => {}
@@ -611,8 +629,11 @@ impl GroundStation {
         match self.phase {
             Phase::WaitingForGps if self.gps_fix => self.start_upload(now, out),
             Phase::Uploading => self.poll_upload(now, out),
-            Phase::WaitingForPrearm if sim >= self.next_arm && self.prearm_ok != Some(false) => {
+            Phase::WaitingForPrearm if sim >= self.next_try && self.prearm_ok != Some(false) => {
                 self.begin_arming(now, out)
+            }
+            Phase::Starting if self.pending.is_none() && sim >= self.next_try => {
+                self.start(now, out)
             }
             Phase::Flying => self.check_end(sim),
             _ => {}
@@ -626,16 +647,9 @@ impl GroundStation {
         if now.saturating_sub(p.sent) < COMMAND_RESEND {
             return;
         }
-        if p.attempts >= COMMAND_ATTEMPTS {
-            let cmd = p.msg.command;
-            self.pending = None;
-            return self.fail(format!(
-                "{} did not answer {cmd:?} ({COMMAND_ATTEMPTS} tries)",
-                self.cfg.firmware.name()
-            ));
-        }
+        // Again until answered; the ready timeout bounds the wait.
         p.msg.confirmation = p.attempts;
-        p.attempts += 1;
+        p.attempts = p.attempts.saturating_add(1);
         p.sent = now;
         out.push(MavMessage::COMMAND_LONG(p.msg.clone()));
     }
@@ -659,6 +673,7 @@ impl GroundStation {
             Phase::Connecting => format!("no HEARTBEAT from {fw}"),
             Phase::WaitingForGps => format!("{fw} reports no 3-D GPS fix"),
             Phase::Uploading => "the mission upload did not finish".into(),
+            Phase::Starting => format!("{fw} armed but would not start the mission"),
             _ => format!("{fw} did not arm"),
         };
         let last = self
