@@ -583,3 +583,72 @@ fn an_ardupilot_binary_of_the_wrong_vehicle_is_named() {
         )
     );
 }
+
+/// With a forward address the firmware's frames are relayed there, and what
+/// comes back is relayed to the firmware: a ground station behind the relay
+/// lists the vehicle's parameters while mavsitl flies it.
+#[test]
+fn the_relay_carries_both_ways() {
+    let port = free_udp_port();
+    let _vehicle = serve("quad", port);
+    let watcher = UdpSocket::bind("127.0.0.1:0").expect("watcher");
+    watcher
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .expect("timeout");
+    let (mission, home) = plan("missions/quad_square.plan");
+    let clock = Arc::new(AtomicU64::new(0));
+    let mut gs = GroundStationHandle::spawn(
+        GroundStationConfig {
+            firmware: Firmware::Px4,
+            multicopter: true,
+            mission,
+            home,
+            ready_timeout: SimTime::from_secs_f64(600.0),
+        },
+        LinkOptions {
+            firmware: FirmwareAddr::Udp(SocketAddr::from(([127, 0, 0, 1], port))),
+            forward: Some(watcher.local_addr().expect("addr")),
+            sim_clock: clock,
+            stop_run: None,
+        },
+    )
+    .expect("ground station");
+    let mut enc = Encoder::new(246, 190, None);
+    let mut heartbeats = 0;
+    let mut params = 0;
+    let mut relay: Option<SocketAddr> = None;
+    let start = Instant::now();
+    let mut buf = [0u8; 65536];
+    while start.elapsed() < Duration::from_secs(20) && params < 10 {
+        let Ok((n, from)) = watcher.recv_from(&mut buf) else {
+            continue;
+        };
+        if relay.is_none() {
+            relay = Some(from);
+            let mut req = Vec::new();
+            enc.encode(
+                &Outgoing::Msg(MavMessage::PARAM_REQUEST_LIST(PARAM_REQUEST_LIST_DATA {
+                    target_system: 1,
+                    target_component: 1,
+                })),
+                &mut req,
+            );
+            watcher.send_to(&req, from).expect("send");
+        }
+        wire::frames(&buf[..n], None, |raw| match wire::decode(raw) {
+            Ok(Incoming::Msg(MavMessage::HEARTBEAT(h)))
+                if h.autopilot == MavAutopilot::MAV_AUTOPILOT_PX4 =>
+            {
+                heartbeats += 1
+            }
+            Ok(Incoming::Msg(MavMessage::PARAM_VALUE(_))) => params += 1,
+            _ => {}
+        });
+    }
+    gs.stop();
+    assert!(heartbeats >= 1, "the vehicle's heartbeats reach the relay");
+    assert!(
+        params >= 10,
+        "{params} PARAM_VALUE answered through the relay"
+    );
+}

@@ -169,7 +169,8 @@ mod tests {
         // PX4 AUTO.MISSION as PX4 SITL reports it in HEARTBEAT.custom_mode.
         assert_eq!(Firmware::Px4.mission_mode(), 0x0404_0000);
         assert_eq!(Firmware::Px4.mode_name(0x0404_0000), "AUTO.MISSION");
-        assert_eq!(Firmware::Px4.mode_name(0x0305_0000 & 0x00ff_0000), "POSCTL");
+        assert_eq!(Firmware::Px4.mode_name(0x0003_0000), "POSCTL");
+        assert_eq!(Firmware::Px4.mode_name(0x0304_0000), "AUTO.LOITER");
         assert_eq!(Firmware::ArduCopter.mode_name(3), "AUTO");
         assert_eq!(Firmware::ArduRover.mode_name(10), "AUTO");
         assert_eq!(Firmware::ArduRover.mode_name(42), "mode 42");

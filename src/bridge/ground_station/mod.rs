@@ -190,6 +190,8 @@ pub struct GroundStation {
     /// The pre-arm checks as SYS_STATUS reports them; None: not reported.
     prearm_ok: Option<bool>,
     last_prearm_text: Option<String>,
+    /// A STATUSTEXT being reassembled from its chunks: (id, text so far).
+    chunks: Option<(u16, String)>,
     armed: bool,
     /// Seen armed while the mission was being flown.
     flew: bool,
@@ -237,6 +239,7 @@ impl GroundStation {
             gps_fix: false,
             prearm_ok: None,
             last_prearm_text: None,
+            chunks: None,
             armed: false,
             flew: false,
             mode: None,
@@ -459,12 +462,21 @@ impl GroundStation {
     }
 
     fn on_statustext(&mut self, t: &STATUSTEXT_DATA) {
-        let text = t
-            .text
-            .to_str()
-            .unwrap_or("")
-            .trim_end_matches('\0')
-            .to_string();
+        let chunk = t.text.to_str().unwrap_or("").trim_end_matches('\0');
+        // A text longer than 50 bytes comes in chunks with one id; the last
+        // chunk is the one shorter than 50 bytes.
+        let last_chunk = chunk.len() < 50 || t.id == 0;
+        let text = match self.chunks.take() {
+            Some((id, mut acc)) if id == t.id && t.id != 0 => {
+                acc.push_str(chunk);
+                acc
+            }
+            _ => chunk.to_string(),
+        };
+        if !last_chunk {
+            self.chunks = Some((t.id, text));
+            return;
+        }
         let preflight = !matches!(self.phase, Phase::Flying | Phase::Finished);
         if preflight && (t.severity as u8) <= MavSeverity::MAV_SEVERITY_WARNING as u8 {
             self.last_prearm_text = Some(text.clone());
@@ -788,5 +800,62 @@ impl GroundStation {
                 Some(_) => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(id: u16, chunk_seq: u8, t: &str) -> MavMessage {
+        MavMessage::STATUSTEXT(STATUSTEXT_DATA {
+            severity: MavSeverity::MAV_SEVERITY_CRITICAL,
+            text: t.into(),
+            id,
+            chunk_seq,
+        })
+    }
+
+    #[test]
+    fn chunked_statustext_is_reassembled() {
+        let mut gs = GroundStation::new(GroundStationConfig {
+            firmware: Firmware::Px4,
+            multicopter: true,
+            mission: Vec::new(),
+            home: (0, 0, 0.0),
+            ready_timeout: SimTime::from_secs_f64(1.0),
+        });
+        let mut out = Vec::new();
+        let hb = MavMessage::HEARTBEAT(HEARTBEAT_DATA {
+            custom_mode: 0,
+            mavtype: MavType::MAV_TYPE_QUADROTOR,
+            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
+            base_mode: MavModeFlag::empty(),
+            system_status: MavState::MAV_STATE_STANDBY,
+            mavlink_version: 3,
+        });
+        let (t, s) = (Duration::ZERO, SimTime::ZERO);
+        gs.handle(t, s, (1, 1), &hb, &mut out);
+        // PX4's 53-character arming refusal, as it sends it.
+        let first = "Arming denied: Resolve system health failures firs";
+        assert_eq!(first.len(), 50);
+        gs.handle(t, s, (1, 1), &text(7, 0, first), &mut out);
+        gs.handle(t, s, (1, 1), &text(7, 1, "t"), &mut out);
+        gs.handle(t, s, (1, 1), &text(0, 0, "short"), &mut out);
+        let texts: Vec<String> = gs
+            .take_events()
+            .into_iter()
+            .filter_map(|e| match e {
+                GsEvent::StatusText { text, .. } => Some(text),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "Arming denied: Resolve system health failures first",
+                "short"
+            ]
+        );
     }
 }
