@@ -47,6 +47,23 @@ fn plan(name: &str) -> (Vec<StoredItem>, (i32, i32, f32)) {
     )
 }
 
+/// A ground station for `plan_file` on `firmware`.
+fn config(
+    firmware: Firmware,
+    multicopter: bool,
+    plan_file: &str,
+    ready_timeout_s: f64,
+) -> GroundStationConfig {
+    let (mission, home) = plan(plan_file);
+    GroundStationConfig {
+        firmware,
+        multicopter,
+        mission,
+        home,
+        ready_timeout: SimTime::from_secs_f64(ready_timeout_s),
+    }
+}
+
 /// Runs a ground station until it finishes or fails (or `wall` runs out),
 /// publishing sim time as `speedup` × wall time.
 fn fly(
@@ -140,16 +157,10 @@ fn serve(vehicle: &str, gcs_port: u16) -> Serve {
 fn flies_the_quad_square_on_a_px4_dialect_vehicle() {
     let port = free_udp_port();
     let _vehicle = serve("quad", port);
-    let (mission, home) = plan("missions/quad_square.plan");
-    let n = mission.len();
+    let cfg = config(Firmware::Px4, true, "missions/quad_square.plan", 120.0);
+    let n = cfg.mission.len();
     let (phase, events, (reached, nav)) = fly(
-        GroundStationConfig {
-            firmware: Firmware::Px4,
-            multicopter: true,
-            mission,
-            home,
-            ready_timeout: SimTime::from_secs_f64(120.0),
-        },
+        cfg,
         FirmwareAddr::Udp(SocketAddr::from(([127, 0, 0, 1], port))),
         20.0,
         Duration::from_secs(60),
@@ -176,15 +187,9 @@ fn flies_the_quad_square_on_a_px4_dialect_vehicle() {
 fn flies_the_boat_box_and_ends_at_the_last_waypoint() {
     let port = free_udp_port();
     let _vehicle = serve("boat", port);
-    let (mission, home) = plan("missions/boat_box.plan");
+    let cfg = config(Firmware::Px4, false, "missions/boat_box.plan", 120.0);
     let (phase, events, progress) = fly(
-        GroundStationConfig {
-            firmware: Firmware::Px4,
-            multicopter: false,
-            mission,
-            home,
-            ready_timeout: SimTime::from_secs_f64(120.0),
-        },
+        cfg,
         FirmwareAddr::Udp(SocketAddr::from(([127, 0, 0, 1], port))),
         20.0,
         Duration::from_secs(60),
@@ -200,15 +205,9 @@ fn flies_the_boat_box_and_ends_at_the_last_waypoint() {
 fn a_vehicle_of_the_wrong_kind_is_refused() {
     let port = free_udp_port();
     let _vehicle = serve("boat", port);
-    let (mission, home) = plan("missions/quad_square.plan");
+    let cfg = config(Firmware::Px4, true, "missions/quad_square.plan", 120.0);
     let (phase, events, _) = fly(
-        GroundStationConfig {
-            firmware: Firmware::Px4,
-            multicopter: true,
-            mission,
-            home,
-            ready_timeout: SimTime::from_secs_f64(120.0),
-        },
+        cfg,
         FirmwareAddr::Udp(SocketAddr::from(([127, 0, 0, 1], port))),
         20.0,
         Duration::from_secs(20),
@@ -472,19 +471,15 @@ fn standin(
 #[test]
 fn flies_an_ardupilot_dialect_copter_through_its_handshakes() {
     let (addr, seen, quit) = standin(MavType::MAV_TYPE_QUADROTOR, Duration::from_millis(1500));
-    let (mission, home) = plan("missions/quad_square.plan");
-    let (phase, events, progress) = fly(
-        GroundStationConfig {
-            firmware: Firmware::ArduCopter,
-            multicopter: true,
-            mission: mission.clone(),
-            home,
-            ready_timeout: SimTime::from_secs_f64(30.0),
-        },
-        FirmwareAddr::Tcp(addr),
-        1.0,
-        Duration::from_secs(30),
+    let cfg = config(
+        Firmware::ArduCopter,
+        true,
+        "missions/quad_square.plan",
+        30.0,
     );
+    let mission = cfg.mission.clone();
+    let home = cfg.home;
+    let (phase, events, progress) = fly(cfg, FirmwareAddr::Tcp(addr), 1.0, Duration::from_secs(30));
     quit.store(true, Ordering::Relaxed);
     let k = kinds(&events);
     assert_eq!(phase, Phase::Finished, "{k:?}");
@@ -532,19 +527,8 @@ fn flies_an_ardupilot_dialect_copter_through_its_handshakes() {
 #[test]
 fn a_firmware_never_ready_fails_with_its_last_prearm_message() {
     let (addr, seen, quit) = standin(MavType::MAV_TYPE_QUADROTOR, Duration::from_secs(3600));
-    let (mission, home) = plan("missions/quad_square.plan");
-    let (phase, _, _) = fly(
-        GroundStationConfig {
-            firmware: Firmware::ArduCopter,
-            multicopter: true,
-            mission,
-            home,
-            ready_timeout: SimTime::from_secs_f64(2.0),
-        },
-        FirmwareAddr::Tcp(addr),
-        1.0,
-        Duration::from_secs(20),
-    );
+    let cfg = config(Firmware::ArduCopter, true, "missions/quad_square.plan", 2.0);
+    let (phase, _, _) = fly(cfg, FirmwareAddr::Tcp(addr), 1.0, Duration::from_secs(20));
     quit.store(true, Ordering::Relaxed);
     match phase {
         Phase::Failed(why) => assert_eq!(
@@ -560,19 +544,13 @@ fn a_firmware_never_ready_fails_with_its_last_prearm_message() {
 #[test]
 fn an_ardupilot_binary_of_the_wrong_vehicle_is_named() {
     let (addr, _seen, quit) = standin(MavType::MAV_TYPE_GROUND_ROVER, Duration::ZERO);
-    let (mission, home) = plan("missions/quad_square.plan");
-    let (phase, _, _) = fly(
-        GroundStationConfig {
-            firmware: Firmware::ArduCopter,
-            multicopter: true,
-            mission,
-            home,
-            ready_timeout: SimTime::from_secs_f64(10.0),
-        },
-        FirmwareAddr::Tcp(addr),
-        1.0,
-        Duration::from_secs(10),
+    let cfg = config(
+        Firmware::ArduCopter,
+        true,
+        "missions/quad_square.plan",
+        10.0,
     );
+    let (phase, _, _) = fly(cfg, FirmwareAddr::Tcp(addr), 1.0, Duration::from_secs(10));
     quit.store(true, Ordering::Relaxed);
     assert_eq!(
         phase,

@@ -14,7 +14,7 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{FirmwareFlight, FirmwareFlightArgs};
+use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{parse_speedup, Pacer, Speedup};
 use super::launch::LaunchSpec;
@@ -386,17 +386,11 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             (Some(r), true) => ls.tick(r),
             _ => ls.tick(&mut ()),
         };
-        let msg = match step {
-            Ok(()) => match flight.after_tick(ls.sim()) {
-                Some(o) => break o,
-                None => continue,
-            },
-            Err(_) if super::interrupted() => break Err("interrupted".into()),
-            Err(e) => e.to_string(),
+        let msg = match flight.judge(step, ls.sim()) {
+            Judged::Go => continue,
+            Judged::End(o) => break o,
+            Judged::Lost(msg) => msg,
         };
-        if flight.launched() || flight.flies_mission() {
-            break Err(flight.explain(msg));
-        }
         if !(msg.contains(RESTARTED) || args.wait_reconnect) {
             break Err(msg);
         }

@@ -67,6 +67,17 @@ pub(super) fn gcs_addr(dialect: Dialect, instance: u8) -> FirmwareAddr {
     }
 }
 
+/// What a tick's result means for the run.
+pub(super) enum Judged {
+    /// Go on.
+    Go,
+    /// The run is over, with this outcome.
+    End(Result<(), String>),
+    /// The bridge lost a firmware started by hand: the caller may wait for
+    /// it to come back (the bridge's message).
+    Lost(String),
+}
+
 /// One flight of a firmware: the child process, the ground station, the
 /// metrics, the record of events.
 pub(super) struct FirmwareFlight {
@@ -205,6 +216,20 @@ impl FirmwareFlight {
                 self.mission_end.as_secs_f64()
             ))),
             _ => None,
+        }
+    }
+
+    /// What the result of a tick means: the flight's end, a lost firmware
+    /// (started by hand, no plan flown: the caller may wait for it), or on.
+    pub fn judge(&mut self, step: Result<(), mavsitl::sim::SimError>, sim: &Simulation) -> Judged {
+        match step {
+            Ok(()) => self.after_tick(sim).map_or(Judged::Go, Judged::End),
+            Err(_) if super::interrupted() => Judged::End(Err("interrupted".into())),
+            // Nothing to wait for: the cause ends the run.
+            Err(e) if self.launched() || self.flies_mission() => {
+                Judged::End(Err(self.explain(e.to_string())))
+            }
+            Err(e) => Judged::Lost(e.to_string()),
         }
     }
 

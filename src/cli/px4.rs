@@ -15,7 +15,7 @@ use mavsitl::record::Recorder;
 use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{FirmwareFlight, FirmwareFlightArgs};
+use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{epoch_unix_us, parse_speedup, Pacer, Speedup};
 use super::launch::LaunchSpec;
@@ -441,18 +441,11 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         } else {
             ls.tick(&mut ())
         };
-        let msg = match step {
-            Ok(()) => match flight.after_tick(ls.sim()) {
-                Some(o) => break o,
-                None => continue,
-            },
-            Err(_) if super::interrupted() => break Err("interrupted".into()),
-            Err(e) => e.to_string(),
+        let msg = match flight.judge(step, ls.sim()) {
+            Judged::Go => continue,
+            Judged::End(o) => break o,
+            Judged::Lost(msg) => msg,
         };
-        if flight.launched() || flight.flies_mission() {
-            // Nothing to wait for: the cause ends the run.
-            break Err(flight.explain(msg));
-        }
         if !msg.contains(RESTARTED) && !wait_for_return(&args, &port, &opts, &msg) {
             break Err(format!(
                 "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",

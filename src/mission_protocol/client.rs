@@ -282,6 +282,10 @@ mod tests {
             .collect()
     }
 
+    fn start(n: usize, out: &mut Vec<MavMessage>) -> Upload {
+        Upload::start(Duration::ZERO, VEHICLE, ListType::Mission, &items(n), out).expect("sendable")
+    }
+
     /// What the vehicle side decodes from the client's item.
     fn as_received(m: &MISSION_ITEM_INT_DATA) -> MissionItemIn {
         let mut buf = Vec::new();
@@ -385,14 +389,7 @@ mod tests {
     #[test]
     fn repeats_itself_when_the_vehicle_is_quiet_and_gives_up_after_the_timeout() {
         let mut out = Vec::new();
-        let mut up = Upload::start(
-            Duration::ZERO,
-            VEHICLE,
-            ListType::Mission,
-            &items(2),
-            &mut out,
-        )
-        .expect("sendable");
+        let mut up = start(2, &mut out);
         out.clear();
         let mut t = Duration::ZERO;
         while up.poll(t, &mut out) == &UploadState::InProgress {
@@ -417,26 +414,12 @@ mod tests {
     #[test]
     fn the_last_item_is_repeated_until_the_ack_arrives() {
         let mut out = Vec::new();
-        let mut up = Upload::start(
-            Duration::ZERO,
-            VEHICLE,
-            ListType::Mission,
-            &items(2),
-            &mut out,
-        )
-        .expect("sendable");
+        let mut up = start(2, &mut out);
         up.on_request(Duration::ZERO, 0, 0, &mut out);
         up.on_request(Duration::ZERO, 1, 0, &mut out);
         out.clear();
         // An ACCEPTED from an earlier transfer while items are missing does not count…
-        let mut early = Upload::start(
-            Duration::ZERO,
-            VEHICLE,
-            ListType::Mission,
-            &items(2),
-            &mut Vec::new(),
-        )
-        .expect("sendable");
+        let mut early = start(2, &mut Vec::new());
         assert_eq!(
             early.on_ack(0, MavMissionResult::MAV_MISSION_ACCEPTED),
             &UploadState::InProgress
@@ -453,14 +436,7 @@ mod tests {
     #[test]
     fn refusals_and_bad_requests_fail_with_the_reason() {
         let mut out = Vec::new();
-        let mut up = Upload::start(
-            Duration::ZERO,
-            VEHICLE,
-            ListType::Mission,
-            &items(2),
-            &mut out,
-        )
-        .expect("sendable");
+        let mut up = start(2, &mut out);
         assert!(matches!(
             up.on_request(Duration::ZERO, 5, 0, &mut out),
             UploadState::Failed(UploadError::BadRequest {
@@ -469,14 +445,7 @@ mod tests {
                 ..
             })
         ));
-        let mut up = Upload::start(
-            Duration::ZERO,
-            VEHICLE,
-            ListType::Mission,
-            &items(2),
-            &mut out,
-        )
-        .expect("sendable");
+        let mut up = start(2, &mut out);
         // A request for another list is not ours.
         up.on_request(Duration::ZERO, 0, 1, &mut out);
         assert_eq!(up.state(), &UploadState::InProgress);
