@@ -139,7 +139,7 @@ fn serve(vehicle: &str, gcs_port: u16) -> Serve {
             &format!("127.0.0.1:{gcs_port}"),
             "--home",
             if vehicle == "boat" {
-                "47.366,8.541,406"
+                "47.3544,8.5497,406"
             } else {
                 "47.397742,8.545594,488"
             },
@@ -171,8 +171,10 @@ fn flies_the_quad_square_on_a_px4_dialect_vehicle() {
     let at = |s: &str| k.iter().position(|e| e == s).unwrap_or(usize::MAX);
     assert!(at("connected") < at("mission_uploaded"), "{k:?}");
     assert!(at("mission_uploaded") < at("armed"), "{k:?}");
-    assert!(at("armed") < at("mode AUTO.MISSION"), "{k:?}");
-    assert!(at("mode AUTO.MISSION") < at("reached 0"), "{k:?}");
+    // Arming and the mode switch may show in one HEARTBEAT: both before the
+    // first item.
+    assert!(at("armed") < at("current 0"), "{k:?}");
+    assert!(at("mode AUTO.MISSION") < at("current 0"), "{k:?}");
     for i in 0..n {
         assert!(
             at(&format!("reached {i}")) < at("disarmed"),
@@ -597,7 +599,7 @@ fn the_relay_carries_both_ways() {
     let mut relay: Option<SocketAddr> = None;
     let start = Instant::now();
     let mut buf = [0u8; 65536];
-    while start.elapsed() < Duration::from_secs(20) && params < 10 {
+    while start.elapsed() < Duration::from_secs(20) && (params < 10 || heartbeats == 0) {
         let Ok((n, from)) = watcher.recv_from(&mut buf) else {
             continue;
         };
