@@ -116,7 +116,8 @@ fn kinds(events: &[(SimTime, GsEvent)]) -> Vec<String> {
         .collect()
 }
 
-struct Serve(Child);
+/// A running `mavsitl serve` and the port it is bound to.
+struct Serve(Child, u16);
 
 impl Drop for Serve {
     fn drop(&mut self) {
@@ -126,6 +127,7 @@ impl Drop for Serve {
 }
 
 fn serve(vehicle: &str, gcs_port: u16) -> Serve {
+    let bound = free_udp_port();
     let child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
         .args([
             "serve",
@@ -134,7 +136,7 @@ fn serve(vehicle: &str, gcs_port: u16) -> Serve {
             "--speedup",
             "20",
             "--gcs-bind",
-            &format!("127.0.0.1:{}", free_udp_port()),
+            &format!("127.0.0.1:{bound}"),
             "--gcs-out",
             &format!("127.0.0.1:{gcs_port}"),
             "--home",
@@ -148,20 +150,21 @@ fn serve(vehicle: &str, gcs_port: u16) -> Serve {
         .stderr(Stdio::null())
         .spawn()
         .expect("start mavsitl serve");
-    Serve(child)
+    Serve(child, bound)
 }
 
 /// QGroundControl's job on a PX4-dialect vehicle: upload quad_square, arm,
 /// AUTO.MISSION, every item reached, landed and disarmed.
 #[test]
 fn flies_the_quad_square_on_a_px4_dialect_vehicle() {
-    let port = free_udp_port();
-    let _vehicle = serve("quad", port);
+    // Talking first to the vehicle's own port, as mavsitl does to PX4's
+    // 14580 + N: the vehicle answers where it hears from.
+    let vehicle = serve("quad", free_udp_port());
     let cfg = config(Firmware::Px4, true, "missions/quad_square.plan", 120.0);
     let n = cfg.mission.len();
     let (phase, events, (reached, nav)) = fly(
         cfg,
-        FirmwareAddr::Udp(SocketAddr::from(([127, 0, 0, 1], port))),
+        FirmwareAddr::UdpTo(SocketAddr::from(([127, 0, 0, 1], vehicle.1))),
         20.0,
         Duration::from_secs(60),
     );

@@ -4,7 +4,7 @@
 //! working directory, console, connecting with retries, waiting on TCP 5760,
 //! the lockstep answers) and exit, crash or ignore SIGTERM on cue.
 
-use std::net::UdpSocket;
+use std::net::{TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -207,10 +207,11 @@ fn bad_firmware_paths_are_refused_before_anything_starts() {
 }
 
 #[test]
-fn a_ground_station_port_in_use_is_named_and_no_firmware_starts() {
+fn a_port_in_use_is_named_and_no_firmware_starts() {
     let tmp = tempfile::tempdir().expect("tmp");
     let mark = tmp.path().join("mark");
-    let _held = UdpSocket::bind("127.0.0.1:14595").expect("hold 14540 + 55");
+    // PX4's simulator port, 4560 + 55.
+    let _held = TcpListener::bind("127.0.0.1:4615").expect("hold 4560 + 55");
     let out = mavsitl()
         .args(["px4", "--instance", "55"])
         .arg("--mission")
@@ -223,10 +224,27 @@ fn a_ground_station_port_in_use_is_named_and_no_firmware_starts() {
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("cannot open the ground-station port") && stderr.contains("14595"),
+        stderr.contains("cannot listen on TCP 127.0.0.1:4615: Address already in use")
+            && stderr.contains("use --instance N"),
         "{stderr}"
     );
     assert!(!stderr.contains("starting"), "{stderr}");
+    assert!(!mark.exists());
+    // ArduPilot's JSON port, 9002 + 10 × 24.
+    let _held = UdpSocket::bind("127.0.0.1:9242").expect("hold 9002 + 240");
+    let out = mavsitl()
+        .args(["ardupilot", "--instance", "24"])
+        .arg("--ardupilot")
+        .arg(repo("tests/standins/ardupilot"))
+        .output()
+        .expect("run");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot bind UDP 127.0.0.1:9242: Address already in use")
+            && !stderr.contains("starting"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -55,9 +55,12 @@ pub struct FirmwareFlightArgs {
 /// The firmware's MAVLink port for a ground station, instance `n`.
 pub(super) fn gcs_addr(dialect: Dialect, instance: u8) -> FirmwareAddr {
     match dialect {
-        // PX4's onboard link (what MAVSDK uses) sends to 14540 + N.
+        // PX4's onboard (MAVSDK) link listens on 14580 + N and answers to
+        // whoever talks to it; its default partner, 14540 + N, stays free
+        // for the user's own MAVSDK program (and from N = 10 on PX4 points
+        // every instance at 14549).
         Dialect::Px4 => {
-            FirmwareAddr::Udp(SocketAddr::from(([127, 0, 0, 1], 14540 + instance as u16)))
+            FirmwareAddr::UdpTo(SocketAddr::from(([127, 0, 0, 1], 14580 + instance as u16)))
         }
         // ArduPilot's SERIAL0 listens on TCP 5760 + 10 N.
         Dialect::ArduCopter | Dialect::ArduRover => FirmwareAddr::Tcp(SocketAddr::from((

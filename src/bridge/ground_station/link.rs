@@ -31,8 +31,12 @@ const CONNECT_RETRY: Duration = Duration::from_millis(200);
 /// Where the firmware's MAVLink is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FirmwareAddr {
-    /// Bind this UDP address; the firmware sends to it (PX4).
+    /// Bind this UDP address; the firmware sends to it.
     Udp(SocketAddr),
+    /// Send to the firmware's own UDP port from a port of our own; the
+    /// firmware answers to where it was last heard from (PX4's MAVLink
+    /// instances do), so no well-known port is taken from other clients.
+    UdpTo(SocketAddr),
     /// Connect to this TCP address (ArduPilot).
     Tcp(SocketAddr),
 }
@@ -74,7 +78,9 @@ impl Conn {
         match self {
             Conn::Udp { socket, peer } => match socket.recv_from(&mut chunk) {
                 Ok((n, from)) => {
-                    *peer = Some(from);
+                    if peer.is_none() {
+                        *peer = Some(from);
+                    }
                     wire::frames(chunk.get(..n).unwrap_or(&[]), None, |raw| each(raw));
                 }
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
@@ -181,6 +187,18 @@ impl GroundStationHandle {
                 socket.set_read_timeout(Some(READ_SLICE))?;
                 let local = socket.local_addr().ok();
                 (Conn::Udp { socket, peer: None }, local)
+            }
+            FirmwareAddr::UdpTo(firmware) => {
+                let socket = UdpSocket::bind(SocketAddr::new(firmware.ip(), 0))?;
+                socket.set_read_timeout(Some(READ_SLICE))?;
+                let local = socket.local_addr().ok();
+                (
+                    Conn::Udp {
+                        socket,
+                        peer: Some(firmware),
+                    },
+                    local,
+                )
             }
             FirmwareAddr::Tcp(addr) => (
                 Conn::Tcp {
