@@ -215,10 +215,12 @@ def main():
                 wall, sim = run(kind, args, plan)
                 rows.setdefault(name, []).append((wall, sim))
                 print(f"{kind:16} {name:9} {wall:7.1f} {sim:7.1f} {sim / wall:8.1f}x", flush=True)
-        b = min(r[0] for r in rows["built-in"])
-        m = min(r[0] for r in rows["mavsitl"])
-        print(f"{kind:16} mavsitl / built-in wall time for the mission: {m / b:.2f} "
-              f"(speed ratio {b / m:.2f})", flush=True)
+        # Each physics flies the mission in its own time (ArduPilot's
+        # motorboat is not mavsitl's boat), so the speed ratio is of sim
+        # seconds per wall second, best run each.
+        b = max(sim / wall for wall, sim in rows["built-in"])
+        m = max(sim / wall for wall, sim in rows["mavsitl"])
+        print(f"{kind:16} speed with mavsitl / with built-in physics: {m / b:.2f}", flush=True)
 
 
 if __name__ == "__main__":
