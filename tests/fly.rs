@@ -415,3 +415,40 @@ fn arming_is_refused_with_a_reason() {
         assert!(String::from_utf8_lossy(&out.stderr).contains(expect));
     }
 }
+
+/// A DO_JUMP loop with no waypoint inside is refused at load (it used to end
+/// "mission completed" with the quad left hovering), in a plan and in WPL.
+#[test]
+fn a_jump_loop_around_nothing_is_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = std::fs::read_to_string(repo("missions/quad_square.plan")).expect("plan");
+    let mut plan: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let items = plan["mission"]["items"].as_array_mut().expect("items");
+    items.insert(
+        2,
+        serde_json::json!({"type": "SimpleItem", "command": 177, "doJumpId": 50, "frame": 2,
+                           "autoContinue": true, "params": [50, -1, 0, 0, 0, 0, 0]}),
+    );
+    let path = tmp.path().join("loop.plan");
+    std::fs::write(&path, plan.to_string()).expect("write");
+    let out = fly(&[path.to_str().expect("utf8")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("mission item 2 (MAV_CMD_DO_JUMP): the jump to item 2 comes back")
+            && !String::from_utf8_lossy(&out.stdout).contains("mission completed"),
+        "{stderr}"
+    );
+    // WPL: two jumps pointing at each other.
+    let wpl = "QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t47.397742\t8.545594\t488\t1\n\
+               1\t0\t3\t22\t0\t0\t0\t0\t0\t0\t10\t1\n\
+               2\t0\t2\t177\t3\t5\t0\t0\t0\t0\t0\t1\n\
+               3\t0\t2\t177\t2\t5\t0\t0\t0\t0\t0\t1\n\
+               4\t0\t3\t16\t0\t0\t0\t0\t47.3982\t8.5456\t10\t1\n";
+    let path = tmp.path().join("loop.waypoints");
+    std::fs::write(&path, wpl).expect("write");
+    let out = fly(&[path.to_str().expect("utf8")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("(MAV_CMD_DO_JUMP)"), "{stderr}");
+}

@@ -199,3 +199,77 @@ fn takeoff_then_arm_climbs_holds_returns_and_disarms() {
         truth.pos_ned_m
     );
 }
+
+/// A mission upload with a DO_JUMP loop around nothing is refused with
+/// MISSION_ACK INVALID and the reason, and the stored mission is kept.
+#[test]
+fn an_uploaded_jump_loop_around_nothing_is_refused() {
+    use mavlink::dialects::common::{MavMissionResult, MISSION_COUNT_DATA};
+    use mavsitl::wire::MissionItemIn;
+    let (f, mut ep) =
+        flight(r#"{"vehicles":[{"name":"q","kind":"multirotor","airframe":"generic_quad"}]}"#);
+    let now = f.lockstep.sim().time();
+    let link = Duration::ZERO;
+    let mut out = Vec::new();
+    let item = |seq: u16, command: u16, params: [f32; 4], x: f64| MissionItemIn {
+        seq,
+        command,
+        frame: if command == 177 { 2 } else { 3 },
+        params,
+        x,
+        y: 85_455_940.0,
+        z: 10.0,
+        current: 0,
+        autocontinue: 1,
+        mission_type: 0,
+        target_system: 1,
+        target_component: 1,
+        is_int: true,
+    };
+    ep.handle(
+        now,
+        link,
+        (255, 190),
+        Incoming::Msg(MavMessage::MISSION_COUNT(MISSION_COUNT_DATA {
+            count: 3,
+            target_system: 1,
+            target_component: 1,
+            ..Default::default()
+        })),
+        &mut out,
+    );
+    for it in [
+        item(0, 16, [0.0; 4], 473_977_420.0),
+        item(1, 177, [1.0, -1.0, 0.0, 0.0], 0.0),
+        item(2, 16, [0.0; 4], 473_987_420.0),
+    ] {
+        ep.handle(now, link, (255, 190), Incoming::MissionItem(it), &mut out);
+    }
+    let acks: Vec<MavMissionResult> = out
+        .iter()
+        .filter_map(|o| match o {
+            Outgoing::Msg(MavMessage::MISSION_ACK(a)) => Some(a.mavtype),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(acks, [MavMissionResult::MAV_MISSION_INVALID]);
+    let texts: Vec<String> = out
+        .iter()
+        .filter_map(|o| match o {
+            Outgoing::Msg(MavMessage::STATUSTEXT(t)) => {
+                Some(t.text.to_str().unwrap_or("").to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("mission upload refused: mission item 1")),
+        "{texts:?}"
+    );
+    assert!(ep
+        .stores()
+        .list(mavsitl::mission_protocol::ListType::Mission)
+        .is_empty());
+}

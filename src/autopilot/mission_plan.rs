@@ -246,5 +246,130 @@ pub fn compile(
         };
         steps.push(step);
     }
+    check_jumps(&steps)?;
     Ok((steps, warnings))
+}
+
+/// Whether a step takes the vehicle somewhere or takes time.
+fn flies(step: &Step) -> bool {
+    matches!(
+        step,
+        Step::Takeoff { .. }
+            | Step::Waypoint { .. }
+            | Step::Loiter { .. }
+            | Step::Delay { .. }
+            | Step::ReturnToLaunch
+            | Step::Land { .. }
+    )
+}
+
+/// Refuses a DO_JUMP that can come back to itself without flying anything in
+/// between (a loop around nothing, or two jumps pointing at each other): it
+/// would spin through its repeats, or forever, without the mission moving on.
+/// PX4 and ArduPilot refuse such missions too.
+fn check_jumps(steps: &[Step]) -> Result<(), PlanError> {
+    for (start, step) in steps.iter().enumerate() {
+        let Step::Jump { target, repeat } = *step else {
+            continue;
+        };
+        if repeat == 0 {
+            continue;
+        }
+        // Follow the jumps from this one until something flies or the
+        // mission ends; coming back to a jump already taken is a loop.
+        let first = target;
+        let mut taken = vec![start];
+        let mut pos = target;
+        while let Some(s) = steps.get(pos) {
+            if flies(s) {
+                break;
+            }
+            match *s {
+                Step::Jump { target, repeat } if repeat != 0 => {
+                    if taken.contains(&pos) {
+                        return Err(PlanError {
+                            index: start,
+                            name: command_name(commands::DO_JUMP),
+                            reason: format!(
+                                "the jump to item {first} comes back to a jump with no \
+                                 navigation item on the way, so it would repeat without flying"
+                            ),
+                        });
+                    }
+                    taken.push(pos);
+                    pos = target;
+                }
+                _ => pos += 1,
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame() -> LocalFrame {
+        LocalFrame::new(GeoPoint::from_deg(47.0, 8.0, 400.0))
+    }
+
+    fn jump(target: f64, repeat: f64) -> MissionItem {
+        let mut j = MissionItem::waypoint(0.0, 0.0, 0.0);
+        j.command = commands::DO_JUMP;
+        j.frame = crate::mission::FRAME_MISSION;
+        j.params = [target, repeat, 0.0, 0.0];
+        j
+    }
+
+    fn speed() -> MissionItem {
+        let mut s = jump(0.0, 0.0);
+        s.command = commands::DO_CHANGE_SPEED;
+        s.params = [1.0, 3.0, -1.0, 0.0];
+        s
+    }
+
+    fn check(items: Vec<MissionItem>) -> Result<(), PlanError> {
+        let m = Mission {
+            items,
+            ..Mission::default()
+        };
+        compile(&m, &frame(), 400.0, true, 2.0).map(|_| ())
+    }
+
+    fn wp(n: f64) -> MissionItem {
+        MissionItem::waypoint(47.0 + n * 1e-4, 8.0, 10.0)
+    }
+
+    #[test]
+    fn jump_loops_around_nothing_are_refused() {
+        // A jump to itself, forever and 1e9 times.
+        for repeat in [-1.0, 1e9] {
+            let e = check(vec![wp(1.0), wp(2.0), jump(2.0, repeat), wp(3.0)]).expect_err("loop");
+            assert_eq!(e.index, 2);
+            assert!(e.reason.contains("would repeat without flying"), "{e}");
+        }
+        // Two jumps pointing at each other, with a speed change between.
+        let e = check(vec![
+            wp(1.0),
+            jump(3.0, 2.0),
+            speed(),
+            jump(1.0, 2.0),
+            wp(2.0),
+        ])
+        .expect_err("ping-pong");
+        assert_eq!(e.index, 1);
+        // A jump forward onto a jump back to it.
+        assert!(check(vec![wp(1.0), jump(2.0, -1.0), jump(1.0, -1.0), wp(2.0)]).is_err());
+    }
+
+    #[test]
+    fn jump_loops_that_fly_are_kept() {
+        // Back over a waypoint, forever or counted; a spent (0) jump to itself.
+        check(vec![wp(1.0), wp(2.0), jump(1.0, -1.0)]).expect("loop over item 1");
+        check(vec![wp(1.0), speed(), wp(2.0), jump(1.0, 3.0), wp(3.0)]).expect("counted");
+        check(vec![wp(1.0), jump(1.0, 0.0), wp(2.0)]).expect("a jump that never jumps");
+        // Forward over items, then on.
+        check(vec![wp(1.0), jump(3.0, 1.0), wp(2.0), wp(3.0)]).expect("forward");
+    }
 }

@@ -692,6 +692,14 @@ impl SimpleFlight {
         }
         match self.queue.pop() {
             Some((prim, item)) => self.start_prim(now, prim, item),
+            // Items left but nothing to fly: a jump loop the plan check
+            // did not see. Never report such a mission as completed.
+            None if self.from_mission && self.next_step < self.cfg.mission.len() => {
+                self.status.borrow_mut().failure = Some(format!(
+                    "mission stuck at item {}: jumps that fly nothing",
+                    self.next_step
+                ));
+            }
             None if self.from_mission => self.finish_mission(now),
             None => {
                 if let Some(mode) = self.after_program.take() {
