@@ -358,7 +358,13 @@ fn airframe_file_with_error_points_into_that_file() {
 }
 
 #[test]
-fn ctrl_c_flushes_recordings_and_exits_130() {
+fn ctrl_c_sigterm_and_sighup_flush_recordings_and_exit_130() {
+    for signal in ["-INT", "-TERM", "-HUP"] {
+        stop_a_recording_sim_with(signal);
+    }
+}
+
+fn stop_a_recording_sim_with(signal: &str) {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path().join("rec");
     let child = bin()
@@ -379,7 +385,7 @@ fn ctrl_c_flushes_recordings_and_exits_130() {
     }
     std::thread::sleep(std::time::Duration::from_millis(300));
     let status = Command::new("kill")
-        .arg("-INT")
+        .arg(signal)
         .arg(child.id().to_string())
         .status()
         .expect("kill");
@@ -388,7 +394,7 @@ fn ctrl_c_flushes_recordings_and_exits_130() {
     assert_eq!(
         out.status.code(),
         Some(130),
-        "{}",
+        "{signal}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted at"));
@@ -410,6 +416,52 @@ fn ctrl_c_flushes_recordings_and_exits_130() {
         assert!(
             t <= end_ns && end_ns - t < 20_000_000,
             "{f}: last row at {t}, end {end_ns}"
+        );
+    }
+}
+
+/// Every subcommand that runs until stopped exits 130 on SIGTERM (CI systems
+/// stop jobs with it): `serve`, which used to exit 0, and `fly --gcs`, which
+/// used to exit 1.
+#[test]
+fn sigterm_ends_serve_and_fly_with_130() {
+    let runs: [&[&str]; 2] = [
+        &[
+            "serve",
+            "--gcs-bind",
+            "127.0.0.1:0",
+            "--gcs-out",
+            "127.0.0.1:9",
+        ],
+        &[
+            "fly",
+            "--gcs",
+            "--gcs-bind",
+            "127.0.0.1:0",
+            "--gcs-out",
+            "127.0.0.1:9",
+        ],
+    ];
+    for args in runs {
+        let child = bin()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let out = child.wait_with_output().expect("wait");
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
         );
     }
 }

@@ -359,3 +359,43 @@ fn an_ardupilot_that_exits_mid_run_ends_it_quoting_its_console() {
         "{stdout}\n{stderr}"
     );
 }
+
+/// A CI job stopped with SIGTERM stops the firmware it started, in order,
+/// and exits 130 as on Ctrl-C.
+#[test]
+fn sigterm_to_mavsitl_stops_the_firmware_and_exits_130() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mark = tmp.path().join("mark");
+    let child = mavsitl()
+        .args([
+            "px4",
+            "--instance",
+            "57",
+            "--speedup",
+            "1",
+            "--keep-workdir",
+        ])
+        .arg("--px4-build")
+        .arg(repo("tests/standins/px4_sitl_default"))
+        .env("STANDIN_MARK", &mark)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(1500));
+    let status = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let out = child.wait_with_output().expect("wait");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{stdout}\n{stderr}");
+    let dir = kept_workdir(&stderr);
+    let pid = report(&dir)["pid"].as_i64().expect("pid");
+    std::fs::remove_dir_all(&dir).ok();
+    let marks = std::fs::read_to_string(&mark).expect("the stand-in got SIGTERM");
+    assert_eq!(marks.trim(), format!("SIGTERM {pid}"));
+    assert!(!alive(pid));
+}

@@ -112,8 +112,9 @@ fn open_recorder(
         })
 }
 
-/// Set by Ctrl-C (SIGINT) or SIGTERM: runs stop at the next tick boundary,
-/// flush their recordings and exit with code 130.
+/// Set by Ctrl-C (SIGINT), SIGTERM or SIGHUP: runs stop at the next tick
+/// boundary, flush their recordings, stop a launched firmware and exit with
+/// [`INTERRUPTED_CODE`].
 pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Set when a run must stop at once: by Ctrl-C, by a launched firmware that
@@ -196,12 +197,35 @@ pub fn init_logging(verbose: u8) {
 /// A [`CliError`] to print.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     install_interrupt_handler();
-    match cli.command {
+    let result = match cli.command {
         Command::Fly(args) => fly::run(args),
         Command::Sim(args) => sim::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Px4(args) => px4::run(args),
         Command::Ardupilot(args) => ardupilot::run(args),
         Command::Replay(args) => replay::run(args),
+    };
+    as_interrupted(result, interrupted())
+}
+
+/// Exit code of a run stopped by Ctrl-C, SIGTERM or SIGHUP, in every
+/// subcommand (the shell's 128 + SIGINT).
+pub const INTERRUPTED_CODE: u8 = 130;
+
+/// A run the user stopped ends with [`INTERRUPTED_CODE`], whatever the
+/// subcommand made of the stop (bad input found before it still says so).
+fn as_interrupted(result: Result<(), CliError>, interrupted: bool) -> Result<(), CliError> {
+    match result {
+        _ if !interrupted => result,
+        Err(e) if e.code == 2 => Err(e),
+        Err(e) => Err(CliError {
+            code: INTERRUPTED_CODE,
+            ..e
+        }),
+        Ok(()) => Err(CliError {
+            message: "interrupted; recordings flushed".into(),
+            hint: None,
+            code: INTERRUPTED_CODE,
+        }),
     }
 }

@@ -120,7 +120,7 @@ fn run_with(
         return Err(CliError {
             message: format!("interrupted at {}; recordings flushed", sim.time()),
             hint: None,
-            code: 130,
+            code: super::INTERRUPTED_CODE,
         });
     }
     Ok(())

@@ -210,7 +210,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
                 lockstep.sim().time()
             ),
             hint: None,
-            code: 130,
+            code: super::INTERRUPTED_CODE,
         });
     }
     Ok(())
