@@ -217,3 +217,53 @@ fn broken_files_name_the_path_or_line() {
         Err(MissionError::Format { .. })
     ));
 }
+
+/// Positions no vehicle can fly to are refused at load, naming the item (they
+/// used to be flown towards; only the planned home was checked).
+#[test]
+fn out_of_range_positions_are_refused() {
+    let item = |lat: &str, lon: &str, alt: &str| {
+        format!(
+            r#"{{"fileType":"Plan","mission":{{"items":[{{"type":"SimpleItem","command":22,"frame":3,"params":[0,0,0,null,0,0,10]}},{{"type":"SimpleItem","command":16,"frame":3,"params":[0,0,0,null,{lat},{lon},{alt}]}}]}}}}"#
+        )
+    };
+    assert_eq!(
+        err(&item("91", "8", "10")),
+        "bad.plan: mission item 1 (MAV_CMD_NAV_WAYPOINT): latitude 91 is outside -90..90"
+    );
+    assert_eq!(
+        err(&item("1e300", "8", "10")),
+        "bad.plan: mission item 1 (MAV_CMD_NAV_WAYPOINT): latitude 1e300 is outside -90..90"
+    );
+    assert_eq!(
+        err(&item("47", "500", "10")),
+        "bad.plan: mission item 1 (MAV_CMD_NAV_WAYPOINT): longitude 500 is outside -180..180"
+    );
+    assert_eq!(
+        err(&item("47", "8", "1e9")),
+        "bad.plan: mission item 1 (MAV_CMD_NAV_WAYPOINT): altitude 1e9 m is beyond ±100000 m"
+    );
+    // A take-off "here" (0, 0) is fine.
+    Mission::parse(&item("47", "8", "10"), "ok.plan").expect("in range");
+    // A WPL home of 999 999.
+    let e = Mission::parse(
+        "QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t999\t999\t488\t1\n",
+        "home.waypoints",
+    )
+    .expect_err("home");
+    assert!(e.to_string().contains("latitude 999"), "{e}");
+}
+
+/// A UTF-8 byte-order mark, as some editors write, is accepted.
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("missions/quad_square.plan"),
+    )
+    .expect("plan");
+    let with_bom = format!("\u{feff}{text}");
+    let a = Mission::parse(&with_bom, "bom.plan").expect("BOM accepted");
+    let b = Mission::parse(&text, "plain.plan").expect("plain");
+    // (Debug text: the items' NaN yaw makes `==` false for equal plans.)
+    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+}

@@ -158,8 +158,10 @@ impl Mission {
     /// # Errors
     /// [`MissionError`].
     pub fn parse(text: &str, file: &str) -> Result<Mission, MissionError> {
+        // Editors may start a file with a UTF-8 byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let first = text.trim_start();
-        if first.starts_with('{') {
+        let m = if first.starts_with('{') {
             plan::parse(text, file)
         } else if first.starts_with("QGC WPL") {
             wpl::parse(text, file)
@@ -168,6 +170,73 @@ impl Mission {
                 file: file.to_string(),
                 message: "not a QGroundControl .plan (JSON) or 'QGC WPL 110' file".into(),
             })
-        }
+        }?;
+        m.check_positions(file)?;
+        Ok(m)
     }
+
+    /// Refuses positions no vehicle can fly to: a latitude outside ±90°, a
+    /// longitude outside ±180°, an altitude beyond [`MAX_ALTITUDE_M`] (what a
+    /// vehicle would refuse over MAVLink too).
+    fn check_positions(&self, file: &str) -> Result<(), MissionError> {
+        let bad = |what: String| MissionError::Format {
+            file: file.to_string(),
+            message: what,
+        };
+        if let Some(h) = self.home {
+            if let Some(why) = position_problem(h.lat_deg, h.lon_deg, h.alt_m) {
+                return Err(bad(format!("planned home: {why}")));
+            }
+        }
+        let lists = [
+            ("mission item", &self.items),
+            ("geofence item", &self.fence),
+            ("rally point", &self.rally),
+        ];
+        for (name, list) in lists {
+            for (i, it) in list.iter().enumerate() {
+                // No position ("here", for take-off and land): 0/0 or NaN/NaN.
+                let zero = (it.x == 0.0 && it.y == 0.0) || (it.x.is_nan() && it.y.is_nan());
+                if !it.is_global() || zero {
+                    continue;
+                }
+                if let Some(why) = position_problem(it.x, it.y, it.z) {
+                    return Err(bad(format!(
+                        "{name} {i} ({}): {why}",
+                        commands::command_name(it.command)
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Largest altitude a mission may name, m (AMSL or above home): above any
+/// mountain and any airspace a drone may use.
+pub const MAX_ALTITUDE_M: f64 = 100_000.0;
+
+/// A number as a person wrote it: 91, 1e300 (not 300 digits).
+fn short(x: f64) -> String {
+    if x.is_finite() && x.abs() >= 1e6 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+fn position_problem(lat: f64, lon: f64, alt: f64) -> Option<String> {
+    if !(-90.0..=90.0).contains(&lat) {
+        return Some(format!("latitude {} is outside -90..90", short(lat)));
+    }
+    if !(-180.0..=180.0).contains(&lon) {
+        return Some(format!("longitude {} is outside -180..180", short(lon)));
+    }
+    if !(alt.is_finite() && alt.abs() <= MAX_ALTITUDE_M) {
+        return Some(format!(
+            "altitude {} m is beyond ±{MAX_ALTITUDE_M} m",
+            short(alt)
+        ));
+    }
+    None
 }
