@@ -273,3 +273,49 @@ fn an_uploaded_jump_loop_around_nothing_is_refused() {
         .list(mavsitl::mission_protocol::ListType::Mission)
         .is_empty());
 }
+
+/// Out-of-range requests are denied, never flown: DO_REPOSITION to latitude
+/// 91, longitude ±214, 1e9 m up or 1e6 m below home, and SET_MESSAGE_INTERVAL
+/// with NaN or an interval below -1 (which used to stop the stream silently).
+#[test]
+fn out_of_range_requests_are_denied() {
+    let (mut f, mut ep) = flight(r#"{"vehicles":[{"kind":"multirotor"}]}"#);
+    run_to(&mut f, &mut ep, 30.0);
+    let home_amsl = 488.0;
+    let nan = f32::NAN;
+    let (r, _) = command(
+        &f,
+        &mut ep,
+        22,
+        [0.0, 0.0, 0.0, nan, nan, nan, home_amsl + 12.0],
+    );
+    assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED);
+    let (r, _) = command(&f, &mut ep, 400, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED);
+    run_to(&mut f, &mut ep, 45.0);
+    for (lat, lon, alt) in [
+        (91.0, 8.5456, home_amsl + 10.0),
+        (47.3977, 214.0, home_amsl + 10.0),
+        (47.3977, -214.0, home_amsl + 10.0),
+        (47.3977, 8.5456, 1e9),
+        (47.3977, 8.5456, -1e6),
+    ] {
+        let (r, text) = command(&f, &mut ep, 192, [-1.0, 1.0, 0.0, nan, lat, lon, alt]);
+        assert_eq!(r, MavResult::MAV_RESULT_DENIED, "{lat} {lon} {alt}: {text}");
+        assert!(text.starts_with("Reposition denied"), "{text}");
+    }
+    // A reasonable one is still accepted.
+    let (r, _) = command(
+        &f,
+        &mut ep,
+        192,
+        [-1.0, 1.0, 0.0, nan, 47.3978, 8.5457, home_amsl + 15.0],
+    );
+    assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED);
+    for interval in [nan, -2.0, -5e9] {
+        let (r, _) = command(&f, &mut ep, 511, [33.0, interval, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(r, MavResult::MAV_RESULT_DENIED, "interval {interval}");
+    }
+    let (r, _) = command(&f, &mut ep, 511, [33.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED, "-1 stops the stream");
+}

@@ -25,6 +25,9 @@ use crate::mission_protocol::{
 use crate::time::SimTime;
 use crate::wire::{CommandIn, Incoming, MissionItemIn, Outgoing, SetModeIn};
 
+/// Highest reposition target above home a multicopter accepts, m.
+const MAX_REPOSITION_UP_M: f64 = 10_000.0;
+
 /// How the endpoint presents the vehicle.
 #[derive(Debug, Clone)]
 pub struct EndpointConfig {
@@ -748,6 +751,13 @@ impl Endpoint {
             511 => {
                 let id = p[0] as u32;
                 let interval = p[1];
+                // -1 stops the stream, 0 restores the default, else µs.
+                if !(interval.is_finite() && interval >= -1.0) {
+                    return (
+                        MAV_RESULT_DENIED,
+                        Some(format!("Message interval {interval} is not an interval")),
+                    );
+                }
                 match self.streams.iter_mut().find(|s| s.0 == id) {
                     Some(s) => {
                         s.1 = if interval < -0.5 {
@@ -833,6 +843,27 @@ impl Endpoint {
         let z = c.z as f64;
         let rel_frame = matches!(c.int_frame, Some(3 | 6));
         let amsl = if rel_frame { z + self.home_amsl(st) } else { z };
+        if !lat.is_nan() && !(-90.0..=90.0).contains(&lat)
+            || !lon.is_nan() && !(-180.0..=180.0).contains(&lon)
+        {
+            return (
+                MAV_RESULT_DENIED,
+                Some("Reposition denied: not a latitude/longitude".into()),
+            );
+        }
+        // Below home or far above it: no multicopter goes there.
+        let above_home = amsl - self.home_amsl(st);
+        if self.cfg.multicopter
+            && amsl.is_finite()
+            && !(0.0..=MAX_REPOSITION_UP_M).contains(&above_home)
+        {
+            return (
+                MAV_RESULT_DENIED,
+                Some(format!(
+                    "Reposition denied: altitude {above_home:.0} m above home"
+                )),
+            );
+        }
         let ne = (lat.is_finite() && lon.is_finite()).then(|| {
             let n = self.cfg.frame.to_ned(&GeoPoint::from_deg(lat, lon, 0.0));
             [n.x, n.y]
