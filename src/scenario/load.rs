@@ -159,7 +159,7 @@ fn parse_at<'de, T: Deserialize<'de>>(
 ) -> Result<T, ScenarioError> {
     let offset = (text.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
     let de = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         // serde_json counts lines from 1 within `text`; columns restart per line.
@@ -182,7 +182,28 @@ fn parse_at<'de, T: Deserialize<'de>>(
             key,
             message: strip_position(&inner.to_string()),
         }
-    })
+    })?;
+    // Nothing but white space may follow the value.
+    de.end().map_err(|inner| {
+        let (base_line, base_col) = line_col(whole, offset);
+        let (line, column) = if inner.line() <= 1 {
+            (base_line, base_col + inner.column().saturating_sub(1))
+        } else {
+            (base_line + inner.line() - 1, inner.column())
+        };
+        ScenarioError::Parse {
+            file: file.to_string(),
+            line,
+            column,
+            key: if prefix.is_empty() {
+                ".".into()
+            } else {
+                prefix.to_string()
+            },
+            message: "text after the end of the JSON object".into(),
+        }
+    })?;
+    Ok(value)
 }
 
 /// serde_json appends " at line L column C"; we print the position ourselves.
@@ -213,6 +234,8 @@ impl Scenario {
     /// # Errors
     /// [`ScenarioError`] naming the source, line, column and key of the problem.
     pub fn from_json(text: &str, source: &ScenarioSource) -> Result<Scenario, ScenarioError> {
+        // Editors may start a file with a UTF-8 byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let file = source.name.as_str();
         let raw: ScenarioFile<'_> = parse_at(file, text, text, "")?;
         let mut vehicles = Vec::with_capacity(raw.vehicles.len());
@@ -611,4 +634,35 @@ fn check_initial(p: &InitialPose) -> Check {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src() -> ScenarioSource {
+        ScenarioSource {
+            name: "s.json".into(),
+            base_dir: std::path::PathBuf::from("."),
+        }
+    }
+
+    #[test]
+    fn text_after_the_object_is_refused_with_its_position() {
+        let e = Scenario::from_json("{\"vehicles\":[{\"kind\":\"boat\"}]}\n} extra", &src())
+            .expect_err("trailing text");
+        assert_eq!(
+            e.to_string(),
+            "s.json:2:1: .: text after the end of the JSON object"
+        );
+        // White space after it is fine.
+        Scenario::from_json("{\"vehicles\":[{\"kind\":\"boat\"}]}\n\n  ", &src()).expect("ok");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_accepted() {
+        let s = Scenario::from_json("\u{feff}{\"vehicles\":[{\"kind\":\"boat\"}]}", &src())
+            .expect("BOM");
+        assert_eq!(s.vehicles.len(), 1);
+    }
 }
