@@ -465,3 +465,15 @@ fn sigterm_ends_serve_and_fly_with_130() {
         );
     }
 }
+
+/// `sim --duration` is held to the scenario file's own limit (1e7 s).
+#[test]
+fn an_absurd_duration_is_refused() {
+    let out = run(bin().args(["sim", "--duration", "1e18"]));
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--duration 1e18: give a positive number of seconds up to 1e7"),
+        "{stderr}"
+    );
+}

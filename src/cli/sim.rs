@@ -151,9 +151,9 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
         scenario.seed = seed;
     }
     let duration_s = args.duration.unwrap_or(scenario.duration_s);
-    if !(duration_s.is_finite() && duration_s > 0.0) {
+    if !(duration_s.is_finite() && duration_s > 0.0 && duration_s <= 1e7) {
         return Err(CliError::input(
-            format!("--duration {duration_s} must be a positive number of seconds"),
+            format!("--duration {duration_s:e}: give a positive number of seconds up to 1e7 (as a scenario's duration_s)"),
             "e.g. --duration 600",
         ));
     }

@@ -321,7 +321,11 @@ impl Scenario {
         let env = &self.environment;
         finite_nonneg("environment.wind.speed_m_s", env.wind.speed_m_s, 100.0)
             .and(finite("environment.wind.from_deg", env.wind.from_deg))
-            .and(finite("environment.wind.down_m_s", env.wind.down_m_s))
+            .and(bounded(
+                "environment.wind.down_m_s",
+                env.wind.down_m_s,
+                50.0,
+            ))
             .and(finite_nonneg(
                 "environment.current.speed_m_s",
                 env.current.speed_m_s,
@@ -496,6 +500,15 @@ fn finite(key: &str, v: f64) -> Check {
     }
 }
 
+/// A finite number within ±`max`.
+fn bounded(key: &str, v: f64, max: f64) -> Check {
+    if v.is_finite() && v.abs() <= max {
+        Ok(())
+    } else {
+        Err((key.to_string(), format!("{v:e} is outside -{max}..{max}")))
+    }
+}
+
 fn finite_nonneg(key: &str, v: f64, max: f64) -> Check {
     if v.is_finite() && (0.0..=max).contains(&v) {
         Ok(())
@@ -566,7 +579,7 @@ fn check_zone(z: &crate::world::ZoneSpec) -> Check {
     if let Some(w) = z.wind {
         finite_nonneg("wind.speed_m_s", w.speed_m_s, 100.0)?;
         finite("wind.from_deg", w.from_deg)?;
-        finite("wind.down_m_s", w.down_m_s)?;
+        bounded("wind.down_m_s", w.down_m_s, 50.0)?;
     }
     if let Some(c) = z.current {
         finite_nonneg("current.speed_m_s", c.speed_m_s, 20.0)?;
@@ -625,8 +638,18 @@ fn check_initial(p: &InitialPose) -> Check {
     }
     finite_nonneg("height_m", p.height_m, 10_000.0)?;
     for i in 0..3 {
-        finite(&format!("velocity_ned_m_s[{i}]"), p.velocity_ned_m_s[i])?;
-        finite(&format!("rates_frd_deg_s[{i}]"), p.rates_frd_deg_s[i])?;
+        // Faster than any vehicle simulated here, or spinning faster than
+        // its rotors: a typo, which would only fail once the physics runs.
+        bounded(
+            &format!("velocity_ned_m_s[{i}]"),
+            p.velocity_ned_m_s[i],
+            300.0,
+        )?;
+        bounded(
+            &format!("rates_frd_deg_s[{i}]"),
+            p.rates_frd_deg_s[i],
+            36_000.0,
+        )?;
     }
     if let Some(r) = &p.rotor_commands {
         for (i, u) in r.iter().enumerate() {
@@ -657,6 +680,30 @@ mod tests {
         );
         // White space after it is fine.
         Scenario::from_json("{\"vehicles\":[{\"kind\":\"boat\"}]}\n\n  ", &src()).expect("ok");
+    }
+
+    #[test]
+    fn absurd_wind_and_velocities_are_refused_at_load() {
+        let e = Scenario::from_json(
+            r#"{"environment":{"wind":{"speed_m_s":1,"down_m_s":1e300}},"vehicles":[{"kind":"boat"}]}"#,
+            &src(),
+        )
+        .expect_err("wind");
+        assert!(
+            e.to_string()
+                .contains("environment.wind.down_m_s: 1e300 is outside -50..50"),
+            "{e}"
+        );
+        let e = Scenario::from_json(
+            r#"{"vehicles":[{"kind":"multirotor","initial":{"velocity_ned_m_s":[1e200,0,0]}}]}"#,
+            &src(),
+        )
+        .expect_err("velocity");
+        assert!(
+            e.to_string()
+                .contains("initial.velocity_ned_m_s[0]: 1e200 is outside"),
+            "{e}"
+        );
     }
 
     #[test]
