@@ -377,8 +377,8 @@ impl Sensors {
     }
 }
 
-/// A fixed-capacity list of samples (no allocation); when full, further samples
-/// are counted as dropped.
+/// A fixed-capacity list of samples (no allocation); when full, the oldest
+/// sample makes room for the newest and is counted as dropped.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SampleBuf<T: Copy, const N: usize> {
     items: [Option<T>; N],
@@ -397,12 +397,20 @@ impl<T: Copy, const N: usize> Default for SampleBuf<T, N> {
 }
 
 impl<T: Copy, const N: usize> SampleBuf<T, N> {
-    /// Appends a sample (or counts it dropped when full).
+    /// Appends a sample. When full the oldest is dropped (and counted), so
+    /// [`SampleBuf::last`] is always the newest: a bridge that sends only the
+    /// latest sample never hands the firmware stale data.
     pub fn push(&mut self, item: T) {
+        if N == 0 {
+            self.dropped += 1;
+            return;
+        }
         if self.len < N {
             self.items[self.len] = Some(item);
             self.len += 1;
         } else {
+            self.items.rotate_left(1);
+            self.items[N - 1] = Some(item);
             self.dropped += 1;
         }
     }
@@ -436,5 +444,23 @@ impl<T: Copy, const N: usize> SampleBuf<T, N> {
     /// Samples that did not fit.
     pub fn dropped(&self) -> usize {
         self.dropped
+    }
+}
+
+#[cfg(test)]
+mod sample_buf_tests {
+    use super::SampleBuf;
+
+    #[test]
+    fn a_full_buffer_keeps_the_newest_samples() {
+        let mut b = SampleBuf::<u32, 3>::default();
+        for i in 0..5 {
+            b.push(i);
+        }
+        assert_eq!(b.iter().copied().collect::<Vec<_>>(), [2, 3, 4]);
+        assert_eq!(b.last(), Some(&4));
+        assert_eq!(b.dropped(), 2);
+        b.clear();
+        assert_eq!(b.last(), None);
     }
 }
