@@ -258,7 +258,7 @@ fn firmware_config_matches_the_vehicles() {
     assert!((param("quad.parm", "MOT_THST_HOVER") - hover).abs() < 0.01);
     // The frame rates mavsitl steps by default, fast enough for ArduPilot's
     // gyro-rate pre-arm check (1.8 × Copter's 400 Hz loop, Rover's 50 Hz).
-    assert_eq!(param("quad.parm", "SIM_RATE_HZ"), 1000.0);
+    assert_eq!(param("quad.parm", "SIM_RATE_HZ"), 800.0);
     assert_eq!(param("boat.parm", "SIM_RATE_HZ"), 200.0);
     // The boat at CRUISE_THROTTLE on both thrusters reaches CRUISE_SPEED.
     let thr = param("boat.parm", "CRUISE_THROTTLE") / 100.0;

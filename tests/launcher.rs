@@ -325,7 +325,7 @@ fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_st
     );
     // Stock defaults first, mavsitl's quad.parm over them.
     assert_eq!(r["params"]["FRAME_CLASS"], 1.0);
-    assert_eq!(r["params"]["SIM_RATE_HZ"], 1000.0);
+    assert_eq!(r["params"]["SIM_RATE_HZ"], 800.0);
     assert_eq!(r["params"]["MOT_THST_HOVER"], 0.59);
     assert_eq!(r["found_in_cwd"], serde_json::json!(["mavsitl.parm"]));
     let events = std::fs::read_to_string(rec.join("mission_events.csv")).expect("events");
