@@ -402,9 +402,8 @@ pub fn frames(
             i += 1;
             continue;
         };
-        let mut reader = mavlink::MavlinkReader::new(candidate);
-        match reader.read_any_raw_message_signed::<MavMessage>(None) {
-            Ok(raw) => {
+        match checked_frame(candidate) {
+            Some(raw) => {
                 let ok = match (signing, &raw) {
                     (None, _) => true,
                     (Some(s), MAVLinkMessageRaw::V2(v2)) => s.verify_signature(v2),
@@ -417,10 +416,35 @@ pub fn frames(
                 }
                 i += len;
             }
-            Err(_) => i += 1,
+            None => i += 1,
         }
     }
     rejected
+}
+
+/// One whole frame (v1 or v2, exactly its length) with a valid CRC, checked
+/// in a buffer on the stack: a datagram of garbage costs no allocation per
+/// false start.
+fn checked_frame(candidate: &[u8]) -> Option<MAVLinkMessageRaw> {
+    match candidate.first()? {
+        &mavlink::MAV_STX_V2 => {
+            let mut raw = MAVLinkV2MessageRaw::new();
+            raw.as_mut_slice()
+                .get_mut(..candidate.len())?
+                .copy_from_slice(candidate);
+            raw.has_valid_crc::<MavMessage>()
+                .then_some(MAVLinkMessageRaw::V2(raw))
+        }
+        &mavlink::MAV_STX => {
+            let mut raw = mavlink::MAVLinkV1MessageRaw::new();
+            raw.as_mut_slice()
+                .get_mut(..candidate.len())?
+                .copy_from_slice(candidate);
+            raw.has_valid_crc::<MavMessage>()
+                .then_some(MAVLinkMessageRaw::V1(raw))
+        }
+        _ => None,
+    }
 }
 
 /// Takes every complete CRC-valid frame off the front of a stream buffer (a
@@ -447,13 +471,12 @@ pub fn stream_frames(buf: &mut Vec<u8>, mut each: impl FnMut(&MAVLinkMessageRaw)
         let Some(candidate) = rest.get(..len) else {
             break; // incomplete: wait for more bytes
         };
-        let mut reader = mavlink::MavlinkReader::new(candidate);
-        match reader.read_any_raw_message_signed::<MavMessage>(None) {
-            Ok(raw) => {
+        match checked_frame(candidate) {
+            Some(raw) => {
                 each(&raw);
                 i += len;
             }
-            Err(_) => {
+            None => {
                 i += 1;
                 skipped += 1;
             }

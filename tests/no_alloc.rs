@@ -1,5 +1,6 @@
-//! A warm physics tick and a warm lockstep tick allocate nothing: counted by a
-//! global allocator wrapped around the system one.
+//! A warm physics tick and a warm lockstep tick allocate nothing, nor does
+//! splitting a datagram of garbage into frames: counted by a global allocator
+//! wrapped around the system one.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,6 +29,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The count is global: the tests here take turns.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 const SCENARIO: &str = r#"{"environment":{"wind":{"speed_m_s":5,"from_deg":270},"turbulence":{},
   "current":{"speed_m_s":0.3,"towards_deg":10},
   "zones":[{"name":"z","shape":{"box":{"min_ned_m":[3,-50,-100],"max_ned_m":[6,50,0]}},"wind":{"speed_m_s":9,"from_deg":0}}]},
@@ -39,6 +43,7 @@ const SCENARIO: &str = r#"{"environment":{"wind":{"speed_m_s":5,"from_deg":270},
 
 #[test]
 fn warm_ticks_allocate_nothing() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let src = ScenarioSource {
         name: "no_alloc".into(),
         base_dir: ".".into(),
@@ -61,4 +66,21 @@ fn warm_ticks_allocate_nothing() {
         "the quad entered and left the zone"
     );
     assert_eq!(after - before, 0, "allocations during 5000 warm ticks");
+}
+
+/// A datagram of 0xFD bytes (a false frame start at every byte) used to cost
+/// one 16 KiB reader allocation per byte.
+#[test]
+fn splitting_garbage_into_frames_allocates_nothing() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let garbage = vec![0xFDu8; 4096];
+    let mut stream = garbage.clone();
+    stream.truncate(4000);
+    let mut frames = 0;
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    mavsitl::wire::frames(&garbage, None, |_| frames += 1);
+    mavsitl::wire::stream_frames(&mut stream, |_| frames += 1);
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    assert_eq!(frames, 0);
+    assert_eq!(after - before, 0, "allocations while splitting garbage");
 }
