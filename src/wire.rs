@@ -426,8 +426,8 @@ pub fn frames(
 /// in a buffer on the stack: a datagram of garbage costs no allocation per
 /// false start.
 fn checked_frame(candidate: &[u8]) -> Option<MAVLinkMessageRaw> {
-    match candidate.first()? {
-        &mavlink::MAV_STX_V2 => {
+    match *candidate.first()? {
+        mavlink::MAV_STX_V2 => {
             let mut raw = MAVLinkV2MessageRaw::new();
             raw.as_mut_slice()
                 .get_mut(..candidate.len())?
@@ -435,7 +435,7 @@ fn checked_frame(candidate: &[u8]) -> Option<MAVLinkMessageRaw> {
             raw.has_valid_crc::<MavMessage>()
                 .then_some(MAVLinkMessageRaw::V2(raw))
         }
-        &mavlink::MAV_STX => {
+        mavlink::MAV_STX => {
             let mut raw = mavlink::MAVLinkV1MessageRaw::new();
             raw.as_mut_slice()
                 .get_mut(..candidate.len())?
