@@ -452,3 +452,24 @@ fn a_jump_loop_around_nothing_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("(MAV_CMD_DO_JUMP)"), "{stderr}");
 }
+
+/// A mission with nothing to fly is refused (it ended "mission completed"
+/// with the quad hovering over its take-off point).
+#[test]
+fn a_mission_without_navigation_items_is_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = tmp.path().join("empty.waypoints");
+    std::fs::write(
+        &path,
+        "QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t47.397742\t8.545594\t488\t1\n\
+         1\t0\t2\t178\t1\t3\t-1\t0\t0\t0\t0\t1\n",
+    )
+    .expect("write");
+    let out = fly(&[path.to_str().expect("utf8")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("empty.waypoints: the mission has no navigation item to fly"),
+        "{stderr}"
+    );
+}

@@ -240,6 +240,18 @@ pub(super) struct InputArgs<'a> {
     pub ground_truth: bool,
 }
 
+/// Refuses a mission with nothing to fly (no navigation item): it would end
+/// "completed" with the vehicle hovering where it took off.
+fn require_navigation(mission: &Mission, name: &str) -> Result<(), CliError> {
+    if mission.items.iter().any(|i| (16..=99).contains(&i.command)) {
+        return Ok(());
+    }
+    Err(input(
+        format!("{name}: the mission has no navigation item to fly"),
+        "add waypoints in QGroundControl's Plan view; missions/ has examples",
+    ))
+}
+
 /// Loads the mission (the built-in square when `builtin` and none is given,
 /// else an empty mission), the scenario (or the built-in vehicle), home and
 /// the parameter file.
@@ -260,6 +272,9 @@ pub(super) fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInput
             "missions/ has examples; QGroundControl writes .plan files",
         )
     })?;
+    if args.mission.is_some() {
+        require_navigation(&mission, &mission_name)?;
+    }
     let boat = match args.vehicle {
         Some(v) => v == VehicleArg::Boat,
         None => matches!(mission.vehicle_type, Some(10..=12)),
