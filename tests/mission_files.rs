@@ -267,3 +267,20 @@ fn a_byte_order_mark_is_accepted() {
     // (Debug text: the items' NaN yaw makes `==` false for equal plans.)
     assert_eq!(format!("{a:?}"), format!("{b:?}"));
 }
+
+/// A planned home out of range names the file and the home (it used to name
+/// "<built-in vehicle>" with an internal error).
+#[test]
+fn an_absurd_planned_home_names_the_file() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("missions/quad_square.plan"),
+    )
+    .expect("plan");
+    let mut plan: serde_json::Value = serde_json::from_str(&text).expect("json");
+    plan["mission"]["plannedHomePosition"][2] = serde_json::json!(1e300);
+    let e = Mission::parse(&plan.to_string(), "h.plan").expect_err("home");
+    assert_eq!(
+        e.to_string(),
+        "h.plan: planned home: altitude 1e300 m is beyond ±100000 m"
+    );
+}

@@ -40,6 +40,9 @@ struct PeerReport {
     final_tilt_deg: f64,
     /// RC_CHANNELS received: (time_boot_ms, chan3_raw, chancount).
     rc: Vec<(u32, u16, u8)>,
+    /// After boot, the most HIL_SENSOR messages found in one read: 1 in
+    /// lockstep (the next step is sent only after the answer).
+    max_sensors_per_read: usize,
 }
 
 const BOOT_STEPS: u64 = 250; // 1 s of PX4 boot without outputs
@@ -55,6 +58,8 @@ struct Answers {
     silent_after: Option<u64>,
     /// Report armed.
     armed: bool,
+    /// At this step, first send one answer stamped with the end of time.
+    bogus_at: Option<u64>,
 }
 
 /// PX4 flying a multicopter: every step answered, armed.
@@ -62,6 +67,7 @@ const EVERY_STEP: Answers = Answers {
     every: 1,
     silent_after: None,
     armed: true,
+    bogus_at: None,
 };
 
 /// PX4 over TCP: connects with retries, as `simulator_mavlink` does.
@@ -143,6 +149,13 @@ fn peer_on(
                 msgs.push(m);
             }
         });
+        if rep.sensors > BOOT_STEPS + 10 {
+            let n = msgs
+                .iter()
+                .filter(|m| matches!(m, MavMessage::HIL_SENSOR(_)))
+                .count();
+            rep.max_sensors_per_read = rep.max_sensors_per_read.max(n);
+        }
         for m in msgs {
             match m {
                 MavMessage::HIL_STATE_QUATERNION(h) => {
@@ -221,6 +234,19 @@ fn peer_on(
                         );
                     }
                     let silent = answers.silent_after.is_some_and(|k| rep.sensors > k);
+                    if answers.bogus_at == Some(rep.sensors) {
+                        enc.encode(
+                            &Outgoing::Msg(MavMessage::HIL_ACTUATOR_CONTROLS(
+                                HIL_ACTUATOR_CONTROLS_DATA {
+                                    time_usec: u64::MAX,
+                                    flags: HilActuatorControlsFlags::HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
+                                    controls: [0.0; 16],
+                                    mode: MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED,
+                                },
+                            )),
+                            &mut out,
+                        );
+                    }
                     if rep.sensors >= BOOT_STEPS && !silent && rep.sensors % answers.every == 0 {
                         let controls = hover(state, gyro);
                         enc.encode(
@@ -664,6 +690,7 @@ fn a_disarmed_silent_px4_does_not_end_the_run() {
             silent_after: Some(BOOT_STEPS + 50),
             armed: false,
             every: 1,
+            bogus_at: None,
         },
         Duration::from_millis(1500),
     );
@@ -671,4 +698,30 @@ fn a_disarmed_silent_px4_does_not_end_the_run() {
     assert_eq!(stats.steps, 1_500);
     assert_eq!(stats.missed, 0);
     assert!(!stats.armed);
+}
+
+/// One answer stamped with the end of time (2^64 - 1 µs) must not end the
+/// lockstep: it is refused, and every later step still waits for its answer.
+#[test]
+fn an_answer_from_the_future_does_not_break_lockstep() {
+    let (result, stats, rep) = fly(
+        20.0,
+        Answers {
+            bogus_at: Some(BOOT_STEPS + 500),
+            ..EVERY_STEP
+        },
+        Duration::from_secs(10),
+    );
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(stats.steps, 5_000);
+    assert_eq!(stats.missed, 0);
+    // Had the bridge stopped waiting, steps would pile up unanswered in the
+    // peer's socket.
+    assert_eq!(rep.max_sensors_per_read, 1);
+    assert!(stats.malformed >= 1, "the bogus answer is counted");
+    assert!(
+        rep.final_alt_m > 4.0,
+        "the peer still hovers: {}",
+        rep.final_alt_m
+    );
 }

@@ -565,6 +565,18 @@ impl Px4Bridge {
     fn handle(&mut self, m: Incoming, step: Option<u64>) -> bool {
         match m {
             Incoming::ActuatorControls(a) => {
+                // PX4 answers a step it was sent: a time after the last
+                // HIL_SENSOR is no answer (it would satisfy every later wait).
+                let sent = self.last_sensor.map_or(0, |t| t.as_micros());
+                if a.time_usec > sent {
+                    self.stats.malformed += 1;
+                    tracing::debug!(
+                        time_usec = a.time_usec,
+                        sent,
+                        "answer from the future refused"
+                    );
+                    return false;
+                }
                 self.first_answer = true;
                 self.stats.lockstep = a.flags & 1 != 0;
                 let was_armed = self.stats.armed;
