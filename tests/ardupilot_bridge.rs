@@ -365,3 +365,42 @@ fn a_frame_rate_that_is_not_whole_microseconds_is_refused() {
     assert!(err.contains("--frame-rate 1200"), "{err}");
     assert!(err.contains("SIM_RATE_HZ"), "{err}");
 }
+
+/// Another local sender cannot restart (or step) the simulation while
+/// ArduPilot is talking: its packet with a lower frame count is ignored and
+/// gets no reply.
+#[test]
+fn a_stranger_cannot_restart_the_session() {
+    let (mut ls, addr) = lockstep(
+        r#"{"physics_rate_hz":2000,"vehicles":[{"kind":"multirotor","airframe":"generic_quad"}]}"#,
+        400,
+    );
+    let peer_thread = std::thread::spawn(move || peer(addr, 1600, false));
+    let stranger = std::net::UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    stranger
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut packet = Vec::new();
+    packet.extend_from_slice(&18458u16.to_le_bytes());
+    packet.extend_from_slice(&400u16.to_le_bytes());
+    packet.extend_from_slice(&0u32.to_le_bytes());
+    packet.extend_from_slice(&[0xE8, 0x03].repeat(16)); // 1000 µs
+    let end = SimTime::from_secs(4); // the peer's 1600 frames at 400 Hz
+    let mut sent = false;
+    while ls.sim().time() < end {
+        if !sent && ls.sim().time() >= SimTime::from_secs(1) {
+            stranger
+                .send_to(&packet, addr)
+                .unwrap_or_else(|e| panic!("{e}"));
+            sent = true;
+        }
+        ls.tick(&mut ()).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let mut buf = [0u8; 2048];
+    assert!(
+        stranger.recv_from(&mut buf).is_err(),
+        "the stranger got a reply"
+    );
+    drop(ls);
+    let _ = peer_thread.join();
+}

@@ -260,6 +260,9 @@ pub struct ArduPilotStats {
     pub gaps: u64,
     /// Packets of the wrong size or magic.
     pub malformed: u64,
+    /// Packets from another address while ArduPilot is talking: ignored,
+    /// unanswered.
+    pub foreign: u64,
     /// Wall time waiting for ArduPilot, µs.
     pub wait_us: u64,
 }
@@ -458,6 +461,15 @@ impl FlightController for ArduPilotBridge {
                 tracing::debug!(n, "malformed servo packet");
                 continue;
             };
+            // The session is ArduPilot's address until it falls silent: a
+            // packet from anyone else neither steps nor restarts anything.
+            if self.peer.is_some_and(|p| p != from)
+                && self.last_heard.elapsed() < self.opts.give_up_after
+            {
+                self.stats.foreign += 1;
+                tracing::debug!(%from, "servo packet from another address ignored");
+                continue;
+            }
             self.peer = Some(from);
             self.last_heard = Instant::now();
             self.check_rate(pkt.frame_rate);
