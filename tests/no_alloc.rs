@@ -12,16 +12,32 @@ struct Counting;
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+thread_local! {
+    /// Only the test's own thread is counted (the harness allocates on others
+    /// while a test runs).
+    static COUNTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn count_this_thread() {
+    COUNTED.with(|c| c.set(true));
+}
+
+fn note() {
+    if COUNTED.try_with(|c| c.get()).unwrap_or(false) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        note();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        note();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
@@ -44,6 +60,7 @@ const SCENARIO: &str = r#"{"environment":{"wind":{"speed_m_s":5,"from_deg":270},
 #[test]
 fn warm_ticks_allocate_nothing() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    count_this_thread();
     let src = ScenarioSource {
         name: "no_alloc".into(),
         base_dir: ".".into(),
@@ -73,6 +90,7 @@ fn warm_ticks_allocate_nothing() {
 #[test]
 fn splitting_garbage_into_frames_allocates_nothing() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    count_this_thread();
     let garbage = vec![0xFDu8; 4096];
     let mut stream = garbage.clone();
     stream.truncate(4000);
