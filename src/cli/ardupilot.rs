@@ -14,7 +14,7 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
+use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{parse_speedup, Pacer, Speedup};
 use super::launch::LaunchSpec;
@@ -410,12 +410,7 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
     let t = ls.sim().time().as_secs_f64();
-    let title = format!(
-        "mavsitl ardupilot {} ({}, seed {})",
-        inputs.mission_name,
-        if multicopter { "quad" } else { "boat" },
-        inputs.scenario.seed
-    );
+    let title = flight_title("ardupilot", &inputs, multicopter);
     let summary = flight.flies_mission();
     flight.finish(ls.sim(), &outcome, args.record.as_deref(), title);
     if !summary {

@@ -70,6 +70,16 @@ pub(super) fn gcs_addr(dialect: Dialect, instance: u8) -> FirmwareAddr {
     }
 }
 
+/// The summary's heading: "mavsitl px4 <plan> (quad, seed 0)".
+pub(super) fn flight_title(command: &str, inputs: &FlightInputs, multicopter: bool) -> String {
+    format!(
+        "mavsitl {command} {} ({}, seed {})",
+        inputs.mission_name,
+        if multicopter { "quad" } else { "boat" },
+        inputs.scenario.seed
+    )
+}
+
 /// What a tick's result means for the run.
 pub(super) enum Judged {
     /// Go on.

@@ -9,13 +9,15 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use mavsitl::bridge::ground_station::Firmware as Dialect;
-use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, RcSchedule, RESTARTED};
+use mavsitl::bridge::px4::{
+    Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats, RcSchedule, RESTARTED,
+};
 use mavsitl::geo::ExportFrame;
 use mavsitl::record::Recorder;
 use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
+use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{epoch_unix_us, parse_speedup, Pacer, Speedup};
 use super::launch::LaunchSpec;
@@ -455,13 +457,7 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         restarts += 1;
         if args.keep_state {
             eprintln!("PX4 is back: the vehicle keeps its state");
-            let frame = *ls.sim().world().frame();
-            ls.detach(0);
-            ls.attach(
-                0,
-                Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
-            )
-            .map_err(|e| CliError::run(e.to_string()))?;
+            reattach(&mut ls, &port, &opts)?;
         } else {
             eprintln!("PX4 is back: the simulation restarts from the scenario's start");
             if recording {
@@ -478,25 +474,14 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
     let st = port.borrow().stats();
     let sim = ls.sim();
     if let Some(dir) = &args.record {
-        let _ = std::fs::write(
-            dir.join("lockstep.csv"),
-            format!(
-                "steps,answered,missed,stale,malformed,gps_sent,wait_us,connections,restarts\n{},{},{},{},{},{},{},{},{}\n",
-                st.steps, st.answered, st.missed, st.stale, st.malformed, st.gps_sent, st.wait_us, st.connections, restarts
-            ),
-        );
+        write_lockstep_csv(dir, &st, restarts);
     }
     if let Some(r) = recorder.as_mut() {
         r.finish(sim, outcome.is_ok())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    let title = format!(
-        "mavsitl px4 {} ({}, seed {})",
-        inputs.mission_name,
-        if boat { "boat" } else { "quad" },
-        scenario.seed
-    );
+    let title = flight_title("px4", &inputs, !boat);
     let summary = flight.flies_mission();
     flight.finish(sim, &outcome, args.record.as_deref(), title);
     if !summary {
@@ -507,6 +492,35 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
             sim.time().as_secs_f64() / wall_s.max(1e-9)
         );
     }
+    print_lockstep(&st, restarts);
+    outcome.map_err(CliError::run)
+}
+
+/// A PX4 that came back flies the vehicle where it is: a new bridge on the
+/// same simulation.
+fn reattach(ls: &mut Lockstep, port: &Px4Port, opts: &Px4Options) -> Result<(), CliError> {
+    let frame = *ls.sim().world().frame();
+    ls.detach(0);
+    ls.attach(
+        0,
+        Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
+    )
+    .map_err(|e| CliError::run(e.to_string()))
+}
+
+/// `lockstep.csv`: the bridge's counters at the end of the run.
+fn write_lockstep_csv(dir: &Path, st: &Px4Stats, restarts: u32) {
+    let _ = std::fs::write(
+        dir.join("lockstep.csv"),
+        format!(
+            "steps,answered,missed,stale,malformed,gps_sent,wait_us,connections,restarts\n{},{},{},{},{},{},{},{},{}\n",
+            st.steps, st.answered, st.missed, st.stale, st.malformed, st.gps_sent, st.wait_us, st.connections, restarts
+        ),
+    );
+}
+
+/// The lockstep rows after the summary.
+fn print_lockstep(st: &Px4Stats, restarts: u32) {
     println!(
         "  lockstep steps      {} sent, {} answered, {} missed, {} stale",
         st.steps, st.answered, st.missed, st.stale
@@ -515,5 +529,4 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         "  PX4                 {} connection(s), {} restart(s), {} malformed",
         st.connections, restarts, st.malformed
     );
-    outcome.map_err(CliError::run)
 }
