@@ -23,6 +23,15 @@ fn mavsitl() -> Command {
     c
 }
 
+/// `mavsitl px4 --instance N --px4-build <the PX4 stand-in>`.
+fn px4(instance: &str) -> Command {
+    let mut c = mavsitl();
+    c.args(["px4", "--instance", instance])
+        .arg("--px4-build")
+        .arg(repo("tests/standins/px4_sitl_default"));
+    c
+}
+
 fn text(out: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -57,18 +66,9 @@ fn px4_is_started_with_its_airframe_ports_and_home_and_stopped_with_sigterm() {
     let tmp = tempfile::tempdir().expect("tmp");
     let mark = tmp.path().join("mark");
     let rec = tmp.path().join("rec");
-    let out = mavsitl()
-        .args([
-            "px4",
-            "--instance",
-            "51",
-            "--duration",
-            "4",
-            "--keep-workdir",
-        ])
+    let out = px4("51")
+        .args(["--duration", "4", "--keep-workdir"])
         .args(["--home", "47.1,8.2,450"])
-        .arg("--px4-build")
-        .arg(repo("tests/standins/px4_sitl_default"))
         .arg("--record")
         .arg(&rec)
         .env("STANDIN_MARK", &mark)
@@ -112,10 +112,8 @@ fn a_crashing_px4_ends_the_run_at_once_quoting_its_console() {
     let tmp = tempfile::tempdir().expect("tmp");
     let rec = tmp.path().join("rec");
     let t = Instant::now();
-    let out = mavsitl()
-        .args(["px4", "--instance", "52", "--duration", "600"])
-        .arg("--px4-build")
-        .arg(repo("tests/standins/px4_sitl_default"))
+    let out = px4("52")
+        .args(["--duration", "600"])
         .arg("--record")
         .arg(&rec)
         .env("STANDIN_CUE", "crash_after_s=3")
@@ -146,17 +144,8 @@ fn a_crashing_px4_ends_the_run_at_once_quoting_its_console() {
 fn a_px4_that_ignores_sigterm_is_killed_after_the_grace_period() {
     let tmp = tempfile::tempdir().expect("tmp");
     let mark = tmp.path().join("mark");
-    let out = mavsitl()
-        .args([
-            "px4",
-            "--instance",
-            "53",
-            "--duration",
-            "1",
-            "--keep-workdir",
-        ])
-        .arg("--px4-build")
-        .arg(repo("tests/standins/px4_sitl_default"))
+    let out = px4("53")
+        .args(["--duration", "1", "--keep-workdir"])
         .env("STANDIN_CUE", "ignore_sigterm")
         .env("STANDIN_MARK", &mark)
         .output()
@@ -212,12 +201,9 @@ fn a_port_in_use_is_named_and_no_firmware_starts() {
     let mark = tmp.path().join("mark");
     // PX4's simulator port, 4560 + 55.
     let _held = TcpListener::bind("127.0.0.1:4615").expect("hold 4560 + 55");
-    let out = mavsitl()
-        .args(["px4", "--instance", "55"])
+    let out = px4("55")
         .arg("--mission")
         .arg(repo("missions/quad_square.plan"))
-        .arg("--px4-build")
-        .arg(repo("tests/standins/px4_sitl_default"))
         .env("STANDIN_MARK", &mark)
         .output()
         .expect("run");
@@ -249,12 +235,10 @@ fn a_port_in_use_is_named_and_no_firmware_starts() {
 
 #[test]
 fn a_firmware_that_never_becomes_ready_times_out_with_the_reason() {
-    let out = mavsitl()
-        .args(["px4", "--instance", "56", "--ready-timeout", "3"])
+    let out = px4("56")
+        .args(["--ready-timeout", "3"])
         .arg("--mission")
         .arg(repo("missions/quad_square.plan"))
-        .arg("--px4-build")
-        .arg(repo("tests/standins/px4_sitl_default"))
         .output()
         .expect("run");
     let (stdout, stderr) = text(&out);
@@ -366,17 +350,8 @@ fn an_ardupilot_that_exits_mid_run_ends_it_quoting_its_console() {
 fn sigterm_to_mavsitl_stops_the_firmware_and_exits_130() {
     let tmp = tempfile::tempdir().expect("tmp");
     let mark = tmp.path().join("mark");
-    let child = mavsitl()
-        .args([
-            "px4",
-            "--instance",
-            "57",
-            "--speedup",
-            "1",
-            "--keep-workdir",
-        ])
-        .arg("--px4-build")
-        .arg(repo("tests/standins/px4_sitl_default"))
+    let child = px4("57")
+        .args(["--speedup", "1", "--keep-workdir"])
         .env("STANDIN_MARK", &mark)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

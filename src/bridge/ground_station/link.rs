@@ -1,8 +1,10 @@
 //! The ground station on a socket, in a thread of its own, so the lockstep
-//! loop never waits for it: PX4's MAVLink on UDP (mavsitl binds 14540 + N,
-//! where PX4's onboard link sends, and answers to the sender), ArduPilot's on
-//! TCP (mavsitl connects to 5760 + 10 N, retrying while ArduPilot starts;
-//! the connection is what releases ArduPilot's wait at boot).
+//! loop never waits for it: PX4's MAVLink on UDP (mavsitl sends from a port
+//! of its own to PX4's onboard link on 14580 + N, which answers whoever talks
+//! to it; or, [`FirmwareAddr::Udp`], binds a port a vehicle sends to),
+//! ArduPilot's on TCP (mavsitl connects to 5760 + 10 N, retrying while
+//! ArduPilot starts; the connection is what releases ArduPilot's wait at
+//! boot).
 //!
 //! The loop reads the sim time the lockstep loop publishes, drives
 //! [`GroundStation`], and publishes its phase and events. With a forward
