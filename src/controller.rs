@@ -86,6 +86,8 @@ pub struct SensorFrame {
     pub battery: Option<PowerModuleSample>,
     /// The true state, only if the controller asked for it.
     pub ground_truth: Option<GroundTruth>,
+    /// Link faults in force (RC lost, ground-station link lost).
+    pub links: crate::faults::LinkFaults,
 }
 
 /// What a battery power module measures: the controller's view of the pack.
@@ -173,6 +175,12 @@ pub trait FlightController {
     /// Whether the loop should hand this controller the true state.
     fn wants_ground_truth(&self) -> bool {
         false
+    }
+
+    /// The highest mission item (0-based sequence) reached so far, if the
+    /// controller knows (faults may start on it).
+    fn mission_progress(&self) -> Option<u32> {
+        None
     }
 }
 

@@ -9,13 +9,15 @@
 //! in identifiers (`_m`, `_m_s`, `_rad_s`, `_n`, `_pa`).
 //!
 //! Dependencies point down: `cli` → `scenario` → `sim` → `vehicle` → `physics` →
-//! `world` → `geo` / `time`. Nothing below `cli` prints to stdout.
+//! `world` → `geo` / `time`; the sensor and physics models read
+//! [`faults::FaultEffects`], and `faults` depends only on `time`. Nothing below `cli` prints to stdout.
 
 #![warn(missing_docs)]
 
 pub mod autopilot;
 pub mod bridge;
 pub mod controller;
+pub mod faults;
 pub mod geo;
 pub mod guidance;
 pub mod metrics;

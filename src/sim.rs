@@ -14,6 +14,7 @@ use thiserror::Error;
 use tracing::info;
 
 use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame};
+use crate::faults::{FaultEvent, FaultSchedule};
 use crate::replay::KinematicState;
 use crate::time::{PhysicsRate, Rate, RateError, SimTime};
 use crate::vehicle::{NonFiniteState, Vehicle};
@@ -71,6 +72,9 @@ pub struct Simulation {
     tick: u64,
     time: SimTime,
     zone_events: Vec<ZoneEvent>,
+    faults: FaultSchedule,
+    /// Highest mission item reached per vehicle (for `at_item` faults).
+    reached: Vec<Option<u32>>,
 }
 
 impl Simulation {
@@ -86,7 +90,51 @@ impl Simulation {
             tick: 0,
             time: SimTime::ZERO,
             zone_events: Vec::with_capacity(64 + 4 * zones * vehicles.len()),
+            faults: FaultSchedule::default(),
+            reached: vec![None; vehicles.len()],
             vehicles,
+        }
+    }
+
+    /// The simulation with `faults` scheduled.
+    pub fn with_faults(mut self, faults: FaultSchedule) -> Self {
+        self.faults = faults;
+        self
+    }
+
+    /// The fault schedule.
+    pub fn faults(&self) -> &FaultSchedule {
+        &self.faults
+    }
+
+    /// Fault starts and ends so far.
+    pub fn fault_events(&self) -> &[FaultEvent] {
+        self.faults.events()
+    }
+
+    /// Notes that vehicle `index` reached mission item `seq` (0-based).
+    pub fn note_item_reached(&mut self, index: usize, seq: u32) {
+        if let Some(r) = self.reached.get_mut(index) {
+            *r = Some(r.map_or(seq, |old| old.max(seq)));
+        }
+    }
+
+    /// Starts and ends the faults due now and hands each vehicle its effects.
+    fn update_faults(&mut self) {
+        if self.faults.is_empty() {
+            return;
+        }
+        let (vehicles, reached) = (&self.vehicles, &self.reached);
+        self.faults.update(
+            self.time,
+            |v| vehicles.get(v).map_or(0, Vehicle::zone_mask),
+            |v| reached.get(v).copied().flatten(),
+        );
+        // Ramps (spoofing, drift, gusts) are evaluated at the tick's end, when
+        // the sensors sample.
+        let end = self.time + self.rate.period_us();
+        for (i, v) in self.vehicles.iter_mut().enumerate() {
+            v.set_faults(self.faults.effects(i, end));
         }
     }
 
@@ -150,6 +198,7 @@ impl Simulation {
     /// [`SimError::NonFinite`] when a state stops being finite (the simulation
     /// should not be stepped further).
     pub fn step(&mut self) -> Result<(), SimError> {
+        self.update_faults();
         let end = self.time + self.rate.period_us();
         let end_tick = self.tick + 1;
         for (i, (v, cmd)) in self.vehicles.iter_mut().zip(&self.commands).enumerate() {
@@ -172,6 +221,7 @@ impl Simulation {
     /// Advances one tick with vehicle `index` placed on `kinematic` instead of
     /// integrated (pose replay); the other vehicles keep their state.
     pub fn step_replay(&mut self, index: usize, kinematic: &KinematicState) {
+        self.update_faults();
         let end = self.time + self.rate.period_us();
         let end_tick = self.tick + 1;
         if let Some(v) = self.vehicles.get_mut(index) {
@@ -359,8 +409,12 @@ impl Lockstep {
                     .controller
                     .wants_ground_truth()
                     .then(|| vehicle.ground_truth());
+                slot.frame.links = vehicle.faults().links;
                 let delivered = slot.controller.receive(&slot.frame);
                 slot.frame.clear();
+                if let Some(seq) = slot.controller.mission_progress() {
+                    self.sim.note_item_reached(slot.vehicle, seq);
+                }
                 delivered.map_err(|source| SimError::Controller {
                     name: slot.controller.name().to_string(),
                     time: self.sim.time,

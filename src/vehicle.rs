@@ -9,6 +9,7 @@ use nalgebra::Vector3;
 use thiserror::Error;
 
 use crate::controller::{Actuators, GroundTruth};
+use crate::faults::FaultEffects;
 use crate::physics::{
     Battery, BatteryParams, Boat, ContactState, GroundContact, Multirotor, RigidBody, StepInputs,
 };
@@ -59,6 +60,7 @@ pub struct Vehicle {
     samples: TickSamples,
     air: IsaCache,
     battery: Battery,
+    faults: FaultEffects,
 }
 
 impl Vehicle {
@@ -104,7 +106,30 @@ impl Vehicle {
             samples: TickSamples::default(),
             air: IsaCache::default(),
             battery: Battery::new(BatteryParams::default()),
+            faults: FaultEffects::default(),
         }
+    }
+
+    /// Sets what the active faults do to this vehicle from the next tick on.
+    pub fn set_faults(&mut self, faults: FaultEffects) {
+        if faults == self.faults {
+            return;
+        }
+        self.faults = faults;
+        match &mut self.model {
+            VehicleModel::Multirotor(m) => m.set_thrust_scale(&faults.rotor_thrust_scale),
+            VehicleModel::Boat(b) => b.set_thrust_scale([
+                faults.thruster_thrust_scale[0],
+                faults.thruster_thrust_scale[1],
+            ]),
+        }
+        self.battery
+            .set_fault(faults.battery.capacity_scale, faults.battery.voltage_drop_v);
+    }
+
+    /// What the active faults do to this vehicle.
+    pub fn faults(&self) -> &FaultEffects {
+        &self.faults
     }
 
     /// Replaces the battery with one of `params`, fully reset.
@@ -211,7 +236,7 @@ impl Vehicle {
                 t.step(dt_s, (-before.pos_ned_m.z).max(0.0), airspeed, &mean)
             }
             None => Vector3::zeros(),
-        };
+        } + self.faults.gust_ned_m_s;
         let env = world.environment_cached(&before.pos_ned_m, mask, &gust, &mut self.air);
         // 2. Wrench.
         let (mut wrench, inputs) = match &mut self.model {
@@ -323,6 +348,7 @@ impl Vehicle {
             &env,
             frame,
             frame.origin().alt_m,
+            &self.faults,
         );
         self.env = Some(env);
     }

@@ -70,7 +70,10 @@ const SCENARIO: &str = r#"{"environment":{"wind":{"speed_m_s":5,"from_deg":270},
     {"name":"quad","kind":"multirotor","initial":{"height_m":20,"velocity_ned_m_s":[2,0,0],"rotor_commands":[0.62,0.62,0.62,0.62]},
      "controller":{"kind":"passive","controls":[0.62,0.62,0.62,0.62]}},
     {"name":"ground","kind":"multirotor","airframe":"x500","controller":{"kind":"passive","controls":[0.1,0.1,0.1,0.1]}},
-    {"name":"boat","kind":"boat","controller":{"kind":"passive","rate_hz":50,"controls":[0.5,0.9]}}]}"#;
+    {"name":"boat","kind":"boat","controller":{"kind":"passive","rate_hz":50,"controls":[0.5,0.9]}}],
+  "faults":[{"kind":"gps_spoof","at_s":2},{"kind":"wind_gust","at_s":1.5,"duration_s":2,"peak_m_s":3},
+    {"kind":"motor_failure","at_s":3,"duration_s":1,"motor":1,"vehicle":"ground"},
+    {"kind":"imu_stuck","at_s":4,"vehicle":"boat"}]}"#;
 
 #[test]
 fn warm_ticks_allocate_nothing() {
@@ -97,6 +100,7 @@ fn warm_ticks_allocate_nothing() {
         ls.sim().zone_events().len() >= 2,
         "the quad entered and left the zone"
     );
+    assert_eq!(ls.sim().fault_events().len(), 6, "faults started and ended");
     assert_eq!(after - before, 0, "allocations during 5000 warm ticks");
 }
 

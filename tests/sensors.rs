@@ -9,6 +9,10 @@ use mavsitl::sensors::{
 use mavsitl::time::SimTime;
 use nalgebra::{UnitQuaternion, Vector3};
 
+/// No faults.
+static NOMINAL: std::sync::LazyLock<mavsitl::faults::FaultEffects> =
+    std::sync::LazyLock::new(mavsitl::faults::FaultEffects::default);
+
 const G: f64 = 9.80665;
 
 fn static_truth() -> ImuTruth {
@@ -33,7 +37,7 @@ fn record_static(params: &ImuParams, seed: u64) -> [[Vec<f64>; 3]; 2] {
     }
     let truth = static_truth();
     for k in 0..n {
-        let s = imu.sample(SimTime::from_micros(k as u64 * 5000), &truth);
+        let s = imu.sample(SimTime::from_micros(k as u64 * 5000), &truth, &NOMINAL.imu);
         let accel_error = s.accel_m_s2 - Vector3::new(0.0, 0.0, -G);
         let [gyro_axes, accel_axes] = &mut out;
         for (axis, (g, a)) in gyro_axes.iter_mut().zip(accel_axes.iter_mut()).enumerate() {
@@ -139,7 +143,7 @@ fn imu_at_rest_reads_minus_g_and_lever_arm_adds_centripetal() {
         ..ImuParams::default()
     };
     let mut imu = Imu::new(quiet.clone(), 0.004, noise_rng(1, 0, NoiseSource::Imu));
-    let s = imu.sample(SimTime::ZERO, &static_truth());
+    let s = imu.sample(SimTime::ZERO, &static_truth(), &NOMINAL.imu);
     assert_eq!(s.accel_m_s2, Vector3::new(0.0, 0.0, -G));
     // Spinning at 2 rad/s about z, a sensor 0.1 m forward feels −ω²r = −0.4 m/s² in x;
     // an angular acceleration of 3 rad/s² about z adds α × r = 0.3 m/s² in y.
@@ -148,7 +152,7 @@ fn imu_at_rest_reads_minus_g_and_lever_arm_adds_centripetal() {
         ang_accel_frd_rad_s2: Vector3::new(0.0, 0.0, 3.0),
         specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -G),
     };
-    let s = imu.sample(SimTime::ZERO, &spin);
+    let s = imu.sample(SimTime::ZERO, &spin, &NOMINAL.imu);
     assert!(
         (s.accel_m_s2 - Vector3::new(-0.4, 0.3, -G)).norm() < 1e-12,
         "{}",
@@ -168,7 +172,7 @@ fn imu_at_rest_reads_minus_g_and_lever_arm_adds_centripetal() {
         specific_force_frd_m_s2: Vector3::new(1.0, 0.0, -G),
         ..static_truth()
     };
-    let s = imu.sample(SimTime::ZERO, &t);
+    let s = imu.sample(SimTime::ZERO, &t, &NOMINAL.imu);
     assert!(
         (s.accel_m_s2 - Vector3::new(0.0, -1.0, -G)).norm() < 1e-12,
         "{}",
@@ -184,7 +188,10 @@ fn imu_at_rest_reads_minus_g_and_lever_arm_adds_centripetal() {
         specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -500.0),
         ..static_truth()
     };
-    assert_eq!(imu.sample(SimTime::ZERO, &t).accel_m_s2.z, -20.0);
+    assert_eq!(
+        imu.sample(SimTime::ZERO, &t, &NOMINAL.imu).accel_m_s2.z,
+        -20.0
+    );
 }
 
 fn frame() -> LocalFrame {
@@ -212,6 +219,7 @@ fn gps_errors(params: &GpsParams, secs: u64, seed: u64) -> Vec<Vector3<f64>> {
             &Vector3::zeros(),
             false,
             &f,
+            &NOMINAL.gps,
         );
         while let Some(s) = gps.deliver(t) {
             if s.fix == FixType::Fix3d
@@ -284,6 +292,7 @@ fn gps_latency_startup_fix_and_denial() {
                 &Vector3::zeros(),
                 denied,
                 &f,
+                &NOMINAL.gps,
             );
         }
         if let Some(s) = gps.deliver(t) {
@@ -386,7 +395,11 @@ fn vehicles_and_sensors_never_share_a_noise_stream() {
             noise_rng(9, 0, NoiseSource::Imu),
         );
         (0..20_000)
-            .map(|_| imu.sample(SimTime::ZERO, &static_truth()).gyro_rad_s.x)
+            .map(|_| {
+                imu.sample(SimTime::ZERO, &static_truth(), &NOMINAL.imu)
+                    .gyro_rad_s
+                    .x
+            })
             .collect()
     };
     let b: Vec<f64> = {
@@ -396,7 +409,11 @@ fn vehicles_and_sensors_never_share_a_noise_stream() {
             noise_rng(9, 1, NoiseSource::Imu),
         );
         (0..20_000)
-            .map(|_| imu.sample(SimTime::ZERO, &static_truth()).gyro_rad_s.x)
+            .map(|_| {
+                imu.sample(SimTime::ZERO, &static_truth(), &NOMINAL.imu)
+                    .gyro_rad_s
+                    .x
+            })
             .collect()
     };
     let corr = |x: &[f64], y: &[f64]| {

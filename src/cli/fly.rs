@@ -47,6 +47,12 @@ pub struct FlyArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
+    /// Inject a fault (repeatable): KIND@START[+DURATION][:key=value,...], e.g.
+    /// gps_loss@40s+30s, motor_failure@30s:motor=0,thrust_scale=0,
+    /// battery_capacity_scale@0s:scale=0.25. Keys as in a scenario's "faults".
+    #[arg(long = "fault", value_name = "FAULT", value_parser = mavsitl::faults::parse_fault_arg)]
+    pub faults: Vec<mavsitl::faults::FaultSpec>,
+
     /// Home LAT,LON,ALT[,HEADING]; overrides the plan's and the scenario's.
     #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
     pub home: Option<Home>,
@@ -201,6 +207,12 @@ pub struct WorldArgs {
     /// Noise seed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+
+    /// Inject a fault (repeatable): KIND@START[+DURATION][:key=value,...], e.g.
+    /// gps_loss@40s+30s, motor_failure@30s:motor=0,thrust_scale=0,
+    /// battery_capacity_scale@0s:scale=0.25. Keys as in a scenario's "faults".
+    #[arg(long = "fault", value_name = "FAULT", value_parser = mavsitl::faults::parse_fault_arg)]
+    pub faults: Vec<mavsitl::faults::FaultSpec>,
 }
 
 impl WorldArgs {
@@ -220,6 +232,7 @@ impl WorldArgs {
                 vehicle: vehicle.or(mission.is_none().then_some(fallback)),
                 scenario: self.scenario.as_ref(),
                 seed: self.seed,
+                faults: &self.faults,
                 home: self.home,
                 params: None,
                 ground_truth: false,
@@ -235,6 +248,7 @@ pub(super) struct InputArgs<'a> {
     pub vehicle: Option<VehicleArg>,
     pub scenario: Option<&'a PathBuf>,
     pub seed: Option<u64>,
+    pub faults: &'a [mavsitl::faults::FaultSpec],
     pub home: Option<Home>,
     pub params: Option<&'a PathBuf>,
     pub ground_truth: bool,
@@ -319,6 +333,7 @@ pub(super) fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInput
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
+    super::add_faults(&mut scenario, args.faults)?;
     let mut param_text = match args.params {
         Some(p) => Some((
             std::fs::read_to_string(p)
@@ -348,6 +363,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
             vehicle: args.vehicle,
             scenario: args.scenario.as_ref(),
             seed: args.seed,
+            faults: &args.faults,
             home: args.home,
             params: args.params.as_ref(),
             ground_truth: args.ground_truth,

@@ -229,3 +229,34 @@ fn as_interrupted(result: Result<(), CliError>, interrupted: bool) -> Result<(),
         }),
     }
 }
+
+/// Adds the `--fault` arguments to the scenario's faults, checking that the
+/// vehicle and zone they name exist.
+fn add_faults(
+    scenario: &mut mavsitl::scenario::Scenario,
+    faults: &[mavsitl::faults::FaultSpec],
+) -> Result<(), CliError> {
+    for f in faults {
+        let hint =
+            "--fault KIND@START[+DURATION][:key=value,...]; see the README's fault reference";
+        if scenario.fault_vehicle(f).is_none() {
+            let name = f.vehicle.as_deref().unwrap_or("");
+            return Err(CliError::input(
+                format!("--fault {}: vehicle: no vehicle named '{name}'", f.kind),
+                hint,
+            ));
+        }
+        if let Some(z) = f
+            .zone
+            .as_deref()
+            .filter(|z| scenario.fault_zone(z).is_none())
+        {
+            return Err(CliError::input(
+                format!("--fault {}: zone: no zone named '{z}'", f.kind),
+                hint,
+            ));
+        }
+        scenario.faults.push(f.clone());
+    }
+    Ok(())
+}

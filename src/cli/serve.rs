@@ -45,6 +45,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
+    /// Inject a fault (repeatable): KIND@START[+DURATION][:key=value,...], e.g.
+    /// gps_loss@40s+30s, motor_failure@30s:motor=0,thrust_scale=0,
+    /// battery_capacity_scale@0s:scale=0.25. Keys as in a scenario's "faults".
+    #[arg(long = "fault", value_name = "FAULT", value_parser = mavsitl::faults::parse_fault_arg)]
+    pub faults: Vec<mavsitl::faults::FaultSpec>,
+
     /// Write recordings (ground truth, sensors) and telemetry.tlog of the link.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
@@ -71,6 +77,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
             vehicle: args.vehicle,
             scenario: args.scenario.as_ref(),
             seed: args.seed,
+            faults: &args.faults,
             home: args.home,
             params: args.params.as_ref(),
             ground_truth: false,

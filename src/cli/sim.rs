@@ -31,6 +31,12 @@ pub struct SimArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
+    /// Inject a fault (repeatable): KIND@START[+DURATION][:key=value,...], e.g.
+    /// gps_loss@40s+30s, motor_failure@30s:motor=0,thrust_scale=0,
+    /// battery_capacity_scale@0s:scale=0.25. Keys as in a scenario's "faults".
+    #[arg(long = "fault", value_name = "FAULT", value_parser = mavsitl::faults::parse_fault_arg)]
+    pub faults: Vec<mavsitl::faults::FaultSpec>,
+
     /// Home LAT,LON,ALT[,HEADING] (deg, deg, m AMSL, deg). Overrides the scenario
     /// and PX4_HOME_LAT / PX4_HOME_LON / PX4_HOME_ALT.
     #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
@@ -150,6 +156,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
+    super::add_faults(&mut scenario, &args.faults)?;
     let duration_s = args.duration.unwrap_or(scenario.duration_s);
     if !(duration_s.is_finite() && duration_s > 0.0 && duration_s <= 1e7) {
         return Err(CliError::input(

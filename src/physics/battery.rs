@@ -106,6 +106,9 @@ pub struct BatteryState {
 pub struct Battery {
     params: BatteryParams,
     state: BatteryState,
+    /// Capacity multiplier and voltage drop (faults).
+    capacity_scale: f64,
+    voltage_drop_v: f64,
 }
 
 /// Open-circuit voltage of one cell at state of charge `soc` (clamped to 0..1), V.
@@ -122,6 +125,8 @@ impl Battery {
         let mut b = Battery {
             params,
             state: BatteryState::default(),
+            capacity_scale: 1.0,
+            voltage_drop_v: 0.0,
         };
         b.state.remaining = params.initial_charge.clamp(0.0, 1.0);
         b.settle(params.avionics_current_a);
@@ -136,6 +141,23 @@ impl Battery {
     /// The latest state.
     pub fn state(&self) -> &BatteryState {
         &self.state
+    }
+
+    /// Applies a fault: the pack holds `capacity_scale` (0, 1] of its capacity
+    /// (the charge left shrinks with it, so the state of charge is continuous
+    /// and it drains 1/scale times faster), and its terminal voltage is
+    /// `voltage_drop_v` lower. (1, 0) is nominal.
+    pub fn set_fault(&mut self, capacity_scale: f64, voltage_drop_v: f64) {
+        self.capacity_scale = if capacity_scale.is_finite() {
+            capacity_scale.clamp(1e-6, 1.0)
+        } else {
+            1.0
+        };
+        self.voltage_drop_v = if voltage_drop_v.is_finite() {
+            voltage_drop_v.max(0.0)
+        } else {
+            0.0
+        };
     }
 
     /// Terminal voltage and current for the present charge and a load current.
@@ -176,11 +198,12 @@ impl Battery {
         let current = i_prop + p.avionics_current_a;
         self.state.cell_ocv_v = ocv_pack / p.cells as f64;
         self.state.current_a = current;
-        self.state.voltage_v = (ocv_pack - current * r).max(0.0);
+        self.state.voltage_v = (ocv_pack - current * r - self.voltage_drop_v).max(0.0);
         self.state.consumed_j += self.state.voltage_v * current * dt_s;
         let used_mah = current * dt_s / 3.6;
         self.state.consumed_mah += used_mah;
-        self.state.remaining = (self.state.remaining - used_mah / p.capacity_mah).max(0.0);
+        let capacity = p.capacity_mah * self.capacity_scale;
+        self.state.remaining = (self.state.remaining - used_mah / capacity).max(0.0);
     }
 }
 

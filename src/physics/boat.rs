@@ -251,6 +251,8 @@ pub struct Boat {
     rudder_rad: f64,
     alpha_thrust: f64,
     alpha_rudder: f64,
+    /// Thrust multiplier per thruster (a failure), 0..1.
+    thrust_scale: [f64; 2],
 }
 
 /// Clamps a command into −1..1, NaN to 0.
@@ -270,6 +272,7 @@ impl Boat {
             alpha_rudder: 1.0 - (-dt_s / params.rudder_tau_s).exp(),
             params,
             thrust_n: [0.0; 2],
+            thrust_scale: [1.0; 2],
             rudder_rad: 0.0,
         }
     }
@@ -279,7 +282,19 @@ impl Boat {
         &self.params
     }
 
-    /// Current thrust of the (left, right) or (centre, –) thrusters, N.
+    /// Scales what each thruster delivers (left, right; or the single
+    /// thruster first), 0..1: a thruster failure. 1 is nominal.
+    pub fn set_thrust_scale(&mut self, scale: [f64; 2]) {
+        self.thrust_scale = scale.map(|k| {
+            if k.is_finite() {
+                k.clamp(0.0, 1.0)
+            } else {
+                1.0
+            }
+        });
+    }
+
+    /// Thrust per thruster (left, right; or the single thruster first), N.
     pub fn thrust_n(&self) -> [f64; 2] {
         self.thrust_n
     }
@@ -331,8 +346,8 @@ impl Boat {
                 ch(p.steering_channel),
             ),
         };
-        for (t, target) in self.thrust_n.iter_mut().zip(targets) {
-            *t += (target - *t) * self.alpha_thrust;
+        for ((t, target), k) in self.thrust_n.iter_mut().zip(targets).zip(self.thrust_scale) {
+            *t += (target * k - *t) * self.alpha_thrust;
         }
         self.rudder_rad +=
             (steer * p.rudder_max_deg.to_radians() - self.rudder_rad) * self.alpha_rudder;

@@ -290,6 +290,8 @@ pub struct Multirotor {
     alpha_up: f64,
     alpha_down: f64,
     rotor_momentum_frd: Vector3<f64>,
+    /// Speed multiplier per rotor, √(thrust multiplier) (a motor failure).
+    speed_scale: [f64; MAX_ROTORS],
 }
 
 impl Multirotor {
@@ -314,6 +316,21 @@ impl Multirotor {
             count,
             params,
             rotor_momentum_frd: Vector3::zeros(),
+            speed_scale: [1.0; MAX_ROTORS],
+        }
+    }
+
+    /// Scales the thrust each rotor can deliver (motor order), 0..1: a motor
+    /// failure. The rotor's speed is limited to √k of its commanded speed,
+    /// so thrust and drag torque both scale by k. 1 is nominal.
+    pub fn set_thrust_scale(&mut self, scale: &[f64]) {
+        for (i, s) in self.speed_scale.iter_mut().enumerate() {
+            let k = scale.get(i).copied().unwrap_or(1.0);
+            *s = if k.is_finite() {
+                k.clamp(0.0, 1.0).sqrt()
+            } else {
+                1.0
+            };
         }
     }
 
@@ -373,7 +390,7 @@ impl Multirotor {
         let j = self.params.rotor_inertia_kg_m2;
         for (i, r) in self.rotors.iter_mut().take(self.count).enumerate() {
             let u = sanitize(controls.get(i).copied().unwrap_or(0.0));
-            let target = self.max_speed_rad_s * u.sqrt();
+            let target = self.max_speed_rad_s * u.sqrt() * self.speed_scale[i];
             let alpha = if target >= r.speed_rad_s {
                 self.alpha_up
             } else {

@@ -42,6 +42,8 @@ pub struct Recorder {
     sensors: Vec<SensorWriter>,
     zone_events: BufWriter<File>,
     zone_events_written: usize,
+    fault_events: BufWriter<File>,
+    fault_events_written: usize,
     meta: serde_json::Value,
 }
 
@@ -89,6 +91,12 @@ impl Recorder {
         let mut zone_events = BufWriter::new(File::create(dir.join("zone_events.csv"))?);
         writeln!(zone_events, "#timestamp [ns],vehicle,zone,event")?;
         files.push("zone_events.csv".into());
+        let mut fault_events = BufWriter::new(File::create(dir.join("fault_events.csv"))?);
+        writeln!(
+            fault_events,
+            "#timestamp [ns],vehicle,fault,kind,event,spec"
+        )?;
+        files.push("fault_events.csv".into());
         let meta = json!({
             "mavsitl_version": env!("CARGO_PKG_VERSION"),
             "seed": scenario.seed,
@@ -114,6 +122,8 @@ impl Recorder {
             sensors,
             zone_events,
             zone_events_written: 0,
+            fault_events,
+            fault_events_written: 0,
             meta,
         };
         rec.write_meta(None)?;
@@ -136,6 +146,7 @@ impl Recorder {
     /// I/O errors while flushing.
     pub fn finish(&mut self, sim: &Simulation, completed: bool) -> io::Result<()> {
         self.write_zone_events(sim)?;
+        self.write_fault_events(sim)?;
         for w in &mut self.ground_truth {
             w.flush()?;
         }
@@ -143,6 +154,7 @@ impl Recorder {
             w.flush()?;
         }
         self.zone_events.flush()?;
+        self.fault_events.flush()?;
         self.write_meta(Some((sim, completed)))
     }
 
@@ -171,6 +183,32 @@ impl Recorder {
     }
 }
 
+impl Recorder {
+    /// Appends the fault starts and ends not yet written (flushed at once:
+    /// they are rare and matter most when a run is cut short).
+    fn write_fault_events(&mut self, sim: &Simulation) -> io::Result<()> {
+        let events = sim.fault_events();
+        for e in events.iter().skip(self.fault_events_written) {
+            let vehicle = sim.vehicles().get(e.vehicle).map_or("?", |v| v.name());
+            let spec = sim
+                .faults()
+                .specs()
+                .nth(e.fault)
+                .map_or(String::new(), |(s, _)| s.describe());
+            writeln!(
+                self.fault_events,
+                "{},{vehicle},{},{},{},{spec}",
+                e.time.as_nanos(),
+                e.fault,
+                e.kind,
+                e.transition.name()
+            )?;
+        }
+        self.fault_events_written = events.len();
+        self.fault_events.flush()
+    }
+}
+
 impl Observer for Recorder {
     fn on_tick(&mut self, sim: &Simulation) -> io::Result<()> {
         for w in &mut self.ground_truth {
@@ -183,6 +221,9 @@ impl Observer for Recorder {
         }
         if sim.zone_events().len() > self.zone_events_written {
             self.write_zone_events(sim)?;
+        }
+        if sim.fault_events().len() > self.fault_events_written {
+            self.write_fault_events(sim)?;
         }
         Ok(())
     }

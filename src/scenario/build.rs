@@ -5,6 +5,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use super::load::Airframe;
 use super::{ControllerSpec, Scenario, ScenarioError, ScenarioSource};
 use crate::controller::{FlightController, Passive};
+use crate::faults::FaultSchedule;
 use crate::geo::{GeoPoint, LocalFrame};
 use crate::physics::{Boat, BodyState, Multirotor, RigidBody};
 use crate::sensors::Sensors;
@@ -129,6 +130,18 @@ impl Scenario {
                 .with_battery(spec.battery),
             );
         }
-        Ok(Simulation::new(world, vehicles, rate))
+        let faults = self
+            .faults
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let vehicle = self.fault_vehicle(f).ok_or_else(|| {
+                    invalid(format!("faults[{i}].vehicle"), "no such vehicle".into())
+                })?;
+                let zone = f.zone.as_deref().and_then(|z| self.fault_zone(z));
+                Ok((f.clone(), vehicle, zone))
+            })
+            .collect::<Result<Vec<_>, ScenarioError>>()?;
+        Ok(Simulation::new(world, vehicles, rate).with_faults(FaultSchedule::new(faults)))
     }
 }

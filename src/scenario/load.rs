@@ -106,6 +106,8 @@ struct ScenarioFile<'a> {
     vehicles: Vec<VehicleFile<'a>>,
     #[serde(default)]
     record: RecordSpec,
+    #[serde(default)]
+    faults: Vec<crate::faults::FaultSpec>,
 }
 
 #[derive(Deserialize)]
@@ -288,6 +290,7 @@ impl Scenario {
             environment: raw.environment,
             vehicles,
             record: raw.record,
+            faults: raw.faults,
         };
         scenario.validate(source)?;
         Ok(scenario)
@@ -399,7 +402,36 @@ impl Scenario {
                 }
             }
         }
+        self.validate_faults().or_else(|(k, m)| bad(&k, m))
+    }
+
+    /// Checks each fault, and that its vehicle and zone exist.
+    fn validate_faults(&self) -> Result<(), (String, String)> {
+        for (i, f) in self.faults.iter().enumerate() {
+            let key = |k: &str| format!("faults[{i}].{k}");
+            f.validate().map_err(|e| (key(&e.key), e.message))?;
+            self.fault_vehicle(f)
+                .ok_or_else(|| (key("vehicle"), "no vehicle of that name".to_string()))?;
+            if let Some(z) = &f.zone {
+                if self.fault_zone(z).is_none() {
+                    return Err((key("zone"), format!("no zone named '{z}'")));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The index of the vehicle a fault applies to (the first by default).
+    pub fn fault_vehicle(&self, f: &crate::faults::FaultSpec) -> Option<usize> {
+        match &f.vehicle {
+            Some(name) => self.vehicles.iter().position(|v| &v.name == name),
+            None => (!self.vehicles.is_empty()).then_some(0),
+        }
+    }
+
+    /// The index of the zone named `name`.
+    pub fn fault_zone(&self, name: &str) -> Option<usize> {
+        self.environment.zones.iter().position(|z| z.name == name)
     }
 
     /// The airframe of vehicle `index` with its overrides applied and validated.

@@ -52,6 +52,8 @@ pub struct Scenario {
     pub vehicles: Vec<VehicleSpec>,
     /// Recording settings.
     pub record: RecordSpec,
+    /// Faults injected during the run.
+    pub faults: Vec<crate::faults::FaultSpec>,
 }
 
 /// The home point.

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::mount::Mount;
 use super::noise::{gaussian, GaussMarkov};
+use crate::faults::GpsFault;
 use crate::geo::{GeoPoint, LocalFrame};
 use crate::physics::ParamError;
 use crate::rng::NoiseRng;
@@ -245,8 +246,10 @@ impl Gps {
         rate_frd_rad_s: &Vector3<f64>,
         denied: bool,
         frame: &LocalFrame,
+        fault: &GpsFault,
     ) {
         let p = &self.params;
+        let denied = denied || fault.lost;
         let t = time.as_secs_f64();
         let r = p.mount.offset_frd_m();
         let antenna = pos_ned_m + att_ned_frd * r;
@@ -272,6 +275,8 @@ impl Gps {
         } else {
             (99.99, 99.99)
         };
+        // Jamming scales the noise and the accuracy the receiver reports.
+        let (eph, epv) = (eph * fault.noise_scale, epv * fault.noise_scale);
         let k = eph / p.eph_final_m;
         let kv = epv / p.epv_final_m;
         let (fix, satellites) = if denied || since < 0.0 {
@@ -286,8 +291,8 @@ impl Gps {
         } else {
             let e = Vector3::new(k * err.x, k * err.y, kv * err.z);
             (
-                antenna + e,
-                antenna_vel + vel_noise * (k * p.velocity_sigma_m_s),
+                antenna + e + fault.offset_ned_m,
+                antenna_vel + vel_noise * (k * p.velocity_sigma_m_s) + fault.offset_vel_ned_m_s,
             )
         };
         if fix != FixType::NoFix {

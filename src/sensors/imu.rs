@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::mount::Mount;
 use super::noise::{gaussian, quantize, saturate, GaussMarkov};
+use crate::faults::ImuFault;
 use crate::physics::ParamError;
 use crate::rng::NoiseRng;
 use crate::time::SimTime;
@@ -250,8 +251,9 @@ impl Imu {
         )
     }
 
-    /// Takes one sample of `truth` at `time`.
-    pub fn sample(&mut self, time: SimTime, truth: &ImuTruth) -> ImuSample {
+    /// Takes one sample of `truth` at `time`, with `fault`'s noise scale and
+    /// bias steps applied (the noise streams are drawn the same either way).
+    pub fn sample(&mut self, time: SimTime, truth: &ImuTruth, fault: &ImuFault) -> ImuSample {
         let w = truth.rate_frd_rad_s;
         let r = self.offset_frd_m;
         let f_mount = truth.specific_force_frd_m_s2
@@ -265,8 +267,15 @@ impl Imu {
         for i in 0..3 {
             let bg = self.gyro_bias[i].step(&mut self.rng);
             let ba = self.accel_bias[i].step(&mut self.rng);
-            let g = gyro_true[i] + self.gyro_white * gaussian(&mut self.rng) + bg;
-            let a = accel_true[i] + self.accel_white * gaussian(&mut self.rng) + ba;
+            let k = fault.noise_scale;
+            let g = gyro_true[i]
+                + k * self.gyro_white * gaussian(&mut self.rng)
+                + bg
+                + fault.gyro_bias_rad_s[i];
+            let a = accel_true[i]
+                + k * self.accel_white * gaussian(&mut self.rng)
+                + ba
+                + fault.accel_bias_m_s2[i];
             gyro[i] = quantize(
                 saturate(g, p.gyro_range_deg_s.to_radians()),
                 p.gyro_resolution_rad_s,

@@ -28,6 +28,7 @@ pub use mag::{FieldError, Mag, MagParams, MagSample};
 pub use mount::Mount;
 pub use rangefinder::{Range, RangeSample, Rangefinder, RangefinderParams};
 
+use crate::faults::FaultEffects;
 use crate::geo::LocalFrame;
 use crate::physics::BodyState;
 use crate::rng::{noise_rng, stream_id, NoiseSource};
@@ -146,6 +147,8 @@ pub struct Sensors {
     spec: SensorsSpec,
     streams: [(&'static str, u64); 5],
     seed: u64,
+    /// The last IMU sample before an `imu_stuck` fault (repeated while stuck).
+    last_imu: Option<ImuSample>,
 }
 
 impl Sensors {
@@ -184,6 +187,7 @@ impl Sensors {
                 ("rangefinder", 0),
             ],
             seed: 0,
+            last_imu: None,
         }
     }
 
@@ -277,6 +281,7 @@ impl Sensors {
                 ),
             ],
             seed,
+            last_imu: None,
         })
     }
 
@@ -321,7 +326,8 @@ impl Sensors {
     }
 
     /// Samples whatever is due at physics tick `tick` (counted from 0, so time
-    /// `time` = tick × period), from the state at that time.
+    /// `time` = tick × period), from the state at that time, with the sensor
+    /// faults of `faults` applied.
     #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
@@ -332,11 +338,19 @@ impl Sensors {
         env: &Environment,
         frame: &LocalFrame,
         home_alt_m: f64,
+        faults: &FaultEffects,
     ) -> TickSamples {
         let mut out = TickSamples::default();
         if let Some(s) = self.imu.as_mut() {
             if s.rate.is_due(tick) {
-                out.imu = Some(s.sensor.sample(time, truth));
+                // A stuck IMU repeats its last output; its noise streams run on.
+                let fresh = s.sensor.sample(time, truth, &faults.imu);
+                let sample = match (faults.imu.stuck, self.last_imu) {
+                    (true, Some(last)) => ImuSample { time, ..last },
+                    _ => fresh,
+                };
+                self.last_imu = Some(sample);
+                out.imu = Some(sample);
             }
         }
         if let Some(s) = self.gps.as_mut() {
@@ -349,6 +363,7 @@ impl Sensors {
                     &state.rate_frd_rad_s,
                     env.gps_denied,
                     frame,
+                    &faults.gps,
                 );
             }
             out.gps = s.sensor.deliver(time);
@@ -357,15 +372,19 @@ impl Sensors {
             if s.rate.is_due(tick) {
                 let at =
                     state.pos_ned_m + state.att_ned_frd * s.sensor.params().mount.offset_frd_m();
-                out.baro = Some(s.sensor.sample(time, home_alt_m - at.z));
+                out.baro = Some(
+                    s.sensor
+                        .sample(time, home_alt_m - at.z + faults.baro_offset_m),
+                );
             }
         }
         if let Some(s) = self.mag.as_mut() {
             if s.rate.is_due(tick) {
-                out.mag = Some(
-                    s.sensor
-                        .sample(time, &state.pos_ned_m, &state.att_ned_frd, frame),
-                );
+                let mut m = s
+                    .sensor
+                    .sample(time, &state.pos_ned_m, &state.att_ned_frd, frame);
+                m.field_gauss += faults.mag_offset_gauss;
+                out.mag = Some(m);
             }
         }
         if let Some(s) = self.rangefinder.as_mut() {
