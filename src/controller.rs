@@ -88,6 +88,18 @@ pub struct SensorFrame {
     pub ground_truth: Option<GroundTruth>,
     /// Link faults in force (RC lost, ground-station link lost).
     pub links: crate::faults::LinkFaults,
+    /// The ESCs' rotor-speed telemetry at the end of the interval
+    /// (multirotors).
+    pub esc: Option<EscSample>,
+}
+
+/// What a multirotor's ESCs report: each rotor's speed.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct EscSample {
+    /// Rotor speed per motor (motor order), rad/s.
+    pub speed_rad_s: [f64; 8],
+    /// Number of motors.
+    pub count: usize,
 }
 
 /// What a battery power module measures: the controller's view of the pack.

@@ -410,6 +410,7 @@ impl Lockstep {
                     .wants_ground_truth()
                     .then(|| vehicle.ground_truth());
                 slot.frame.links = vehicle.faults().links;
+                slot.frame.esc = vehicle.esc_sample();
                 let delivered = slot.controller.receive(&slot.frame);
                 slot.frame.clear();
                 if let Some(seq) = slot.controller.mission_progress() {

@@ -127,6 +127,23 @@ impl Vehicle {
             .set_fault(faults.battery.capacity_scale, faults.battery.voltage_drop_v);
     }
 
+    /// The ESC telemetry (rotor speeds) of a multirotor.
+    pub fn esc_sample(&self) -> Option<crate::controller::EscSample> {
+        let VehicleModel::Multirotor(m) = &self.model else {
+            return None;
+        };
+        let mut out = [crate::physics::multirotor::RotorOutput::default(); 8];
+        m.rotor_outputs(1.0, &mut out);
+        let mut e = crate::controller::EscSample {
+            count: m.rotor_count().min(8),
+            ..Default::default()
+        };
+        for (s, o) in e.speed_rad_s.iter_mut().zip(&out) {
+            *s = o.speed_rad_s;
+        }
+        Some(e)
+    }
+
     /// What the active faults do to this vehicle.
     pub fn faults(&self) -> &FaultEffects {
         &self.faults

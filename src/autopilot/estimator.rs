@@ -116,7 +116,21 @@ pub struct Estimator {
     attitude_aligned: bool,
     position_aligned: bool,
     air_density: f64,
+    /// Measurement time and eph of the last GPS position fused.
+    last_fix: Option<(SimTime, f64)>,
+    /// The autopilot holds the attitude level and does not manoeuvre: the
+    /// specific force is a gravity reference again, GPS or not.
+    unaccelerated: bool,
 }
+
+/// Acceleration error assumed while dead-reckoning (about 2° of tilt error),
+/// m/s²: with it the accuracy passes PX4's 5 m COM_POS_FS_EPH about 5 s after
+/// the last fix, as PX4's EKF gives up dead-reckoning after EKF2_NOAID_TOUT.
+pub const DEAD_RECKONING_ACCEL_M_S2: f64 = 0.35;
+
+/// Age beyond which the last GPS velocity no longer tells the kinematic
+/// acceleration, s (receiver latency plus two missed reports at 10 Hz).
+const GPS_STALE_S: f64 = 0.5;
 
 /// History kept for delayed GPS, s.
 const HISTORY_S: f64 = 1.0;
@@ -156,6 +170,8 @@ impl Estimator {
             history: VecDeque::with_capacity(1200),
             attitude_aligned: false,
             position_aligned: false,
+            last_fix: None,
+            unaccelerated: false,
             air_density: 1.225,
         }
     }
@@ -215,6 +231,23 @@ impl Estimator {
         if dt <= 0.0 || dt > 0.1 {
             return;
         }
+        // Without GPS velocities (lost) the kinematic acceleration is unknown,
+        // so the measured specific force is no gravity reference: a vehicle
+        // accelerating would be taken for a tilted one, and the autopilot would
+        // tilt further. Trust the gyros (their bias is learnt): gravity only
+        // trims slowly, and the bias is not learnt from it.
+        let stale = self.position_aligned
+            && self
+                .last_gps_vel
+                .is_none_or(|(t, _)| s.time.secs_since(t) > GPS_STALE_S);
+        if stale {
+            self.kin_accel_ned = Vector3::zeros();
+        }
+        let (k_gravity, k_bias) = if stale && !self.unaccelerated {
+            (self.params.k_gravity * 0.02, 0.0)
+        } else {
+            (self.params.k_gravity, self.params.k_bias)
+        };
         // Attitude: correction from gravity against the kinematic acceleration.
         let f = s.accel_m_s2;
         let g_ned = Vector3::new(0.0, 0.0, self.g_m_s2);
@@ -222,9 +255,9 @@ impl Estimator {
         let mut omega_c = Vector3::zeros();
         if f.norm() > 1e-3 && expected_f_ned.norm() > 1e-3 {
             let expected_body = self.q.inverse() * expected_f_ned;
-            omega_c += f.normalize().cross(&expected_body.normalize()) * self.params.k_gravity;
+            omega_c += f.normalize().cross(&expected_body.normalize()) * k_gravity;
         }
-        self.gyro_bias -= omega_c * (self.params.k_bias * dt);
+        self.gyro_bias -= omega_c * (k_bias * dt);
         let w = s.gyro_rad_s - self.gyro_bias;
         self.rate = w;
         self.q *= UnitQuaternion::from_scaled_axis((w + omega_c) * dt);
@@ -305,12 +338,34 @@ impl Estimator {
         self.vel.z += w * w * e * dt;
     }
 
+    /// Tells the estimator whether the vehicle is flown level without
+    /// manoeuvring (a descent without position control): then, without GPS,
+    /// the accelerometer is trusted as the gravity reference again.
+    pub fn set_unaccelerated(&mut self, unaccelerated: bool) {
+        self.unaccelerated = unaccelerated;
+    }
+
+    /// Horizontal accuracy (1σ) of the position estimate at `now`, m: the
+    /// last fused GPS report's eph, growing while the estimate dead-reckons
+    /// on the IMU alone (an uncorrected acceleration error of
+    /// [`DEAD_RECKONING_ACCEL_M_S2`] integrated twice). 99.99 before any fix.
+    pub fn horizontal_accuracy_m(&self, now: SimTime) -> f64 {
+        match self.last_fix {
+            Some((t, eph)) => {
+                let dt = now.secs_since(t);
+                (eph + 0.5 * DEAD_RECKONING_ACCEL_M_S2 * dt * dt).min(99.99)
+            }
+            None => 99.99,
+        }
+    }
+
     /// Correction from a (late) GPS report.
     pub fn on_gps(&mut self, g: &GpsSample) {
         if g.fix != FixType::Fix3d {
             return;
         }
         let p_meas = self.frame.to_ned(&g.position);
+        self.last_fix = Some((g.measured, g.eph_m));
         if !self.position_aligned {
             self.pos.x = p_meas.x;
             self.pos.y = p_meas.y;

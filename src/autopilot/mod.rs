@@ -10,7 +10,9 @@
 pub mod airframe;
 pub mod chain;
 pub mod estimator;
+pub mod failsafe;
 pub mod gcs;
+pub mod geofence;
 pub mod mission_plan;
 pub mod multicopter;
 pub mod params;

@@ -109,6 +109,15 @@ pub enum McSetpoint {
         /// Heading, rad.
         yaw: f64,
     },
+    /// Descend at `vz` (m/s, + down) with the attitude level: no horizontal
+    /// position or velocity control (PX4's Descend, flown when the position
+    /// estimate is lost).
+    Descend {
+        /// Vertical speed, m/s, positive down.
+        vz: f64,
+        /// Heading, rad.
+        yaw: f64,
+    },
     /// Hold the horizontal position and move vertically at `vz` (m/s, + down).
     Vertical {
         /// Horizontal position to hold, NED m.
@@ -129,8 +138,13 @@ pub struct MulticopterControl {
     inertia: Matrix3<f64>,
     rotors: usize,
     max_thrust_rho0_n: f64,
+    effectiveness: DMatrix<f64>,
     alloc: DMatrix<f64>,
     alloc_no_yaw: DMatrix<f64>,
+    failed: u32,
+    /// The heading is given up (a rotor failed and the rest cannot balance
+    /// the yaw torque at hover): only the thrust axis is controlled.
+    yaw_free: bool,
     vel_int: Vector3<f64>,
     rate_int: Vector3<f64>,
     /// Last collective thrust, N (for landing detection).
@@ -151,23 +165,18 @@ impl MulticopterControl {
             b[(2, i)] = m.yaw_sign * airframe.torque_per_thrust_m;
             b[(3, i)] = 1.0;
         }
-        let alloc = b
-            .clone()
-            .pseudo_inverse(1e-9)
-            .unwrap_or_else(|_| DMatrix::zeros(n, 4));
-        let mut b3 = b.clone();
-        b3.row_mut(2).fill(0.0);
-        let alloc_no_yaw = b3
-            .pseudo_inverse(1e-9)
-            .unwrap_or_else(|_| DMatrix::zeros(n, 4));
+        let (alloc, alloc_no_yaw) = allocation(&b);
         MulticopterControl {
             params,
             mass_kg: airframe.mass_kg,
             inertia: Matrix3::from_diagonal(&Vector3::from(airframe.inertia_kg_m2)),
             rotors: n,
             max_thrust_rho0_n: airframe.max_thrust_per_motor_n,
+            effectiveness: b,
             alloc,
             alloc_no_yaw,
+            failed: 0,
+            yaw_free: false,
             vel_int: Vector3::zeros(),
             rate_int: Vector3::zeros(),
             last_thrust_n: 0.0,
@@ -178,6 +187,47 @@ impl MulticopterControl {
     /// Number of motors.
     pub fn rotors(&self) -> usize {
         self.rotors
+    }
+
+    /// Takes rotor `i` out of the allocation (a detected motor failure, as
+    /// PX4's control allocator does): the others share its work.
+    pub fn set_rotor_failed(&mut self, i: usize) {
+        if i >= self.rotors || self.failed & (1 << i) != 0 {
+            return;
+        }
+        self.failed |= 1 << i;
+        let mut b = self.effectiveness.clone();
+        for k in 0..self.rotors {
+            if self.failed & (1 << k) != 0 {
+                b.column_mut(k).fill(0.0);
+            }
+        }
+        (self.alloc, self.alloc_no_yaw) = allocation(&b);
+        // Can the others still give torque in every direction around hover?
+        // (On a hexa the opposite rotor idles at hover: roll one way would
+        // need negative thrust.) If not, the heading is given up so that the
+        // tilt keeps all the authority left.
+        self.yaw_free = !self.fully_controllable();
+    }
+
+    /// Whether the healthy rotors can hover and add a torque of 5 % of the
+    /// hover thrust × 0.1 m about every axis, both ways, within 0..max thrust.
+    pub fn fully_controllable(&self) -> bool {
+        let hover = self.mass_kg * G0_M_S2;
+        let tau = 0.05 * hover * 0.1;
+        let t_max = self.max_thrust_rho0_n;
+        (0..6).all(|k| {
+            let mut w = nalgebra::DVector::from_vec(vec![0.0, 0.0, 0.0, hover]);
+            w[k / 2] = if k % 2 == 0 { tau } else { -tau };
+            (&self.alloc * &w)
+                .iter()
+                .all(|x| *x >= -1e-9 && *x <= t_max)
+        })
+    }
+
+    /// Whether the heading has been given up after a rotor failure.
+    pub fn yaw_free(&self) -> bool {
+        self.yaw_free
     }
 
     /// Clears the integrators (on the ground, before take-off).
@@ -196,6 +246,7 @@ impl MulticopterControl {
     ) {
         out.fill(0.0);
         let p = self.params;
+        let level = matches!(sp, McSetpoint::Descend { .. });
         let (pos_sp, vel_ff, acc_ff, yaw_sp, vz_direct) = match *sp {
             McSetpoint::Off => {
                 self.reset();
@@ -203,6 +254,13 @@ impl MulticopterControl {
                 return;
             }
             McSetpoint::Track { pos, vel, acc, yaw } => (pos, vel, acc, yaw, None),
+            McSetpoint::Descend { vz, yaw } => (
+                est.pos_ned_m,
+                Vector3::zeros(),
+                Vector3::zeros(),
+                yaw,
+                Some(vz),
+            ),
             McSetpoint::Vertical { pos_xy, vz, yaw } => (
                 Vector3::new(pos_xy.x, pos_xy.y, est.pos_ned_m.z),
                 Vector3::zeros(),
@@ -233,6 +291,12 @@ impl MulticopterControl {
             self.vel_int += gains_i.component_mul(&ev) * dt;
             self.vel_int = self.vel_int.map(|x| x.clamp(-4.0, 4.0));
         }
+        if level {
+            acc_sp.x = 0.0;
+            acc_sp.y = 0.0;
+            self.vel_int.x = 0.0;
+            self.vel_int.y = 0.0;
+        }
         // Thrust vector with tilt limit.
         let g = G0_M_S2;
         let mut f = (acc_sp - Vector3::new(0.0, 0.0, g)) * self.mass_kg;
@@ -261,7 +325,20 @@ impl MulticopterControl {
         if q_e.w < 0.0 {
             q_e = UnitQuaternion::new_unchecked(-q_e.into_inner());
         }
-        let v = q_e.imag() * 2.0;
+        let mut v = q_e.imag() * 2.0;
+        if self.yaw_free {
+            // Reduced attitude: tilt the thrust axis only, let the heading go.
+            let z_des = est.att_ned_frd.inverse() * z_b;
+            let axis = Vector3::z().cross(&z_des);
+            let angle = Vector3::z().dot(&z_des).clamp(-1.0, 1.0).acos();
+            // No heading: only damp the spin, as far as the rotors allow
+            // (the allocation lets yaw give way first).
+            v = if axis.norm() > 1e-9 {
+                axis.normalize() * angle
+            } else {
+                Vector3::zeros()
+            };
+        }
         let rp_max = p.rate_rp_max_deg.to_radians();
         let y_max = p.rate_yaw_max_deg.to_radians();
         let rate_sp = Vector3::new(
@@ -290,6 +367,32 @@ impl MulticopterControl {
         let mut t = &self.alloc * &wrench;
         let fits = |t: &nalgebra::DVector<f64>| t.iter().all(|x| *x >= 0.0 && *x <= t_max);
         self.saturated = false;
+        if self.yaw_free && !fits(&t) {
+            // After a rotor failure, yaw gives way by asking for less yaw
+            // torque, down to none: dropping the yaw row instead would leave
+            // the imbalance of the failed rotor and spin the vehicle up.
+            let no_torque_z = nalgebra::DVector::from_vec(vec![torque.x, torque.y, 0.0, thrust]);
+            let t0 = &self.alloc * &no_torque_z;
+            if fits(&t0) {
+                self.saturated = true;
+                let dz = &t - &t0;
+                let (mut lo, mut hi) = (0.0, 1.0);
+                for _ in 0..12 {
+                    let mid = 0.5 * (lo + hi);
+                    if fits(&(&t0 + &dz * mid)) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                t = &t0 + &dz * lo;
+            } else {
+                // Not even the tilt torques fit: clip them, yaw still balanced.
+                self.saturated = true;
+                t = t0;
+                t.apply(|x| *x = x.clamp(0.0, t_max));
+            }
+        }
         if !fits(&t) {
             self.saturated = true;
             // Yaw gives way first.
@@ -327,4 +430,21 @@ impl MulticopterControl {
             *o = (ti / t_max).clamp(0.0, 1.0);
         }
     }
+}
+
+/// The allocation matrices (pseudo-inverses of the effectiveness `b`, 4 × n:
+/// roll, pitch, yaw torque and thrust per unit rotor thrust), with and
+/// without yaw.
+fn allocation(b: &DMatrix<f64>) -> (DMatrix<f64>, DMatrix<f64>) {
+    let n = b.ncols();
+    let alloc = b
+        .clone()
+        .pseudo_inverse(1e-9)
+        .unwrap_or_else(|_| DMatrix::zeros(n, 4));
+    let mut b3 = b.clone();
+    b3.row_mut(2).fill(0.0);
+    let alloc_no_yaw = b3
+        .pseudo_inverse(1e-9)
+        .unwrap_or_else(|_| DMatrix::zeros(n, 4));
+    (alloc, alloc_no_yaw)
 }

@@ -52,6 +52,8 @@ pub enum Request {
     SetMission(Vec<Step>),
     /// Move home to this NED point, m.
     SetHome(Vector3<f64>),
+    /// A ground station's heartbeat arrived (for the data-link failsafe).
+    GcsHeard,
     /// Set a parameter (already range-checked by the caller).
     SetParam(&'static str, f64),
 }

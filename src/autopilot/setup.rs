@@ -7,6 +7,7 @@
 //! tuned with. The rest of `autopilot` never touches `physics`.
 
 use super::airframe::{BoatOutputs, MotorConfig, MulticopterAirframe};
+use super::geofence::{rally_points, Geofence};
 use super::mission_plan::{compile, PlanWarning, Step};
 use super::params::ParamStore;
 use super::{RequestQueue, SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig};
@@ -113,6 +114,8 @@ pub fn flight(
         initial_down_m,
         mission: steps,
         auto_arm,
+        geofence: Geofence::from_items(&mission.fence, &frame),
+        rally: rally_points(&mission.rally, &frame),
     });
     let requests = sf.request_queue();
     let mut lockstep = Lockstep::new(sim);

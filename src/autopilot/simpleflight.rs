@@ -14,6 +14,8 @@
 //! `COM_DISARM_PRFLT` s after arming without taking off. The summary and events
 //! are shared through [`StatusHandle`].
 
+mod reactions;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -23,6 +25,10 @@ use world_magnetic_model::time::Date;
 use super::airframe::{BoatOutputs, VehicleConfig, MAX_MOTORS};
 use super::chain::{Chain, LegLimits, PathTarget};
 use super::estimator::{EstimatedState, Estimator, EstimatorParams};
+use super::failsafe::{
+    Failsafe, FailsafeAction, FailsafeMonitor, FailsafeParams, MotorFailureDetector,
+};
+use super::geofence::Geofence;
 use super::mission_plan::Step;
 use super::multicopter::{McParams, McSetpoint, MulticopterControl};
 use super::params::ParamStore;
@@ -132,6 +138,10 @@ pub struct FlightStatus {
     pub gps: Option<crate::sensors::GpsSample>,
     /// Horizontal cruise speed in force, m/s.
     pub cruise_speed_m_s: f64,
+    /// The announcement of the failsafe that took over the flight, if one did.
+    pub failsafe: Option<String>,
+    /// Horizontal accuracy of the position estimate, m.
+    pub position_eph_m: f64,
 }
 
 /// Shared view of the status (single-threaded loop).
@@ -155,6 +165,11 @@ pub struct SimpleFlightConfig {
     /// Arm and fly the mission as soon as the pre-arm checks pass (headless
     /// runs); otherwise wait for [`Request`]s.
     pub auto_arm: bool,
+    /// The plan's geofence (GF_MAX_HOR_DIST / GF_MAX_VER_DIST come from the
+    /// parameters).
+    pub geofence: Geofence,
+    /// The plan's rally points, NED m.
+    pub rally: Vec<Vector3<f64>>,
 }
 
 /// One primitive the executor runs.
@@ -237,6 +252,16 @@ pub struct SimpleFlight {
     /// COM_DISARM_LAND and COM_DISARM_PRFLT, s (read once, updated on set).
     disarm_land_s: f64,
     disarm_preflight_s: f64,
+    // Failsafes.
+    failsafe: FailsafeMonitor,
+    motor_detector: MotorFailureDetector,
+    /// When a ground station's heartbeat was last heard.
+    gcs_heard: Option<SimTime>,
+    /// The most severe failsafe action in force.
+    failsafe_action: Option<FailsafeAction>,
+    failsafes: Vec<Failsafe>,
+    /// Land without position control (the position estimate is lost).
+    blind: bool,
 }
 
 impl SimpleFlight {
@@ -344,8 +369,16 @@ impl SimpleFlight {
             landed_at: None,
             disarm_land_s: cfg.params.get("COM_DISARM_LAND").unwrap_or(2.0),
             disarm_preflight_s: cfg.params.get("COM_DISARM_PRFLT").unwrap_or(10.0),
+            failsafe: FailsafeMonitor::new(FailsafeParams::from_params(&cfg.params)),
+            motor_detector: MotorFailureDetector::default(),
+            gcs_heard: None,
+            failsafe_action: None,
+            failsafes: Vec::with_capacity(8),
+            blind: false,
             cfg,
         };
+        let mut sf = sf;
+        sf.reload_failsafe_params();
         (sf, status)
     }
 
@@ -534,6 +567,7 @@ impl SimpleFlight {
     /// boat sails home and holds there). `item` is the mission item, if any.
     fn push_return(&mut self, item: Option<usize>) {
         let here = self.state().pos_ned_m;
+        let dest = self.return_point(&here);
         let radius = self.cfg.params.get("NAV_ACC_RAD").unwrap_or(2.0);
         if self.mc.is_some() {
             let rtl_alt = self.cfg.params.get("RTL_RETURN_ALT").unwrap_or(30.0);
@@ -541,13 +575,13 @@ impl SimpleFlight {
             // In reverse: the queue is popped from the end.
             self.queue.push((
                 Prim::Land {
-                    xy: Some([self.home_ned.x, self.home_ned.y]),
+                    xy: Some([dest.x, dest.y]),
                 },
                 item,
             ));
             self.queue.push((
                 Prim::Leg {
-                    to: Vector3::new(self.home_ned.x, self.home_ned.y, self.home_ned.z - alt),
+                    to: Vector3::new(dest.x, dest.y, self.home_ned.z - alt),
                     next: None,
                     hold_s: 0.0,
                     radius_m: radius,
@@ -564,14 +598,14 @@ impl SimpleFlight {
         } else {
             self.queue.push((
                 Prim::Hold {
-                    at: Some(self.home_ned),
+                    at: Some(Vector3::new(dest.x, dest.y, 0.0)),
                     time_s: 0.0,
                 },
                 item,
             ));
             self.queue.push((
                 Prim::Leg {
-                    to: Vector3::new(self.home_ned.x, self.home_ned.y, 0.0),
+                    to: Vector3::new(dest.x, dest.y, 0.0),
                     next: None,
                     hold_s: 0.0,
                     radius_m: radius,
@@ -761,6 +795,7 @@ impl SimpleFlight {
     }
 
     fn disarm(&mut self, now: SimTime, why: &str) {
+        self.clear_failsafes();
         self.armed = false;
         self.status.borrow_mut().armed = false;
         self.event(now, "disarmed", None, why.to_string());
@@ -908,7 +943,11 @@ impl SimpleFlight {
                 }
                 self.disarm(now, if force { "forced" } else { "" });
             }
-            Request::SetMode(mode) => self.enter_mode(now, mode),
+            Request::SetMode(mode) => {
+                // The pilot takes over from a failsafe, as in PX4.
+                self.failsafe_action = None;
+                self.enter_mode(now, mode);
+            }
             Request::Takeoff { alt_m } => {
                 self.takeoff_alt_m = alt_m;
                 self.enter_mode(now, FlightMode::Takeoff);
@@ -987,6 +1026,7 @@ impl SimpleFlight {
                     self.enter_mode(now, FlightMode::Hold);
                 }
             }
+            Request::GcsHeard => self.gcs_heard = Some(now),
             Request::SetHome(pos) => {
                 self.home_ned = pos;
                 self.status.borrow_mut().home_ned = Some(pos);
@@ -999,7 +1039,7 @@ impl SimpleFlight {
                         "COM_DISARM_LAND" => self.disarm_land_s = value,
                         "COM_DISARM_PRFLT" => self.disarm_preflight_s = value,
                         "SF_GROUND_TRUTH" => self.ground_truth = value != 0.0,
-                        _ => {}
+                        _ => self.reload_failsafe_params(),
                     }
                 }
             }
@@ -1091,8 +1131,14 @@ impl SimpleFlight {
                     } else {
                         p.get("MPC_LAND_SPEED").unwrap_or(0.7)
                     };
-                    // Go above the landing point first if far from it.
-                    if (s.pos_ned_m.xy() - xy).norm() > 3.0 {
+                    // Without a position estimate: descend level. Else go
+                    // above the landing point first if far from it.
+                    if self.blind {
+                        sp = McSetpoint::Descend {
+                            vz,
+                            yaw: self.yaw_sp,
+                        };
+                    } else if (s.pos_ned_m.xy() - xy).norm() > 3.0 {
                         sp = McSetpoint::Track {
                             pos: Vector3::new(xy.x, xy.y, s.pos_ned_m.z),
                             vel: Vector3::zeros(),
@@ -1245,6 +1291,10 @@ impl FlightController for SimpleFlight {
         self.ground_truth
     }
 
+    fn mission_progress(&self) -> Option<u32> {
+        self.status.borrow().reached.last().map(|(_, i)| *i as u32)
+    }
+
     fn actuators(&mut self, _now: SimTime) -> Result<Actuators, ControllerError> {
         Ok(self.out)
     }
@@ -1352,6 +1402,9 @@ impl FlightController for SimpleFlight {
             && now.secs_since(self.armed_at) > prflt
         {
             self.disarm(now, "no take-off after arming (COM_DISARM_PRFLT)");
+        }
+        if self.armed {
+            self.check_failsafes(now, f);
         }
         if self.armed {
             self.step_mission(now);

@@ -686,8 +686,8 @@ impl Px4Bridge {
                 ));
             }
         }
-        // RC sticks, if the scenario scripts them.
-        if let Some(rc) = &self.opts.rc {
+        // RC sticks, if the scenario scripts them and RC is not lost.
+        if let Some(rc) = self.opts.rc.as_ref().filter(|_| !f.links.rc_lost) {
             if self.stats.steps.is_multiple_of(rc.every_steps.max(1)) {
                 if let Some(ch) = rc.at(f.time) {
                     let v = |i: usize| ch.get(i).copied().unwrap_or(u16::MAX);

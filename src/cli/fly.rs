@@ -454,6 +454,9 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
             outcome = Err(format!("simulation stopped: {e}"));
             break;
         }
+        if let Some(s) = session.as_mut() {
+            s.set_silent(super::link_cut(lockstep.sim()));
+        }
         let st = status.borrow();
         if let Some(f) = &st.failure {
             outcome = Err(f.clone());
@@ -484,6 +487,9 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     }
     let wall_s = wall.elapsed().as_secs_f64();
     let st = status.borrow().clone();
+    if let (true, false, Some(fs)) = (outcome.is_ok(), st.finished, &st.failsafe) {
+        outcome = Err(format!("mission not completed: {fs}"));
+    }
     if outcome.is_ok() && !(st.finished || st.landed) {
         outcome = Err(format!(
             "timeout: mission not completed after {} s of sim time",

@@ -138,6 +138,8 @@ pub struct GcsSession {
     started: Instant,
     epoch_unix_us: u64,
     out: Vec<mavsitl::wire::Outgoing>,
+    /// The link is cut (a `gcs_link_loss` fault): nothing in, nothing out.
+    silent: bool,
 }
 
 /// What a session is built from.
@@ -258,6 +260,7 @@ impl GcsSession {
             started: Instant::now(),
             epoch_unix_us: epoch,
             out: Vec::with_capacity(256),
+            silent: false,
         })
     }
 
@@ -265,13 +268,26 @@ impl GcsSession {
     pub fn service(&mut self, now: SimTime) {
         let link_now = self.started.elapsed();
         let unix = self.epoch_unix_us + now.as_micros();
-        let (endpoint, out) = (&mut self.endpoint, &mut self.out);
+        let (endpoint, out, silent) = (&mut self.endpoint, &mut self.out, self.silent);
         self.link.receive(link_now, unix, |from, msg| {
-            endpoint.handle(now, link_now, from, msg, out);
+            if !silent {
+                endpoint.handle(now, link_now, from, msg, out);
+            }
         });
         self.endpoint.poll(now, link_now, &mut self.out);
-        self.link.send(&self.out, unix);
+        if !self.silent {
+            self.link.send(&self.out, unix);
+        }
         self.out.clear();
+    }
+
+    /// Cuts or restores the link (a `gcs_link_loss` fault): while cut, what
+    /// arrives is dropped and nothing is sent.
+    pub fn set_silent(&mut self, silent: bool) {
+        if silent != self.silent {
+            tracing::info!(silent, "ground-station link");
+        }
+        self.silent = silent;
     }
 
     /// Waits up to `timeout` for traffic (returns at once when a datagram is

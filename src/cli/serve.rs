@@ -166,6 +166,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
             break;
         }
         let now = flight.lockstep.sim().time();
+        session.set_silent(super::link_cut(flight.lockstep.sim()));
         if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + service_every) {
             let sim = flight.lockstep.sim();
             let throttle = sim.actuators(0).map_or(0.0, |a| {

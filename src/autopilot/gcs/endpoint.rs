@@ -249,6 +249,11 @@ impl Endpoint {
         out: &mut Vec<Outgoing>,
     ) {
         let peer = peer_of(from);
+        if let Incoming::Msg(MavMessage::HEARTBEAT(h)) = &msg {
+            if h.mavtype == MavType::MAV_TYPE_GCS {
+                self.push(Request::GcsHeard);
+            }
+        }
         match msg {
             Incoming::Command(c) => self.on_command(now, link, peer, c, out),
             Incoming::SetMode(m) => self.on_set_mode(m),
@@ -947,6 +952,9 @@ impl Endpoint {
                     Some((MavSeverity::MAV_SEVERITY_INFO, "Mission finished".into()))
                 }
                 "refused" => Some((MavSeverity::MAV_SEVERITY_WARNING, e.detail.clone())),
+                "failsafe" => Some((MavSeverity::MAV_SEVERITY_CRITICAL, e.detail.clone())),
+                "warning" => Some((MavSeverity::MAV_SEVERITY_WARNING, e.detail.clone())),
+                "notice" => Some((MavSeverity::MAV_SEVERITY_INFO, e.detail.clone())),
                 "item_skipped" => Some((
                     MavSeverity::MAV_SEVERITY_WARNING,
                     format!("Item {} skipped: {}", e.item.unwrap_or(0), e.detail),
