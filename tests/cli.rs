@@ -477,3 +477,57 @@ fn an_absurd_duration_is_refused() {
         "{stderr}"
     );
 }
+
+/// `serve --fault gcs_link_loss@4s+4s`: the vehicle goes silent for those
+/// four seconds of sim time and speaks again afterwards.
+#[test]
+fn a_gcs_link_loss_silences_serve_for_its_duration() {
+    use mavlink::dialects::common::MavMessage;
+    let gcs = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+    gcs.set_read_timeout(Some(std::time::Duration::from_millis(200)))
+        .expect("timeout");
+    let port = gcs.local_addr().expect("addr").port();
+    let mut child = bin()
+        .args([
+            "serve",
+            "--gcs-bind",
+            "127.0.0.1:0",
+            "--gcs-out",
+            &format!("127.0.0.1:{port}"),
+            "--speedup",
+            "4",
+            "--duration",
+            "12",
+            "--fault",
+            "gcs_link_loss@4s+4s",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stamps = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        if let Ok(n) = gcs.recv(&mut buf) {
+            mavsitl::wire::frames(&buf[..n], None, |raw| {
+                if let Ok(mavsitl::wire::Incoming::Msg(MavMessage::ATTITUDE(a))) =
+                    mavsitl::wire::decode(raw)
+                {
+                    stamps.push(a.time_boot_ms);
+                }
+            });
+        }
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+    }
+    let _ = child.kill();
+    assert!(stamps.iter().any(|t| *t < 4000), "heard before the cut");
+    assert!(stamps.iter().any(|t| *t > 8100), "heard after the cut");
+    let during: Vec<_> = stamps
+        .iter()
+        .filter(|t| (4010..8000).contains(*t))
+        .collect();
+    assert!(during.is_empty(), "heard during the cut: {during:?}");
+}

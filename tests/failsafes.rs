@@ -199,6 +199,8 @@ fn gps_lost_over_a_waypoint_descends_without_flying_away() {
     );
     let st = f.status.borrow();
     assert!(st.landed, "it landed");
+    // The estimate says how bad it is: its accuracy grew past 5 m.
+    assert!(st.position_eph_m > 5.0, "eph {}", st.position_eph_m);
     // No fly-away: the drift is what an uncorrected 0.35 m/s² allows over
     // the loss (dead reckoning, then a level descent).
     let p0 = truth.at(lost_at);
@@ -378,4 +380,55 @@ fn a_served_quad_whose_link_is_cut_returns_after_com_dl_loss_t() {
         end.xy().norm()
     );
     assert!(!f.status.borrow().finished);
+}
+
+#[test]
+fn return_goes_to_the_closest_rally_point() {
+    // The fence (30 m) sends the quad back (GF_ACTION 3); a rally point 40 m
+    // north is closer than home when the breach happens 30 m north.
+    let mut plan: serde_json::Value = serde_json::from_str(&square_with_fence(30.0)).unwrap();
+    let frame =
+        mavsitl::geo::LocalFrame::new(mavsitl::geo::GeoPoint::from_deg(47.397742, 8.545594, 488.0));
+    let rally = frame.to_geodetic(&Vector3::new(25.0, 5.0, 0.0));
+    plan["rallyPoints"]["points"] = serde_json::json!([[rally.lat_deg(), rally.lon_deg(), 15.0]]);
+    let mut f = build(&plan.to_string(), QUAD, "GF_ACTION 3\n", &[], true);
+    let truth = fly(&mut f, 200);
+    let fs = events(&f, "failsafe");
+    assert!(
+        fs[0].1.contains("Geofence") && fs[0].1.ends_with("Return"),
+        "{fs:?}"
+    );
+    let (end, _) = truth.last();
+    let off = (end.xy() - nalgebra::Vector2::new(25.0, 5.0)).norm();
+    assert!(off < 2.0, "landed {off:.1} m from the rally point");
+    assert!(f.status.borrow().landed);
+}
+
+#[test]
+fn a_boat_returns_or_holds_but_never_lands() {
+    let boat_box = include_str!("../missions/boat_box.plan");
+    let boat = r#"{"vehicles":[{"name":"boat","kind":"boat","battery":{"initial_charge":0.075}}],
+        "home":{"lat_deg":47.3544,"lon_deg":8.5497,"alt_m":406}}"#;
+    // Critical battery: Return; then GPS lost: the Descend a quad would fly
+    // becomes Hold for a boat.
+    let mut f = build(
+        boat_box,
+        boat,
+        "COM_LOW_BAT_ACT 3\n",
+        &["gps_loss@25s"],
+        true,
+    );
+    let _ = fly(&mut f, 120);
+    let modes: Vec<String> = events(&f, "mode").into_iter().map(|m| m.1).collect();
+    assert!(modes.iter().any(|m| m == "Return"), "{modes:?}");
+    assert!(!modes.iter().any(|m| m == "Land"), "{modes:?}");
+    let fs = events(&f, "failsafe");
+    let lost = fs.iter().find(|(_, t)| t.contains("position")).map(|x| x.0);
+    let lost = lost.unwrap_or_else(|| panic!("{fs:?}"));
+    // The lost position outranks the return: the boat holds.
+    let held = events(&f, "mode")
+        .into_iter()
+        .any(|(t, m)| t == lost && m == "Hold");
+    assert!(held, "{:?}", events(&f, "mode"));
+    assert_eq!(f.status.borrow().mode, Some(FlightMode::Hold));
 }

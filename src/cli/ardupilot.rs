@@ -387,7 +387,7 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             (Some(r), true) => ls.tick(r),
             _ => ls.tick(&mut ()),
         };
-        let msg = match flight.judge(step, ls.sim()) {
+        let msg = match flight.judge(step, ls.sim_mut()) {
             Judged::Go => continue,
             Judged::End(o) => break o,
             Judged::Lost(msg) => msg,

@@ -102,6 +102,8 @@ pub(super) struct FirmwareFlight {
     metrics: FlightMetrics,
     events: Vec<(SimTime, GsEvent)>,
     armed: bool,
+    /// The last mission item the firmware reported reached, not yet handed on.
+    reached: Option<u32>,
     on_mission: bool,
     mission_end: SimTime,
     wall: Instant,
@@ -176,6 +178,7 @@ impl FirmwareFlight {
             metrics: FlightMetrics::default(),
             events: Vec::new(),
             armed: false,
+            reached: None,
             on_mission: false,
             mission_end: SimTime::from_secs_f64(args.mission_timeout.max(0.0)),
             wall: Instant::now(),
@@ -201,11 +204,13 @@ impl FirmwareFlight {
             return Some(Err(msg));
         }
         let gs = self.gs.as_ref()?;
+        gs.set_cut(super::link_cut(sim));
         for (t, e) in gs.take_events() {
             match &e {
                 GsEvent::StatusText { severity, text } if (*severity as u8) <= 5 => {
                     eprintln!("{}: {text}", self.name);
                 }
+                GsEvent::ItemReached(i) => self.reached = Some(*i as u32),
                 GsEvent::Armed => self.armed = true,
                 GsEvent::Disarmed => self.armed = false,
                 _ => {}
@@ -234,9 +239,21 @@ impl FirmwareFlight {
 
     /// What the result of a tick means: the flight's end, a lost firmware
     /// (started by hand, no plan flown: the caller may wait for it), or on.
-    pub fn judge(&mut self, step: Result<(), mavsitl::sim::SimError>, sim: &Simulation) -> Judged {
+    /// Mission items the firmware reports reached are handed to the
+    /// simulation (faults may start on them).
+    pub fn judge(
+        &mut self,
+        step: Result<(), mavsitl::sim::SimError>,
+        sim: &mut Simulation,
+    ) -> Judged {
         match step {
-            Ok(()) => self.after_tick(sim).map_or(Judged::Go, Judged::End),
+            Ok(()) => {
+                let end = self.after_tick(sim);
+                if let Some(seq) = self.reached.take() {
+                    sim.note_item_reached(0, seq);
+                }
+                end.map_or(Judged::Go, Judged::End)
+            }
             Err(_) if super::interrupted() => Judged::End(Err("interrupted".into())),
             // Nothing to wait for: the cause ends the run.
             Err(e) if self.launched() || self.flies_mission() => {

@@ -443,7 +443,7 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         } else {
             ls.tick(&mut ())
         };
-        let msg = match flight.judge(step, ls.sim()) {
+        let msg = match flight.judge(step, ls.sim_mut()) {
             Judged::Go => continue,
             Judged::End(o) => break o,
             Judged::Lost(msg) => msg,

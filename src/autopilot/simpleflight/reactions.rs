@@ -82,21 +82,24 @@ impl SimpleFlight {
             4 | 5 => "warning",
             _ => "notice",
         };
-        let action = if self.mc.is_some() {
-            fs.action
-        } else {
-            fs.action.for_boat()
-        };
-        if action != FailsafeAction::Warn && self.failsafe_action == Some(action) {
+        // Severity is judged on the action a multicopter would take (a lost
+        // position outranks a return, also for a boat that holds instead).
+        let rank = fs.action;
+        if rank != FailsafeAction::Warn && self.failsafe_action == Some(rank) {
             // Already doing it (a breach flickering on the boundary).
             return;
         }
         self.event(now, kind, None, fs.text.clone());
-        if action == FailsafeAction::Warn || self.failsafe_action.is_some_and(|a| a >= action) {
+        if rank == FailsafeAction::Warn || self.failsafe_action.is_some_and(|a| a >= rank) {
             return;
         }
-        self.failsafe_action = Some(action);
+        self.failsafe_action = Some(rank);
         self.status.borrow_mut().failsafe = Some(fs.text);
+        let action = if self.mc.is_some() {
+            rank
+        } else {
+            rank.for_boat()
+        };
         match action {
             FailsafeAction::Warn => {}
             FailsafeAction::Hold => self.enter_mode(now, FlightMode::Hold),

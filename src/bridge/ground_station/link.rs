@@ -155,6 +155,7 @@ impl Conn {
 pub struct GroundStationHandle {
     shared: Arc<Mutex<Shared>>,
     quit: Arc<AtomicBool>,
+    cut: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     local: Option<SocketAddr>,
 }
@@ -229,18 +230,27 @@ impl GroundStationHandle {
             frames_in: 0,
         }));
         let quit = Arc::new(AtomicBool::new(false));
+        let cut = Arc::new(AtomicBool::new(false));
         let thread = {
-            let (shared, quit) = (shared.clone(), quit.clone());
+            let (shared, quit, cut) = (shared.clone(), quit.clone(), cut.clone());
             std::thread::Builder::new()
                 .name("ground-station".into())
-                .spawn(move || run(gs, conn, forward, &opts, &shared, &quit))?
+                .spawn(move || run(gs, conn, forward, &opts, &shared, (&quit, &cut)))?
         };
         Ok(GroundStationHandle {
             shared,
             quit,
+            cut,
             thread: Some(thread),
             local,
         })
+    }
+
+    /// Cuts or restores the link to the firmware (a `gcs_link_loss` fault):
+    /// while cut, what the firmware sends is dropped and nothing is sent to
+    /// it, forwarded ground stations included.
+    pub fn set_cut(&self, cut: bool) {
+        self.cut.store(cut, Ordering::Relaxed);
     }
 
     /// The bound UDP address (PX4), if any.
@@ -290,7 +300,7 @@ fn run(
     forward: Option<(UdpSocket, SocketAddr)>,
     opts: &LinkOptions,
     shared: &Mutex<Shared>,
-    quit: &AtomicBool,
+    (quit, cut): (&AtomicBool, &AtomicBool),
 ) {
     let start = Instant::now();
     let mut enc = Encoder::new(GCS_SYSTEM_ID, GCS_COMPONENT_ID, None);
@@ -302,8 +312,12 @@ fn run(
         let sim = SimTime::from_micros(opts.sim_clock.load(Ordering::Relaxed));
         let now = start.elapsed();
         relay.clear();
+        let silent = cut.load(Ordering::Relaxed);
         conn.read(&mut |raw| {
             frames += 1;
+            if silent {
+                return;
+            }
             if forward.is_some() {
                 relay.extend_from_slice(raw_bytes(raw));
             }
@@ -318,10 +332,15 @@ fn run(
             }
             let mut buf = [0u8; 2048];
             while let Ok((n, _)) = sock.recv_from(&mut buf) {
-                conn.send(buf.get(..n).unwrap_or(&[]));
+                if !silent {
+                    conn.send(buf.get(..n).unwrap_or(&[]));
+                }
             }
         }
         gs.poll(now, sim, &mut out);
+        if silent {
+            out.clear();
+        }
         for m in out.drain(..) {
             bytes.clear();
             enc.encode(&Outgoing::Msg(m), &mut bytes);
