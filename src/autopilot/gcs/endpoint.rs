@@ -901,6 +901,7 @@ impl Endpoint {
             147 => tm::battery_status(st, c),
             148 => Some(tm::autopilot_version(self.cfg.system_id)),
             242 => tm::home_position(st, c),
+            230 => tm::estimator_status(st, c),
             245 => Some(tm::extended_sys_state(st, c)),
             300 => Some(tm::protocol_version()),
             _ => None,

@@ -48,6 +48,10 @@ pub const STREAMS: &[StreamDefault] = &[
         interval_us: 66_666,
     }, // ATTITUDE 15 Hz
     StreamDefault {
+        id: 230,
+        interval_us: 2_000_000,
+    }, // ESTIMATOR_STATUS 0.5 Hz
+    StreamDefault {
         id: 31,
         interval_us: 100_000,
     }, // ATTITUDE_QUATERNION 10 Hz
@@ -316,6 +320,39 @@ pub fn local_position(st: &FlightStatus, c: &Context) -> Option<MavMessage> {
         vx: e.vel_ned_m_s.x as f32,
         vy: e.vel_ned_m_s.y as f32,
         vz: e.vel_ned_m_s.z as f32,
+    }))
+}
+
+/// ESTIMATOR_STATUS: the position estimate's accuracy (it grows while the
+/// estimator dead-reckons without GPS) and the validity flags PX4 sets.
+pub fn estimator_status(st: &FlightStatus, c: &Context) -> Option<MavMessage> {
+    use mavlink::dialects::common::EstimatorStatusFlags as F;
+    st.estimate?;
+    let eph = st.position_eph_m;
+    let mut flags = F::ESTIMATOR_ATTITUDE
+        | F::ESTIMATOR_VELOCITY_VERT
+        | F::ESTIMATOR_POS_VERT_ABS
+        | F::ESTIMATOR_POS_VERT_AGL;
+    if eph <= 5.0 {
+        flags |= F::ESTIMATOR_VELOCITY_HORIZ
+            | F::ESTIMATOR_POS_HORIZ_REL
+            | F::ESTIMATOR_POS_HORIZ_ABS
+            | F::ESTIMATOR_PRED_POS_HORIZ_REL
+            | F::ESTIMATOR_PRED_POS_HORIZ_ABS;
+    } else {
+        flags |= F::ESTIMATOR_CONST_POS_MODE;
+    }
+    Some(MavMessage::ESTIMATOR_STATUS(ESTIMATOR_STATUS_DATA {
+        time_usec: c.now.as_micros(),
+        vel_ratio: 0.0,
+        pos_horiz_ratio: (eph / 5.0) as f32,
+        pos_vert_ratio: 0.0,
+        mag_ratio: 0.0,
+        hagl_ratio: 0.0,
+        tas_ratio: 0.0,
+        pos_horiz_accuracy: eph as f32,
+        pos_vert_accuracy: 0.0,
+        flags,
     }))
 }
 
