@@ -432,3 +432,30 @@ fn a_boat_returns_or_holds_but_never_lands() {
     assert!(held, "{:?}", events(&f, "mode"));
     assert_eq!(f.status.borrow().mode, Some(FlightMode::Hold));
 }
+
+#[test]
+fn an_octo_that_loses_a_rotor_flies_its_mission_on() {
+    let octo = r#"{"vehicles":[{"name":"octo","kind":"multirotor",
+        "overrides":{"frame":"octo_x","mass_kg":1.6}}]}"#;
+    let mut f = build(
+        SQUARE,
+        octo,
+        "",
+        &["motor_failure@item2:motor=0,thrust_scale=0"],
+        true,
+    );
+    let truth = fly(&mut f, 300);
+    let w = events(&f, "warning");
+    assert!(
+        w.iter().any(|(_, t)| t.contains("Motor 1 failure")),
+        "{w:?}"
+    );
+    assert!(
+        events(&f, "failsafe").is_empty(),
+        "COM_ACT_FAIL_ACT 0 only warns"
+    );
+    let st = f.status.borrow();
+    assert!(st.finished && st.landed, "{:?}", st.events);
+    let (end, tilt) = truth.last();
+    assert!(end.xy().norm() < 2.0 && tilt < 0.2, "home, upright");
+}
