@@ -376,16 +376,7 @@ impl MulticopterControl {
             if fits(&t0) {
                 self.saturated = true;
                 let dz = &t - &t0;
-                let (mut lo, mut hi) = (0.0, 1.0);
-                for _ in 0..12 {
-                    let mid = 0.5 * (lo + hi);
-                    if fits(&(&t0 + &dz * mid)) {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                t = &t0 + &dz * lo;
+                t = &t0 + &dz * largest_fitting(&t0, &dz, fits);
             } else {
                 // Not even the tilt torques fit: clip them, yaw still balanced.
                 self.saturated = true;
@@ -398,17 +389,7 @@ impl MulticopterControl {
             // Yaw gives way first.
             let no_yaw = &self.alloc_no_yaw * &wrench;
             let yaw_only = &t - &no_yaw;
-            let mut lo = 0.0;
-            let mut hi = 1.0;
-            for _ in 0..12 {
-                let mid = 0.5 * (lo + hi);
-                if fits(&(&no_yaw + &yaw_only * mid)) {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            t = &no_yaw + &yaw_only * lo;
+            t = &no_yaw + &yaw_only * largest_fitting(&no_yaw, &yaw_only, fits);
             if !fits(&t) {
                 // Then shift the collective to keep the attitude torques, and clip.
                 let min = t.min();
@@ -430,6 +411,25 @@ impl MulticopterControl {
             *o = (ti / t_max).clamp(0.0, 1.0);
         }
     }
+}
+
+/// The largest λ in 0..1 (to 1/4096) for which `base + λ·dir` fits, by
+/// bisection (0 when none does; `base` is taken to fit).
+fn largest_fitting(
+    base: &nalgebra::DVector<f64>,
+    dir: &nalgebra::DVector<f64>,
+    fits: impl Fn(&nalgebra::DVector<f64>) -> bool,
+) -> f64 {
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..12 {
+        let mid = 0.5 * (lo + hi);
+        if fits(&(base + dir * mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// The allocation matrices (pseudo-inverses of the effectiveness `b`, 4 × n:
