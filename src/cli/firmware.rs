@@ -95,6 +95,7 @@ pub(super) enum Judged {
 /// metrics, the record of events.
 pub(super) struct FirmwareFlight {
     name: &'static str,
+    dialect: Dialect,
     firmware: Option<Firmware>,
     gs: Option<GroundStationHandle>,
     clock: Arc<AtomicU64>,
@@ -104,6 +105,8 @@ pub(super) struct FirmwareFlight {
     armed: bool,
     /// The last mission item the firmware reported reached, not yet handed on.
     reached: Option<u32>,
+    /// Fault events already turned into firmware parameters.
+    faults_seen: usize,
     on_mission: bool,
     mission_end: SimTime,
     wall: Instant,
@@ -179,6 +182,8 @@ impl FirmwareFlight {
             events: Vec::new(),
             armed: false,
             reached: None,
+            faults_seen: 0,
+            dialect,
             on_mission: false,
             mission_end: SimTime::from_secs_f64(args.mission_timeout.max(0.0)),
             wall: Instant::now(),
@@ -205,6 +210,19 @@ impl FirmwareFlight {
         }
         let gs = self.gs.as_ref()?;
         gs.set_cut(super::link_cut(sim));
+        for e in sim.fault_events().iter().skip(self.faults_seen) {
+            let active = e.transition == mavsitl::faults::FaultTransition::Start;
+            if let Some((name, value)) = self.dialect.sim_param_for(e.kind, active) {
+                eprintln!(
+                    "{}: {} {} -> {name} {value}",
+                    self.name,
+                    e.kind,
+                    e.transition.name()
+                );
+                gs.set_firmware_param(name, value);
+            }
+        }
+        self.faults_seen = sim.fault_events().len();
         for (t, e) in gs.take_events() {
             match &e {
                 GsEvent::StatusText { severity, text } if (*severity as u8) <= 5 => {

@@ -15,7 +15,26 @@ pub enum Firmware {
     ArduRover,
 }
 
+use crate::faults::FaultKind;
+
 impl Firmware {
+    /// The firmware's own simulation parameter that makes its simulated
+    /// sensor suffer `kind`, with its value while the fault is `active` and
+    /// after. ArduPilot's JSON backend simulates GPS itself (from the
+    /// position mavsitl sends), so a GPS fault reaches it through
+    /// `SIM_GPS1_*`, as its autotest injects them; PX4 takes its GPS from
+    /// mavsitl and needs none.
+    pub fn sim_param_for(self, kind: FaultKind, active: bool) -> Option<(&'static str, f32)> {
+        if self == Firmware::Px4 {
+            return None;
+        }
+        match kind {
+            FaultKind::GpsLoss => Some(("SIM_GPS1_ENABLE", if active { 0.0 } else { 1.0 })),
+            FaultKind::GpsJamming => Some(("SIM_GPS1_JAM", if active { 1.0 } else { 0.0 })),
+            _ => None,
+        }
+    }
+
     /// The name for messages.
     pub fn name(self) -> &'static str {
         match self {
@@ -175,6 +194,27 @@ mod tests {
         assert_eq!(Firmware::ArduRover.mode_name(10), "AUTO");
         assert_eq!(Firmware::ArduRover.mode_name(42), "mode 42");
         assert!(Firmware::ArduRover.home_is_item_zero() && !Firmware::Px4.home_is_item_zero());
+    }
+
+    #[test]
+    fn gps_faults_reach_ardupilot_through_its_own_gps_simulation() {
+        // SIM_GPS1_ENABLE and SIM_GPS1_JAM as libraries/SITL/SIM_GPS.cpp
+        // names them; PX4 takes mavsitl's GPS and needs nothing.
+        let ap = Firmware::ArduCopter;
+        assert_eq!(
+            ap.sim_param_for(FaultKind::GpsLoss, true),
+            Some(("SIM_GPS1_ENABLE", 0.0))
+        );
+        assert_eq!(
+            ap.sim_param_for(FaultKind::GpsLoss, false),
+            Some(("SIM_GPS1_ENABLE", 1.0))
+        );
+        assert_eq!(
+            ap.sim_param_for(FaultKind::GpsJamming, true),
+            Some(("SIM_GPS1_JAM", 1.0))
+        );
+        assert_eq!(Firmware::Px4.sim_param_for(FaultKind::GpsLoss, true), None);
+        assert_eq!(ap.sim_param_for(FaultKind::MotorFailure, true), None);
     }
 
     #[test]

@@ -46,6 +46,8 @@ pub enum FirmwareAddr {
 /// What the thread publishes.
 #[derive(Debug, Clone)]
 struct Shared {
+    /// Parameters to set on the firmware (name, value), oldest first.
+    params: Vec<(&'static str, f32)>,
     phase: Phase,
     events: Vec<(SimTime, GsEvent)>,
     reached: usize,
@@ -223,6 +225,7 @@ impl GroundStationHandle {
         };
         let gs = GroundStation::new(cfg);
         let shared = Arc::new(Mutex::new(Shared {
+            params: Vec::new(),
             phase: gs.phase().clone(),
             events: Vec::new(),
             reached: 0,
@@ -251,6 +254,12 @@ impl GroundStationHandle {
     /// it, forwarded ground stations included.
     pub fn set_cut(&self, cut: bool) {
         self.cut.store(cut, Ordering::Relaxed);
+    }
+
+    /// Sets a parameter of the firmware (PARAM_SET, sent once the firmware
+    /// is known).
+    pub fn set_firmware_param(&self, name: &'static str, value: f32) {
+        lock(&self.shared).params.push((name, value));
     }
 
     /// The bound UDP address (PX4), if any.
@@ -338,6 +347,17 @@ fn run(
             }
         }
         gs.poll(now, sim, &mut out);
+        {
+            let mut s = lock(shared);
+            let mut kept = Vec::new();
+            for (name, value) in s.params.drain(..) {
+                match gs.param_set(name, value) {
+                    Some(m) => out.push(m),
+                    None => kept.push((name, value)),
+                }
+            }
+            s.params = kept;
+        }
         if silent {
             out.clear();
         }

@@ -253,6 +253,18 @@ impl GroundStation {
         }
     }
 
+    /// A PARAM_SET of `name` to `value` for the firmware, once it is known.
+    pub fn param_set(&self, name: &str, value: f32) -> Option<MavMessage> {
+        let (system, component) = self.target?;
+        Some(MavMessage::PARAM_SET(PARAM_SET_DATA {
+            param_value: value,
+            target_system: system,
+            target_component: component,
+            param_id: name.into(),
+            param_type: MavParamType::MAV_PARAM_TYPE_REAL32,
+        }))
+    }
+
     /// Where the flight stands.
     pub fn phase(&self) -> &Phase {
         &self.phase
