@@ -123,7 +123,7 @@ fn a_battery_running_out_returns_and_lands_at_home() {
     let truth = fly(&mut f, 400);
     let fs = events(&f, "failsafe");
     assert_eq!(fs.len(), 1, "{:?}", f.status.borrow().events);
-    assert!(fs[0].1.contains("Critical battery level"), "{fs:?}");
+    assert_eq!(fs[0].1, "Critical battery level: switching to RTL");
     let modes = events(&f, "mode");
     assert!(
         modes
@@ -181,7 +181,12 @@ fn gps_lost_over_a_waypoint_descends_without_flying_away() {
     let truth = fly(&mut f, 200);
     let fs = events(&f, "failsafe");
     assert_eq!(fs.len(), 1, "{fs:?}");
-    assert!(fs[0].1.contains("position"), "{fs:?}");
+    assert!(
+        fs[0]
+            .1
+            .starts_with("Position estimate lost: switching to Descend"),
+        "{fs:?}"
+    );
     let reached = f
         .status
         .borrow()
@@ -395,7 +400,7 @@ fn return_goes_to_the_closest_rally_point() {
     let truth = fly(&mut f, 200);
     let fs = events(&f, "failsafe");
     assert!(
-        fs[0].1.contains("Geofence") && fs[0].1.ends_with("Return"),
+        fs[0].1.contains("Geofence") && fs[0].1.ends_with("switching to RTL"),
         "{fs:?}"
     );
     let (end, _) = truth.last();
@@ -423,7 +428,7 @@ fn a_boat_returns_or_holds_but_never_lands() {
     assert!(modes.iter().any(|m| m == "Return"), "{modes:?}");
     assert!(!modes.iter().any(|m| m == "Land"), "{modes:?}");
     let fs = events(&f, "failsafe");
-    let lost = fs.iter().find(|(_, t)| t.contains("position")).map(|x| x.0);
+    let lost = fs.iter().find(|(_, t)| t.contains("Position")).map(|x| x.0);
     let lost = lost.unwrap_or_else(|| panic!("{fs:?}"));
     // The lost position outranks the return: the boat holds.
     let held = events(&f, "mode")

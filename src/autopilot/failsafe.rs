@@ -33,15 +33,15 @@ pub enum FailsafeAction {
 }
 
 impl FailsafeAction {
-    /// The action's name as PX4 announces it.
+    /// The action's name as PX4 announces it (its `failsafe_action_t`).
     pub fn name(self) -> &'static str {
         match self {
-            FailsafeAction::Warn => "Warning",
+            FailsafeAction::Warn => "warning",
             FailsafeAction::Hold => "Hold",
-            FailsafeAction::Return => "Return",
+            FailsafeAction::Return => "RTL",
             FailsafeAction::Land => "Land",
             FailsafeAction::Descend => "Descend",
-            FailsafeAction::Terminate => "Terminate",
+            FailsafeAction::Terminate => "terminate",
         }
     }
 
@@ -377,20 +377,33 @@ impl MotorFailureDetector {
     }
 }
 
-/// The announcement of `reason` leading to `action`, worded as PX4 words it.
+/// The announcement of `reason` leading to `action`, worded as PX4's
+/// failsafe framework words its events (`commander/failsafe/framework.cpp`):
+/// "{cause}: switching to {action}" at critical severity when it acts; the
+/// battery warnings' own texts, else "Failsafe warning: {cause}", at warning
+/// severity when it only warns.
 fn announce(reason: FailsafeReason, action: FailsafeAction) -> Failsafe {
     let cause = match reason {
         FailsafeReason::BatteryLow => "Low battery level".to_string(),
         FailsafeReason::BatteryCritical => "Critical battery level".to_string(),
         FailsafeReason::BatteryEmergency => "Emergency battery level".to_string(),
         FailsafeReason::Geofence(b) => format!("Geofence violation ({})", b.describe()),
-        FailsafeReason::PositionLoss => "No valid position estimate".to_string(),
-        FailsafeReason::DataLinkLoss => "No connection to the ground control station".to_string(),
+        FailsafeReason::PositionLoss => "Position estimate lost".to_string(),
+        FailsafeReason::DataLinkLoss => "GCS connection loss".to_string(),
         FailsafeReason::MotorFailure(m) => format!("Motor {} failure", m + 1),
     };
-    let (severity, text) = match action {
-        FailsafeAction::Warn => (4, cause),
-        a => (2, format!("Failsafe activated: {cause}, {}", a.name())),
+    let (severity, text) = match (action, reason) {
+        (FailsafeAction::Warn, FailsafeReason::BatteryLow) => {
+            (4, "Low battery level, return advised".to_string())
+        }
+        (FailsafeAction::Warn, FailsafeReason::BatteryCritical) => {
+            (4, "Critical battery level, land now".to_string())
+        }
+        (FailsafeAction::Warn, FailsafeReason::BatteryEmergency) => {
+            (0, "Emergency battery level, land immediately".to_string())
+        }
+        (FailsafeAction::Warn, _) => (4, format!("Failsafe warning: {cause}")),
+        (a, _) => (2, format!("{cause}: switching to {}", a.name())),
     };
     Failsafe {
         reason,

@@ -953,7 +953,15 @@ impl Endpoint {
                     Some((MavSeverity::MAV_SEVERITY_INFO, "Mission finished".into()))
                 }
                 "refused" => Some((MavSeverity::MAV_SEVERITY_WARNING, e.detail.clone())),
-                "failsafe" => Some((MavSeverity::MAV_SEVERITY_CRITICAL, e.detail.clone())),
+                "failsafe" => {
+                    // PX4's own STATUSTEXT, then what its event says.
+                    msgs.push(tm::statustext(
+                        MavSeverity::MAV_SEVERITY_CRITICAL,
+                        "Failsafe activated",
+                    ));
+                    Some((MavSeverity::MAV_SEVERITY_CRITICAL, e.detail.clone()))
+                }
+                "emergency" => Some((MavSeverity::MAV_SEVERITY_EMERGENCY, e.detail.clone())),
                 "warning" => Some((MavSeverity::MAV_SEVERITY_WARNING, e.detail.clone())),
                 "notice" => Some((MavSeverity::MAV_SEVERITY_INFO, e.detail.clone())),
                 "item_skipped" => Some((

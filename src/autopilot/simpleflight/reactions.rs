@@ -66,7 +66,7 @@ impl SimpleFlight {
                     action: FailsafeAction::Land,
                     severity: 2,
                     text: format!(
-                        "Motor {} failure: the other {} rotors cannot hold the heading, landing",
+                        "Motor {} failure: switching to Land (the other {} rotors cannot hold the heading)",
                         m + 1,
                         rotors - 1
                     ),
@@ -77,10 +77,14 @@ impl SimpleFlight {
 
     /// Announces `fs` and, unless a more severe action is in force, does it.
     pub(super) fn apply_failsafe(&mut self, now: SimTime, fs: Failsafe) {
-        let kind = match fs.severity {
-            0..=3 => "failsafe",
-            4 | 5 => "warning",
-            _ => "notice",
+        let kind = if fs.action != FailsafeAction::Warn {
+            "failsafe"
+        } else if fs.severity == 0 {
+            "emergency"
+        } else if fs.severity <= 5 {
+            "warning"
+        } else {
+            "notice"
         };
         // Severity is judged on the action a multicopter would take (a lost
         // position outranks a return, also for a boat that holds instead).
