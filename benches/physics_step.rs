@@ -1,7 +1,8 @@
 //! Cost of one physics tick (`Simulation::step`) per scene.
 //!
 //! Scenes: the generic quad hovering in calm air (with its four default sensors,
-//! and without any, so the difference is the sensors' cost per tick), the same
+//! and without any, so the difference is the sensors' cost per tick; and with
+//! four faults active, so the difference is the faults' cost), the same
 //! quad in wind with turbulence, the x500 resting on the ground (contact active),
 //! and the twin-thruster USV cruising in wind, turbulence and current.
 
@@ -28,6 +29,13 @@ const HOVER: &str = r#"{"vehicles":[{"kind":"multirotor","airframe":"generic_qua
   "initial":{"height_m":10,"rotor_commands":[0.6155,0.6155,0.6155,0.6155]},
   "controller":{"kind":"passive","controls":[0.6155,0.6155,0.6155,0.6155]}}]}"#;
 
+const HOVER_FAULTED: &str = r#"{"vehicles":[{"kind":"multirotor","airframe":"generic_quad",
+  "initial":{"height_m":10,"rotor_commands":[0.6155,0.6155,0.6155,0.6155]},
+  "controller":{"kind":"passive","controls":[0.6155,0.6155,0.6155,0.6155]}}],
+  "faults":[{"kind":"gps_spoof","at_s":0},{"kind":"imu_noise_scale","at_s":0,"noise_scale":3},
+    {"kind":"wind_gust","at_s":0,"duration_s":1000000,"peak_m_s":3},
+    {"kind":"motor_failure","at_s":0,"motor":1,"thrust_scale":0.9}]}"#;
+
 const HOVER_NO_SENSORS: &str = r#"{"vehicles":[{"kind":"multirotor","airframe":"generic_quad",
   "initial":{"height_m":10,"rotor_commands":[0.6155,0.6155,0.6155,0.6155]},
   "sensors":{"imu":{"enabled":false},"gps":{"enabled":false},"baro":{"enabled":false},"mag":{"enabled":false}},
@@ -50,6 +58,7 @@ fn bench(c: &mut Criterion) {
     for (name, json) in [
         ("quad_hover_step", HOVER),
         ("quad_hover_step_no_sensors", HOVER_NO_SENSORS),
+        ("quad_hover_step_four_faults", HOVER_FAULTED),
         ("quad_turbulence_step", WINDY),
         ("quad_on_ground_step", GROUND),
         ("boat_cruise_step", BOAT),

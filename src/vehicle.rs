@@ -112,19 +112,22 @@ impl Vehicle {
 
     /// Sets what the active faults do to this vehicle from the next tick on.
     pub fn set_faults(&mut self, faults: FaultEffects) {
-        if faults == self.faults {
-            return;
+        let old = std::mem::replace(&mut self.faults, faults);
+        if old.rotor_thrust_scale != faults.rotor_thrust_scale
+            || old.thruster_thrust_scale != faults.thruster_thrust_scale
+        {
+            match &mut self.model {
+                VehicleModel::Multirotor(m) => m.set_thrust_scale(&faults.rotor_thrust_scale),
+                VehicleModel::Boat(b) => b.set_thrust_scale([
+                    faults.thruster_thrust_scale[0],
+                    faults.thruster_thrust_scale[1],
+                ]),
+            }
         }
-        self.faults = faults;
-        match &mut self.model {
-            VehicleModel::Multirotor(m) => m.set_thrust_scale(&faults.rotor_thrust_scale),
-            VehicleModel::Boat(b) => b.set_thrust_scale([
-                faults.thruster_thrust_scale[0],
-                faults.thruster_thrust_scale[1],
-            ]),
+        if old.battery != faults.battery {
+            self.battery
+                .set_fault(faults.battery.capacity_scale, faults.battery.voltage_drop_v);
         }
-        self.battery
-            .set_fault(faults.battery.capacity_scale, faults.battery.voltage_drop_v);
     }
 
     /// The ESC telemetry (rotor speeds) of a multirotor.

@@ -61,6 +61,8 @@ enum Trigger {
 #[derive(Debug, Clone)]
 struct Scheduled {
     spec: FaultSpec,
+    /// Horizontal unit vector the fault acts along (spoof, gust), NED.
+    dir: Vector3<f64>,
     vehicle: usize,
     trigger: Trigger,
     state: State,
@@ -85,8 +87,14 @@ impl FaultSchedule {
                     (_, Some(i), None) => Trigger::Item(i),
                     (t, None, None) => Trigger::At(SimTime::from_secs_f64(t.unwrap_or(0.0))),
                 };
+                let dir = match spec.kind {
+                    FaultKind::GpsSpoof => towards(spec.bearing_deg.unwrap_or(0.0)),
+                    FaultKind::WindGust => towards(spec.from_deg.unwrap_or(0.0) + 180.0),
+                    _ => Vector3::zeros(),
+                };
                 Scheduled {
                     spec,
+                    dir,
                     vehicle,
                     trigger,
                     state: State::Pending,
@@ -171,7 +179,7 @@ impl FaultSchedule {
         let mut fx = FaultEffects::default();
         for f in self.faults.iter().filter(|f| f.vehicle == vehicle) {
             if let State::Active { since } = f.state {
-                apply(&f.spec, now.secs_since(since), &mut fx);
+                apply(&f.spec, &f.dir, now.secs_since(since), &mut fx);
             }
         }
         fx
@@ -189,13 +197,14 @@ fn channel(i: Option<u32>) -> Option<usize> {
     (i < MAX_FAULT_CHANNELS).then_some(i)
 }
 
-/// Adds the effect of `f`, active for `elapsed_s`, to `fx`.
-fn apply(f: &FaultSpec, elapsed_s: f64, fx: &mut FaultEffects) {
+/// Adds the effect of `f` (acting along `dir`), active for `elapsed_s`, to
+/// `fx`.
+fn apply(f: &FaultSpec, dir: &Vector3<f64>, elapsed_s: f64, fx: &mut FaultEffects) {
     match f.kind {
         FaultKind::GpsLoss => fx.gps.lost = true,
         FaultKind::GpsJamming => fx.gps.noise_scale *= f.noise_scale.unwrap_or(10.0),
         FaultKind::GpsSpoof => {
-            let v = towards(f.bearing_deg.unwrap_or(0.0)) * f.rate_m_s.unwrap_or(1.0);
+            let v = dir * f.rate_m_s.unwrap_or(1.0);
             fx.gps.offset_ned_m += v * elapsed_s;
             fx.gps.offset_vel_ned_m_s += v;
         }
@@ -228,7 +237,7 @@ fn apply(f: &FaultSpec, elapsed_s: f64, fx: &mut FaultEffects) {
             let length = f.duration_s.unwrap_or(1.0).max(1e-3);
             let x = (elapsed_s / length).clamp(0.0, 1.0);
             let speed = 0.5 * f.peak_m_s.unwrap_or(0.0) * (1.0 - (std::f64::consts::TAU * x).cos());
-            fx.gust_ned_m_s += towards(f.from_deg.unwrap_or(0.0) + 180.0) * speed;
+            fx.gust_ned_m_s += dir * speed;
         }
         FaultKind::RcLoss => fx.links.rc_lost = true,
         FaultKind::GcsLinkLoss => fx.links.gcs_lost = true,
