@@ -339,6 +339,7 @@ fn a_served_quad_whose_link_is_cut_returns_after_com_dl_loss_t() {
     );
     let mut truth = Truth::default();
     let mut out: Vec<Outgoing> = Vec::new();
+    let mut texts = Vec::new();
     let mut started = false;
     while f.lockstep.sim().time() < SimTime::from_secs(240) {
         f.lockstep.tick(&mut truth).unwrap();
@@ -358,7 +359,17 @@ fn a_served_quad_whose_link_is_cut_returns_after_com_dl_loss_t() {
         }
         if f.lockstep.sim().tick().is_multiple_of(4) {
             ep.poll(now, Duration::from_micros(now.as_micros()), &mut out);
-            out.clear();
+            for o in out.drain(..) {
+                if let Outgoing::Msg(MavMessage::STATUSTEXT(t)) = o {
+                    let text = t
+                        .text
+                        .to_str()
+                        .unwrap_or("")
+                        .trim_end_matches('\0')
+                        .to_string();
+                    texts.push((t.severity, text));
+                }
+            }
         }
         let st = f.status.borrow();
         if st.landed && !st.armed && started {
