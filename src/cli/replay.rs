@@ -110,7 +110,8 @@ fn run_with(
         trajectory.duration_s()
     );
     println!(
-        "  replayed          {} ticks at {} Hz in {:.3} s wall",
+        "  replayed          {} of {} ticks at {} Hz in {:.3} s wall",
+        sim.tick(),
         ticks,
         rate.hz(),
         wall.elapsed().as_secs_f64()

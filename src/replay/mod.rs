@@ -67,6 +67,11 @@ enum Layout {
     AirSim,
 }
 
+/// The longest gap between consecutive poses that is interpolated, s. (A
+/// spline across a longer hole invents the motion; and a pair of rows a
+/// lifetime apart would make a replay of 10¹² ticks.)
+pub const MAX_GAP_S: f64 = 10.0;
+
 /// A recorded trajectory, interpolated.
 #[derive(Debug, Clone)]
 pub struct Trajectory {
@@ -169,6 +174,15 @@ impl Trajectory {
                         format!("timestamp {stamp} does not increase (previous {last})"),
                     ));
                 }
+                let gap_s = (stamp - last) as f64 * 1e-9;
+                if gap_s > MAX_GAP_S {
+                    return Err(line_err(
+                        line,
+                        format!(
+                            "{gap_s:.3} s after the previous pose: a gap over {MAX_GAP_S} s cannot be interpolated (split the recording)"
+                        ),
+                    ));
+                }
             }
             let q = match layout {
                 Layout::Euroc => Quaternion::new(v[3], v[4], v[5], v[6]),
@@ -269,6 +283,19 @@ impl Trajectory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gap_too_long_to_interpolate_is_refused_with_its_line() {
+        // Two rows 10^18 ns apart used to replay for 10^12 ticks.
+        let text = "#timestamp [ns],p_x,p_y,p_z,q_w,q_x,q_y,q_z\n0,0,0,0,1,0,0,0\n1000000000000000000,0,0,0,1,0,0,0\n";
+        let e = Trajectory::parse(text, "t.csv").unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.csv:3: ") && e.contains("cannot be interpolated"),
+            "{e}"
+        );
+        let ok = "#timestamp [ns],p_x,p_y,p_z,q_w,q_x,q_y,q_z\n0,0,0,0,1,0,0,0\n10000000000,0,0,0,1,0,0,0\n";
+        assert!(Trajectory::parse(ok, "t.csv").is_ok(), "10 s is still fine");
+    }
 
     #[test]
     fn bad_rows_name_their_line() {
