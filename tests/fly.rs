@@ -473,3 +473,42 @@ fn a_mission_without_navigation_items_is_refused() {
         "{stderr}"
     );
 }
+
+/// `estimator.csv` is 50 Hz of sim time at any physics rate (it used to be
+/// every 20th tick: 100 Hz at 2 kHz physics).
+#[test]
+fn the_estimator_log_is_50_hz_at_any_physics_rate() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let scenario = tmp.path().join("s.json");
+    std::fs::write(
+        &scenario,
+        r#"{"physics_rate_hz": 2000, "vehicles": [{"kind": "multirotor"}]}"#,
+    )
+    .expect("write");
+    let dir = tmp.path().join("rec");
+    let out = fly(&[
+        "--scenario",
+        scenario.to_str().expect("utf8"),
+        "--timeout",
+        "20",
+        "--record",
+        dir.to_str().expect("utf8"),
+    ]);
+    let text = std::fs::read_to_string(dir.join("estimator.csv")).expect("estimator.csv");
+    let stamps: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next()?.parse().ok())
+        .collect();
+    assert!(
+        stamps.len() > 900,
+        "{} rows; {:?}",
+        stamps.len(),
+        out.status
+    );
+    // The first row when the first estimate exists, then every 20 ms.
+    assert!(
+        stamps[1..].windows(2).all(|w| w[1] - w[0] == 20_000_000),
+        "rows are not 20 ms apart"
+    );
+}

@@ -113,7 +113,13 @@ struct FlyObserver<'a> {
     metrics: FlightMetrics,
     recorder: Option<&'a mut Recorder>,
     est_csv: Option<std::io::BufWriter<std::fs::File>>,
+    /// When the next `estimator.csv` row is due (50 Hz of sim time, whatever
+    /// the physics rate).
+    est_next: SimTime,
 }
+
+/// `estimator.csv`'s row interval, µs (50 Hz).
+const EST_ROW_US: u64 = 20_000;
 
 impl Observer for FlyObserver<'_> {
     fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()> {
@@ -142,7 +148,10 @@ impl Observer for FlyObserver<'_> {
                 self.stats.est_n += 1;
             }
             if let Some(w) = self.est_csv.as_mut() {
-                if sim.tick().is_multiple_of(20) {
+                if sim.time() >= self.est_next {
+                    self.est_next = SimTime::from_micros(
+                        (sim.time().as_micros() / EST_ROW_US + 1) * EST_ROW_US,
+                    );
                     let q = e.att_ned_frd;
                     writeln!(
                         w,
@@ -426,6 +435,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         metrics: FlightMetrics::default(),
         recorder: recorder.as_mut(),
         est_csv,
+        est_next: SimTime::ZERO,
     };
     let mut finished_at: Option<SimTime> = None;
     let mut outcome: Result<(), String> = Ok(());
