@@ -360,6 +360,22 @@ fn cm_i16(v: f64) -> i16 {
     (v * 100.0).round().clamp(i16::MIN as f64, i16::MAX as f64) as i16
 }
 
+/// HIL_STATE_QUATERNION's accelerations: the kinematic acceleration
+/// `accel_ned_m_s2` in the body frame (FRD) of attitude `att_ned_frd`, mG, as
+/// PX4's simulators send them (Gazebo's `RelativeLinearAccel`, SIH).
+fn hil_state_accel_mg(
+    att_ned_frd: &nalgebra::UnitQuaternion<f64>,
+    accel_ned_m_s2: &nalgebra::Vector3<f64>,
+) -> [i16; 3] {
+    let a = att_ned_frd.inverse() * accel_ned_m_s2;
+    a.map(|v| {
+        (v / crate::world::atmosphere::G0_M_S2 * 1000.0)
+            .round()
+            .clamp(i16::MIN as f64, i16::MAX as f64) as i16
+    })
+    .into()
+}
+
 impl Px4Bridge {
     /// A bridge on `port` (see [`Px4Socket::listen`]); `frame` is the
     /// scenario's mission frame (for geodetic ground truth). A connection
@@ -658,12 +674,7 @@ impl Px4Bridge {
                 self.next_state = SimTime::from_micros(base.saturating_add(iv));
                 let q = gt.att_ned_frd;
                 let p = self.frame.to_geodetic(&gt.pos_ned_m);
-                let a = gt.accel_ned_m_s2;
-                let mg = |v: f64| {
-                    (v / crate::world::atmosphere::G0_M_S2 * 1000.0)
-                        .round()
-                        .clamp(i16::MIN as f64, i16::MAX as f64) as i16
-                };
+                let [xacc, yacc, zacc] = hil_state_accel_mg(&q, &gt.accel_ned_m_s2);
                 self.send(MavMessage::HIL_STATE_QUATERNION(
                     HIL_STATE_QUATERNION_DATA {
                         time_usec: t,
@@ -679,9 +690,9 @@ impl Px4Bridge {
                         vz: cm_i16(gt.vel_ned_m_s.z),
                         ind_airspeed: 0,
                         true_airspeed: 0,
-                        xacc: mg(a.x),
-                        yacc: mg(a.y),
-                        zacc: mg(a.z),
+                        xacc,
+                        yacc,
+                        zacc,
                     },
                 ));
             }
@@ -860,5 +871,18 @@ impl FlightController for Px4Bridge {
         self.sensors(f);
         self.publish();
         self.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::{UnitQuaternion, Vector3};
+
+    #[test]
+    fn ground_truth_accelerations_are_in_the_body_frame() {
+        // Facing east, accelerating north at 1 g: the body's left, −y.
+        let east = UnitQuaternion::from_euler_angles(0.0, 0.0, std::f64::consts::FRAC_PI_2);
+        let north = Vector3::new(crate::world::atmosphere::G0_M_S2, 0.0, 0.0);
+        assert_eq!(super::hil_state_accel_mg(&east, &north), [0, -1000, 0]);
     }
 }
