@@ -57,6 +57,18 @@ fn run_to(f: &mut Flight, ep: &mut Endpoint, t: f64) -> Vec<Outgoing> {
 }
 
 fn command(f: &Flight, ep: &mut Endpoint, command: u16, params: [f32; 7]) -> (MavResult, String) {
+    command_in(f, ep, command, params, None)
+}
+
+/// As [`command`], as a COMMAND_INT in `int_frame` when given (x, y in
+/// degE7).
+fn command_in(
+    f: &Flight,
+    ep: &mut Endpoint,
+    command: u16,
+    params: [f32; 7],
+    int_frame: Option<u8>,
+) -> (MavResult, String) {
     let mut out = Vec::new();
     let now = f.lockstep.sim().time();
     ep.handle(
@@ -72,7 +84,7 @@ fn command(f: &Flight, ep: &mut Endpoint, command: u16, params: [f32; 7]) -> (Ma
             target_system: 1,
             target_component: 1,
             confirmation: 0,
-            int_frame: None,
+            int_frame,
         }),
         &mut out,
     );
@@ -318,4 +330,51 @@ fn out_of_range_requests_are_denied() {
     }
     let (r, _) = command(&f, &mut ep, 511, [33.0, -1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
     assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED, "-1 stops the stream");
+}
+
+/// COMMAND_INT gives its altitude frame: a take-off to 15 m relative to home
+/// (GLOBAL_RELATIVE_ALT_INT) is 15 m, not 15 m AMSL replaced by the default;
+/// a home set at 10 m relative is 10 m above the old home.
+#[test]
+fn command_int_altitudes_follow_their_frame() {
+    let (mut f, mut ep) = flight(r#"{"vehicles":[{"kind":"multirotor"}]}"#);
+    run_to(&mut f, &mut ep, 30.0);
+    let nan = f32::NAN;
+    let (r, text) = command_in(
+        &f,
+        &mut ep,
+        22,
+        [0.0, 0.0, 0.0, nan, 0.0, 0.0, 15.0],
+        Some(6),
+    );
+    assert_eq!(
+        (r, text.as_str()),
+        (MavResult::MAV_RESULT_ACCEPTED, "Takeoff to 15.0 m")
+    );
+    let (_, text) = command_in(
+        &f,
+        &mut ep,
+        22,
+        [0.0, 0.0, 0.0, nan, 0.0, 0.0, 500.08],
+        None,
+    );
+    assert_eq!(text, "Takeoff to 12.0 m", "COMMAND_LONG: AMSL");
+    let home_before = f.status.borrow().home_ned.expect("home");
+    let (lat, lon) = (473_977_420.0, 85_455_940.0);
+    let (r, _) = command_in(
+        &f,
+        &mut ep,
+        179,
+        [0.0, 0.0, 0.0, 0.0, lat, lon, 10.0],
+        Some(6),
+    );
+    assert_eq!(r, MavResult::MAV_RESULT_ACCEPTED);
+    run_to(&mut f, &mut ep, 30.1);
+    let home = f.status.borrow().home_ned.expect("home");
+    assert!(
+        (home.z - (home_before.z - 10.0)).abs() < 0.01,
+        "home {:.2} m down, was {:.2}",
+        home.z,
+        home_before.z
+    );
 }

@@ -634,7 +634,7 @@ impl Endpoint {
                 }
                 let default = self.params.get("MIS_TAKEOFF_ALT").unwrap_or(2.5);
                 let alt = if c.z.is_finite() {
-                    let rel = c.z as f64 - self.home_amsl(&st);
+                    let rel = self.amsl(c, &st) - self.home_amsl(&st);
                     if rel >= 1.0 {
                         rel
                     } else {
@@ -804,7 +804,7 @@ impl Endpoint {
                     }
                     self.cfg
                         .frame
-                        .to_ned(&GeoPoint::from_deg(lat, lon, c.z as f64))
+                        .to_ned(&GeoPoint::from_deg(lat, lon, self.amsl(c, &st)))
                 };
                 self.push(Request::SetHome(ned));
                 self.once.push(242);
@@ -829,6 +829,17 @@ impl Endpoint {
         }
     }
 
+    /// A command's altitude (param 7) AMSL, m: COMMAND_INT gives its frame
+    /// (relative to home for GLOBAL_RELATIVE_ALT and its _INT form, and for
+    /// the terrain frames, which have no terrain here); COMMAND_LONG's is AMSL.
+    fn amsl(&self, c: &CommandIn, st: &FlightStatus) -> f64 {
+        let z = c.z as f64;
+        match c.int_frame {
+            Some(3 | 6 | 10 | 11) => z + self.home_amsl(st),
+            _ => z,
+        }
+    }
+
     fn reposition(&mut self, c: &CommandIn, st: &FlightStatus) -> Answer {
         use MavResult::*;
         if !st.armed {
@@ -845,9 +856,7 @@ impl Endpoint {
             Some(_) => (f64::NAN, f64::NAN),
             None => (c.x, c.y),
         };
-        let z = c.z as f64;
-        let rel_frame = matches!(c.int_frame, Some(3 | 6));
-        let amsl = if rel_frame { z + self.home_amsl(st) } else { z };
+        let amsl = self.amsl(c, st);
         if !lat.is_nan() && !(-90.0..=90.0).contains(&lat)
             || !lon.is_nan() && !(-180.0..=180.0).contains(&lon)
         {
