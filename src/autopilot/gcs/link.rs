@@ -21,6 +21,14 @@ pub const PEER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest datagram we build (frames are packed up to this size).
 const MAX_DATAGRAM: usize = 1400;
 
+/// Ground stations sent telemetry at once (QGroundControl, MAVSDK, a logger
+/// and a few scripts fit; a flood of senders does not).
+pub const MAX_PEERS: usize = 16;
+
+/// Datagrams read per call of [`UdpLink::receive`]: a flood cannot hold the
+/// loop; the kernel drops what does not fit its buffer.
+pub const MAX_DATAGRAMS_PER_CALL: usize = 256;
+
 /// How to set the link up.
 #[derive(Debug, Clone)]
 pub struct LinkConfig {
@@ -51,6 +59,8 @@ pub struct LinkStats {
     pub frames_out: u64,
     /// Datagrams dropped because the socket's buffer was full.
     pub dropped_out: u64,
+    /// Senders of valid frames not taken as peers (already [`MAX_PEERS`]).
+    pub peers_refused: u64,
 }
 
 /// The endpoint's socket and peers.
@@ -145,16 +155,24 @@ impl UdpLink {
         self.peers.iter().map(|(a, _)| *a)
     }
 
-    /// Reads every pending datagram and hands each decoded message, with its
-    /// sender's (system, component), to `handle`. `link_now` is the link clock;
-    /// `unix_us` stamps the tlog.
+    /// Reads the pending datagrams (at most [`MAX_DATAGRAMS_PER_CALL`]; the
+    /// rest wait in the socket for the next call) and hands each decoded
+    /// message, with its sender's (system, component), to `handle`.
+    /// `link_now` is the link clock; `unix_us` stamps the tlog.
+    ///
+    /// Only a sender of a valid frame (signed, when signing is on) becomes a
+    /// peer that telemetry goes to — a stray or spoofed datagram subscribes
+    /// nobody — and at most [`MAX_PEERS`] at a time; silent peers expire
+    /// after [`PEER_TIMEOUT`].
     pub fn receive(
         &mut self,
         link_now: Duration,
         unix_us: u64,
         mut handle: impl FnMut((u8, u8), Incoming),
     ) {
-        loop {
+        self.peers
+            .retain(|(_, t)| link_now.saturating_sub(*t) < PEER_TIMEOUT);
+        for _ in 0..MAX_DATAGRAMS_PER_CALL {
             let (n, from) = match self.socket.recv_from(&mut self.buf) {
                 Ok(x) => x,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
@@ -167,18 +185,12 @@ impl UdpLink {
                 }
             };
             self.stats.datagrams_in += 1;
-            match self.peers.iter_mut().find(|(a, _)| *a == from) {
-                Some(p) => p.1 = link_now,
-                None => {
-                    tracing::info!(%from, "ground station connected");
-                    self.peers.push((from, link_now));
-                }
-            }
             let Some(datagram) = self.buf.get(..n) else {
                 continue;
             };
             let stats = &mut self.stats;
             let tlog = &mut self.tlog;
+            let mut valid = 0u32;
             let rejected = wire::frames(datagram, self.check.as_ref(), |raw| {
                 if let Some(t) = tlog.as_mut() {
                     let bytes = match raw {
@@ -190,6 +202,7 @@ impl UdpLink {
                 match wire::decode(raw) {
                     Ok(m) => {
                         stats.frames_in += 1;
+                        valid += 1;
                         handle((raw.system_id() as u8, raw.component_id()), m);
                     }
                     Err(e) => {
@@ -199,9 +212,23 @@ impl UdpLink {
                 }
             });
             self.stats.rejected_signature += rejected as u64;
+            if valid > 0 {
+                self.note_peer(from, link_now);
+            }
         }
-        self.peers
-            .retain(|(_, t)| link_now.saturating_sub(*t) < PEER_TIMEOUT);
+    }
+
+    /// Refreshes `from` as a peer, or adds it if there is room.
+    fn note_peer(&mut self, from: SocketAddr, link_now: Duration) {
+        if let Some(p) = self.peers.iter_mut().find(|(a, _)| *a == from) {
+            p.1 = link_now;
+        } else if self.peers.len() < MAX_PEERS {
+            tracing::info!(%from, "ground station connected");
+            self.peers.push((from, link_now));
+        } else {
+            self.stats.peers_refused += 1;
+            tracing::debug!(%from, "peer refused: {MAX_PEERS} ground stations already");
+        }
     }
 
     /// Encodes `out` and sends it to every target and live peer.
