@@ -532,3 +532,43 @@ fn a_gcs_link_loss_silences_serve_for_its_duration() {
         .collect();
     assert!(during.is_empty(), "heard during the cut: {during:?}");
 }
+
+/// Killed outright (SIGKILL: nothing runs on the way out), a recording
+/// still holds only whole rows, and the rows of the last seconds before the
+/// kill.
+#[test]
+fn sigkill_leaves_only_whole_rows() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("rec");
+    let mut child = bin()
+        .args(["sim", "--duration", "1e6", "--record"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut rows = 0;
+    for name in [
+        "ground_truth.csv",
+        "imu.csv",
+        "gps.csv",
+        "baro.csv",
+        "mag.csv",
+    ] {
+        let text = std::fs::read_to_string(dir.join(name)).expect(name);
+        assert!(text.ends_with('\n'), "{name} ends in a torn row");
+        let mut lines = text.lines();
+        let columns = lines.next().expect("header").split(',').count();
+        for l in lines {
+            assert_eq!(l.split(',').count(), columns, "{name}: torn row {l:?}");
+            rows += 1;
+        }
+    }
+    assert!(
+        rows > 10_000,
+        "only {rows} rows survived 1.5 s of recording"
+    );
+}

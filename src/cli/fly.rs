@@ -112,7 +112,7 @@ struct FlyObserver<'a> {
     legs: PlannedLegs,
     metrics: FlightMetrics,
     recorder: Option<&'a mut Recorder>,
-    est_csv: Option<std::io::BufWriter<std::fs::File>>,
+    est_csv: Option<mavsitl::record::rows::RowFile>,
     /// When the next `estimator.csv` row is due (50 Hz of sim time, whatever
     /// the physics rate).
     est_next: SimTime,
@@ -417,9 +417,8 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     let est_csv = match &args.record {
         Some(dir) => {
             let _ = std::fs::write(dir.join("params.parm"), params.to_file());
-            let f = std::fs::File::create(dir.join("estimator.csv"))
+            let mut w = mavsitl::record::rows::RowFile::create(&dir.join("estimator.csv"))
                 .map_err(|e| CliError::run(e.to_string()))?;
-            let mut w = std::io::BufWriter::new(f);
             let _ = writeln!(w, "#timestamp [ns],p_N [m],p_E [m],p_D [m],v_N [m s^-1],v_E [m s^-1],v_D [m s^-1],q_w [],q_x [],q_y [],q_z []");
             Some(w)
         }

@@ -1,7 +1,8 @@
 //! `ground_truth.csv`: the true state of one vehicle, EuRoC-style.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
+
+use super::rows::RowFile;
 use std::path::Path;
 
 use crate::geo::ExportFrame;
@@ -14,7 +15,7 @@ pub const HEADER: &str = "#timestamp [ns],p_RS_R_x [m],p_RS_R_y [m],p_RS_R_z [m]
 
 /// Writes one vehicle's ground truth at a fixed rate.
 pub struct GroundTruthWriter {
-    out: BufWriter<File>,
+    out: RowFile,
     vehicle: usize,
     frame: ExportFrame,
     rate: Rate,
@@ -26,7 +27,7 @@ impl GroundTruthWriter {
     /// # Errors
     /// I/O errors.
     pub fn create(path: &Path, vehicle: usize, frame: ExportFrame, rate: Rate) -> io::Result<Self> {
-        let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        let mut out = RowFile::create(path)?;
         writeln!(out, "{HEADER}")?;
         Ok(GroundTruthWriter {
             out,

@@ -13,11 +13,11 @@
 //! called on errors; dropping a recorder flushes what it can.
 
 mod ground_truth;
+pub mod rows;
 mod sensors;
 pub mod tlog;
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -34,16 +34,20 @@ use crate::geo::ExportFrame;
 use crate::scenario::Scenario;
 use crate::sim::{Observer, Simulation};
 use crate::time::Rate;
+use crate::time::SimTime;
+use rows::RowFile;
 
 /// Everything written for one run.
 pub struct Recorder {
     dir: PathBuf,
     ground_truth: Vec<GroundTruthWriter>,
     sensors: Vec<SensorWriter>,
-    zone_events: BufWriter<File>,
+    zone_events: RowFile,
     zone_events_written: usize,
-    fault_events: BufWriter<File>,
+    fault_events: RowFile,
     fault_events_written: usize,
+    /// When whole rows are next written out.
+    next_flush: SimTime,
     meta: serde_json::Value,
 }
 
@@ -88,10 +92,10 @@ impl Recorder {
             files.extend(names.into_iter().map(|n| format!("{prefix}{n}")));
             sensor_meta.push(sensor_description(v));
         }
-        let mut zone_events = BufWriter::new(File::create(dir.join("zone_events.csv"))?);
+        let mut zone_events = RowFile::create(&dir.join("zone_events.csv"))?;
         writeln!(zone_events, "#timestamp [ns],vehicle,zone,event")?;
         files.push("zone_events.csv".into());
-        let mut fault_events = BufWriter::new(File::create(dir.join("fault_events.csv"))?);
+        let mut fault_events = RowFile::create(&dir.join("fault_events.csv"))?;
         writeln!(
             fault_events,
             "#timestamp [ns],vehicle,fault,kind,event,spec"
@@ -124,6 +128,7 @@ impl Recorder {
             zone_events_written: 0,
             fault_events,
             fault_events_written: 0,
+            next_flush: SimTime::ZERO,
             meta,
         };
         rec.write_meta(None)?;
@@ -184,6 +189,17 @@ impl Recorder {
 }
 
 impl Recorder {
+    /// Writes every complete row buffered to disk.
+    fn flush_rows(&mut self) -> io::Result<()> {
+        for w in &mut self.ground_truth {
+            w.flush()?;
+        }
+        for w in &mut self.sensors {
+            w.flush()?;
+        }
+        self.zone_events.flush()
+    }
+
     /// Appends the fault starts and ends not yet written (flushed at once:
     /// they are rare and matter most when a run is cut short).
     fn write_fault_events(&mut self, sim: &Simulation) -> io::Result<()> {
@@ -209,8 +225,16 @@ impl Recorder {
     }
 }
 
+/// Sim time between two writes of whole rows to disk, µs: a run killed
+/// outright loses at most this much of its recording.
+const FLUSH_EVERY_US: u64 = 1_000_000;
+
 impl Observer for Recorder {
     fn on_tick(&mut self, sim: &Simulation) -> io::Result<()> {
+        if sim.time() >= self.next_flush {
+            self.next_flush = sim.time() + FLUSH_EVERY_US;
+            self.flush_rows()?;
+        }
         for w in &mut self.ground_truth {
             w.on_tick(sim)?;
         }

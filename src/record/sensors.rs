@@ -6,8 +6,9 @@
 //! sensor's own axes (FRD-like for an unrotated mount; FLU when exporting ENU or
 //! ISO 8855), the IMU file in EuRoC's layout.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
+
+use super::rows::RowFile;
 use std::path::Path;
 
 use crate::geo::ExportFrame;
@@ -27,20 +28,15 @@ fn world_letters(frame: ExportFrame) -> [&'static str; 3] {
 pub struct SensorWriter {
     vehicle: usize,
     frame: ExportFrame,
-    imu: Option<BufWriter<File>>,
-    gps: Option<BufWriter<File>>,
-    baro: Option<BufWriter<File>>,
-    mag: Option<BufWriter<File>>,
-    range: Option<BufWriter<File>>,
+    imu: Option<RowFile>,
+    gps: Option<RowFile>,
+    baro: Option<RowFile>,
+    mag: Option<RowFile>,
+    range: Option<RowFile>,
 }
 
-fn open(
-    dir: &Path,
-    name: &str,
-    header: &str,
-    files: &mut Vec<String>,
-) -> io::Result<BufWriter<File>> {
-    let mut w = BufWriter::with_capacity(1 << 16, File::create(dir.join(name))?);
+fn open(dir: &Path, name: &str, header: &str, files: &mut Vec<String>) -> io::Result<RowFile> {
+    let mut w = RowFile::create(&dir.join(name))?;
     writeln!(w, "{header}")?;
     files.push(name.to_string());
     Ok(w)
