@@ -10,6 +10,7 @@
 pub mod airframe;
 pub mod chain;
 pub mod estimator;
+pub mod event_log;
 pub mod failsafe;
 pub mod gcs;
 pub mod geofence;

@@ -25,6 +25,7 @@ use world_magnetic_model::time::Date;
 use super::airframe::{BoatOutputs, VehicleConfig, MAX_MOTORS};
 use super::chain::{Chain, LegLimits, PathTarget};
 use super::estimator::{EstimatedState, Estimator, EstimatorParams};
+use super::event_log::EventLog;
 use super::failsafe::{
     Failsafe, FailsafeAction, FailsafeMonitor, FailsafeParams, MotorFailureDetector,
 };
@@ -106,10 +107,10 @@ pub struct FlightStatus {
     pub finished: bool,
     /// Why the flight could not go on, if it could not.
     pub failure: Option<String>,
-    /// Items reached, with the time.
-    pub reached: Vec<(SimTime, usize)>,
-    /// The event log.
-    pub events: Vec<FlightEvent>,
+    /// Items reached, with the time (the newest 4096).
+    pub reached: EventLog<(SimTime, usize)>,
+    /// The event log (the newest 4096).
+    pub events: EventLog<FlightEvent>,
     /// The straight leg being flown (origin, destination, NED m), for
     /// cross-track statistics; None outside waypoint legs.
     pub leg: Option<(Vector3<f64>, Vector3<f64>)>,

@@ -116,6 +116,31 @@ struct FlyObserver<'a> {
     /// When the next `estimator.csv` row is due (50 Hz of sim time, whatever
     /// the physics rate).
     est_next: SimTime,
+    /// `mission_events.csv`, written as the events come, and how far.
+    events_csv: Option<mavsitl::record::rows::RowFile>,
+    events_seen: usize,
+}
+
+impl FlyObserver<'_> {
+    /// Appends SimpleFlight's events not yet written to `mission_events.csv`.
+    fn write_events(&mut self) -> std::io::Result<()> {
+        let Some(w) = self.events_csv.as_mut() else {
+            return Ok(());
+        };
+        let st = self.status.borrow();
+        for e in st.events.since(self.events_seen) {
+            writeln!(
+                w,
+                "{},{},{},{}",
+                e.time.as_nanos(),
+                e.kind,
+                e.item.map_or(String::new(), |i| i.to_string()),
+                e.detail.replace(',', ";")
+            )?;
+        }
+        self.events_seen = st.events.end();
+        w.flush()
+    }
 }
 
 /// `estimator.csv`'s row interval, µs (50 Hz).
@@ -171,7 +196,11 @@ impl Observer for FlyObserver<'_> {
                 }
             }
         }
+        let new_events = st.events.end() > self.events_seen;
         drop(st);
+        if new_events {
+            self.write_events()?;
+        }
         match self.recorder.as_deref_mut() {
             Some(r) => r.on_tick(sim),
             None => Ok(()),
@@ -424,6 +453,15 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         }
         None => None,
     };
+    let events_csv = match &args.record {
+        Some(dir) => {
+            let mut w = mavsitl::record::rows::RowFile::create(&dir.join("mission_events.csv"))
+                .map_err(|e| CliError::run(e.to_string()))?;
+            let _ = writeln!(w, "#timestamp [ns],event,item,detail");
+            Some(w)
+        }
+        None => None,
+    };
     // Fly.
     let end = SimTime::from_secs_f64(args.timeout);
     let wall = Instant::now();
@@ -435,6 +473,8 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         recorder: recorder.as_mut(),
         est_csv,
         est_next: SimTime::ZERO,
+        events_csv,
+        events_seen: 0,
     };
     let mut finished_at: Option<SimTime> = None;
     let mut outcome: Result<(), String> = Ok(());
@@ -508,22 +548,10 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     if let Some(w) = obs.est_csv.as_mut() {
         let _ = w.flush();
     }
+    let _ = obs.write_events();
     let stats = std::mem::take(&mut obs.stats);
     let metrics = std::mem::take(&mut obs.metrics);
     drop(obs);
-    if let Some(dir) = &args.record {
-        let mut s = String::from("#timestamp [ns],event,item,detail\n");
-        for e in &st.events {
-            s += &format!(
-                "{},{},{},{}\n",
-                e.time.as_nanos(),
-                e.kind,
-                e.item.map_or(String::new(), |i| i.to_string()),
-                e.detail.replace(',', ";")
-            );
-        }
-        let _ = std::fs::write(dir.join("mission_events.csv"), s);
-    }
     if let Some(r) = recorder.as_mut() {
         r.finish(lockstep.sim(), outcome.is_ok())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;

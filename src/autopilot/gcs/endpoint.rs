@@ -946,8 +946,7 @@ impl Endpoint {
             msgs.push(tm::heartbeat(&st, &c));
         }
         // Events.
-        let events = st.events.get(self.seen_events..).unwrap_or(&[]);
-        for e in events {
+        for e in st.events.since(self.seen_events) {
             let text = match e.kind {
                 "armed" => Some((MavSeverity::MAV_SEVERITY_INFO, "Armed".to_string())),
                 "disarmed" if e.detail.is_empty() => {
@@ -983,16 +982,15 @@ impl Endpoint {
                 msgs.push(tm::statustext(sev, &t));
             }
         }
-        self.seen_events = st.events.len();
+        self.seen_events = st.events.end();
         // Items reached, then MISSION_CURRENT on change.
-        let reached = st.reached.get(self.seen_reached..).unwrap_or(&[]);
-        for (_, i) in reached {
+        for (_, i) in st.reached.since(self.seen_reached) {
             msgs.push(MavMessage::MISSION_ITEM_REACHED(
                 MISSION_ITEM_REACHED_DATA { seq: *i as u16 },
             ));
             self.last_reached = Some((*i as u16, 10));
         }
-        self.seen_reached = st.reached.len();
+        self.seen_reached = st.reached.end();
         if let MavMessage::MISSION_CURRENT(mc) = tm::mission_current(&st, self.list_ids()) {
             let key = (mc.seq, mc.total, mc.mission_state as u8, mc.mission_id);
             if self.last_mission_current != Some(key) {
