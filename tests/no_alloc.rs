@@ -121,3 +121,36 @@ fn splitting_garbage_into_frames_allocates_nothing() {
     assert_eq!(frames, 0);
     assert_eq!(after - before, 0, "allocations while splitting garbage");
 }
+
+/// SimpleFlight flying a leg of the square — estimator, failsafe checks,
+/// S-curve guidance, the multicopter cascade and its allocation — allocates
+/// nothing per control cycle (parameters used to be upper-cased copies, and
+/// the mixer built its vectors on the heap, every cycle).
+#[test]
+fn simpleflight_flying_a_leg_allocates_nothing() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let src = ScenarioSource {
+        name: "no_alloc".into(),
+        base_dir: ".".into(),
+    };
+    let scenario =
+        Scenario::from_json(r#"{"vehicles":[{"kind":"multirotor"}]}"#, &src).expect("scenario");
+    let plan = include_str!("../missions/quad_square.plan");
+    let mission = mavsitl::mission::Mission::parse(plan, "square").expect("plan");
+    let mut f = mavsitl::autopilot::setup::flight(&mission, "square", &scenario, &src, None, true)
+        .expect("flight");
+    // Take-off done, flying north on the first leg from 31 s to 42 s.
+    f.lockstep
+        .run_until(SimTime::from_secs(32), &mut ())
+        .expect("take-off");
+    let reached = f.status.borrow().reached.len();
+    let _counting = CountThisThread::start();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    f.lockstep
+        .run_until(SimTime::from_secs(41), &mut ())
+        .expect("leg");
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    assert_eq!(f.status.borrow().reached.len(), reached, "still on the leg");
+    assert!(f.status.borrow().armed);
+    assert_eq!(after - before, 0, "allocations during 9 s of a leg");
+}

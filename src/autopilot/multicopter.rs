@@ -20,7 +20,7 @@
 //!   the air density the barometer measures (the motors' thrust is linear in the
 //!   command).
 
-use nalgebra::{DMatrix, Matrix3, Rotation3, UnitQuaternion, Vector3};
+use nalgebra::{DMatrix, Matrix3, Rotation3, UnitQuaternion, Vector3, Vector4};
 
 use super::airframe::{MulticopterAirframe, MAX_MOTORS};
 use super::estimator::EstimatedState;
@@ -139,8 +139,8 @@ pub struct MulticopterControl {
     rotors: usize,
     max_thrust_rho0_n: f64,
     effectiveness: DMatrix<f64>,
-    alloc: DMatrix<f64>,
-    alloc_no_yaw: DMatrix<f64>,
+    alloc: Alloc,
+    alloc_no_yaw: Alloc,
     failed: u32,
     /// The heading is given up (a rotor failed and the rest cannot balance
     /// the yaw torque at hover): only the thrust axis is controlled.
@@ -363,37 +363,35 @@ impl MulticopterControl {
         self.last_thrust_n = thrust;
         // Allocation.
         let t_max = self.max_thrust_rho0_n * (est.air_density_kg_m3 / RHO0_KG_M3);
-        let wrench = nalgebra::DVector::from_vec(vec![torque.x, torque.y, torque.z, thrust]);
-        let mut t = &self.alloc * &wrench;
-        let fits = |t: &nalgebra::DVector<f64>| t.iter().all(|x| *x >= 0.0 && *x <= t_max);
+        let n = self.rotors;
+        let wrench = Vector4::new(torque.x, torque.y, torque.z, thrust);
+        let mut t: Thrusts = self.alloc * wrench;
+        let fits = |t: &Thrusts| t.iter().take(n).all(|x| *x >= 0.0 && *x <= t_max);
         self.saturated = false;
         if self.yaw_free && !fits(&t) {
             // After a rotor failure, yaw gives way by asking for less yaw
             // torque, down to none: dropping the yaw row instead would leave
             // the imbalance of the failed rotor and spin the vehicle up.
-            let no_torque_z = nalgebra::DVector::from_vec(vec![torque.x, torque.y, 0.0, thrust]);
-            let t0 = &self.alloc * &no_torque_z;
+            let t0 = self.alloc * Vector4::new(torque.x, torque.y, 0.0, thrust);
+            self.saturated = true;
             if fits(&t0) {
-                self.saturated = true;
-                let dz = &t - &t0;
-                t = &t0 + &dz * largest_fitting(&t0, &dz, fits);
+                let dz = t - t0;
+                t = t0 + dz * largest_fitting(&t0, &dz, fits);
             } else {
                 // Not even the tilt torques fit: clip them, yaw still balanced.
-                self.saturated = true;
-                t = t0;
-                t.apply(|x| *x = x.clamp(0.0, t_max));
+                t = t0.map(|x| x.clamp(0.0, t_max));
             }
         }
         if !fits(&t) {
             self.saturated = true;
             // Yaw gives way first.
-            let no_yaw = &self.alloc_no_yaw * &wrench;
-            let yaw_only = &t - &no_yaw;
-            t = &no_yaw + &yaw_only * largest_fitting(&no_yaw, &yaw_only, fits);
+            let no_yaw = self.alloc_no_yaw * wrench;
+            let yaw_only = t - no_yaw;
+            t = no_yaw + yaw_only * largest_fitting(&no_yaw, &yaw_only, fits);
             if !fits(&t) {
                 // Then shift the collective to keep the attitude torques, and clip.
-                let min = t.min();
-                let max = t.max();
+                let min = t.iter().take(n).copied().fold(f64::INFINITY, f64::min);
+                let max = t.iter().take(n).copied().fold(f64::NEG_INFINITY, f64::max);
                 if max - min <= t_max {
                     let shift = if min < 0.0 {
                         -min
@@ -407,7 +405,7 @@ impl MulticopterControl {
                 t.apply(|x| *x = x.clamp(0.0, t_max));
             }
         }
-        for (o, ti) in out.iter_mut().zip(t.iter()) {
+        for (o, ti) in out.iter_mut().zip(t.iter()).take(n) {
             *o = (ti / t_max).clamp(0.0, 1.0);
         }
     }
@@ -415,11 +413,7 @@ impl MulticopterControl {
 
 /// The largest λ in 0..1 (to 1/4096) for which `base + λ·dir` fits, by
 /// bisection (0 when none does; `base` is taken to fit).
-fn largest_fitting(
-    base: &nalgebra::DVector<f64>,
-    dir: &nalgebra::DVector<f64>,
-    fits: impl Fn(&nalgebra::DVector<f64>) -> bool,
-) -> f64 {
+fn largest_fitting(base: &Thrusts, dir: &Thrusts, fits: impl Fn(&Thrusts) -> bool) -> f64 {
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..12 {
         let mid = 0.5 * (lo + hi);
@@ -432,11 +426,27 @@ fn largest_fitting(
     lo
 }
 
+/// Thrust per rotor, N (rotors past the airframe's count stay 0).
+type Thrusts = nalgebra::SVector<f64, MAX_MOTORS>;
+
+/// An allocation matrix, MAX_MOTORS × 4 (rows past the airframe's rotors are
+/// 0): fixed-size, so a control cycle allocates nothing.
+type Alloc = nalgebra::SMatrix<f64, MAX_MOTORS, 4>;
+
 /// The allocation matrices (pseudo-inverses of the effectiveness `b`, 4 × n:
 /// roll, pitch, yaw torque and thrust per unit rotor thrust), with and
 /// without yaw.
-fn allocation(b: &DMatrix<f64>) -> (DMatrix<f64>, DMatrix<f64>) {
+fn allocation(b: &DMatrix<f64>) -> (Alloc, Alloc) {
     let n = b.ncols();
+    let pad = |m: DMatrix<f64>| {
+        let mut a = Alloc::zeros();
+        for i in 0..n.min(MAX_MOTORS) {
+            for j in 0..4 {
+                a[(i, j)] = m.get((i, j)).copied().unwrap_or(0.0);
+            }
+        }
+        a
+    };
     let alloc = b
         .clone()
         .pseudo_inverse(1e-9)
@@ -446,5 +456,5 @@ fn allocation(b: &DMatrix<f64>) -> (DMatrix<f64>, DMatrix<f64>) {
     let alloc_no_yaw = b3
         .pseudo_inverse(1e-9)
         .unwrap_or_else(|_| DMatrix::zeros(n, 4));
-    (alloc, alloc_no_yaw)
+    (pad(alloc), pad(alloc_no_yaw))
 }

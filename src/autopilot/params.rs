@@ -601,10 +601,11 @@ impl ParamStore {
 
     /// Value of `name`.
     pub fn get(&self, name: &str) -> Option<f64> {
-        let upper = name.to_ascii_uppercase();
-        match TABLE.iter().position(|p| p.name == upper) {
+        // (Compared without upper-casing a copy: SimpleFlight reads its
+        // parameters every control cycle.)
+        match TABLE.iter().position(|p| p.name.eq_ignore_ascii_case(name)) {
             Some(i) => self.values.get(i).copied(),
-            None => self.guidance.get(&upper),
+            None => self.guidance.get(name),
         }
     }
 

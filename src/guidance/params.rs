@@ -59,11 +59,12 @@ macro_rules! table {
 
             /// The value of parameter `name`, if known.
             pub fn get(&self, name: &str) -> Option<f64> {
-                let upper = name.to_ascii_uppercase();
-                match upper.as_str() {
-                    $($name => { let $q = self; Some($get) })*
-                    _ => None,
-                }
+                // (Compared without upper-casing a copy: called every cycle.)
+                $(if name.eq_ignore_ascii_case($name) {
+                    let $q = self;
+                    return Some($get);
+                })*
+                None
             }
         }
     };
