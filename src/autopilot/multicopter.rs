@@ -217,10 +217,11 @@ impl MulticopterControl {
         let tau = 0.05 * hover * 0.1;
         let t_max = self.max_thrust_rho0_n;
         (0..6).all(|k| {
-            let mut w = nalgebra::DVector::from_vec(vec![0.0, 0.0, 0.0, hover]);
+            let mut w = Vector4::new(0.0, 0.0, 0.0, hover);
             w[k / 2] = if k % 2 == 0 { tau } else { -tau };
-            (&self.alloc * &w)
+            (self.alloc * w)
                 .iter()
+                .take(self.rotors)
                 .all(|x| *x >= -1e-9 && *x <= t_max)
         })
     }
