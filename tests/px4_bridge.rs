@@ -725,3 +725,61 @@ fn an_answer_from_the_future_does_not_break_lockstep() {
         rep.final_alt_m
     );
 }
+
+/// A PX4 that connects and then never reads: the send buffer fills, the
+/// bridge waits for it (back-pressure, not a lost connection) for
+/// `--px4-timeout`, then ends the run saying so — within seconds, not the
+/// minutes it took to give up before, waiting on afterwards for a
+/// reconnection nobody made.
+#[test]
+fn a_px4_that_stops_reading_ends_the_run_within_its_timeout() {
+    let (scenario, src) = scenario();
+    let sim = scenario
+        .build_simulation(&src)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let frame = *sim.world().frame();
+    let port = Px4Socket::listen("127.0.0.1:0".parse().unwrap_or_else(|e| panic!("{e}")))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let addr = port.borrow().local_addr().unwrap_or_else(|e| panic!("{e}"));
+    let mut opts = Px4Options::new(addr.ip(), 0);
+    opts.give_up_after = Duration::from_secs(2);
+    opts.connect_timeout = Some(Duration::from_secs(60));
+    let bridge = Px4Bridge::new(opts, port.clone(), frame);
+    let (quit_tx, quit_rx) = std::sync::mpsc::channel::<()>();
+    let peer = std::thread::spawn(move || {
+        let s = std::net::TcpStream::connect(addr).expect("connect");
+        // A small receive window, so that the bridge's buffer fills in
+        // seconds at 250 steps/s rather than minutes.
+        let size: libc::c_int = 2048;
+        // SAFETY: setsockopt on a valid socket with a c_int option value.
+        unsafe {
+            libc::setsockopt(
+                std::os::fd::AsRawFd::as_raw_fd(&s),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUF,
+                std::ptr::addr_of!(size).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            );
+        }
+        let _ = quit_rx.recv_timeout(Duration::from_secs(120));
+        drop(s);
+    });
+    let mut ls = Lockstep::new(sim);
+    ls.attach(0, Box::new(bridge))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let start = std::time::Instant::now();
+    let mut result = Ok(());
+    while ls.sim().time() < SimTime::from_secs(100_000) {
+        if let Err(e) = ls.tick(&mut ()) {
+            result = Err(e.to_string());
+            break;
+        }
+    }
+    let took = start.elapsed();
+    let _ = quit_tx.send(());
+    let _ = peer.join();
+    let e = result.expect_err("the run must stop");
+    assert!(e.contains("PX4 stopped reading"), "{e}");
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+    assert!(port.borrow().stats().backpressure > 0);
+}

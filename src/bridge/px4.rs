@@ -132,6 +132,8 @@ pub struct Px4Stats {
     pub stale: u64,
     /// Bytes skipped as garbage, messages that could not be decoded.
     pub malformed: u64,
+    /// Steps whose sending found PX4's socket full and waited for it.
+    pub backpressure: u64,
     /// PX4 reports lockstep (flags bit 0).
     pub lockstep: bool,
     /// PX4 reports armed.
@@ -153,14 +155,23 @@ pub enum Link {
 }
 
 impl Link {
-    fn write_all(&mut self, b: &[u8]) -> std::io::Result<()> {
+    /// Writes what it can of `b` (TCP: WouldBlock when PX4 is not reading).
+    fn write_some(&mut self, b: &[u8]) -> std::io::Result<usize> {
         match self {
-            Link::Tcp(s) => s.write_all(b),
+            Link::Tcp(s) => s.write(b),
             // A step's messages (a few hundred bytes) go in one datagram.
             Link::Udp(s) => match s.send(b) {
-                Ok(_) => Ok(()),
-                // PX4 not up yet (ICMP port unreachable): the datagram is lost.
-                Err(e) if e.kind() == ErrorKind::ConnectionRefused => Ok(()),
+                Ok(_) => Ok(b.len()),
+                // PX4 not up yet (ICMP port unreachable), or the socket's
+                // buffer full: the datagram is lost, as UDP loses them.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::ConnectionRefused | ErrorKind::WouldBlock
+                    ) =>
+                {
+                    Ok(b.len())
+                }
                 Err(e) => Err(e),
             },
         }
@@ -289,6 +300,7 @@ impl Px4Socket {
         loop {
             match listener.accept() {
                 Ok((s, from)) => {
+                    bound_send_buffer(&s);
                     let ok = s.set_nodelay(true).is_ok() && s.set_nonblocking(false).is_ok();
                     if ok {
                         tracing::info!(%from, "PX4 connected again");
@@ -353,6 +365,31 @@ impl std::fmt::Debug for Px4Bridge {
             .field("listen", &self.opts.listen)
             .field("stats", &self.stats)
             .finish()
+    }
+}
+
+/// The TCP send buffer asked for, bytes: lockstep keeps one step (a few
+/// hundred bytes) in flight, so 64 KiB (some 250 steps) is ample, and a PX4
+/// that stops reading is noticed in seconds rather than after the kernel's
+/// autotuned megabytes.
+const SEND_BUFFER_BYTES: libc::c_int = 64 * 1024;
+
+fn bound_send_buffer(s: &std::net::TcpStream) {
+    use std::os::fd::AsRawFd;
+    let size = SEND_BUFFER_BYTES;
+    // SAFETY: setsockopt on a socket this stream owns, with a c_int value of
+    // the size given.
+    let r = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            std::ptr::addr_of!(size).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if r != 0 {
+        tracing::debug!("SO_SNDBUF not set: {}", std::io::Error::last_os_error());
     }
 }
 
@@ -438,6 +475,7 @@ impl Px4Bridge {
             Ok((s, from)) => {
                 s.set_nodelay(true)?;
                 s.set_nonblocking(false)?;
+                bound_send_buffer(&s);
                 tracing::info!(%from, "PX4 connected");
                 self.stream = Some(Link::Tcp(s));
                 self.rx.clear();
@@ -498,6 +536,9 @@ impl Px4Bridge {
         self.enc.encode(&Outgoing::Msg(msg), &mut self.tx);
     }
 
+    /// Sends what the step queued. A full send buffer is back-pressure (PX4
+    /// has not read yet): it waits for PX4, up to [`Px4Options::give_up_after`],
+    /// then gives the connection up.
     fn flush(&mut self) -> Result<(), ControllerError> {
         if self.tx.is_empty() {
             return Ok(());
@@ -506,11 +547,49 @@ impl Px4Bridge {
             self.tx.clear();
             return Ok(());
         };
-        let r = s.write_all(&self.tx);
+        let mut off = 0;
+        let mut blocked: Option<Instant> = None;
+        let mut lost = None;
+        while let Some(rest) = self.tx.get(off..).filter(|r| !r.is_empty()) {
+            match s.write_some(rest) {
+                Ok(0) => {
+                    lost = Some("PX4 closed the connection".to_string());
+                    break;
+                }
+                // (A trickle through a zero window is no progress: the
+                // step's bytes must all go within the timeout.)
+                Ok(n) => off += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    let since = *blocked.get_or_insert_with(|| {
+                        self.stats.backpressure += 1;
+                        Instant::now()
+                    });
+                    if since.elapsed() >= self.opts.give_up_after {
+                        lost = Some(format!(
+                            "PX4 stopped reading: {} bytes unsent for {:.0} s",
+                            self.tx.len() - off,
+                            since.elapsed().as_secs_f64()
+                        ));
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                Err(e) => {
+                    lost = Some(format!("PX4 connection lost while sending: {e}"));
+                    break;
+                }
+            }
+        }
         self.tx.clear();
-        if let Err(e) = r {
-            tracing::warn!(%e, "PX4 connection lost while sending");
+        if let Some(why) = lost {
+            tracing::warn!(%why, "PX4 connection given up");
             self.stream = None;
+            self.publish();
+            return Err(ControllerError::Disconnected(format!(
+                "{why} (after {} steps)",
+                self.stats.steps
+            )));
         }
         Ok(())
     }
@@ -866,6 +945,14 @@ impl FlightController for Px4Bridge {
             return Err(ControllerError::Disconnected(RESTARTED.into()));
         }
         if self.stream.is_none() {
+            if self.stats.steps > 0 {
+                // Lost mid-run: the caller decides whether to wait for PX4
+                // (within --px4-timeout), not this step.
+                return Err(ControllerError::Disconnected(format!(
+                    "PX4 disconnected after {} steps",
+                    self.stats.steps
+                )));
+            }
             self.wait_for_connection()?;
         }
         self.sensors(f);
