@@ -404,3 +404,76 @@ fn a_stranger_cannot_restart_the_session() {
     drop(ls);
     let _ = peer_thread.join();
 }
+
+/// An ArduPilot that keeps restarting (its frame counter going back) is
+/// given up after five restarts within a minute, with one line each, and the
+/// recording — closed at the first restart — says so in `meta.json`, whose
+/// end time is that of the rows it holds.
+#[test]
+fn restarts_are_rate_limited_and_the_recording_stays_true() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("rec");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args([
+            "ardupilot",
+            "--vehicle",
+            "quad",
+            "--instance",
+            "23",
+            "--record",
+        ])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let to: SocketAddr = "127.0.0.1:9232".parse().unwrap();
+    let s = UdpSocket::bind("127.0.0.1:0").expect("bind");
+    s.set_read_timeout(Some(Duration::from_millis(50)))
+        .expect("timeout");
+    let pwm = [1000u16; 16];
+    let mut buf = [0u8; 4096];
+    let deadline = Instant::now() + Duration::from_secs(60);
+    'runs: for _run in 0..10 {
+        for count in 0..200u32 {
+            // Each frame until it is answered (the first of a session may not be).
+            loop {
+                let _ = s.send_to(&packet(800, count, &pwm), to);
+                if s.recv(&mut buf).is_ok() {
+                    break;
+                }
+                if Instant::now() > deadline || child.try_wait().ok().flatten().is_some() {
+                    break 'runs;
+                }
+            }
+        }
+    }
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("restarted 6 times within 60 s: giving up"),
+        "{err}"
+    );
+    assert_eq!(err.matches("the simulation restarts").count(), 5, "{err}");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).expect("meta"))
+            .expect("json");
+    assert_eq!(meta["completed"], false);
+    assert!(meta["ended_by"]
+        .as_str()
+        .is_some_and(|s| s.contains("restarted")));
+    let gt = std::fs::read_to_string(dir.join("ground_truth.csv")).expect("gt");
+    let last_ns: f64 = gt
+        .lines()
+        .last()
+        .and_then(|l| l.split(',').next())
+        .and_then(|t| t.parse().ok())
+        .expect("rows");
+    let end = meta["sim_time_end_s"].as_f64().expect("end");
+    assert!(
+        (end - last_ns * 1e-9).abs() < 0.01,
+        "meta.json ends at {end} s, the rows at {} s",
+        last_ns * 1e-9
+    );
+}

@@ -372,6 +372,7 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
     let mut pacer = Pacer::new(args.speedup.unwrap_or(Speedup::Max), SimTime::ZERO);
     let wall = Instant::now();
     let mut restarts = 0u32;
+    let mut recent: Vec<Instant> = Vec::new();
     let mut recording = true;
     let outcome: Result<(), String> = loop {
         match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
@@ -396,16 +397,36 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             break Err(msg);
         }
         restarts += 1;
+        recent.retain(|t: &Instant| t.elapsed() < RESTART_WINDOW);
+        recent.push(Instant::now());
+        if recent.len() > RESTART_LIMIT {
+            break Err(format!(
+                "ArduPilot restarted {} times within {:.0} s: giving up",
+                recent.len(),
+                RESTART_WINDOW.as_secs_f64()
+            ));
+        }
         eprintln!("{msg}: the simulation restarts from the scenario's start");
-        if recording && recorder.is_some() {
+        if let (Some(r), true) = (recorder.as_mut(), recording) {
+            // The recording is of the run before the restart: close it so,
+            // its meta.json true to what it holds.
             eprintln!("note: recordings cover the run up to the restart");
+            r.note(
+                "ended_by",
+                serde_json::json!(format!(
+                    "ArduPilot restarted at {}; the rest of the run is not recorded",
+                    ls.sim().time()
+                )),
+            );
+            r.finish(ls.sim(), false)
+                .map_err(|e| CliError::run(format!("recording: {e}")))?;
             recording = false;
         }
         drop(ls);
         ls = build(&inputs, &opts)?;
         pacer.restart(SimTime::ZERO);
     };
-    if let Some(r) = recorder.as_mut() {
+    if let (Some(r), true) = (recorder.as_mut(), recording) {
         r.finish(ls.sim(), outcome.is_ok())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
@@ -422,6 +443,13 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
     );
     outcome.map_err(CliError::run)
 }
+
+/// Restarts of ArduPilot tolerated within [`RESTART_WINDOW`] before the run
+/// gives up (each starts the simulation over).
+const RESTART_LIMIT: usize = 5;
+
+/// The window [`RESTART_LIMIT`] counts restarts in.
+const RESTART_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 
 #[cfg(test)]
 mod tests {

@@ -145,6 +145,14 @@ impl Recorder {
         std::fs::write(self.dir.join("meta.json"), text + "\n")
     }
 
+    /// Adds `key: value` to `meta.json` (written at [`Recorder::finish`]), e.g.
+    /// why the recording ended before the run did.
+    pub fn note(&mut self, key: &str, value: serde_json::Value) {
+        if let Some(obj) = self.meta.as_object_mut() {
+            obj.insert(key.to_string(), value);
+        }
+    }
+
     /// Flushes every file and records in `meta.json` how the run ended.
     ///
     /// # Errors
