@@ -4,7 +4,8 @@
 //! geodetic after Zhu/Bowring with one refinement step); this module wraps it in
 //! typed points and a [`LocalFrame`] fixed at the scenario's home. Angles are
 //! radians inside, degrees only in constructors and accessors named `_deg`.
-//! Altitudes are metres above the WGS-84 ellipsoid.
+//! Altitudes are metres above the WGS-84 ellipsoid, and mavsitl takes them as
+//! metres above mean sea level too (see [`crate::geo`]).
 
 use map_3d::Ellipsoid;
 use nalgebra::Vector3;

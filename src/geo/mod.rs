@@ -4,6 +4,17 @@
 //! NED around the home point ([`geodetic`]), and the export-only conversions from
 //! our NED world / FRD body frames to ENU/FLU (ROS REP-103) and ISO 8855
 //! ([`frames`]). Nothing else in the crate converts frames; it calls these.
+//!
+//! **Heights.** mavsitl has one height: metres above the WGS-84 ellipsoid,
+//! which it also takes as metres above mean sea level — the geoid separation
+//! (−106 m to +85 m worldwide, about +48 m at PX4's Zurich home) is neglected
+//! everywhere. So a scenario's `home.alt_m`, a plan's AMSL altitudes, the
+//! atmosphere's altitude, and the MAVLink fields named MSL (GPS_RAW_INT.alt,
+//! GLOBAL_POSITION_INT.alt, HIL_GPS.alt) and ellipsoid
+//! (GPS_RAW_INT.alt_ellipsoid) all carry the same number. Within one
+//! simulation this is consistent: firmware and ground station see the home
+//! altitude they were given. A map that compares with real terrain heights
+//! would show the local separation as an offset.
 
 pub mod frames;
 pub mod geodetic;

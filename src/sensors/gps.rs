@@ -17,7 +17,8 @@
 //! delivered `latency_s` later, in order. Inside a zone with `gps_denied` the
 //! receiver reports no fix and no satellites. Ground speed and course come from
 //! the noisy velocity. Position is reported as WGS-84 latitude, longitude and
-//! ellipsoidal height.
+//! height, which is both the ellipsoidal height and the height above mean sea
+//! level: mavsitl neglects the geoid separation (see [`crate::geo`]).
 
 use std::collections::VecDeque;
 

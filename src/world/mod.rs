@@ -7,8 +7,8 @@
 //!
 //! Frames and units: local NED (m), velocities NED (m/s). The ground (and the
 //! water surface) is the plane z = 0 through the home point. Altitudes for the
-//! atmosphere are the home altitude minus z; the home altitude is taken as
-//! above mean sea level (the geoid–ellipsoid separation is neglected).
+//! atmosphere are the home altitude minus z; the home altitude is above mean
+//! sea level, which mavsitl takes as the ellipsoid (see [`crate::geo`]).
 
 pub mod atmosphere;
 pub mod gravity;
