@@ -93,12 +93,12 @@ fn a_day_of_serve_flying_a_looping_mission() {
         last_t = now;
         let link = Duration::from_micros(now.as_micros());
         let us = now.as_micros();
-        if us % 1_000_000 == 0 {
+        if us.is_multiple_of(1_000_000) {
             ep.handle(now, link, (255, 190), gcs(hb.clone()), &mut out);
             let q = f.lockstep.sim().vehicles()[0].body().state.att_ned_frd;
             worst_norm = worst_norm.max((q.quaternion().norm() - 1.0).abs());
         }
-        if us % 10_000_000 == 0 {
+        if us.is_multiple_of(10_000_000) {
             ep.handle(now, link, (255, 190), gcs(read.clone()), &mut out);
         }
         if !started && us >= 20_000_000 && f.status.borrow().prearm_failure.is_none() {
@@ -118,7 +118,7 @@ fn a_day_of_serve_flying_a_looping_mission() {
             }
             started = true;
         }
-        if us % 4000 == 0 {
+        if us.is_multiple_of(4000) {
             ep.poll(now, link, &mut out);
             for o in out.drain(..) {
                 if let Outgoing::Msg(MavMessage::HEARTBEAT(_)) = o {
