@@ -397,29 +397,12 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             break Err(msg);
         }
         restarts += 1;
-        recent.retain(|t: &Instant| t.elapsed() < RESTART_WINDOW);
-        recent.push(Instant::now());
-        if recent.len() > RESTART_LIMIT {
-            break Err(format!(
-                "ArduPilot restarted {} times within {:.0} s: giving up",
-                recent.len(),
-                RESTART_WINDOW.as_secs_f64()
-            ));
+        if let Err(e) = count_restart(&mut recent) {
+            break Err(e);
         }
         eprintln!("{msg}: the simulation restarts from the scenario's start");
         if let (Some(r), true) = (recorder.as_mut(), recording) {
-            // The recording is of the run before the restart: close it so,
-            // its meta.json true to what it holds.
-            eprintln!("note: recordings cover the run up to the restart");
-            r.note(
-                "ended_by",
-                serde_json::json!(format!(
-                    "ArduPilot restarted at {}; the rest of the run is not recorded",
-                    ls.sim().time()
-                )),
-            );
-            r.finish(ls.sim(), false)
-                .map_err(|e| CliError::run(format!("recording: {e}")))?;
+            close_at_restart(r, ls.sim())?;
             recording = false;
         }
         drop(ls);
@@ -442,6 +425,38 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         t / wall.elapsed().as_secs_f64().max(1e-9)
     );
     outcome.map_err(CliError::run)
+}
+
+/// Counts a restart now among the recent ones; too many is an error.
+fn count_restart(recent: &mut Vec<Instant>) -> Result<(), String> {
+    recent.retain(|t| t.elapsed() < RESTART_WINDOW);
+    recent.push(Instant::now());
+    if recent.len() > RESTART_LIMIT {
+        return Err(format!(
+            "ArduPilot restarted {} times within {:.0} s: giving up",
+            recent.len(),
+            RESTART_WINDOW.as_secs_f64()
+        ));
+    }
+    Ok(())
+}
+
+/// Closes the recording at a restart: it holds the run before it, and its
+/// `meta.json` says so and ends there.
+fn close_at_restart(
+    r: &mut mavsitl::record::Recorder,
+    sim: &mavsitl::sim::Simulation,
+) -> Result<(), CliError> {
+    eprintln!("note: recordings cover the run up to the restart");
+    r.note(
+        "ended_by",
+        serde_json::json!(format!(
+            "ArduPilot restarted at {}; the rest of the run is not recorded",
+            sim.time()
+        )),
+    );
+    r.finish(sim, false)
+        .map_err(|e| CliError::run(format!("recording: {e}")))
 }
 
 /// Restarts of ArduPilot tolerated within [`RESTART_WINDOW`] before the run
