@@ -1,0 +1,9 @@
+//! `--fault KIND@START[+DURATION][:key=value,...]` arguments.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = mavsitl::faults::parse_fault_arg(text);
+    }
+});
