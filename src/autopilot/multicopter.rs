@@ -364,6 +364,19 @@ impl MulticopterControl {
         self.last_thrust_n = thrust;
         // Allocation.
         let t_max = self.max_thrust_rho0_n * (est.air_density_kg_m3 / RHO0_KG_M3);
+        self.allocate(&torque, thrust, t_max, out);
+    }
+
+    /// Rotor commands (0..1) for body `torque` (N·m, FRD) and collective
+    /// `thrust` (N), each rotor at most `t_max` N: the pseudo-inverse, and on
+    /// saturation yaw gives way first, then the collective shifts.
+    fn allocate(
+        &mut self,
+        torque: &Vector3<f64>,
+        thrust: f64,
+        t_max: f64,
+        out: &mut [f64; MAX_MOTORS],
+    ) {
         let n = self.rotors;
         let wrench = Vector4::new(torque.x, torque.y, torque.z, thrust);
         let mut t: Thrusts = self.alloc * wrench;
