@@ -8,7 +8,7 @@ use std::time::Duration;
 use mavlink::dialects::common::{
     MavAutopilot, MavMessage, MavModeFlag, MavState, MavType, HEARTBEAT_DATA,
 };
-use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig};
+use mavsitl::autopilot::gcs::Endpoint;
 use mavsitl::autopilot::setup::{self, Flight};
 use mavsitl::autopilot::FlightMode;
 use mavsitl::faults::parse_fault_arg;
@@ -322,21 +322,7 @@ fn a_served_quad_whose_link_is_cut_returns_after_com_dl_loss_t() {
         false,
     );
     let mission = Mission::parse(SQUARE, "square.plan").unwrap();
-    let mut ep = Endpoint::new(
-        EndpointConfig {
-            system_id: 1,
-            component_id: 1,
-            mav_type: MavType::MAV_TYPE_QUADROTOR,
-            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
-            multicopter: true,
-            frame: *f.lockstep.sim().world().frame(),
-            epoch_unix_us: 0,
-        },
-        f.status.clone(),
-        f.requests.clone(),
-        f.params.clone(),
-        Some(&mission),
-    );
+    let mut ep = f.endpoint(Some(&mission));
     let mut truth = Truth::default();
     let mut out: Vec<Outgoing> = Vec::new();
     let mut texts = Vec::new();

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mavlink::dialects::common::{MavAutopilot, MavMessage, MavResult, MavSysStatusSensor, MavType};
-use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig};
+use mavlink::dialects::common::{MavMessage, MavResult, MavSysStatusSensor};
+use mavsitl::autopilot::gcs::Endpoint;
 use mavsitl::autopilot::setup::{self, Flight};
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
@@ -24,21 +24,7 @@ fn flight(scenario_json: &str) -> (Flight, Endpoint) {
         Mission::parse("QGC WPL 110\n", "empty.waypoints").unwrap_or_else(|e| panic!("{e}"));
     let f = setup::flight(&mission, "empty", &scenario, &src, None, false)
         .unwrap_or_else(|e| panic!("{e}"));
-    let ep = Endpoint::new(
-        EndpointConfig {
-            system_id: 1,
-            component_id: 1,
-            mav_type: MavType::MAV_TYPE_QUADROTOR,
-            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
-            multicopter: true,
-            frame: *f.lockstep.sim().world().frame(),
-            epoch_unix_us: 0,
-        },
-        f.status.clone(),
-        f.requests.clone(),
-        f.params.clone(),
-        None,
-    );
+    let ep = f.endpoint(None);
     (f, ep)
 }
 

@@ -154,3 +154,143 @@ fn simpleflight_flying_a_leg_allocates_nothing() {
     assert!(f.status.borrow().armed);
     assert_eq!(after - before, 0, "allocations during 9 s of a leg");
 }
+
+/// A ground station's datagram, each 4 ms: a heartbeat, a parameter read and a
+/// REQUEST_MESSAGE (answered with an ACK and the message).
+fn client_datagram() -> Vec<u8> {
+    use mavlink::dialects::common::*;
+    let header = mavlink::MavHeader {
+        system_id: 255,
+        component_id: 190,
+        sequence: 0,
+    };
+    let msgs = [
+        MavMessage::HEARTBEAT(HEARTBEAT_DATA {
+            custom_mode: 0,
+            mavtype: MavType::MAV_TYPE_GCS,
+            autopilot: MavAutopilot::MAV_AUTOPILOT_INVALID,
+            base_mode: MavModeFlag::empty(),
+            system_status: MavState::MAV_STATE_ACTIVE,
+            mavlink_version: 3,
+        }),
+        MavMessage::PARAM_REQUEST_READ(PARAM_REQUEST_READ_DATA {
+            param_index: -1,
+            target_system: 1,
+            target_component: 1,
+            param_id: "MPC_XY_CRUISE".into(),
+        }),
+        MavMessage::COMMAND_LONG(COMMAND_LONG_DATA {
+            param1: 148.0, // AUTOPILOT_VERSION
+            command: MavCmd::MAV_CMD_REQUEST_MESSAGE,
+            target_system: 1,
+            target_component: 1,
+            ..Default::default()
+        }),
+    ];
+    let mut datagram = Vec::new();
+    for m in &msgs {
+        mavlink::write_v2_msg(&mut datagram, header, m).expect("encode");
+    }
+    datagram
+}
+
+/// A served flight and its ground station, on loopback.
+struct Served {
+    flight: mavsitl::autopilot::setup::Flight,
+    endpoint: mavsitl::autopilot::gcs::Endpoint,
+    link: mavsitl::autopilot::gcs::UdpLink,
+    client: std::net::UdpSocket,
+    datagram: Vec<u8>,
+    out: Vec<mavsitl::wire::Outgoing>,
+    /// Bytes the client has received.
+    received: usize,
+}
+
+impl Served {
+    /// Flies to `until`, the ground station talking every 4 ms and the
+    /// endpoint serviced as `serve` does.
+    fn run(&mut self, until: SimTime) {
+        let vehicle = self.link.local_addr().expect("link addr");
+        let mut inbox = [0u8; 2048];
+        while self.flight.lockstep.sim().time() < until {
+            for _ in 0..4 {
+                self.flight.lockstep.tick(&mut ()).expect("tick");
+            }
+            let now = self.flight.lockstep.sim().time();
+            let link_now = std::time::Duration::from_micros(now.as_micros());
+            self.client
+                .send_to(&self.datagram, vehicle)
+                .expect("client send");
+            let (endpoint, out) = (&mut self.endpoint, &mut self.out);
+            self.link.receive(link_now, now.as_micros(), |from, msg| {
+                endpoint.handle(now, link_now, from, msg, out);
+            });
+            self.endpoint.poll(now, link_now, &mut self.out);
+            self.link.send(&self.out, now.as_micros());
+            self.out.clear();
+            while let Ok((n, _)) = self.client.recv_from(&mut inbox) {
+                self.received += n;
+            }
+        }
+    }
+}
+
+/// The ground-station endpoint serving a flying SimpleFlight under a client's
+/// steady traffic — datagrams read and decoded, commands and parameter reads
+/// answered, telemetry streamed, frames packed into datagrams and sent —
+/// allocates nothing per service cycle once warm.
+#[test]
+fn endpoint_under_load_allocates_nothing() {
+    use mavsitl::autopilot::gcs::{LinkConfig, UdpLink};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let src = ScenarioSource {
+        name: "no_alloc".into(),
+        base_dir: ".".into(),
+    };
+    let scenario =
+        Scenario::from_json(r#"{"vehicles":[{"kind":"multirotor"}]}"#, &src).expect("scenario");
+    let mission =
+        mavsitl::mission::Mission::parse(include_str!("../missions/quad_square.plan"), "square")
+            .expect("plan");
+    let flight = mavsitl::autopilot::setup::flight(&mission, "square", &scenario, &src, None, true)
+        .expect("flight");
+    let endpoint = flight.endpoint(Some(&mission));
+    let client = std::net::UdpSocket::bind("127.0.0.1:0").expect("client");
+    client.set_nonblocking(true).expect("nonblocking");
+    let link = UdpLink::bind(&LinkConfig {
+        bind: "127.0.0.1:0".parse().expect("addr"),
+        targets: vec![client.local_addr().expect("client addr")],
+        system_id: 1,
+        component_id: 1,
+        signing_key: None,
+    })
+    .expect("link");
+    let mut s = Served {
+        flight,
+        endpoint,
+        link,
+        client,
+        datagram: client_datagram(),
+        out: Vec::with_capacity(256),
+        received: 0,
+    };
+    // Take-off, with the client talking all along; then the first leg.
+    s.run(SimTime::from_secs(32));
+    let reached = s.flight.status.borrow().reached.len();
+    let (frames_in, received) = (s.link.stats().frames_in, s.received);
+    let counting = CountThisThread::start();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    s.run(SimTime::from_secs(41));
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    drop(counting);
+    assert_eq!(
+        s.flight.status.borrow().reached.len(),
+        reached,
+        "still on the leg"
+    );
+    // 9 s at 250 cycles/s, three frames each.
+    let stats = s.link.stats();
+    assert!(stats.frames_in - frames_in >= 6000, "{stats:?}");
+    assert!(s.received - received > 100_000, "telemetry flowed");
+    assert_eq!(after - before, 0, "allocations serving 9 s of traffic");
+}

@@ -12,7 +12,6 @@ use mavlink::dialects::common::{
     MavAutopilot, MavMessage, MavModeFlag, MavState, MavType, HEARTBEAT_DATA,
     PARAM_REQUEST_READ_DATA,
 };
-use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig};
 use mavsitl::autopilot::setup;
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
@@ -52,21 +51,7 @@ fn a_day_of_serve_flying_a_looping_mission() {
     let mission = Mission::parse(&plan.to_string(), "loop.plan").unwrap_or_else(|e| panic!("{e}"));
     let mut f = setup::flight(&mission, "loop", &scenario, &src, None, false)
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut ep = Endpoint::new(
-        EndpointConfig {
-            system_id: 1,
-            component_id: 1,
-            mav_type: MavType::MAV_TYPE_QUADROTOR,
-            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
-            multicopter: true,
-            frame: *f.lockstep.sim().world().frame(),
-            epoch_unix_us: 0,
-        },
-        f.status.clone(),
-        f.requests.clone(),
-        f.params.clone(),
-        Some(&mission),
-    );
+    let mut ep = f.endpoint(Some(&mission));
     let hb = MavMessage::HEARTBEAT(HEARTBEAT_DATA {
         custom_mode: 0,
         mavtype: MavType::MAV_TYPE_GCS,

@@ -583,20 +583,24 @@ impl ParamStore {
 
     /// Index of `name` (case-insensitive).
     pub fn index(&self, name: &str) -> Option<usize> {
-        let upper = name.to_ascii_uppercase();
-        TABLE.iter().position(|p| p.name == upper).or_else(|| {
-            GUIDANCE
-                .iter()
-                .position(|n| *n == upper)
-                .map(|i| i + TABLE.len())
-        })
+        TABLE
+            .iter()
+            .position(|p| p.name.eq_ignore_ascii_case(name))
+            .or_else(|| {
+                GUIDANCE
+                    .iter()
+                    .position(|n| n.eq_ignore_ascii_case(name))
+                    .map(|i| i + TABLE.len())
+            })
     }
 
     /// Metadata of `name`, for the SimpleFlight table (guidance parameters
     /// report float with a wide range).
     pub fn info(&self, name: &str) -> Option<ParamInfo> {
-        let upper = name.to_ascii_uppercase();
-        TABLE.iter().find(|p| p.name == upper).copied()
+        TABLE
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+            .copied()
     }
 
     /// Value of `name`.

@@ -7,6 +7,7 @@
 //! tuned with. The rest of `autopilot` never touches `physics`.
 
 use super::airframe::{BoatOutputs, MotorConfig, MulticopterAirframe};
+use super::gcs::{Endpoint, EndpointConfig};
 use super::geofence::{rally_points, Geofence};
 use super::mission_plan::{compile, PlanWarning, Step};
 use super::params::ParamStore;
@@ -37,6 +38,22 @@ pub struct Flight {
     pub params: ParamStore,
     /// Where ground-station requests go.
     pub requests: RequestQueue,
+}
+
+impl Flight {
+    /// This flight's ground-station endpoint, presented as PX4 vehicle 1
+    /// (sim time 0 at the Unix epoch), with `mission` already stored (the
+    /// mission the flight was prepared with, if any).
+    pub fn endpoint(&self, mission: Option<&Mission>) -> Endpoint {
+        let frame = *self.lockstep.sim().world().frame();
+        Endpoint::new(
+            EndpointConfig::px4_vehicle(1, self.multicopter, self.motors, frame, 0),
+            self.status.clone(),
+            self.requests.clone(),
+            self.params.clone(),
+            mission,
+        )
+    }
 }
 
 /// Defaults SimpleFlight uses for boats instead of ArduPilot's rover ones:

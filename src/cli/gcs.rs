@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use mavlink::dialects::common::{MavAutopilot, MavType};
+use mavlink::dialects::common::MavAutopilot;
 
 use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig, LinkConfig, UdpLink};
 use mavsitl::autopilot::params::ParamStore;
@@ -224,36 +224,20 @@ impl GcsSession {
                 .map_err(|e| CliError::input(format!("{}: cannot write: {e}", p.display()), ""))?;
             link.record_to(t);
         }
-        let mav_type = if !parts.multicopter {
-            MavType::MAV_TYPE_SURFACE_BOAT
-        } else {
-            match parts.motors {
-                6 => MavType::MAV_TYPE_HEXAROTOR,
-                8 => MavType::MAV_TYPE_OCTOROTOR,
-                _ => MavType::MAV_TYPE_QUADROTOR,
-            }
-        };
         let epoch = epoch_unix_us(parts.scenario);
         let mut params = parts.params;
         let _ = params.set("MAV_SYS_ID", system_id as f64);
-        let endpoint = Endpoint::new(
-            EndpointConfig {
-                system_id,
-                component_id: 1,
-                mav_type,
-                autopilot: match args.autopilot {
-                    AutopilotArg::Px4 => MavAutopilot::MAV_AUTOPILOT_PX4,
-                    AutopilotArg::Generic => MavAutopilot::MAV_AUTOPILOT_GENERIC,
-                },
-                multicopter: parts.multicopter,
-                frame: parts.frame,
-                epoch_unix_us: epoch,
-            },
-            parts.status,
-            parts.requests,
-            params,
-            parts.mission,
+        let mut cfg = EndpointConfig::px4_vehicle(
+            system_id,
+            parts.multicopter,
+            parts.motors,
+            parts.frame,
+            epoch,
         );
+        if let AutopilotArg::Generic = args.autopilot {
+            cfg.autopilot = MavAutopilot::MAV_AUTOPILOT_GENERIC;
+        }
+        let endpoint = Endpoint::new(cfg, parts.status, parts.requests, params, parts.mission);
         Ok(GcsSession {
             endpoint,
             link,

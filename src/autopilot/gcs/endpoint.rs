@@ -48,6 +48,34 @@ pub struct EndpointConfig {
     pub epoch_unix_us: u64,
 }
 
+impl EndpointConfig {
+    /// A PX4-presented vehicle: MAV_TYPE from the vehicle (quad-, hexa- or
+    /// octorotor by `motors`, else a surface boat), component 1.
+    pub fn px4_vehicle(
+        system_id: u8,
+        multicopter: bool,
+        motors: usize,
+        frame: LocalFrame,
+        epoch_unix_us: u64,
+    ) -> Self {
+        let mav_type = match (multicopter, motors) {
+            (false, _) => MavType::MAV_TYPE_SURFACE_BOAT,
+            (true, 6) => MavType::MAV_TYPE_HEXAROTOR,
+            (true, 8) => MavType::MAV_TYPE_OCTOROTOR,
+            (true, _) => MavType::MAV_TYPE_QUADROTOR,
+        };
+        EndpointConfig {
+            system_id,
+            component_id: 1,
+            mav_type,
+            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
+            multicopter,
+            frame,
+            epoch_unix_us,
+        }
+    }
+}
+
 /// A command already answered, kept to recognise retransmissions.
 #[derive(Debug, Clone, Copy)]
 struct Answered {
@@ -83,6 +111,9 @@ pub struct Endpoint {
     answered: Vec<Answered>,
     reset_requested: bool,
     throttle: f64,
+    /// Messages being assembled, kept between calls so that serving
+    /// allocates nothing once warm.
+    scratch: Vec<MavMessage>,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -155,6 +186,7 @@ impl Endpoint {
             last_hb: (None, false),
             last_mission_current: None,
             answered: Vec::new(),
+            scratch: Vec::new(),
             reset_requested: false,
             throttle: 0.0,
         }
@@ -206,6 +238,22 @@ impl Endpoint {
 
     fn push(&self, r: Request) {
         self.requests.borrow_mut().push_back(r);
+    }
+
+    /// The scratch message buffer (empty), to be given back with
+    /// [`Self::flush_scratch`].
+    fn take_scratch(&mut self) -> Vec<MavMessage> {
+        let mut v = std::mem::take(&mut self.scratch);
+        v.clear();
+        v
+    }
+
+    /// Moves `msgs` to `out` and keeps the buffer for the next call.
+    fn flush_scratch(&mut self, mut msgs: Vec<MavMessage>, out: &mut Vec<Outgoing>) {
+        out.extend(msgs.drain(..).map(Outgoing::Msg));
+        if msgs.capacity() >= self.scratch.capacity() {
+            self.scratch = msgs;
+        }
     }
 
     fn ctx(&self, now: SimTime) -> Context {
@@ -301,7 +349,7 @@ impl Endpoint {
         if it.target_system != self.cfg.system_id && it.target_system != 0 {
             return;
         }
-        let mut msgs = Vec::new();
+        let mut msgs = self.take_scratch();
         let frame = self.cfg.frame;
         let multicopter = self.cfg.multicopter;
         let radius = self.params.get("NAV_ACC_RAD").unwrap_or(2.0);
@@ -321,7 +369,7 @@ impl Endpoint {
             },
             &mut msgs,
         );
-        out.extend(msgs.into_iter().map(Outgoing::Msg));
+        self.flush_scratch(msgs, out);
         if let (Outcome::Stored(ListType::Mission), Some(s)) = (&outcome, steps) {
             self.push(Request::SetMission(s));
         }
@@ -356,7 +404,7 @@ impl Endpoint {
         m: MavMessage,
         out: &mut Vec<Outgoing>,
     ) {
-        let mut msgs = Vec::new();
+        let mut msgs = self.take_scratch();
         match m {
             MavMessage::PARAM_REQUEST_LIST(_) => self.list.start(link),
             MavMessage::PARAM_REQUEST_READ(r) => {
@@ -471,7 +519,7 @@ impl Endpoint {
             }
             _ => {}
         }
-        out.extend(msgs.into_iter().map(Outgoing::Msg));
+        self.flush_scratch(msgs, out);
     }
 
     fn request_item(
@@ -544,9 +592,9 @@ impl Endpoint {
                 && (c.int_frame.is_some() || c.confirmation > a.cmd.confirmation)
         });
         let (result, text, extra) = match repeat {
-            Some(a) => (a.result, None, Vec::new()),
+            Some(a) => (a.result, None, self.take_scratch()),
             None => {
-                let mut extra = Vec::new();
+                let mut extra = self.take_scratch();
                 let (r, t) = self.execute(now, &c, &mut extra);
                 self.answered.push(Answered {
                     peer,
@@ -585,7 +633,7 @@ impl Endpoint {
             };
             Self::text(out, sev, &t);
         }
-        out.extend(extra.into_iter().map(Outgoing::Msg));
+        self.flush_scratch(extra, out);
     }
 
     /// Home AMSL, m (set home, else the mission frame's origin).
@@ -932,7 +980,7 @@ impl Endpoint {
     pub fn poll(&mut self, now: SimTime, link: Duration, out: &mut Vec<Outgoing>) {
         let status = self.status.clone();
         let st = status.borrow();
-        let mut msgs = Vec::new();
+        let mut msgs = self.take_scratch();
         // Mission protocol timers and the parameter list.
         let o = self.missions.poll(link, &mut msgs);
         self.list.poll(link, &self.params, &mut msgs);
@@ -999,11 +1047,13 @@ impl Endpoint {
             }
         }
         // Requested once.
-        for id in std::mem::take(&mut self.once) {
+        let mut once = std::mem::take(&mut self.once);
+        for id in once.drain(..) {
             if let Some(m) = self.build(id, &st, &c) {
                 msgs.push(m);
             }
         }
+        self.once = once;
         // Streams.
         for i in 0..self.streams.len() {
             let Some(&(id, interval, due)) = self.streams.get(i) else {
@@ -1032,6 +1082,7 @@ impl Endpoint {
                 }
             }
         }
-        out.extend(msgs.into_iter().map(Outgoing::Msg));
+        drop(st);
+        self.flush_scratch(msgs, out);
     }
 }

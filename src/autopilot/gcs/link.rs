@@ -73,6 +73,10 @@ pub struct UdpLink {
     stats: LinkStats,
     tlog: Option<TlogWriter>,
     buf: [u8; 65536],
+    /// The frame being encoded.
+    frame: Vec<u8>,
+    /// Frames packed for the next datagram.
+    datagram: Vec<u8>,
 }
 
 impl std::fmt::Debug for UdpLink {
@@ -107,6 +111,8 @@ impl UdpLink {
             stats: LinkStats::default(),
             tlog: None,
             buf: [0; 65536],
+            frame: Vec::with_capacity(300),
+            datagram: Vec::with_capacity(MAX_DATAGRAM),
         })
     }
 
@@ -231,46 +237,44 @@ impl UdpLink {
         }
     }
 
-    /// Encodes `out` and sends it to every target and live peer.
+    /// Encodes `out` and sends it to every target and live peer, frames
+    /// packed into datagrams of up to [`MAX_DATAGRAM`] bytes. Allocates
+    /// nothing once its buffers have grown to a cycle's traffic.
     pub fn send(&mut self, out: &[Outgoing], unix_us: u64) {
-        if out.is_empty() {
-            return;
-        }
-        let mut datagrams: Vec<Vec<u8>> = Vec::new();
-        let mut cur = Vec::with_capacity(MAX_DATAGRAM);
-        let mut frame = Vec::with_capacity(300);
+        self.datagram.clear();
         for o in out {
-            frame.clear();
-            self.encoder.encode(o, &mut frame);
+            self.frame.clear();
+            self.encoder.encode(o, &mut self.frame);
             self.stats.frames_out += 1;
             if let Some(t) = self.tlog.as_mut() {
-                let _ = t.write(unix_us, &frame);
+                let _ = t.write(unix_us, &self.frame);
             }
-            if cur.len() + frame.len() > MAX_DATAGRAM && !cur.is_empty() {
-                datagrams.push(std::mem::replace(
-                    &mut cur,
-                    Vec::with_capacity(MAX_DATAGRAM),
-                ));
+            if self.datagram.len() + self.frame.len() > MAX_DATAGRAM {
+                self.send_datagram();
             }
-            cur.extend_from_slice(&frame);
+            self.datagram.extend_from_slice(&self.frame);
         }
-        if !cur.is_empty() {
-            datagrams.push(cur);
+        self.send_datagram();
+    }
+
+    /// Sends the packed datagram (if any) to every target, and to every peer
+    /// that is not also a target, then empties it.
+    fn send_datagram(&mut self) {
+        if self.datagram.is_empty() {
+            return;
         }
-        let mut dests: Vec<SocketAddr> = self.targets.clone();
-        for (a, _) in &self.peers {
-            if !dests.contains(a) {
-                dests.push(*a);
+        let peers = self
+            .peers
+            .iter()
+            .map(|(a, _)| a)
+            .filter(|a| !self.targets.contains(a));
+        for to in self.targets.iter().chain(peers) {
+            match self.socket.send_to(&self.datagram, to) {
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => self.stats.dropped_out += 1,
+                Err(e) => tracing::trace!(%e, %to, "GCS send failed"),
             }
         }
-        for d in &datagrams {
-            for to in &dests {
-                match self.socket.send_to(d, to) {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => self.stats.dropped_out += 1,
-                    Err(e) => tracing::trace!(%e, %to, "GCS send failed"),
-                }
-            }
-        }
+        self.datagram.clear();
     }
 }

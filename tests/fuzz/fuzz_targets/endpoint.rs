@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use mavlink::dialects::common::{MavAutopilot, MavType};
-use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig};
+use mavsitl::autopilot::gcs::Endpoint;
 use mavsitl::autopilot::setup::{self, Flight};
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
@@ -29,21 +28,7 @@ fn served() -> Served {
     let scenario = Scenario::from_json(r#"{"vehicles":[{"kind":"multirotor"}]}"#, &src).unwrap();
     let mission = Mission::parse(include_str!("../../../missions/quad_square.plan"), "m").unwrap();
     let flight = setup::flight(&mission, "m", &scenario, &src, None, false).unwrap();
-    let endpoint = Endpoint::new(
-        EndpointConfig {
-            system_id: 1,
-            component_id: 1,
-            mav_type: MavType::MAV_TYPE_QUADROTOR,
-            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
-            multicopter: true,
-            frame: *flight.lockstep.sim().world().frame(),
-            epoch_unix_us: 0,
-        },
-        flight.status.clone(),
-        flight.requests.clone(),
-        flight.params.clone(),
-        Some(&mission),
-    );
+    let endpoint = flight.endpoint(Some(&mission));
     Served {
         flight,
         endpoint,
