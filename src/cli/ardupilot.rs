@@ -349,6 +349,12 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::input(e.to_string(), ""))?;
     let mut recorder =
         super::open_recorder(args.record.as_deref(), scenario, ls.sim(), ExportFrame::Ned)?;
+    super::note_mission(
+        recorder.as_mut(),
+        args.record.as_deref(),
+        args.flight.mission.as_deref(),
+        "",
+    );
     let launch = match &args.ardupilot {
         Some(path) => Some(launch_spec(path, &args, &inputs, multicopter)?),
         None => {

@@ -443,6 +443,12 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     let rate = PhysicsRate::new(scenario.physics_rate_hz).map_err(|e| input(e.to_string(), ""))?;
     let mut recorder =
         super::open_recorder(args.record.as_deref(), scenario, lockstep.sim(), args.frame)?;
+    super::note_mission(
+        recorder.as_mut(),
+        args.record.as_deref(),
+        args.mission.as_deref(),
+        DEFAULT_MISSION,
+    );
     let est_csv = match &args.record {
         Some(dir) => {
             let _ = std::fs::write(dir.join("params.parm"), params.to_file());

@@ -7,11 +7,14 @@
 //! prints.
 
 mod ardupilot;
+mod compare;
+mod compare_report;
 mod firmware;
 mod fly;
 mod gcs;
 mod home;
 mod launch;
+mod plot;
 mod px4;
 mod replay;
 mod serve;
@@ -55,6 +58,12 @@ pub enum Command {
     Sim(sim::SimArgs),
     /// Replay a recorded trajectory through a vehicle's sensors (no physics).
     Replay(replay::ReplayArgs),
+    /// Fly one mission with several controllers (SimpleFlight, SimpleFlight
+    /// with other parameters, PX4, ArduPilot) on the same physics and noise,
+    /// and compare them: table, metrics.csv/json, plots, report.html.
+    Compare(compare::CompareArgs),
+    /// Draw the pictures and metrics of `compare` for one recording.
+    Plot(plot::PlotArgs),
 }
 
 /// An error for the user: one line, an optional hint, an exit code.
@@ -110,6 +119,32 @@ fn open_recorder(
                 "choose a writable directory",
             )
         })
+}
+
+/// Names the mission flown in `meta.json` (for `mavsitl plot`): the file's
+/// absolute path, or, for the built-in mission, a copy written beside the
+/// recording as `mission.plan` (nothing when there is neither).
+fn note_mission(
+    recorder: Option<&mut mavsitl::record::Recorder>,
+    dir: Option<&std::path::Path>,
+    file: Option<&std::path::Path>,
+    builtin: &str,
+) {
+    let (Some(r), Some(dir)) = (recorder, dir) else {
+        return;
+    };
+    let path = match file {
+        Some(f) => std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf()),
+        None if builtin.is_empty() => return,
+        None => {
+            let copy = dir.join("mission.plan");
+            if std::fs::write(&copy, builtin).is_err() {
+                return;
+            }
+            std::fs::canonicalize(&copy).unwrap_or(copy)
+        }
+    };
+    r.note("mission", serde_json::json!(path.display().to_string()));
 }
 
 /// Set by Ctrl-C (SIGINT), SIGTERM or SIGHUP: runs stop at the next tick
@@ -204,6 +239,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Px4(args) => px4::run(args),
         Command::Ardupilot(args) => ardupilot::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Plot(args) => plot::run(args),
     };
     as_interrupted(result, interrupted())
 }

@@ -398,6 +398,12 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         .map_err(|e| CliError::input(e.to_string(), ""))?;
     let mut recorder =
         super::open_recorder(args.record.as_deref(), scenario, ls.sim(), ExportFrame::Ned)?;
+    super::note_mission(
+        recorder.as_mut(),
+        args.record.as_deref(),
+        args.flight.mission.as_deref(),
+        "",
+    );
     let boat = scenario
         .vehicles
         .first()

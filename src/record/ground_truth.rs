@@ -13,9 +13,15 @@ use crate::time::Rate;
 /// rates in the body frame S).
 pub const HEADER: &str = "#timestamp [ns],p_RS_R_x [m],p_RS_R_y [m],p_RS_R_z [m],q_RS_w [],q_RS_x [],q_RS_y [],q_RS_z [],v_RS_R_x [m s^-1],v_RS_R_y [m s^-1],v_RS_R_z [m s^-1],w_RS_S_x [rad s^-1],w_RS_S_y [rad s^-1],w_RS_S_z [rad s^-1]";
 
-/// Writes one vehicle's ground truth at a fixed rate.
+/// The header of `battery.csv`, written beside the ground truth at its rate.
+pub const BATTERY_HEADER: &str =
+    "#timestamp [ns],voltage [V],current [A],consumed [mAh],energy [J],remaining []";
+
+/// Writes one vehicle's ground truth (`ground_truth.csv`) and the true state
+/// of its battery (`battery.csv`, same directory) at a fixed rate.
 pub struct GroundTruthWriter {
     out: RowFile,
+    battery: RowFile,
     vehicle: usize,
     frame: ExportFrame,
     rate: Rate,
@@ -29,8 +35,11 @@ impl GroundTruthWriter {
     pub fn create(path: &Path, vehicle: usize, frame: ExportFrame, rate: Rate) -> io::Result<Self> {
         let mut out = RowFile::create(path)?;
         writeln!(out, "{HEADER}")?;
+        let mut battery = RowFile::create(&path.with_file_name("battery.csv"))?;
+        writeln!(battery, "{BATTERY_HEADER}")?;
         Ok(GroundTruthWriter {
             out,
+            battery,
             vehicle,
             frame,
             rate,
@@ -50,6 +59,17 @@ impl GroundTruthWriter {
         let q = self.frame.attitude(&s.att_ned_frd);
         let vel = self.frame.world_vector(&s.vel_ned_m_s);
         let w = self.frame.body_vector(&s.rate_frd_rad_s);
+        let b = v.battery().state();
+        writeln!(
+            self.battery,
+            "{},{},{},{},{},{}",
+            sim.time().as_nanos(),
+            b.voltage_v,
+            b.current_a,
+            b.consumed_mah,
+            b.consumed_j,
+            b.remaining
+        )?;
         writeln!(
             self.out,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -86,6 +106,7 @@ impl GroundTruthWriter {
     /// # Errors
     /// I/O errors.
     pub fn flush(&mut self) -> io::Result<()> {
+        self.battery.flush()?;
         self.out.flush()
     }
 }

@@ -6,6 +6,8 @@
 //! - `ground_truth.csv`, EuRoC-style (`#timestamp [ns]`, position m, quaternion
 //!   w,x,y,z body→world, velocity m/s, body rates rad/s), in the export frame
 //!   (NED/FRD by default);
+//! - `battery.csv` at the same rate: the pack's true voltage, current,
+//!   charge and energy drawn, and the fraction remaining;
 //! - `imu.csv` (EuRoC), `gps.csv`, `baro.csv`, `mag.csv`, `range.csv` for the sensors it has;
 //!
 //! and once per run `zone_events.csv` and `meta.json` (scenario, seed, frames,
@@ -84,6 +86,7 @@ impl Recorder {
             std::fs::create_dir_all(&vdir)?;
             let path = vdir.join("ground_truth.csv");
             files.push(format!("{prefix}ground_truth.csv"));
+            files.push(format!("{prefix}battery.csv"));
             let mut w = GroundTruthWriter::create(&path, i, frame, ground_truth_rate)?;
             w.write_row(sim)?;
             ground_truth.push(w);

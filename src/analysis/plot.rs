@@ -1,0 +1,602 @@
+//! Pictures of flights, as SVG and PNG, drawn with `plotters`: the ground
+//! track over the planned route, cross-track error along the route, speed and
+//! altitude against time, per-leg bars, and box plots over seeds.
+//!
+//! Text is set in DejaVu Sans, embedded, so a picture looks the same on any
+//! machine.
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::metrics::{distribution, moving, MissionMetrics};
+use super::route::Route;
+use super::track::Track;
+
+/// One flight to draw.
+#[derive(Debug, Clone)]
+pub struct Flown {
+    /// The controller's label (its colour and legend entry).
+    pub controller: String,
+    /// The seed flown.
+    pub seed: u64,
+    /// What was recorded.
+    pub track: Track,
+    /// What was measured.
+    pub metrics: MissionMetrics,
+}
+
+/// Series colours, one per controller (colour-blind safe).
+const COLORS: [RGBColor; 6] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+];
+
+const FONT: &str = "sans-serif";
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Only fails on bytes that are not a font.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
+    });
+}
+
+/// The controllers in order of first appearance.
+fn controllers(flights: &[Flown]) -> Vec<&str> {
+    let mut v: Vec<&str> = Vec::new();
+    for f in flights {
+        if !v.contains(&f.controller.as_str()) {
+            v.push(&f.controller);
+        }
+    }
+    v
+}
+
+fn color_of(flights: &[Flown], controller: &str) -> RGBColor {
+    let i = controllers(flights)
+        .iter()
+        .position(|c| *c == controller)
+        .unwrap_or(0);
+    COLORS.get(i % COLORS.len()).copied().unwrap_or(BLACK)
+}
+
+/// A picture that can be drawn on any backend.
+trait Picture {
+    fn size(&self) -> (u32, u32);
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+/// Draws `p` to `dir/name.svg` and `dir/name.png`; returns both paths.
+fn render(p: &impl Picture, dir: &Path, name: &str) -> Result<[PathBuf; 2], String> {
+    register_font();
+    let svg = dir.join(format!("{name}.svg"));
+    let png = dir.join(format!("{name}.png"));
+    {
+        let area = SVGBackend::new(&svg, p.size()).into_drawing_area();
+        area.fill(&WHITE).map_err(err)?;
+        p.draw(&area)?;
+        area.present().map_err(err)?;
+    }
+    {
+        let area = BitMapBackend::new(&png, p.size()).into_drawing_area();
+        area.fill(&WHITE).map_err(err)?;
+        p.draw(&area)?;
+        area.present().map_err(err)?;
+    }
+    Ok([svg, png])
+}
+
+/// (min, max) of `v`, widened by `pad` of the span (and to at least `min_span`).
+fn range(v: impl Iterator<Item = f64>, pad: f64, min_span: f64) -> (f64, f64) {
+    let (lo, hi) = v
+        .filter(|x| x.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+    if lo > hi {
+        return (0.0, min_span);
+    }
+    let span = (hi - lo).max(min_span);
+    let mid = 0.5 * (lo + hi);
+    (mid - span * (0.5 + pad), mid + span * (0.5 + pad))
+}
+
+struct GroundTrack<'a> {
+    route: &'a Route,
+    flights: &'a [Flown],
+}
+
+impl Picture for GroundTrack<'_> {
+    fn size(&self) -> (u32, u32) {
+        (900, 900)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let pts = self
+            .route
+            .points
+            .iter()
+            .map(|p| (p.ned_m.y, p.ned_m.x))
+            .chain(self.flights.iter().flat_map(|f| {
+                f.track
+                    .samples
+                    .iter()
+                    .map(|s| (s.pos_ned_m.y, s.pos_ned_m.x))
+            }));
+        let (xs, ys): (Vec<f64>, Vec<f64>) = pts.unzip();
+        let (x0, x1) = range(xs.into_iter(), 0.05, 10.0);
+        let (y0, y1) = range(ys.into_iter(), 0.05, 10.0);
+        // Equal scales: widen the narrower axis.
+        let span = (x1 - x0).max(y1 - y0);
+        let (xm, ym) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
+        let mut chart = ChartBuilder::on(area)
+            .caption("Ground track over the planned route", (FONT, 24))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(60)
+            .build_cartesian_2d(
+                xm - span / 2.0..xm + span / 2.0,
+                ym - span / 2.0..ym + span / 2.0,
+            )
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("east of home [m]")
+            .y_desc("north of home [m]")
+            .label_style((FONT, 15))
+            .draw()
+            .map_err(err)?;
+        let grey = RGBColor(150, 150, 150);
+        for leg in &self.route.legs {
+            chart
+                .draw_series(LineSeries::new(
+                    [(leg.from.y, leg.from.x), (leg.to.y, leg.to.x)],
+                    grey.stroke_width(3),
+                ))
+                .map_err(err)?;
+        }
+        for p in self.route.points.iter().skip(1) {
+            let ring = (0..=48).map(|k| {
+                let a = k as f64 / 48.0 * std::f64::consts::TAU;
+                (
+                    p.ned_m.y + p.radius_m * a.sin(),
+                    p.ned_m.x + p.radius_m * a.cos(),
+                )
+            });
+            chart
+                .draw_series(LineSeries::new(ring, grey.stroke_width(1)))
+                .map_err(err)?;
+        }
+        chart
+            .draw_series(
+                self.route
+                    .points
+                    .iter()
+                    .map(|p| Circle::new((p.ned_m.y, p.ned_m.x), 4, BLACK.filled())),
+            )
+            .map_err(err)?
+            .label("planned route, acceptance radii")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], grey.stroke_width(3))
+            });
+        draw_per_controller(&mut chart, self.flights, |f| {
+            vec![f
+                .track
+                .samples
+                .iter()
+                .map(|s| (s.pos_ned_m.y, s.pos_ned_m.x))
+                .collect()]
+        })?;
+        chart
+            .configure_series_labels()
+            .label_font((FONT, 15))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)
+    }
+}
+
+/// Draws one line per flight, coloured by controller, one legend entry each.
+fn draw_per_controller<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    flights: &[Flown],
+    mut segments: impl FnMut(&Flown) -> Vec<Vec<(f64, f64)>>,
+) -> Result<(), String> {
+    let mut labelled: Vec<&str> = Vec::new();
+    for f in flights {
+        let c = color_of(flights, &f.controller);
+        let lines = segments(f)
+            .into_iter()
+            .map(|p| PathElement::new(p, c.stroke_width(2)));
+        let s = chart.draw_series(lines).map_err(err)?;
+        if !labelled.contains(&f.controller.as_str()) {
+            labelled.push(&f.controller);
+            s.label(f.controller.clone()).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+            });
+        }
+    }
+    Ok(())
+}
+
+struct CrossTrack<'a> {
+    route: &'a Route,
+    flights: &'a [Flown],
+}
+
+/// (distance along the route, cross-track error) of each moving sample, cut
+/// into runs where the nearest point of the route jumps (a vehicle back over
+/// the start of a closed route).
+fn along_route(route: &Route, track: &Track) -> Vec<Vec<(f64, f64)>> {
+    let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+    for s in moving(&track.samples) {
+        let Some((i, t, d)) = route.nearest_leg(&s.pos_ned_m.xy()) else {
+            continue;
+        };
+        let Some(leg) = route.legs.get(i) else {
+            continue;
+        };
+        let p = (leg.start_along_m + t * leg.length_m(), d);
+        match runs.last_mut() {
+            Some(run) if run.last().is_some_and(|q| (q.0 - p.0).abs() < 5.0) => run.push(p),
+            _ => runs.push(vec![p]),
+        }
+    }
+    runs
+}
+
+impl Picture for CrossTrack<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1000, 450)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let series: Vec<Vec<Vec<(f64, f64)>>> = self
+            .flights
+            .iter()
+            .map(|f| along_route(self.route, &f.track))
+            .collect();
+        let y1 = series
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|p| p.1)
+            .fold(0.5f64, f64::max)
+            * 1.1;
+        let x1 = self.route.length_m().max(1.0);
+        let mut chart = ChartBuilder::on(area)
+            .caption("Cross-track error along the route", (FONT, 24))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..x1, 0.0..y1)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("distance along the planned route [m]")
+            .y_desc("cross-track [m]")
+            .label_style((FONT, 15))
+            .draw()
+            .map_err(err)?;
+        let grey = RGBColor(170, 170, 170);
+        for leg in self.route.legs.iter().skip(1) {
+            chart
+                .draw_series(LineSeries::new(
+                    [(leg.start_along_m, 0.0), (leg.start_along_m, y1)],
+                    grey.stroke_width(1),
+                ))
+                .map_err(err)?;
+        }
+        let mut i = 0;
+        draw_per_controller(&mut chart, self.flights, |_| {
+            let s = series.get(i).cloned().unwrap_or_default();
+            i += 1;
+            s
+        })
+        .and_then(|_| {
+            chart
+                .configure_series_labels()
+                .label_font((FONT, 15))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(err)
+        })
+    }
+}
+
+struct SpeedAltitude<'a> {
+    flights: &'a [Flown],
+}
+
+impl Picture for SpeedAltitude<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1000, 700)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let panes = area.split_evenly((2, 1));
+        let t1 = self
+            .flights
+            .iter()
+            .filter_map(|f| f.track.samples.last().map(|s| s.t_s))
+            .fold(1.0f64, f64::max);
+        type Value = fn(&super::track::Sample) -> f64;
+        let quantities: [(&str, &str, Value); 2] = [
+            ("Speed", "speed [m/s]", |s| s.vel_ned_m_s.norm()),
+            ("Altitude above home", "altitude [m]", |s| -s.pos_ned_m.z),
+        ];
+        for (pane, (title, unit, value)) in panes.iter().zip(quantities) {
+            let (y0, y1) = range(
+                self.flights
+                    .iter()
+                    .flat_map(|f| f.track.samples.iter().map(value)),
+                0.05,
+                1.0,
+            );
+            let mut chart = ChartBuilder::on(pane)
+                .caption(title, (FONT, 22))
+                .margin(12)
+                .x_label_area_size(40)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.0..t1, y0.min(0.0)..y1)
+                .map_err(err)?;
+            chart
+                .configure_mesh()
+                .x_desc("sim time [s]")
+                .y_desc(unit)
+                .label_style((FONT, 14))
+                .draw()
+                .map_err(err)?;
+            draw_per_controller(&mut chart, self.flights, |f| {
+                vec![f.track.samples.iter().map(|s| (s.t_s, value(s))).collect()]
+            })?;
+            chart
+                .configure_series_labels()
+                .label_font((FONT, 14))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()
+                .map_err(err)?;
+        }
+        Ok(())
+    }
+}
+
+/// Grouped bars: per leg, one bar per controller (the median over seeds).
+struct LegBars<'a> {
+    flights: &'a [Flown],
+}
+
+impl Picture for LegBars<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1000, 450)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let names = controllers(self.flights);
+        let legs = self
+            .flights
+            .iter()
+            .map(|f| f.metrics.legs.len())
+            .max()
+            .unwrap_or(0);
+        let value = |c: &str, leg: usize| {
+            let v: Vec<f64> = self
+                .flights
+                .iter()
+                .filter(|f| f.controller == c)
+                .filter_map(|f| f.metrics.legs.get(leg).map(|l| l.xtrack_rms_m))
+                .collect();
+            distribution(&v).map_or(0.0, |d| d.0)
+        };
+        let y1 = (0..legs)
+            .flat_map(|l| names.iter().map(move |c| (l, *c)))
+            .map(|(l, c)| value(c, l))
+            .fold(0.1f64, f64::max)
+            * 1.15;
+        let mut chart = ChartBuilder::on(area)
+            .caption("Cross-track RMS per leg", (FONT, 24))
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.5..legs as f64 + 0.5, 0.0..y1)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(legs.max(1))
+            .x_label_formatter(&|x| format!("leg {}", x.round()))
+            .y_desc("cross-track RMS [m]")
+            .label_style((FONT, 15))
+            .draw()
+            .map_err(err)?;
+        let width = 0.8 / names.len().max(1) as f64;
+        for (k, c) in names.iter().enumerate() {
+            let color = color_of(self.flights, c);
+            let bars = (0..legs).map(|l| {
+                let x = l as f64 + 1.0 - 0.4 + k as f64 * width;
+                Rectangle::new([(x, 0.0), (x + width * 0.9, value(c, l))], color.filled())
+            });
+            chart
+                .draw_series(bars)
+                .map_err(err)?
+                .label(c.to_string())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                });
+        }
+        chart
+            .configure_series_labels()
+            .label_font((FONT, 15))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)
+    }
+}
+
+/// Box plots over seeds of the headline metrics, one box per controller:
+/// the box from the 25th to the 75th percentile, the median across it,
+/// whiskers from the 5th to the 95th.
+struct Boxes<'a> {
+    flights: &'a [Flown],
+}
+
+/// The metrics boxed: (title, unit, value).
+type Boxed = (
+    &'static str,
+    &'static str,
+    fn(&MissionMetrics) -> Option<f64>,
+);
+
+const BOXED: [Boxed; 4] = [
+    ("cross-track RMS", "m", |m| Some(m.xtrack_rms_m)),
+    ("time", "s", |m| Some(m.time_s)),
+    ("largest corner overshoot", "m", |m| {
+        m.corners.iter().map(|c| c.overshoot_m).reduce(f64::max)
+    }),
+    ("energy", "Wh", |m| m.energy_wh),
+];
+
+fn percentile(v: &[f64], p: f64) -> f64 {
+    let x = p * (v.len().saturating_sub(1)) as f64;
+    let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+    match (v.get(lo), v.get(hi)) {
+        (Some(a), Some(b)) => a + (b - a) * (x - lo as f64),
+        _ => 0.0,
+    }
+}
+
+impl Picture for Boxes<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1000, 800)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let names = controllers(self.flights);
+        for (pane, (title, unit, value)) in area.split_evenly((2, 2)).iter().zip(BOXED) {
+            let per: Vec<Vec<f64>> = names
+                .iter()
+                .map(|c| {
+                    let mut v: Vec<f64> = self
+                        .flights
+                        .iter()
+                        .filter(|f| f.controller == *c)
+                        .filter_map(|f| value(&f.metrics))
+                        .filter(|x| x.is_finite())
+                        .collect();
+                    v.sort_by(f64::total_cmp);
+                    v
+                })
+                .collect();
+            let (y0, y1) = range(per.iter().flatten().copied(), 0.1, 0.01);
+            let mut chart = ChartBuilder::on(pane)
+                .caption(format!("{title} over seeds"), (FONT, 20))
+                .margin(12)
+                .x_label_area_size(35)
+                .y_label_area_size(60)
+                .build_cartesian_2d(-0.5..names.len() as f64 - 0.5, y0..y1)
+                .map_err(err)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(names.len().max(1))
+                .x_label_formatter(&|x| {
+                    names
+                        .get(x.round().max(0.0) as usize)
+                        .map_or(String::new(), |s| s.to_string())
+                })
+                .y_desc(format!("{title} [{unit}]"))
+                .label_style((FONT, 13))
+                .draw()
+                .map_err(err)?;
+            for (k, v) in per.iter().enumerate() {
+                if v.is_empty() {
+                    continue;
+                }
+                let c = color_of(self.flights, names.get(k).copied().unwrap_or(""));
+                let x = k as f64;
+                let q = |p| percentile(v, p);
+                let parts = [
+                    PathElement::new(vec![(x, q(0.05)), (x, q(0.95))], c.stroke_width(2)),
+                    PathElement::new(
+                        vec![(x - 0.1, q(0.05)), (x + 0.1, q(0.05))],
+                        c.stroke_width(2),
+                    ),
+                    PathElement::new(
+                        vec![(x - 0.1, q(0.95)), (x + 0.1, q(0.95))],
+                        c.stroke_width(2),
+                    ),
+                ];
+                chart.draw_series(parts).map_err(err)?;
+                chart
+                    .draw_series([
+                        Rectangle::new(
+                            [(x - 0.25, q(0.25)), (x + 0.25, q(0.75))],
+                            c.mix(0.35).filled(),
+                        ),
+                        Rectangle::new(
+                            [(x - 0.25, q(0.25)), (x + 0.25, q(0.75))],
+                            c.stroke_width(2),
+                        ),
+                    ])
+                    .map_err(err)?;
+                chart
+                    .draw_series([PathElement::new(
+                        vec![(x - 0.25, q(0.5)), (x + 0.25, q(0.5))],
+                        BLACK.stroke_width(3),
+                    )])
+                    .map_err(err)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Draws every picture for `flights` over `route` into `dir`: `track`,
+/// `cross_track`, `speed_altitude`, `legs` and, with more than one seed of a
+/// controller, `seeds`. Returns the SVG paths in that order.
+///
+/// # Errors
+/// A file that cannot be written, or a drawing error, as text.
+pub fn draw_all(dir: &Path, route: &Route, flights: &[Flown]) -> Result<Vec<PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut out = Vec::new();
+    let [svg, _] = render(&GroundTrack { route, flights }, dir, "track")?;
+    out.push(svg);
+    let [svg, _] = render(&CrossTrack { route, flights }, dir, "cross_track")?;
+    out.push(svg);
+    let [svg, _] = render(&SpeedAltitude { flights }, dir, "speed_altitude")?;
+    out.push(svg);
+    if !route.legs.is_empty() {
+        let [svg, _] = render(&LegBars { flights }, dir, "legs")?;
+        out.push(svg);
+    }
+    let seeds = controllers(flights)
+        .iter()
+        .map(|c| flights.iter().filter(|f| f.controller == *c).count())
+        .max()
+        .unwrap_or(0);
+    if seeds > 1 {
+        let [svg, _] = render(&Boxes { flights }, dir, "seeds")?;
+        out.push(svg);
+    }
+    Ok(out)
+}

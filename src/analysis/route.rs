@@ -1,0 +1,202 @@
+//! The planned route of a mission in the simulation's NED frame: home, then
+//! every item with a position, as 3-D points with their acceptance radii, and
+//! the horizontal legs between them that a controller is judged against.
+
+use nalgebra::{Vector2, Vector3};
+
+use crate::geo::{GeoPoint, LocalFrame};
+use crate::mission::{commands, Mission, MissionItem, FRAME_GLOBAL};
+
+/// Legs shorter than this horizontally (a vertical take-off or landing) are
+/// not judged for cross-track, m.
+pub const MIN_LEG_M: f64 = 1.0;
+
+/// One planned position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RoutePoint {
+    /// Position, NED m from home (z: minus the altitude above home).
+    pub ned_m: Vector3<f64>,
+    /// Index of the mission item (None: home).
+    pub item: Option<usize>,
+    /// Acceptance radius, m.
+    pub radius_m: f64,
+}
+
+/// A horizontal leg between two route points.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Leg {
+    /// Start, NED m.
+    pub from: Vector3<f64>,
+    /// End, NED m.
+    pub to: Vector3<f64>,
+    /// Route distance flown before this leg starts, m (horizontal).
+    pub start_along_m: f64,
+    /// The larger acceptance radius of its two ends, m: within it of an end
+    /// the vehicle is turning, climbing or descending there, not flying the
+    /// leg.
+    pub end_radius_m: f64,
+}
+
+impl Leg {
+    /// Horizontal length, m.
+    pub fn length_m(&self) -> f64 {
+        (self.to.xy() - self.from.xy()).norm()
+    }
+
+    /// Unit direction, horizontal NE.
+    pub fn direction(&self) -> Vector2<f64> {
+        (self.to.xy() - self.from.xy()) / self.length_m().max(f64::MIN_POSITIVE)
+    }
+
+    /// Where the horizontal projection of `p` falls along the leg: 0 at the
+    /// start, 1 at the end (clamped), and the horizontal distance to it, m.
+    pub fn project(&self, p: &Vector2<f64>) -> (f64, f64) {
+        let a = self.from.xy();
+        let d = self.to.xy() - a;
+        let t = ((p - a).dot(&d) / d.norm_squared().max(f64::MIN_POSITIVE)).clamp(0.0, 1.0);
+        (t, (p - (a + d * t)).norm())
+    }
+}
+
+/// The planned route.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Route {
+    /// Home first, then each positioned item in order.
+    pub points: Vec<RoutePoint>,
+    /// The horizontal legs (at least [`MIN_LEG_M`] long).
+    pub legs: Vec<Leg>,
+}
+
+impl Route {
+    /// The route of `mission` flown from home, the origin of `frame`;
+    /// `default_radius_m` where an item sets no acceptance radius.
+    pub fn new(mission: &Mission, frame: &LocalFrame, default_radius_m: f64) -> Self {
+        let home_alt = frame.origin().alt_m;
+        let mut points = vec![RoutePoint {
+            ned_m: Vector3::zeros(),
+            item: None,
+            radius_m: default_radius_m,
+        }];
+        for (i, it) in mission.items.iter().enumerate() {
+            let Some(last) = points.last().map(|p| p.ned_m) else {
+                break;
+            };
+            let Some(ned_m) = item_position(it, frame, home_alt, &last) else {
+                continue;
+            };
+            let r = it.params[1];
+            let radius_m = if it.command == commands::NAV_WAYPOINT && r.is_finite() && r > 0.0 {
+                r
+            } else {
+                default_radius_m
+            };
+            points.push(RoutePoint {
+                ned_m,
+                item: Some(i),
+                radius_m,
+            });
+        }
+        let mut legs = Vec::new();
+        let mut along = 0.0;
+        for w in points.windows(2) {
+            if let [a, b] = w {
+                let leg = Leg {
+                    from: a.ned_m,
+                    to: b.ned_m,
+                    start_along_m: along,
+                    end_radius_m: a.radius_m.max(b.radius_m),
+                };
+                if leg.length_m() >= MIN_LEG_M {
+                    along += leg.length_m();
+                    legs.push(leg);
+                }
+            }
+        }
+        Route { points, legs }
+    }
+
+    /// Route length, horizontal m.
+    pub fn length_m(&self) -> f64 {
+        self.legs.iter().map(Leg::length_m).sum()
+    }
+
+    /// The leg nearest to `p` horizontally: (index, fraction along it,
+    /// distance to it in m). None without legs.
+    pub fn nearest_leg(&self, p: &Vector2<f64>) -> Option<(usize, f64, f64)> {
+        self.legs
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let (t, d) = l.project(p);
+                (i, t, d)
+            })
+            .min_by(|a, b| a.2.total_cmp(&b.2))
+    }
+}
+
+/// Where an item puts the vehicle, NED m (None: the item has no position).
+/// A take-off climbs above where the vehicle is; a return to launch comes back
+/// over home at the altitude it flew; a landing without coordinates lands
+/// where it is.
+fn item_position(
+    it: &MissionItem,
+    frame: &LocalFrame,
+    home_alt: f64,
+    last: &Vector3<f64>,
+) -> Option<Vector3<f64>> {
+    let up = if it.frame == FRAME_GLOBAL {
+        it.z - home_alt
+    } else {
+        it.z
+    };
+    let has_xy = it.is_global() && (it.x != 0.0 || it.y != 0.0);
+    let xy = |lat: f64, lon: f64| frame.to_ned(&GeoPoint::from_deg(lat, lon, home_alt)).xy();
+    match it.command {
+        commands::NAV_RETURN_TO_LAUNCH => Some(Vector3::new(0.0, 0.0, last.z)),
+        commands::NAV_TAKEOFF => {
+            let p = if has_xy { xy(it.x, it.y) } else { last.xy() };
+            Some(Vector3::new(p.x, p.y, -up))
+        }
+        commands::NAV_LAND => {
+            let p = if has_xy { xy(it.x, it.y) } else { last.xy() };
+            Some(Vector3::new(p.x, p.y, 0.0))
+        }
+        16..=99 if has_xy => {
+            let p = xy(it.x, it.y);
+            Some(Vector3::new(p.x, p.y, -up))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_square_gives_its_points_legs_and_route_distance() {
+        let frame = LocalFrame::new(GeoPoint::from_deg(47.0, 8.0, 400.0));
+        let at = |n: f64, e: f64| {
+            let g = frame.to_geodetic(&Vector3::new(n, e, 0.0));
+            MissionItem::waypoint(g.lat_deg(), g.lon_deg(), 10.0)
+        };
+        let mut takeoff = MissionItem::waypoint(0.0, 0.0, 10.0);
+        takeoff.command = commands::NAV_TAKEOFF;
+        let mut rtl = MissionItem::waypoint(0.0, 0.0, 0.0);
+        rtl.command = commands::NAV_RETURN_TO_LAUNCH;
+        let m = Mission {
+            items: vec![takeoff, at(50.0, 0.0), at(50.0, 50.0), rtl],
+            ..Mission::default()
+        };
+        let r = Route::new(&m, &frame, 2.0);
+        assert_eq!(r.points.len(), 5);
+        assert!((r.points[1].ned_m - Vector3::new(0.0, 0.0, -10.0)).norm() < 1e-9);
+        // take-off column (vertical) left out: N50, E50, the diagonal home.
+        assert_eq!(r.legs.len(), 3);
+        assert!((r.length_m() - (100.0 + 50.0 * 2f64.sqrt())).abs() < 1e-6);
+        assert!((r.legs[2].start_along_m - 100.0).abs() < 1e-6);
+        let (i, t, d) = r.nearest_leg(&Vector2::new(52.0, 25.0)).expect("legs");
+        assert_eq!(i, 1);
+        assert!((t - 0.5).abs() < 1e-6 && (d - 2.0).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,235 @@
+//! A flight as a recording holds it: ground truth (and the battery's energy)
+//! read back from `ground_truth.csv`, `battery.csv` and `meta.json`, turned to
+//! NED whatever frame it was written in.
+
+use std::path::{Path, PathBuf};
+
+use nalgebra::Vector3;
+
+use crate::geo::GeoPoint;
+
+/// One ground-truth sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// Sim time, s.
+    pub t_s: f64,
+    /// Position, NED m from home.
+    pub pos_ned_m: Vector3<f64>,
+    /// Velocity, NED m/s.
+    pub vel_ned_m_s: Vector3<f64>,
+}
+
+/// A recorded flight.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Track {
+    /// Ground truth, in time order.
+    pub samples: Vec<Sample>,
+    /// Energy drawn from the battery over the recording, J (None: no
+    /// `battery.csv`).
+    pub energy_j: Option<f64>,
+    /// What the run said of the mission (None: the recording does not say).
+    pub completed: Option<bool>,
+    /// Home (the NED origin), from `meta.json`.
+    pub home: Option<GeoPoint>,
+}
+
+/// Why a recording cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum TrackError {
+    /// A file is missing or unreadable.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A file's content is wrong.
+    #[error("{path}:{line}: {what}")]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// Line, from 1 (0: the whole file).
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+/// The world frame a recording was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WorldAxes {
+    Ned,
+    Enu,
+    Nwu,
+}
+
+impl WorldAxes {
+    fn to_ned(self, v: Vector3<f64>) -> Vector3<f64> {
+        match self {
+            WorldAxes::Ned => v,
+            WorldAxes::Enu => Vector3::new(v.y, v.x, -v.z),
+            WorldAxes::Nwu => Vector3::new(v.x, -v.y, -v.z),
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<String, TrackError> {
+    std::fs::read_to_string(path).map_err(|source| TrackError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn format_error(path: &Path, line: usize, what: impl Into<String>) -> TrackError {
+    TrackError::Format {
+        path: path.to_path_buf(),
+        line,
+        what: what.into(),
+    }
+}
+
+impl Track {
+    /// Reads the recording in `dir` (one vehicle's: `dir` holds its
+    /// `ground_truth.csv`; `meta.json` is there or one level up).
+    ///
+    /// # Errors
+    /// A missing or malformed file, named with the line.
+    pub fn load(dir: &Path) -> Result<Track, TrackError> {
+        let meta_path = [dir.join("meta.json"), dir.join("../meta.json")]
+            .into_iter()
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| dir.join("meta.json"));
+        let meta: serde_json::Value = serde_json::from_str(&read(&meta_path)?)
+            .map_err(|e| format_error(&meta_path, e.line(), e.to_string()))?;
+        let axes = match meta.pointer("/frames/world").and_then(|v| v.as_str()) {
+            Some(s) if s.starts_with("NED") => WorldAxes::Ned,
+            Some(s) if s.starts_with("ENU") => WorldAxes::Enu,
+            Some(s) if s.starts_with("NWU") => WorldAxes::Nwu,
+            other => {
+                return Err(format_error(
+                    &meta_path,
+                    0,
+                    format!("frames.world is {other:?}, not NED, ENU or NWU"),
+                ))
+            }
+        };
+        let home = meta.pointer("/frames/origin").and_then(|o| {
+            Some(GeoPoint::from_deg(
+                o.get("lat_deg")?.as_f64()?,
+                o.get("lon_deg")?.as_f64()?,
+                o.get("alt_m")?.as_f64()?,
+            ))
+        });
+        let gt = dir.join("ground_truth.csv");
+        let samples = parse_ground_truth(&read(&gt)?, &gt, axes)?;
+        let battery = dir.join("battery.csv");
+        let energy_j = if battery.is_file() {
+            parse_energy(&read(&battery)?, &battery)?
+        } else {
+            None
+        };
+        Ok(Track {
+            samples,
+            energy_j,
+            completed: meta.get("completed").and_then(|c| c.as_bool()),
+            home,
+        })
+    }
+}
+
+/// Numbers of a CSV row (after the `#` header).
+fn numbers(row: &str, path: &Path, line: usize, want: usize) -> Result<Vec<f64>, TrackError> {
+    let v: Vec<f64> = row
+        .split(',')
+        .map(|f| f.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format_error(path, line, format!("not a number: {e}")))?;
+    if v.len() < want {
+        return Err(format_error(
+            path,
+            line,
+            format!("{} columns, {want} expected", v.len()),
+        ));
+    }
+    Ok(v)
+}
+
+fn rows(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+}
+
+fn parse_ground_truth(text: &str, path: &Path, axes: WorldAxes) -> Result<Vec<Sample>, TrackError> {
+    let mut out = Vec::new();
+    for (line, row) in rows(text) {
+        let v = numbers(row, path, line, 11)?;
+        let (Some(t), Some(p), Some(vel)) = (v.first(), v.get(1..4), v.get(8..11)) else {
+            continue;
+        };
+        let sample = Sample {
+            t_s: t * 1e-9,
+            pos_ned_m: axes.to_ned(Vector3::from_column_slice(p)),
+            vel_ned_m_s: axes.to_ned(Vector3::from_column_slice(vel)),
+        };
+        if out.last().is_some_and(|s: &Sample| s.t_s >= sample.t_s) {
+            return Err(format_error(path, line, "time does not increase"));
+        }
+        out.push(sample);
+    }
+    Ok(out)
+}
+
+fn parse_energy(text: &str, path: &Path) -> Result<Option<f64>, TrackError> {
+    let mut first = None;
+    let mut last = None;
+    for (line, row) in rows(text) {
+        let v = numbers(row, path, line, 5)?;
+        let e = v.get(4).copied();
+        first = first.or(e);
+        last = e.or(last);
+    }
+    Ok(first.zip(last).map(|(a, b)| b - a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_enu_recording_reads_back_as_ned() {
+        let dir = std::env::temp_dir().join(format!("mavsitl-track-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(
+            dir.join("meta.json"),
+            r#"{"frames":{"world":"ENU (x east, y north, z up)","origin":{"lat_deg":47,"lon_deg":8,"alt_m":400}},"completed":true}"#,
+        )
+        .expect("meta");
+        std::fs::write(
+            dir.join("ground_truth.csv"),
+            "#header\n0,1,2,3,1,0,0,0,4,5,6,0,0,0\n1000000000,1,2,3,1,0,0,0,4,5,6,0,0,0\n",
+        )
+        .expect("gt");
+        std::fs::write(
+            dir.join("battery.csv"),
+            "#h\n0,16,1,0,100,1\n1,16,1,0,3700,0.9\n",
+        )
+        .expect("battery");
+        let t = Track::load(&dir).expect("load");
+        assert_eq!(t.samples.len(), 2);
+        assert_eq!(t.samples[1].t_s, 1.0);
+        assert_eq!(t.samples[0].pos_ned_m, Vector3::new(2.0, 1.0, -3.0));
+        assert_eq!(t.samples[0].vel_ned_m_s, Vector3::new(5.0, 4.0, -6.0));
+        assert_eq!(t.energy_j, Some(3600.0));
+        assert_eq!(t.completed, Some(true));
+        std::fs::write(dir.join("ground_truth.csv"), "#h\n0,1,2\n").expect("gt");
+        let e = Track::load(&dir).expect_err("short row").to_string();
+        assert!(
+            e.ends_with("ground_truth.csv:2: 3 columns, 11 expected"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,459 @@
+//! `mavsitl compare`: one mission flown by several controllers — SimpleFlight,
+//! SimpleFlight with other parameters, PX4, ArduPilot — on the same scenario,
+//! home, wind and noise seeds, then measured on ground truth by the same code
+//! ([`mavsitl::analysis`]), tabled, plotted and written up in `report.html`.
+//!
+//! Each flight is this program run again as a child (`fly`, `px4` or
+//! `ardupilot` with `--record`), so every flight is exactly what that command
+//! gives, flights run in parallel (`-j`), and firmware gets its own instance
+//! number per parallel slot.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mavsitl::analysis::plot::{draw_all, Flown};
+use mavsitl::analysis::{MissionMetrics, Route, Track};
+use mavsitl::geo::{GeoPoint, LocalFrame};
+use mavsitl::mission::Mission;
+
+use super::fly::VehicleArg;
+use super::CliError;
+
+/// Which controller an entry of `--with` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControllerKind {
+    /// The built-in autopilot (`mavsitl fly`).
+    SimpleFlight,
+    /// PX4 SITL, launched (`mavsitl px4 --px4-build`).
+    Px4,
+    /// ArduPilot SITL, launched (`mavsitl ardupilot --ardupilot`).
+    ArduPilot,
+}
+
+/// One entry of `--with`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its label in tables, plots and directory names.
+    pub label: String,
+    /// The controller.
+    pub kind: ControllerKind,
+    /// SimpleFlight's parameter file (`simpleflight:FILE`).
+    pub params: Option<PathBuf>,
+}
+
+/// Parses `simpleflight`, `simpleflight:FILE`, `px4` or `ardupilot`.
+pub fn parse_entry(s: &str) -> Result<Entry, String> {
+    let (name, file) = match s.split_once(':') {
+        Some((n, f)) => (n, Some(PathBuf::from(f))),
+        None => (s, None),
+    };
+    let kind = match name.trim().to_ascii_lowercase().as_str() {
+        "simpleflight" | "sf" => ControllerKind::SimpleFlight,
+        "px4" => ControllerKind::Px4,
+        "ardupilot" | "ap" => ControllerKind::ArduPilot,
+        other => {
+            return Err(format!(
+                "'{other}' is not a controller: simpleflight[:PARAMS], px4 or ardupilot"
+            ))
+        }
+    };
+    if file.is_some() && kind != ControllerKind::SimpleFlight {
+        return Err(format!(
+            "'{s}': a parameter file goes with simpleflight only (firmware parameters come from firmware_configs/)"
+        ));
+    }
+    let label = match &file {
+        Some(f) => format!(
+            "simpleflight:{}",
+            f.file_stem()
+                .map_or_else(|| "params".into(), |n| n.to_string_lossy())
+        ),
+        None => name.trim().to_ascii_lowercase(),
+    };
+    Ok(Entry {
+        label,
+        kind,
+        params: file,
+    })
+}
+
+/// Seeds to fly, from `--seeds A..B`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seeds(pub Vec<u64>);
+
+/// Parses `A..B` (both included) or a single seed.
+pub fn parse_seeds(s: &str) -> Result<Seeds, String> {
+    let bad = || format!("'{s}' is not a seed range: A..B (both included), e.g. 0..9");
+    match s.split_once("..") {
+        Some((a, b)) => {
+            let a: u64 = a.trim().parse().map_err(|_| bad())?;
+            let b: u64 = b.trim().parse().map_err(|_| bad())?;
+            if b < a || b - a >= 10_000 {
+                return Err(format!(
+                    "'{s}': the range must run upwards and hold at most 10000 seeds"
+                ));
+            }
+            Ok(Seeds((a..=b).collect()))
+        }
+        None => s.trim().parse().map(|x| Seeds(vec![x])).map_err(|_| bad()),
+    }
+}
+
+/// Arguments of `mavsitl compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Mission: a QGroundControl .plan or a 'QGC WPL 110' file.
+    pub mission: PathBuf,
+
+    /// Controllers, comma-separated: simpleflight, simpleflight:PARAMS.parm
+    /// (SimpleFlight with that parameter file), px4, ardupilot.
+    #[arg(long = "with", value_name = "LIST", value_delimiter = ',', value_parser = parse_entry, default_value = "simpleflight")]
+    pub with: Vec<Entry>,
+
+    /// Vehicle (default: from the plan, as `fly` decides).
+    #[arg(long, value_enum)]
+    pub vehicle: Option<VehicleArg>,
+
+    /// Scenario (vehicle, environment, sensors), the same for every flight.
+    #[arg(long, value_name = "S")]
+    pub scenario: Option<PathBuf>,
+
+    /// Noise seed of every flight.
+    #[arg(long, value_name = "N", conflicts_with = "seeds")]
+    pub seed: Option<u64>,
+
+    /// Seeds A..B (both included): each controller flies each; every metric
+    /// is then reported as median [5th, 95th percentile].
+    #[arg(long, value_name = "A..B", value_parser = parse_seeds)]
+    pub seeds: Option<Seeds>,
+
+    /// PX4's build directory (for `px4`).
+    #[arg(long, value_name = "DIR", env = "PX4_BUILD_DIR")]
+    pub px4_build: Option<PathBuf>,
+
+    /// ArduPilot checkout or SITL binary (for `ardupilot`).
+    #[arg(long, value_name = "PATH", env = "ARDUPILOT_HOME")]
+    pub ardupilot: Option<PathBuf>,
+
+    /// Output directory: one recording per flight, metrics.csv, metrics.json,
+    /// plots/ and report.html.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Flights at once (default: the number of cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Give up on a flight after this much sim time, s.
+    #[arg(long, value_name = "S", default_value_t = 1800.0)]
+    pub timeout: f64,
+}
+
+/// One flight to run.
+#[derive(Debug, Clone)]
+struct Job {
+    entry: Entry,
+    seed: u64,
+    dir: PathBuf,
+}
+
+/// How a flight ended.
+#[derive(Debug, Clone)]
+struct Done {
+    job: Job,
+    exit: Option<i32>,
+}
+
+fn dir_name(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The command line that flies `job` in parallel slot `slot`.
+fn command_for(args: &CompareArgs, job: &Job, slot: usize) -> Result<Command, CliError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::run(format!("cannot find this program to run flights: {e}")))?;
+    let mut c = Command::new(exe);
+    let seed = job.seed.to_string();
+    match job.entry.kind {
+        ControllerKind::SimpleFlight => {
+            c.arg("fly").arg(&args.mission);
+            c.args(["--timeout", &args.timeout.to_string()]);
+            if let Some(p) = &job.entry.params {
+                c.arg("--params").arg(p);
+            }
+        }
+        ControllerKind::Px4 | ControllerKind::ArduPilot => {
+            let (sub, flag, path) = if job.entry.kind == ControllerKind::Px4 {
+                ("px4", "--px4-build", &args.px4_build)
+            } else {
+                ("ardupilot", "--ardupilot", &args.ardupilot)
+            };
+            let Some(path) = path else {
+                return Err(CliError::input(
+                    format!("--with {sub} needs the firmware: {flag} PATH"),
+                    "or set PX4_BUILD_DIR / ARDUPILOT_HOME",
+                ));
+            };
+            c.arg(sub)
+                .arg(flag)
+                .arg(path)
+                .arg("--mission")
+                .arg(&args.mission);
+            c.args(["--mission-timeout", &args.timeout.to_string()]);
+            c.args(["--instance", &(slot + 1).to_string()]);
+        }
+    }
+    c.args(["--seed", &seed]).arg("--record").arg(&job.dir);
+    if let Some(v) = args.vehicle {
+        c.arg("--vehicle").arg(match v {
+            VehicleArg::Quad => "quad",
+            VehicleArg::Boat => "boat",
+        });
+    }
+    if let Some(s) = &args.scenario {
+        c.arg("--scenario").arg(s);
+    }
+    Ok(c)
+}
+
+/// Runs the jobs, `jobs` at a time; stops starting new ones when
+/// interrupted.
+fn run_all(args: &CompareArgs, jobs: &[Job], parallel: usize) -> Result<Vec<Done>, CliError> {
+    let bar = progress(jobs.len());
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Done>> = Mutex::new(Vec::new());
+    let failure: Mutex<Option<CliError>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for slot in 0..parallel {
+            let (next, done, failure, bar) = (&next, &done, &failure, &bar);
+            s.spawn(move || loop {
+                if super::interrupted() {
+                    return;
+                }
+                let Some(job) = jobs.get(next.fetch_add(1, Ordering::SeqCst)) else {
+                    return;
+                };
+                match fly_one(args, job, slot) {
+                    Ok(d) => {
+                        if let Some(b) = bar {
+                            b.inc(1);
+                        }
+                        done.lock().unwrap_or_else(|p| p.into_inner()).push(d);
+                    }
+                    Err(e) => {
+                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        next.store(jobs.len(), Ordering::SeqCst);
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
+    done.sort_by_key(|d| jobs.iter().position(|j| j.dir == d.job.dir));
+    Ok(done)
+}
+
+fn progress(n: usize) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{wide_bar}] {pos}/{len} flights, ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+/// Flies one job, its output in `run.log` beside its recording.
+fn fly_one(args: &CompareArgs, job: &Job, slot: usize) -> Result<Done, CliError> {
+    std::fs::create_dir_all(&job.dir).map_err(|e| {
+        CliError::input(
+            format!("{}: {e}", job.dir.display()),
+            "choose a writable --out",
+        )
+    })?;
+    let log = std::fs::File::create(job.dir.join("run.log")).map_err(|e| {
+        CliError::input(
+            format!("{}: {e}", job.dir.display()),
+            "choose a writable --out",
+        )
+    })?;
+    let log2 = log
+        .try_clone()
+        .map_err(|e| CliError::run(format!("run.log: {e}")))?;
+    let status = command_for(args, job, slot)?
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log2)
+        .status()
+        .map_err(|e| CliError::run(format!("cannot start a flight: {e}")))?;
+    Ok(Done {
+        job: job.clone(),
+        exit: status.code(),
+    })
+}
+
+/// Measures every flight that left a recording.
+fn measure(done: &[Done], mission: &Mission, radius_m: f64) -> (Vec<Flown>, Vec<String>) {
+    let mut flown = Vec::new();
+    let mut problems = Vec::new();
+    for d in done {
+        match Track::load(&d.job.dir) {
+            Ok(Track { home: None, .. }) => problems.push(format!(
+                "{} seed {}: meta.json names no origin",
+                d.job.entry.label, d.job.seed
+            )),
+            Ok(track) => {
+                let frame =
+                    LocalFrame::new(track.home.unwrap_or(GeoPoint::from_deg(0.0, 0.0, 0.0)));
+                let route = Route::new(mission, &frame, radius_m);
+                let mut metrics = MissionMetrics::measure(&track, &route);
+                if metrics.completed.is_none() {
+                    metrics.completed = Some(d.exit == Some(0));
+                }
+                flown.push(Flown {
+                    controller: d.job.entry.label.clone(),
+                    seed: d.job.seed,
+                    track,
+                    metrics,
+                });
+            }
+            Err(e) => problems.push(format!(
+                "{} seed {}: no recording to measure ({e}); see {}",
+                d.job.entry.label,
+                d.job.seed,
+                d.job.dir.join("run.log").display()
+            )),
+        }
+    }
+    (flown, problems)
+}
+
+/// Runs `mavsitl compare`.
+pub fn run(args: CompareArgs) -> Result<(), CliError> {
+    let mission = Mission::load(&args.mission).map_err(|e| {
+        CliError::input(
+            e.to_string(),
+            "a QGroundControl .plan or a 'QGC WPL 110' file",
+        )
+    })?;
+    let mut labels: Vec<&str> = Vec::new();
+    for e in &args.with {
+        if labels.contains(&e.label.as_str()) {
+            return Err(CliError::input(
+                format!("--with names {} twice", e.label),
+                "give each controller once (parameter files by different names)",
+            ));
+        }
+        labels.push(&e.label);
+    }
+    let seeds = match (&args.seeds, args.seed) {
+        (Some(s), _) => s.0.clone(),
+        (None, Some(s)) => vec![s],
+        (None, None) => vec![0],
+    };
+    let jobs: Vec<Job> = seeds
+        .iter()
+        .flat_map(|&seed| {
+            args.with.iter().map(move |entry| Job {
+                entry: entry.clone(),
+                seed,
+                dir: PathBuf::new(),
+            })
+        })
+        .map(|mut j| {
+            j.dir = args
+                .out
+                .join(dir_name(&j.entry.label))
+                .join(format!("seed-{}", j.seed));
+            j
+        })
+        .collect();
+    for j in &jobs {
+        command_for(&args, j, 0)?; // firmware paths given before anything flies
+    }
+    let parallel = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 64);
+    super::install_interrupt_handler();
+    let started = std::time::Instant::now();
+    let done = run_all(&args, &jobs, parallel)?;
+    let flights_s = started.elapsed().as_secs_f64();
+    let boat = match args.vehicle {
+        Some(v) => v == VehicleArg::Boat,
+        None => matches!(mission.vehicle_type, Some(10 | 11)),
+    };
+    let radius_m = if boat { 3.0 } else { 2.0 };
+    let (flown, problems) = measure(&done, &mission, radius_m);
+    for p in &problems {
+        eprintln!("warning: {p}");
+    }
+    let route = route_of(&mission, &flown, radius_m);
+    let report = super::compare_report::write(&args.out, &seeds, &route, &flown)?;
+    print!("{}", report.table);
+    println!(
+        "  flights             {} in {flights_s:.1} s ({parallel} at a time)",
+        done.len()
+    );
+    println!("  analysis            {:.2} s", report.analysis_s);
+    println!("  report              {}", report.html.display());
+    if super::interrupted() {
+        return Err(CliError {
+            message: format!(
+                "interrupted: {} of {} flights flown and reported",
+                done.len(),
+                jobs.len()
+            ),
+            hint: None,
+            code: super::INTERRUPTED_CODE,
+        });
+    }
+    if flown.len() < jobs.len() {
+        return Err(CliError::run(format!(
+            "{} of {} flights left no recording to measure",
+            jobs.len() - flown.len(),
+            jobs.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The route every flight is drawn against: the mission from the first
+/// flight's home.
+pub(super) fn route_of(mission: &Mission, flown: &[Flown], radius_m: f64) -> Route {
+    let home = flown
+        .first()
+        .and_then(|f| f.track.home)
+        .unwrap_or(GeoPoint::from_deg(0.0, 0.0, 0.0));
+    Route::new(mission, &LocalFrame::new(home), radius_m)
+}
+
+/// Draws the pictures into `dir/plots`.
+pub(super) fn plots(dir: &Path, route: &Route, flown: &[Flown]) -> Result<Vec<PathBuf>, CliError> {
+    draw_all(&dir.join("plots"), route, flown).map_err(|e| CliError::run(format!("plots: {e}")))
+}
