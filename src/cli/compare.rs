@@ -73,7 +73,11 @@ pub fn parse_entry(s: &str) -> Result<Entry, String> {
             f.file_stem()
                 .map_or_else(|| "params".into(), |n| n.to_string_lossy())
         ),
-        None => name.trim().to_ascii_lowercase(),
+        None => match kind {
+            ControllerKind::SimpleFlight => "simpleflight".into(),
+            ControllerKind::Px4 => "px4".into(),
+            ControllerKind::ArduPilot => "ardupilot".into(),
+        },
     };
     Ok(Entry {
         label,
