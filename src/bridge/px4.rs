@@ -180,9 +180,13 @@ impl Link {
     fn set_mode(&mut self, mode: Option<Duration>) -> std::io::Result<()> {
         match (self, mode) {
             (Link::Tcp(s), None) => s.set_nonblocking(true),
+            // Blocking reads wait up to `t`; so do writes, which a PX4 that
+            // stopped reading would otherwise block for ever (the send
+            // buffer full): they come back WouldBlock, back-pressure.
             (Link::Tcp(s), Some(t)) => {
                 s.set_nonblocking(false)?;
-                s.set_read_timeout(Some(t))
+                s.set_read_timeout(Some(t))?;
+                s.set_write_timeout(Some(t))
             }
             (Link::Udp(s), None) => s.set_nonblocking(true),
             (Link::Udp(s), Some(t)) => {
@@ -560,7 +564,7 @@ impl Px4Bridge {
                 // step's bytes must all go within the timeout.)
                 Ok(n) => off += n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
                     let since = *blocked.get_or_insert_with(|| {
                         self.stats.backpressure += 1;
                         Instant::now()
