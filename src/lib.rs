@@ -31,6 +31,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sensors;
 pub mod sim;
+pub mod suite;
 pub mod time;
 pub mod vehicle;
 pub mod wire;

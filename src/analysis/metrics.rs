@@ -424,6 +424,7 @@ mod tests {
                     t_s: t,
                     pos_ned_m: a + (b - a) * (k as f64 / n as f64),
                     vel_ned_m_s: v,
+                    tilt_rad: 0.0,
                 });
                 t += 0.01;
             }

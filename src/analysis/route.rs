@@ -1,5 +1,6 @@
 //! The planned route of a mission in the simulation's NED frame: home, then
-//! every item with a position, as 3-D points with their acceptance radii, and
+//! every item with a position in the order it is flown (DO_JUMP followed),
+//! as 3-D points with their acceptance radii, and
 //! the horizontal legs between them that a controller is judged against.
 
 use nalgebra::{Vector2, Vector3};
@@ -16,7 +17,8 @@ pub const MIN_LEG_M: f64 = 1.0;
 pub struct RoutePoint {
     /// Position, NED m from home (z: minus the altitude above home).
     pub ned_m: Vector3<f64>,
-    /// Index of the mission item (None: home).
+    /// Index of the mission item (None: home); an item flown again after a
+    /// DO_JUMP appears again.
     pub item: Option<usize>,
     /// Acceptance radius, m.
     pub radius_m: f64,
@@ -77,7 +79,10 @@ impl Route {
             item: None,
             radius_m: default_radius_m,
         }];
-        for (i, it) in mission.items.iter().enumerate() {
+        for i in flown_order(mission) {
+            let Some(it) = mission.items.get(i) else {
+                continue;
+            };
             let Some(last) = points.last().map(|p| p.ned_m) else {
                 break;
             };
@@ -132,6 +137,48 @@ impl Route {
             })
             .min_by(|a, b| a.2.total_cmp(&b.2))
     }
+}
+
+/// Most items a route follows through its jumps (a jump repeated for ever
+/// is followed once).
+const MAX_ROUTE_ITEMS: usize = 10_000;
+
+/// The item indices in the order a mission flies them: DO_JUMP followed for
+/// its repeat count (a repeat of −1, for ever, once).
+fn flown_order(mission: &Mission) -> Vec<usize> {
+    let n = mission.items.len();
+    let mut left: Vec<i64> = mission
+        .items
+        .iter()
+        .map(|it| match it.params[1] {
+            r if it.command == commands::DO_JUMP && r.is_finite() && r >= 0.0 => r as i64,
+            _ if it.command == commands::DO_JUMP => 1,
+            _ => 0,
+        })
+        .collect();
+    let mut order = Vec::new();
+    let mut pc = 0;
+    while pc < n && order.len() < MAX_ROUTE_ITEMS {
+        order.push(pc);
+        let Some(it) = mission.items.get(pc) else {
+            break;
+        };
+        let target = it.params[0];
+        let jumps = it.command == commands::DO_JUMP
+            && target.is_finite()
+            && target >= 0.0
+            && (target as usize) < n
+            && left.get(pc).is_some_and(|l| *l > 0);
+        if jumps {
+            if let Some(l) = left.get_mut(pc) {
+                *l -= 1;
+            }
+            pc = target as usize;
+        } else {
+            pc += 1;
+        }
+    }
+    order
 }
 
 /// Where an item puts the vehicle, NED m (None: the item has no position).

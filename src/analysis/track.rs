@@ -17,6 +17,9 @@ pub struct Sample {
     pub pos_ned_m: Vector3<f64>,
     /// Velocity, NED m/s.
     pub vel_ned_m_s: Vector3<f64>,
+    /// Tilt: the angle between the body's vertical axis and the world's, rad
+    /// (0 level, π upside down).
+    pub tilt_rad: f64,
 }
 
 /// A recorded flight.
@@ -27,6 +30,14 @@ pub struct Track {
     /// Energy drawn from the battery over the recording, J (None: no
     /// `battery.csv`).
     pub energy_j: Option<f64>,
+    /// The least charge left during the recording, 0..1 (None: no
+    /// `battery.csv`).
+    pub battery_min_remaining: Option<f64>,
+    /// `mission_events.csv`: (sim time s, event, detail), in order (empty
+    /// when the file is missing).
+    pub events: Vec<(f64, String, String)>,
+    /// `statustext.csv`: (sim time s, text), in order (empty when missing).
+    pub statustext: Vec<(f64, String)>,
     /// What the run said of the mission (None: the recording does not say).
     pub completed: Option<bool>,
     /// Home (the NED origin), from `meta.json`.
@@ -124,14 +135,29 @@ impl Track {
         let gt = dir.join("ground_truth.csv");
         let samples = parse_ground_truth(&read(&gt)?, &gt, axes)?;
         let battery = dir.join("battery.csv");
-        let energy_j = if battery.is_file() {
-            parse_energy(&read(&battery)?, &battery)?
+        let (energy_j, battery_min_remaining) = if battery.is_file() {
+            parse_battery(&read(&battery)?, &battery)?
         } else {
-            None
+            (None, None)
         };
+        let events = optional_rows(&dir.join("mission_events.csv"), 3)?
+            .into_iter()
+            .map(|(t, f)| {
+                let kind = f.first().cloned().unwrap_or_default();
+                let detail = f.get(2).cloned().unwrap_or_default();
+                (t, kind, detail)
+            })
+            .collect();
+        let statustext = optional_rows(&dir.join("statustext.csv"), 2)?
+            .into_iter()
+            .map(|(t, f)| (t, f.get(1).cloned().unwrap_or_default()))
+            .collect();
         Ok(Track {
             samples,
             energy_j,
+            battery_min_remaining,
+            events,
+            statustext,
             completed: meta.get("completed").and_then(|c| c.as_bool()),
             home,
         })
@@ -166,13 +192,25 @@ fn parse_ground_truth(text: &str, path: &Path, axes: WorldAxes) -> Result<Vec<Sa
     let mut out = Vec::new();
     for (line, row) in rows(text) {
         let v = numbers(row, path, line, 11)?;
-        let (Some(t), Some(p), Some(vel)) = (v.first(), v.get(1..4), v.get(8..11)) else {
+        let (Some(t), Some(p), Some(q), Some(vel)) =
+            (v.first(), v.get(1..4), v.get(4..8), v.get(8..11))
+        else {
             continue;
         };
+        // The (3, 3) element of the attitude's rotation matrix: the same for
+        // NED/FRD and ENU/FLU, as both flip their vertical axes together.
+        let (qx, qy) = (
+            q.get(1).copied().unwrap_or(0.0),
+            q.get(2).copied().unwrap_or(0.0),
+        );
+        let norm = q.iter().map(|x| x * x).sum::<f64>().max(f64::MIN_POSITIVE);
         let sample = Sample {
             t_s: t * 1e-9,
             pos_ned_m: axes.to_ned(Vector3::from_column_slice(p)),
             vel_ned_m_s: axes.to_ned(Vector3::from_column_slice(vel)),
+            tilt_rad: (1.0 - 2.0 * (qx * qx + qy * qy) / norm)
+                .clamp(-1.0, 1.0)
+                .acos(),
         };
         if out.last().is_some_and(|s: &Sample| s.t_s >= sample.t_s) {
             return Err(format_error(path, line, "time does not increase"));
@@ -182,16 +220,43 @@ fn parse_ground_truth(text: &str, path: &Path, axes: WorldAxes) -> Result<Vec<Sa
     Ok(out)
 }
 
-fn parse_energy(text: &str, path: &Path) -> Result<Option<f64>, TrackError> {
+/// (energy drawn over the file, J; the least charge left, 0..1).
+type Battery = (Option<f64>, Option<f64>);
+
+fn parse_battery(text: &str, path: &Path) -> Result<Battery, TrackError> {
     let mut first = None;
     let mut last = None;
+    let mut least: Option<f64> = None;
     for (line, row) in rows(text) {
-        let v = numbers(row, path, line, 5)?;
+        let v = numbers(row, path, line, 6)?;
         let e = v.get(4).copied();
         first = first.or(e);
         last = e.or(last);
+        if let Some(r) = v.get(5) {
+            least = Some(least.map_or(*r, |l| l.min(*r)));
+        }
     }
-    Ok(first.zip(last).map(|(a, b)| b - a))
+    Ok((first.zip(last).map(|(a, b)| b - a), least))
+}
+
+/// The rows of an event file, `#timestamp [ns],field,...` with at most
+/// `fields` fields after the time (the last takes the rest of the line):
+/// (time s, the fields). A missing file has none.
+fn optional_rows(path: &Path, fields: usize) -> Result<Vec<(f64, Vec<String>)>, TrackError> {
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let text = read(path)?;
+    let mut out = Vec::new();
+    for (line, row) in rows(&text) {
+        let mut parts = row.splitn(fields + 1, ',');
+        let t: f64 = parts
+            .next()
+            .and_then(|t| t.trim().parse().ok())
+            .ok_or_else(|| format_error(path, line, "no timestamp"))?;
+        out.push((t * 1e-9, parts.map(str::to_string).collect()));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -223,6 +288,8 @@ mod tests {
         assert_eq!(t.samples[0].pos_ned_m, Vector3::new(2.0, 1.0, -3.0));
         assert_eq!(t.samples[0].vel_ned_m_s, Vector3::new(5.0, 4.0, -6.0));
         assert_eq!(t.energy_j, Some(3600.0));
+        assert_eq!(t.battery_min_remaining, Some(0.9));
+        assert_eq!(t.samples[0].tilt_rad, 0.0);
         assert_eq!(t.completed, Some(true));
         std::fs::write(dir.join("ground_truth.csv"), "#h\n0,1,2\n").expect("gt");
         let e = Track::load(&dir).expect_err("short row").to_string();

@@ -23,4 +23,6 @@ pub mod simpleflight;
 
 pub use airframe::VehicleConfig;
 pub use request::{Request, RequestQueue};
-pub use simpleflight::{FlightMode, FlightStatus, SimpleFlight, SimpleFlightConfig, StatusHandle};
+pub use simpleflight::{
+    FlightEvent, FlightMode, FlightStatus, SimpleFlight, SimpleFlightConfig, StatusHandle,
+};

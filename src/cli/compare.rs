@@ -8,19 +8,16 @@
 //! gives, flights run in parallel (`-j`), and firmware gets its own instance
 //! number per parallel slot.
 
-use std::io::IsTerminal;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mavsitl::analysis::plot::{draw_all, Flown};
 use mavsitl::analysis::{MissionMetrics, Route, Track};
 use mavsitl::geo::{GeoPoint, LocalFrame};
 use mavsitl::mission::Mission;
 
+use super::flights::{run_children, ChildFlight};
 use super::fly::VehicleArg;
 use super::CliError;
 
@@ -186,18 +183,19 @@ fn dir_name(label: &str) -> String {
         .collect()
 }
 
-/// The command line that flies `job` in parallel slot `slot`.
-fn command_for(args: &CompareArgs, job: &Job, slot: usize) -> Result<Command, CliError> {
-    let exe = std::env::current_exe()
-        .map_err(|e| CliError::run(format!("cannot find this program to run flights: {e}")))?;
-    let mut c = Command::new(exe);
-    let seed = job.seed.to_string();
+/// The arguments that fly `job` in parallel slot `slot`.
+fn command_for(args: &CompareArgs, job: &Job, slot: usize) -> Result<Vec<OsString>, CliError> {
+    let mut c: Vec<OsString> = Vec::new();
+    let mut push = |a: &dyn AsRef<std::ffi::OsStr>| c.push(a.as_ref().to_os_string());
     match job.entry.kind {
         ControllerKind::SimpleFlight => {
-            c.arg("fly").arg(&args.mission);
-            c.args(["--timeout", &args.timeout.to_string()]);
+            push(&"fly");
+            push(&args.mission);
+            push(&"--timeout");
+            push(&args.timeout.to_string());
             if let Some(p) = &job.entry.params {
-                c.arg("--params").arg(p);
+                push(&"--params");
+                push(p);
             }
         }
         ControllerKind::Px4 | ControllerKind::ArduPilot => {
@@ -212,113 +210,34 @@ fn command_for(args: &CompareArgs, job: &Job, slot: usize) -> Result<Command, Cl
                     "or set PX4_BUILD_DIR / ARDUPILOT_HOME",
                 ));
             };
-            c.arg(sub)
-                .arg(flag)
-                .arg(path)
-                .arg("--mission")
-                .arg(&args.mission);
-            c.args(["--mission-timeout", &args.timeout.to_string()]);
-            c.args(["--instance", &(slot + 1).to_string()]);
+            for a in [sub, flag] {
+                push(&a);
+            }
+            push(path);
+            push(&"--mission");
+            push(&args.mission);
+            push(&"--mission-timeout");
+            push(&args.timeout.to_string());
+            push(&"--instance");
+            push(&(slot + 1).to_string());
         }
     }
-    c.args(["--seed", &seed]).arg("--record").arg(&job.dir);
+    push(&"--seed");
+    push(&job.seed.to_string());
+    push(&"--record");
+    push(&job.dir);
     if let Some(v) = args.vehicle {
-        c.arg("--vehicle").arg(match v {
+        push(&"--vehicle");
+        push(&match v {
             VehicleArg::Quad => "quad",
             VehicleArg::Boat => "boat",
         });
     }
     if let Some(s) = &args.scenario {
-        c.arg("--scenario").arg(s);
+        push(&"--scenario");
+        push(s);
     }
     Ok(c)
-}
-
-/// Runs the jobs, `jobs` at a time; stops starting new ones when
-/// interrupted.
-fn run_all(args: &CompareArgs, jobs: &[Job], parallel: usize) -> Result<Vec<Done>, CliError> {
-    let bar = progress(jobs.len());
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Done>> = Mutex::new(Vec::new());
-    let failure: Mutex<Option<CliError>> = Mutex::new(None);
-    std::thread::scope(|s| {
-        for slot in 0..parallel {
-            let (next, done, failure, bar) = (&next, &done, &failure, &bar);
-            s.spawn(move || loop {
-                if super::interrupted() {
-                    return;
-                }
-                let Some(job) = jobs.get(next.fetch_add(1, Ordering::SeqCst)) else {
-                    return;
-                };
-                match fly_one(args, job, slot) {
-                    Ok(d) => {
-                        if let Some(b) = bar {
-                            b.inc(1);
-                        }
-                        done.lock().unwrap_or_else(|p| p.into_inner()).push(d);
-                    }
-                    Err(e) => {
-                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                        next.store(jobs.len(), Ordering::SeqCst);
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(e);
-    }
-    let mut done = done.into_inner().unwrap_or_else(|p| p.into_inner());
-    done.sort_by_key(|d| jobs.iter().position(|j| j.dir == d.job.dir));
-    Ok(done)
-}
-
-fn progress(n: usize) -> Option<ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{wide_bar}] {pos}/{len} flights, ETA {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    Some(bar)
-}
-
-/// Flies one job, its output in `run.log` beside its recording.
-fn fly_one(args: &CompareArgs, job: &Job, slot: usize) -> Result<Done, CliError> {
-    std::fs::create_dir_all(&job.dir).map_err(|e| {
-        CliError::input(
-            format!("{}: {e}", job.dir.display()),
-            "choose a writable --out",
-        )
-    })?;
-    let log = std::fs::File::create(job.dir.join("run.log")).map_err(|e| {
-        CliError::input(
-            format!("{}: {e}", job.dir.display()),
-            "choose a writable --out",
-        )
-    })?;
-    let log2 = log
-        .try_clone()
-        .map_err(|e| CliError::run(format!("run.log: {e}")))?;
-    let status = command_for(args, job, slot)?
-        .stdin(Stdio::null())
-        .stdout(log)
-        .stderr(log2)
-        .status()
-        .map_err(|e| CliError::run(format!("cannot start a flight: {e}")))?;
-    Ok(Done {
-        job: job.clone(),
-        exit: status.code(),
-    })
 }
 
 /// Measures every flight that left a recording.
@@ -406,7 +325,23 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
         .clamp(1, 64);
     super::install_interrupt_handler();
     let started = std::time::Instant::now();
-    let done = run_all(&args, &jobs, parallel)?;
+    let outcomes = run_children(jobs.len(), parallel, |i, slot| {
+        let job = jobs.get(i).ok_or_else(|| CliError::run("no such flight"))?;
+        Ok(ChildFlight {
+            args: command_for(&args, job, slot)?,
+            dir: job.dir.clone(),
+            wall_limit: None,
+        })
+    })?;
+    let done: Vec<Done> = outcomes
+        .iter()
+        .filter_map(|(i, o)| {
+            Some(Done {
+                job: jobs.get(*i)?.clone(),
+                exit: o.exit,
+            })
+        })
+        .collect();
     let flights_s = started.elapsed().as_secs_f64();
     let boat = match args.vehicle {
         Some(v) => v == VehicleArg::Boat,

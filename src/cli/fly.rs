@@ -118,6 +118,8 @@ struct FlyObserver<'a> {
     est_next: SimTime,
     /// `mission_events.csv`, written as the events come, and how far.
     events_csv: Option<mavsitl::record::rows::RowFile>,
+    /// `statustext.csv`: the STATUSTEXT the events make on a ground station.
+    statustext_csv: Option<mavsitl::record::rows::RowFile>,
     events_seen: usize,
 }
 
@@ -129,6 +131,16 @@ impl FlyObserver<'_> {
         };
         let st = self.status.borrow();
         for e in st.events.since(self.events_seen) {
+            if let Some(t) = self.statustext_csv.as_mut() {
+                for (sev, text) in mavsitl::autopilot::gcs::event_statustexts(e) {
+                    writeln!(
+                        t,
+                        "{},{sev:?},{}",
+                        e.time.as_nanos(),
+                        text.replace(',', ";")
+                    )?;
+                }
+            }
             writeln!(
                 w,
                 "{},{},{},{}",
@@ -139,6 +151,9 @@ impl FlyObserver<'_> {
             )?;
         }
         self.events_seen = st.events.end();
+        if let Some(t) = self.statustext_csv.as_mut() {
+            t.flush()?;
+        }
         w.flush()
     }
 }
@@ -468,6 +483,15 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         }
         None => None,
     };
+    let statustext_csv = match &args.record {
+        Some(dir) => {
+            let mut w = mavsitl::record::rows::RowFile::create(&dir.join("statustext.csv"))
+                .map_err(|e| CliError::run(e.to_string()))?;
+            let _ = writeln!(w, "#timestamp [ns],severity,text");
+            Some(w)
+        }
+        None => None,
+    };
     // Fly.
     let end = SimTime::from_secs_f64(args.timeout);
     let wall = Instant::now();
@@ -478,6 +502,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         metrics: FlightMetrics::default(),
         recorder: recorder.as_mut(),
         est_csv,
+        statustext_csv,
         est_next: SimTime::ZERO,
         events_csv,
         events_seen: 0,

@@ -10,6 +10,7 @@ mod ardupilot;
 mod compare;
 mod compare_report;
 mod firmware;
+mod flights;
 mod fly;
 mod gcs;
 mod home;
@@ -20,6 +21,8 @@ mod replay;
 mod serve;
 mod sim;
 mod summary;
+mod test;
+mod test_report;
 
 use clap::{Parser, Subcommand};
 
@@ -64,6 +67,9 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Draw the pictures and metrics of `compare` for one recording.
     Plot(plot::PlotArgs),
+    /// Run regression suites (TOML): every case and seed flown, checked,
+    /// reported as JUnit and JSON; parallel, sharded, filtered.
+    Test(test::TestArgs),
 }
 
 /// An error for the user: one line, an optional hint, an exit code.
@@ -241,6 +247,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Replay(args) => replay::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Plot(args) => plot::run(args),
+        Command::Test(args) => test::run(args),
     };
     as_interrupted(result, interrupted())
 }

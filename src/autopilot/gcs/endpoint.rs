@@ -16,7 +16,9 @@ use super::params_protocol::{decode_value, value_message, ListStream};
 use super::telemetry::{self as tm, Context, STREAMS};
 use crate::autopilot::mission_plan::{compile, Step};
 use crate::autopilot::params::ParamStore;
-use crate::autopilot::{FlightMode, FlightStatus, Request, RequestQueue, StatusHandle};
+use crate::autopilot::{
+    FlightEvent, FlightMode, FlightStatus, Request, RequestQueue, StatusHandle,
+};
 use crate::geo::{GeoPoint, LocalFrame};
 use crate::mission::Mission;
 use crate::mission_protocol::{
@@ -73,6 +75,33 @@ impl EndpointConfig {
             frame,
             epoch_unix_us,
         }
+    }
+}
+
+/// The STATUSTEXT a PX4 vehicle sends for SimpleFlight's event `e`, in
+/// order (a failsafe: PX4's "Failsafe activated", then its cause and
+/// action); none for events PX4 does not announce.
+pub fn event_statustexts(e: &FlightEvent) -> Vec<(MavSeverity, String)> {
+    use MavSeverity::*;
+    let one = |sev, text: String| vec![(sev, text)];
+    match e.kind {
+        "armed" => one(MAV_SEVERITY_INFO, "Armed".into()),
+        "disarmed" if e.detail.is_empty() => one(MAV_SEVERITY_INFO, "Disarmed".into()),
+        "disarmed" => one(MAV_SEVERITY_INFO, format!("Disarmed ({})", e.detail)),
+        "landed" => one(MAV_SEVERITY_INFO, "Landing detected".into()),
+        "mission_finished" => one(MAV_SEVERITY_INFO, "Mission finished".into()),
+        "refused" | "warning" => one(MAV_SEVERITY_WARNING, e.detail.clone()),
+        "failsafe" => vec![
+            (MAV_SEVERITY_CRITICAL, "Failsafe activated".into()),
+            (MAV_SEVERITY_CRITICAL, e.detail.clone()),
+        ],
+        "emergency" => one(MAV_SEVERITY_EMERGENCY, e.detail.clone()),
+        "notice" => one(MAV_SEVERITY_INFO, e.detail.clone()),
+        "item_skipped" => one(
+            MAV_SEVERITY_WARNING,
+            format!("Item {} skipped: {}", e.item.unwrap_or(0), e.detail),
+        ),
+        _ => Vec::new(),
     }
 }
 
@@ -995,38 +1024,7 @@ impl Endpoint {
         }
         // Events.
         for e in st.events.since(self.seen_events) {
-            let text = match e.kind {
-                "armed" => Some((MavSeverity::MAV_SEVERITY_INFO, "Armed".to_string())),
-                "disarmed" if e.detail.is_empty() => {
-                    Some((MavSeverity::MAV_SEVERITY_INFO, "Disarmed".to_string()))
-                }
-                "disarmed" => Some((
-                    MavSeverity::MAV_SEVERITY_INFO,
-                    format!("Disarmed ({})", e.detail),
-                )),
-                "landed" => Some((MavSeverity::MAV_SEVERITY_INFO, "Landing detected".into())),
-                "mission_finished" => {
-                    Some((MavSeverity::MAV_SEVERITY_INFO, "Mission finished".into()))
-                }
-                "refused" => Some((MavSeverity::MAV_SEVERITY_WARNING, e.detail.clone())),
-                "failsafe" => {
-                    // PX4's own STATUSTEXT, then what its event says.
-                    msgs.push(tm::statustext(
-                        MavSeverity::MAV_SEVERITY_CRITICAL,
-                        "Failsafe activated",
-                    ));
-                    Some((MavSeverity::MAV_SEVERITY_CRITICAL, e.detail.clone()))
-                }
-                "emergency" => Some((MavSeverity::MAV_SEVERITY_EMERGENCY, e.detail.clone())),
-                "warning" => Some((MavSeverity::MAV_SEVERITY_WARNING, e.detail.clone())),
-                "notice" => Some((MavSeverity::MAV_SEVERITY_INFO, e.detail.clone())),
-                "item_skipped" => Some((
-                    MavSeverity::MAV_SEVERITY_WARNING,
-                    format!("Item {} skipped: {}", e.item.unwrap_or(0), e.detail),
-                )),
-                _ => None,
-            };
-            if let Some((sev, t)) = text {
+            for (sev, t) in event_statustexts(e) {
                 msgs.push(tm::statustext(sev, &t));
             }
         }

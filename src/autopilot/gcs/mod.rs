@@ -25,5 +25,5 @@ pub mod modes;
 pub mod params_protocol;
 pub mod telemetry;
 
-pub use endpoint::{Endpoint, EndpointConfig};
+pub use endpoint::{event_statustexts, Endpoint, EndpointConfig};
 pub use link::{LinkConfig, UdpLink};

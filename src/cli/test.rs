@@ -1,0 +1,314 @@
+//! `mavsitl test`: regression suites (`suites/*.toml`) run as (case, seed)
+//! pairs — in parallel, sharded, filtered — each pair a child flight
+//! (`fly`, `px4` or `ardupilot` with `--record`) checked on what it recorded;
+//! a summary on stdout, JUnit XML and a JSON summary for CI, and the
+//! recording of every failed pair kept.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+use mavsitl::analysis::{MissionMetrics, Route, Track};
+use mavsitl::geo::{GeoPoint, LocalFrame};
+use mavsitl::mission::Mission;
+use mavsitl::suite::{self, evaluate, Case, Check, Controller, Evidence, Pair, Suite, Vehicle};
+
+use super::flights::{run_children, ChildFlight, ChildOutcome};
+use super::CliError;
+
+/// Arguments of `mavsitl test`.
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Suite files (TOML).
+    #[arg(required = true)]
+    pub suites: Vec<PathBuf>,
+
+    /// Pairs at once (default: the number of cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// Run only shard I of N (1-based): every N-th pair from the I-th; the N
+    /// shards together run every pair exactly once.
+    #[arg(long, value_name = "I/N", value_parser = suite::parse_shard)]
+    pub shard: Option<(usize, usize)>,
+
+    /// Run only the cases whose `suite/case` name contains PATTERN.
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Option<String>,
+
+    /// Write a JUnit XML report.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+
+    /// Write a JSON summary.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Where runs record (kept for failed pairs).
+    #[arg(long, value_name = "DIR", default_value = "test-results")]
+    pub out: PathBuf,
+
+    /// Keep the recordings of passed pairs too.
+    #[arg(long)]
+    pub keep_all: bool,
+
+    /// PX4's build directory (for controller = "px4").
+    #[arg(long, value_name = "DIR", env = "PX4_BUILD_DIR")]
+    pub px4_build: Option<PathBuf>,
+
+    /// ArduPilot checkout or SITL binary (for controller = "ardupilot").
+    #[arg(long, value_name = "PATH", env = "ARDUPILOT_HOME")]
+    pub ardupilot: Option<PathBuf>,
+
+    /// Firmware instance of the first parallel slot; slot k uses BASE + k.
+    /// Give runs sharing a machine bases -j apart, so their ports differ.
+    #[arg(long, value_name = "BASE", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=200))]
+    pub instance_base: u8,
+}
+
+/// A pair's verdict.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(super) struct Verdict {
+    /// `suite`.
+    pub suite: String,
+    /// `case`.
+    pub case: String,
+    /// Seed.
+    pub seed: u64,
+    /// Passed.
+    pub passed: bool,
+    /// Wall time, s.
+    pub wall_s: f64,
+    /// What went wrong beyond the assertions (timeout, crash, no recording).
+    pub problems: Vec<String>,
+    /// The assertions.
+    pub checks: Vec<Check>,
+    /// Its recording directory.
+    pub dir: PathBuf,
+}
+
+fn pair_dir(out: &Path, s: &Suite, c: &Case, seed: u64) -> PathBuf {
+    out.join(&s.name).join(&c.name).join(format!("seed-{seed}"))
+}
+
+/// The arguments of the child that flies `c` with `seed` into `dir`.
+fn child_args(
+    args: &TestArgs,
+    c: &Case,
+    seed: u64,
+    dir: &Path,
+    slot: usize,
+) -> Result<Vec<OsString>, CliError> {
+    let mut v: Vec<OsString> = Vec::new();
+    let mut push = |a: &dyn AsRef<std::ffi::OsStr>| v.push(a.as_ref().to_os_string());
+    let timeout = c.timeout_s.to_string();
+    match c.controller {
+        Controller::SimpleFlight => {
+            push(&"fly");
+            push(&c.mission);
+            push(&"--timeout");
+            push(&timeout);
+            if let Some(p) = &c.params {
+                push(&"--params");
+                push(p);
+            }
+        }
+        Controller::Px4 | Controller::ArduPilot => {
+            let (sub, flag, path) = match c.controller {
+                Controller::Px4 => ("px4", "--px4-build", &args.px4_build),
+                _ => ("ardupilot", "--ardupilot", &args.ardupilot),
+            };
+            let Some(path) = path else {
+                return Err(CliError::input(
+                    format!("case '{}' needs the firmware: {flag} PATH", c.name),
+                    "or set PX4_BUILD_DIR / ARDUPILOT_HOME, or --filter the case out",
+                ));
+            };
+            for a in [sub, flag] {
+                push(&a);
+            }
+            push(path);
+            let instance = (usize::from(args.instance_base) + slot).min(255);
+            for a in [
+                "--mission-timeout",
+                &timeout,
+                "--instance",
+                &instance.to_string(),
+            ] {
+                push(&a);
+            }
+            push(&"--mission");
+            push(&c.mission);
+        }
+    }
+    push(&"--seed");
+    push(&seed.to_string());
+    push(&"--record");
+    push(&dir);
+    if let Some(vk) = c.vehicle {
+        push(&"--vehicle");
+        push(&if vk == Vehicle::Boat { "boat" } else { "quad" });
+    }
+    if let Some(s) = &c.scenario {
+        push(&"--scenario");
+        push(s);
+    }
+    for f in &c.faults {
+        push(&"--fault");
+        push(f);
+    }
+    Ok(v)
+}
+
+/// Judges one finished pair.
+fn judge(s: &Suite, c: &Case, seed: u64, dir: PathBuf, o: &ChildOutcome) -> Verdict {
+    let mut problems = Vec::new();
+    if o.timed_out {
+        problems.push(format!("stopped at its timeout of {} s", c.timeout_s));
+    } else if o.exit.is_none() {
+        problems.push("the run was killed by a signal".into());
+    } else if o.exit == Some(2) {
+        problems.push("the run refused its input (exit 2; see run.log)".into());
+    }
+    let checks = match (Track::load(&dir), Mission::load(&c.mission)) {
+        (Ok(track), Ok(mission)) => {
+            let frame = LocalFrame::new(track.home.unwrap_or(GeoPoint::from_deg(0.0, 0.0, 0.0)));
+            let radius = if c.vehicle == Some(Vehicle::Boat) {
+                3.0
+            } else {
+                2.0
+            };
+            let route = Route::new(&mission, &frame, radius);
+            let metrics = MissionMetrics::measure(&track, &route);
+            let ev = Evidence {
+                track: &track,
+                metrics: &metrics,
+                mission: &mission,
+                frame: &frame,
+            };
+            evaluate(&c.expect, &ev)
+        }
+        (Err(e), _) => {
+            problems.push(format!("no recording to check: {e}"));
+            Vec::new()
+        }
+        (_, Err(e)) => {
+            problems.push(format!("mission: {e}"));
+            Vec::new()
+        }
+    };
+    if checks.is_empty() && problems.is_empty() && o.exit != Some(0) {
+        problems.push(format!("exit code {:?} and nothing expected", o.exit));
+    }
+    Verdict {
+        suite: s.name.clone(),
+        case: c.name.clone(),
+        seed,
+        passed: problems.is_empty() && checks.iter().all(|k| k.passed),
+        wall_s: o.wall_s,
+        problems,
+        checks,
+        dir,
+    }
+}
+
+/// The last `n` lines of a pair's `run.log`.
+pub(super) fn log_tail(dir: &Path, n: usize) -> String {
+    let text = std::fs::read_to_string(dir.join("run.log")).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+fn load_suites(paths: &[PathBuf]) -> Result<Vec<Suite>, CliError> {
+    let mut suites: Vec<Suite> = Vec::new();
+    for p in paths {
+        let s = Suite::load(p)
+            .map_err(|e| CliError::input(e.to_string(), "see README: Regression suites"))?;
+        if suites.iter().any(|k| k.name == s.name) {
+            return Err(CliError::input(
+                format!(
+                    "{}: a suite named '{}' is already given",
+                    p.display(),
+                    s.name
+                ),
+                "suite names are file stems and must differ",
+            ));
+        }
+        suites.push(s);
+    }
+    Ok(suites)
+}
+
+/// Runs `mavsitl test`.
+pub fn run(args: TestArgs) -> Result<(), CliError> {
+    let suites = load_suites(&args.suites)?;
+    let all = suite::pairs(&suites, args.filter.as_deref());
+    let pairs: Vec<Pair> = match args.shard {
+        Some((i, n)) => suite::shard(&all, i, n),
+        None => all,
+    };
+    let case_of = |p: &Pair| {
+        let s = suites.get(p.suite)?;
+        Some((s, s.cases.get(p.case)?))
+    };
+    for p in &pairs {
+        if let Some((s, c)) = case_of(p) {
+            child_args(&args, c, p.seed, &pair_dir(&args.out, s, c, p.seed), 0)?;
+        }
+    }
+    let parallel = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 64);
+    super::install_interrupt_handler();
+    let started = std::time::Instant::now();
+    let outcomes = run_children(pairs.len(), parallel, |i, slot| {
+        let (s, c) = pairs
+            .get(i)
+            .and_then(case_of)
+            .ok_or_else(|| CliError::run("no such pair"))?;
+        let seed = pairs.get(i).map_or(0, |p| p.seed);
+        let dir = pair_dir(&args.out, s, c, seed);
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(ChildFlight {
+            args: child_args(&args, c, seed, &dir, slot)?,
+            dir,
+            wall_limit: Some(Duration::from_secs_f64(c.timeout_s)),
+        })
+    })?;
+    let verdicts: Vec<Verdict> = outcomes
+        .iter()
+        .filter_map(|(i, o)| {
+            let p = pairs.get(*i)?;
+            let (s, c) = case_of(p)?;
+            Some(judge(s, c, p.seed, pair_dir(&args.out, s, c, p.seed), o))
+        })
+        .collect();
+    let wall_s = started.elapsed().as_secs_f64();
+    super::test_report::write(&args, &verdicts, wall_s)?;
+    if !args.keep_all {
+        for v in verdicts.iter().filter(|v| v.passed) {
+            let _ = std::fs::remove_dir_all(&v.dir);
+        }
+    }
+    let failed = verdicts.iter().filter(|v| !v.passed).count();
+    if super::interrupted() {
+        return Err(CliError {
+            message: format!(
+                "interrupted: {} of {} pairs run",
+                verdicts.len(),
+                pairs.len()
+            ),
+            hint: None,
+            code: super::INTERRUPTED_CODE,
+        });
+    }
+    if failed > 0 {
+        return Err(CliError::run(format!(
+            "{failed} of {} pairs failed",
+            verdicts.len()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! What `mavsitl test` reports: a line per pair and the failed assertions on
+//! stdout, JUnit XML (one testsuite per suite file, one testcase per pair,
+//! each failed assertion with both numbers, the run's log tail as
+//! system-out) and a JSON summary.
+
+use std::path::Path;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use serde_json::json;
+
+use super::test::{log_tail, TestArgs, Verdict};
+use super::CliError;
+
+/// Lines of a failed run's log put in the JUnit report.
+const LOG_TAIL_LINES: usize = 40;
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> CliError {
+    CliError::run(format!("{}: {e}", path.display()))
+}
+
+/// The failure's one-line message and its full description.
+fn failure_text(v: &Verdict) -> (String, String) {
+    let failed: Vec<String> = v
+        .problems
+        .iter()
+        .cloned()
+        .chain(v.checks.iter().filter(|c| !c.passed).map(|c| c.to_string()))
+        .collect();
+    let message = failed.first().cloned().unwrap_or_default();
+    let mut description = failed.join("\n");
+    description.push_str(&format!("\nrecording: {}", v.dir.display()));
+    (message, description)
+}
+
+fn junit(verdicts: &[Verdict], wall_s: f64) -> Report {
+    let mut report = Report::new("mavsitl test");
+    report.set_time(Duration::from_secs_f64(wall_s));
+    let mut names: Vec<&str> = Vec::new();
+    for v in verdicts {
+        if !names.contains(&v.suite.as_str()) {
+            names.push(&v.suite);
+        }
+    }
+    for name in names {
+        let mut suite = TestSuite::new(name);
+        for v in verdicts.iter().filter(|v| v.suite == name) {
+            let status = if v.passed {
+                TestCaseStatus::success()
+            } else {
+                let (message, description) = failure_text(v);
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                s.set_message(message)
+                    .set_type("assertion")
+                    .set_description(description);
+                s
+            };
+            let mut case = TestCase::new(format!("{} seed {}", v.case, v.seed), status);
+            case.set_classname(format!("{}.{}", v.suite, v.case))
+                .set_time(Duration::from_secs_f64(v.wall_s))
+                .set_assertions(v.checks.len());
+            if !v.passed {
+                case.set_system_out_lossy(log_tail(&v.dir, LOG_TAIL_LINES));
+            }
+            suite.add_test_case(case);
+        }
+        report.add_test_suite(suite);
+    }
+    report
+}
+
+/// Prints the summary and writes `--junit` and `--json`.
+pub(super) fn write(args: &TestArgs, verdicts: &[Verdict], wall_s: f64) -> Result<(), CliError> {
+    for v in verdicts {
+        println!(
+            "{} {}/{} seed {} ({:.1} s)",
+            if v.passed { "PASS" } else { "FAIL" },
+            v.suite,
+            v.case,
+            v.seed,
+            v.wall_s
+        );
+        if !v.passed {
+            for p in &v.problems {
+                println!("       {p}");
+            }
+            for c in v.checks.iter().filter(|c| !c.passed) {
+                println!("       {c}");
+            }
+            println!("       recording: {}", v.dir.display());
+        }
+    }
+    let failed = verdicts.iter().filter(|v| !v.passed).count();
+    println!(
+        "{} pairs: {} passed, {failed} failed, in {wall_s:.1} s",
+        verdicts.len(),
+        verdicts.len() - failed
+    );
+    if let Some(path) = &args.junit {
+        let xml = junit(verdicts, wall_s)
+            .to_string()
+            .map_err(|e| io_err(path, e))?;
+        std::fs::write(path, xml).map_err(|e| io_err(path, e))?;
+    }
+    if let Some(path) = &args.json {
+        let doc = json!({
+            "mavsitl_version": env!("CARGO_PKG_VERSION"),
+            "pairs": verdicts.len(),
+            "passed": verdicts.len() - failed,
+            "failed": failed,
+            "wall_s": wall_s,
+            "shard": args.shard.map(|(i, n)| format!("{i}/{n}")),
+            "results": verdicts,
+        });
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| io_err(path, e))?;
+        std::fs::write(path, text + "\n").map_err(|e| io_err(path, e))?;
+    }
+    Ok(())
+}
