@@ -68,6 +68,7 @@ fn flight(seed: u64) -> Track {
                 t_s: t,
                 pos_ned_m: p,
                 vel_ned_m_s: v,
+                tilt_rad: 0.0,
             }
         })
         .collect();
@@ -75,6 +76,9 @@ fn flight(seed: u64) -> Track {
         samples,
         energy_j: Some(30_000.0),
         completed: Some(true),
+        battery_min_remaining: Some(0.5),
+        events: Vec::new(),
+        statustext: Vec::new(),
         home: Some(GeoPoint::from_deg(47.0, 8.0, 400.0)),
     }
 }
