@@ -1,0 +1,32 @@
+//! Throughput of `mavsitl test`: the shipped SimpleFlight suite (7 cases × 3
+//! seeds = 21 pairs, each a child `fly` process with its recording checked)
+//! at -j 1 and -j 2. Pairs per minute = 21 × 60 / the time per iteration.
+
+use std::process::Command;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+fn run_suite(jobs: &str, out: &std::path::Path) {
+    let status = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["test", "suites/simpleflight.toml", "-j", jobs, "--out"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("run mavsitl test");
+    assert!(status.success());
+}
+
+fn bench(c: &mut Criterion) {
+    let out = std::env::temp_dir().join(format!("mavsitl-bench-suite-{}", std::process::id()));
+    let mut g = c.benchmark_group("simpleflight_suite_21_pairs");
+    g.sample_size(10);
+    for jobs in ["1", "2"] {
+        g.bench_function(format!("j{jobs}"), |b| b.iter(|| run_suite(jobs, &out)));
+    }
+    g.finish();
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
