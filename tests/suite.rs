@@ -345,3 +345,15 @@ fn a_typo_in_a_suite_is_a_clear_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("not a shard I/N"), "{}", text(&o));
 }
+
+#[test]
+fn the_firmware_suites_load_and_ask_for_their_firmware() {
+    for (suite, flag) in [
+        ("suites/px4.toml", "--px4-build"),
+        ("suites/ardupilot.toml", "--ardupilot"),
+    ] {
+        let o = mavsitl().args(["test", suite]).output().expect("run");
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(text(&o).contains(flag), "{}", text(&o));
+    }
+}

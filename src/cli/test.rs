@@ -213,9 +213,10 @@ fn judge(s: &Suite, c: &Case, seed: u64, dir: PathBuf, o: &ChildOutcome) -> Verd
     }
 }
 
-/// The last `n` lines of a pair's `run.log`.
-pub(super) fn log_tail(dir: &Path, n: usize) -> String {
-    let text = std::fs::read_to_string(dir.join("run.log")).unwrap_or_default();
+/// The last `n` lines of the log `name` in a pair's directory (empty when
+/// there is none).
+pub(super) fn log_tail(dir: &Path, name: &str, n: usize) -> String {
+    let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }

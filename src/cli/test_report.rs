@@ -1,7 +1,7 @@
 //! What `mavsitl test` reports: a line per pair and the failed assertions on
 //! stdout, JUnit XML (one testsuite per suite file, one testcase per pair,
 //! each failed assertion with both numbers, the run's log tail as
-//! system-out) and a JSON summary.
+//! system-out and the firmware console's as system-err) and a JSON summary.
 
 use std::path::Path;
 use std::time::Duration;
@@ -60,7 +60,11 @@ fn junit(verdicts: &[Verdict], wall_s: f64) -> Report {
                 .set_time(Duration::from_secs_f64(v.wall_s))
                 .set_assertions(v.checks.len());
             if !v.passed {
-                case.set_system_out_lossy(log_tail(&v.dir, LOG_TAIL_LINES));
+                case.set_system_out_lossy(log_tail(&v.dir, "run.log", LOG_TAIL_LINES));
+                let firmware = log_tail(&v.dir, "firmware.log", LOG_TAIL_LINES);
+                if !firmware.is_empty() {
+                    case.set_system_err_lossy(format!("firmware.log (last lines):\n{firmware}"));
+                }
             }
             suite.add_test_case(case);
         }
