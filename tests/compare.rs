@@ -102,6 +102,11 @@ fn the_comparison_writes_its_table_files_and_pictures() {
     }
     let html = std::fs::read_to_string(out.join("report.html")).expect("html");
     assert_eq!(html.matches("<svg").count(), 5);
+    let id = format!(
+        "simpleflight: SimpleFlight, mavsitl {}",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(html.contains(&id), "the controllers' identification");
     // Self-contained: nothing fetched from anywhere.
     for fetch in ["src=", "<link", "<script", "url("] {
         assert!(!html.contains(fetch), "{fetch} in report.html");

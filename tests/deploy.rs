@@ -16,11 +16,18 @@ fn root() -> &'static Path {
 /// A tool of the test venv.
 fn tool(name: &str) -> PathBuf {
     let bin = match std::env::var("MAVSITL_PYTHON") {
-        Ok(p) => PathBuf::from(p).parent().map(Path::to_path_buf).unwrap_or_default(),
+        Ok(p) => PathBuf::from(p)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
         Err(_) => root().join(".venv/bin"),
     };
     let p = bin.join(name);
-    assert!(p.exists(), "{} is missing: run tests/python/setup.sh first", p.display());
+    assert!(
+        p.exists(),
+        "{} is missing: run tests/python/setup.sh first",
+        p.display()
+    );
     p
 }
 
@@ -55,8 +62,14 @@ fn the_dockerfiles_pass_hadolint() {
         check("hadolint", &[], &root().join("docker").join(f))
             .unwrap_or_else(|e| panic!("docker/{f}: {e}"));
     }
-    let (_d, bad) = broken("Dockerfile", "FROM ubuntu\nRUN cd /tmp && apt-get install gcc\n");
-    assert!(check("hadolint", &[], &bad).is_err(), "hadolint passed a bad Dockerfile");
+    let (_d, bad) = broken(
+        "Dockerfile",
+        "FROM ubuntu\nRUN cd /tmp && apt-get install gcc\n",
+    );
+    assert!(
+        check("hadolint", &[], &bad).is_err(),
+        "hadolint passed a bad Dockerfile"
+    );
 }
 
 #[test]
@@ -66,13 +79,22 @@ fn what_the_dockerfiles_copy_exists() {
         .lines()
         .filter(|l| l.starts_with("COPY ") && !l.contains("--from="))
         .flat_map(|l| {
-            let words: Vec<&str> = l.split_whitespace().filter(|w| !w.starts_with("--")).collect();
-            words.get(1..words.len().saturating_sub(1)).unwrap_or(&[]).to_vec()
+            let words: Vec<&str> = l
+                .split_whitespace()
+                .filter(|w| !w.starts_with("--"))
+                .collect();
+            words
+                .get(1..words.len().saturating_sub(1))
+                .unwrap_or(&[])
+                .to_vec()
         })
         .collect();
     assert!(sources.len() >= 8, "{sources:?}");
     for s in &sources {
-        assert!(root().join(s).exists(), "docker/Dockerfile copies {s}, which is not in the repository");
+        assert!(
+            root().join(s).exists(),
+            "docker/Dockerfile copies {s}, which is not in the repository"
+        );
     }
     // Every directory the sources embed files from is in the build stage.
     let build: &str = text.split("FROM debian").next().unwrap_or("");
@@ -96,7 +118,9 @@ fn embedded_dirs(dir: &Path) -> std::collections::BTreeSet<String> {
         }
         let text = std::fs::read_to_string(&p).unwrap_or_default();
         for part in text.split("include_").skip(1) {
-            let Some(arg) = part.split('"').nth(1) else { continue };
+            let Some(arg) = part.split('"').nth(1) else {
+                continue;
+            };
             let Ok(rel) = p.parent().unwrap_or(dir).join(arg).canonicalize() else {
                 continue;
             };
@@ -116,19 +140,40 @@ fn embedded_dirs(dir: &Path) -> std::collections::BTreeSet<String> {
 #[test]
 fn the_compose_file_and_the_workflow_match_their_schemas() {
     let compose = root().join("docker/compose.yaml");
-    check("check-jsonschema", &["--builtin-schema", "vendor.compose-spec"], &compose)
-        .unwrap_or_else(|e| panic!("compose.yaml: {e}"));
+    check(
+        "check-jsonschema",
+        &["--builtin-schema", "vendor.compose-spec"],
+        &compose,
+    )
+    .unwrap_or_else(|e| panic!("compose.yaml: {e}"));
     let flow = root().join("docker/github-actions/suite-shards.yml");
-    check("check-jsonschema", &["--builtin-schema", "vendor.github-workflows"], &flow)
-        .unwrap_or_else(|e| panic!("suite-shards.yml: {e}"));
-    let (_d, bad) = broken("compose.yaml", "services:\n  px4:\n    image: x\n    portz: [\"1:1\"]\n");
+    check(
+        "check-jsonschema",
+        &["--builtin-schema", "vendor.github-workflows"],
+        &flow,
+    )
+    .unwrap_or_else(|e| panic!("suite-shards.yml: {e}"));
+    let (_d, bad) = broken(
+        "compose.yaml",
+        "services:\n  px4:\n    image: x\n    portz: [\"1:1\"]\n",
+    );
     assert!(
-        check("check-jsonschema", &["--builtin-schema", "vendor.compose-spec"], &bad).is_err(),
+        check(
+            "check-jsonschema",
+            &["--builtin-schema", "vendor.compose-spec"],
+            &bad
+        )
+        .is_err(),
         "a misspelt compose key passed"
     );
     let (_d2, bad) = broken("flow.yml", "on: push\njobs:\n  a:\n    steps: []\n");
     assert!(
-        check("check-jsonschema", &["--builtin-schema", "vendor.github-workflows"], &bad).is_err(),
+        check(
+            "check-jsonschema",
+            &["--builtin-schema", "vendor.github-workflows"],
+            &bad
+        )
+        .is_err(),
         "a job without runs-on passed"
     );
 }
@@ -147,7 +192,10 @@ fn the_kubernetes_job_is_valid_and_shards_as_the_workflow_does() {
     assert!(flow.contains("shard: [1, 2, 3, 4]") && flow.contains("--shard ${{ matrix.shard }}/4"));
     let (_d, bad) = broken(
         "job.yaml",
-        &text.replace("completionMode: Indexed", "completionMode: Indexed\n  completionz: 4"),
+        &text.replace(
+            "completionMode: Indexed",
+            "completionMode: Indexed\n  completionz: 4",
+        ),
     );
     assert!(
         check("kubernetes-validate", &["--strict", "--quiet"], &bad).is_err(),

@@ -185,6 +185,17 @@ fn flies_the_quad_square_on_a_px4_dialect_vehicle() {
         );
     }
     assert!(at("disarmed") < usize::MAX && at("mission_finished") < usize::MAX);
+    // The firmware's identification, asked for on connecting (the served
+    // vehicle reports PX4 1.15.0 and mavsitl's version as its build).
+    let version: Vec<&String> = events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            GsEvent::Version(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    let want = format!("PX4 1.15.0 official, git {}", env!("CARGO_PKG_VERSION"));
+    assert_eq!(version, [&want], "{k:?}");
 }
 
 /// A boat's mission is over when its last waypoint is reached (it stays armed).

@@ -177,6 +177,30 @@ fn summary_json(flown: &[Flown]) -> serde_json::Value {
     serde_json::Value::Object(by)
 }
 
+/// What each controller says it is: the firmware's AUTOPILOT_VERSION as its
+/// flight recorded it, or SimpleFlight with mavsitl's version.
+fn identities(flown: &[Flown]) -> Vec<(String, String)> {
+    controllers(flown)
+        .into_iter()
+        .map(|c| {
+            let reported = flown
+                .iter()
+                .filter(|f| f.controller == c)
+                .flat_map(|f| f.track.events.iter())
+                .find(|(_, kind, _)| kind == "autopilot_version")
+                .map(|(_, _, d)| d.clone());
+            let id = reported.unwrap_or_else(|| {
+                if c.starts_with("simpleflight") {
+                    format!("SimpleFlight, mavsitl {}", env!("CARGO_PKG_VERSION"))
+                } else {
+                    "did not identify itself".into()
+                }
+            });
+            (c.to_string(), id)
+        })
+        .collect()
+}
+
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -204,7 +228,13 @@ fn html(flown: &[Flown], seeds: &[u64], pictures: &[PathBuf]) -> String {
         escape(&command.join(" ")),
         env!("CARGO_PKG_VERSION"),
         escape(&seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")),
-        escape(&names.join(", ")),
+        escape(
+            &identities(flown)
+                .iter()
+                .map(|(c, id)| format!("{c}: {id}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
     );
     page.push_str("<h2>Metrics</h2>\n<p>On ground truth against the planned route; with several seeds, median [5th, 95th percentile].</p>\n<table><thead><tr><th>metric</th>");
     for n in &names {

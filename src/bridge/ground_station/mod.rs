@@ -133,6 +133,8 @@ pub enum GsEvent {
     ItemReached(usize),
     /// The mission's last item is done.
     MissionFinished,
+    /// The firmware identified itself (AUTOPILOT_VERSION): version and build.
+    Version(String),
 }
 
 impl GsEvent {
@@ -148,6 +150,7 @@ impl GsEvent {
             GsEvent::ItemCurrent(_) => "item_current",
             GsEvent::ItemReached(_) => "item_reached",
             GsEvent::MissionFinished => "mission_finished",
+            GsEvent::Version(_) => "autopilot_version",
         }
     }
 
@@ -165,10 +168,40 @@ impl GsEvent {
             GsEvent::Connected { system, vehicle } => format!("system {system}, {vehicle:?}"),
             GsEvent::StatusText { severity, text } => format!("{severity:?}: {text}"),
             GsEvent::Uploaded { items } => format!("{items} items"),
-            GsEvent::Mode(m) => m.clone(),
+            GsEvent::Mode(m) | GsEvent::Version(m) => m.clone(),
             _ => String::new(),
         }
     }
+}
+
+/// "PX4 1.15.0 official, git 1a2b3c4d": AUTOPILOT_VERSION's flight software
+/// version (major, minor, patch, release type) and custom version (the git
+/// hash: ASCII as ArduPilot sends it, else its bytes in hex as PX4 packs
+/// them, most significant last).
+pub fn version_text(firmware: &str, v: &AUTOPILOT_VERSION_DATA) -> String {
+    let sw = v.flight_sw_version;
+    let kind = match sw & 0xff {
+        0..=63 => "dev",
+        64..=127 => "alpha",
+        128..=191 => "beta",
+        192..=254 => "rc",
+        _ => "official",
+    };
+    let c = v.flight_custom_version;
+    let git = if c.iter().all(|b| b.is_ascii_graphic() || *b == 0) && c.iter().any(|b| *b != 0) {
+        c.iter()
+            .take_while(|b| **b != 0)
+            .map(|b| char::from(*b))
+            .collect::<String>()
+    } else {
+        c.iter().rev().map(|b| format!("{b:02x}")).collect()
+    };
+    format!(
+        "{firmware} {}.{}.{} {kind}, git {git}",
+        sw >> 24,
+        (sw >> 16) & 0xff,
+        (sw >> 8) & 0xff
+    )
 }
 
 #[derive(Debug, Clone)]
@@ -388,6 +421,16 @@ impl GroundStation {
             MavMessage::MISSION_CURRENT(c) => self.on_mission_current(c),
             MavMessage::MISSION_ITEM_REACHED(r) => self.on_item_reached(r.seq),
             MavMessage::COMMAND_ACK(a) => self.on_command_ack(now, sim, a, out),
+            MavMessage::AUTOPILOT_VERSION(v) => {
+                let text = version_text(self.cfg.firmware.name(), v);
+                let known = self
+                    .events
+                    .iter()
+                    .any(|e| matches!(e, GsEvent::Version(t) if *t == text));
+                if !known {
+                    self.events.push(GsEvent::Version(text));
+                }
+            }
             _ => {}
         }
     }
@@ -462,6 +505,12 @@ impl GroundStation {
                 [id as f32, interval_us, 0.0, 0.0, 0.0, 0.0, 0.0],
             )));
         }
+        // Its identification, for the record (a report names the build).
+        out.push(MavMessage::COMMAND_LONG(command(
+            MavCmd::MAV_CMD_REQUEST_MESSAGE,
+            target,
+            [148.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        )));
         if self.cfg.firmware != Firmware::Px4 {
             out.push(MavMessage::REQUEST_DATA_STREAM(REQUEST_DATA_STREAM_DATA {
                 req_message_rate: 5,
@@ -818,6 +867,26 @@ impl GroundStation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn autopilot_versions_read_as_their_firmware_writes_them() {
+        let mut v = AUTOPILOT_VERSION_DATA {
+            flight_sw_version: (4 << 24) | (7 << 16),
+            flight_custom_version: *b"3f0c7a1e",
+            ..Default::default()
+        };
+        assert_eq!(
+            version_text("ArduPilot", &v),
+            "ArduPilot 4.7.0 dev, git 3f0c7a1e"
+        );
+        // PX4: the hash's first eight bytes, least significant first.
+        v.flight_sw_version = (1 << 24) | (18 << 16) | 192;
+        v.flight_custom_version = [0x1e, 0x7a, 0x0c, 0x3f, 0xaa, 0xbb, 0xcc, 0xdd];
+        assert_eq!(
+            version_text("PX4", &v),
+            "PX4 1.18.0 rc, git ddccbbaa3f0c7a1e"
+        );
+    }
 
     fn text(id: u16, chunk_seq: u8, t: &str) -> MavMessage {
         MavMessage::STATUSTEXT(STATUSTEXT_DATA {
