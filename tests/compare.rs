@@ -259,3 +259,46 @@ fn plot_draws_any_recording_with_the_mission_it_names() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("meta.json"), "{}", text(&o));
 }
+
+#[test]
+fn ctrl_c_reports_what_was_flown() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("cmp");
+    let child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args([
+            "compare",
+            "missions/quad_square.plan",
+            "--seeds",
+            "0..400",
+            "-j",
+            "1",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Until a few flights are done.
+    let start = std::time::Instant::now();
+    while std::fs::read_dir(out.join("simpleflight")).map_or(0, |d| d.count()) < 4 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "no flight"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    assert!(text(&o).contains("interrupted:"), "{}", text(&o));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).expect("json"))
+            .expect("parse");
+    let flown = doc["flights"].as_array().map_or(0, Vec::len);
+    assert!((3..400).contains(&flown), "{flown} flights reported");
+    assert!(out.join("report.html").is_file());
+}
