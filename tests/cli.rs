@@ -134,7 +134,11 @@ fn recordings_are_complete_and_deterministic() {
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some(mavsitl::record::ground_truth_header()));
     let rows: Vec<Vec<f64>> = lines
-        .map(|l| l.split(',').map(|x| x.parse().expect("number")).collect())
+        .map(|l| {
+            l.split(',')
+                .map(|x| x.trim().parse().expect("number"))
+                .collect()
+        })
         .collect();
     // 10 s at 200 Hz plus the row at t = 0.
     assert_eq!(rows.len(), 2001);
@@ -196,7 +200,7 @@ fn enu_export_swaps_axes() {
             .nth(1)
             .expect("row")
             .split(',')
-            .map(|x| x.parse().expect("num"))
+            .map(|x| x.trim().parse().expect("num"))
             .collect()
     };
     let (n, e) = (row(&ned), row(&enu));

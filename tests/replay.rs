@@ -56,7 +56,11 @@ fn imu_rows(path: &Path) -> Vec<Vec<f64>> {
         .expect("imu.csv")
         .lines()
         .skip(1)
-        .map(|l| l.split(',').map(|x| x.parse().expect("num")).collect())
+        .map(|l| {
+            l.split(',')
+                .map(|x| x.trim().parse().expect("num"))
+                .collect()
+        })
         .collect()
 }
 
@@ -97,7 +101,7 @@ fn check(dir: &Path, airsim: bool) {
         .nth(1 + 200 * 10)
         .expect("row at 10 s")
         .split(',')
-        .map(|x| x.parse().expect("num"))
+        .map(|x| x.trim().parse().expect("num"))
         .collect();
     assert_eq!(row[0], 10e9);
     assert!(
