@@ -29,6 +29,8 @@ pub struct AttitudeParams {
     pub str_rat_flte: f64,
     /// ATC_STR_RAT_FLTD, Hz.
     pub str_rat_fltd: f64,
+    /// ATC_STR_RAT_SMAX, slew-rate limit of steering P + D, 1/s (0: off).
+    pub str_rat_smax: f64,
     /// ATC_STR_ANG_P, (rad/s)/rad.
     pub str_ang_p: f64,
     /// ATC_STR_ACC_MAX, deg/s² (0: none).
@@ -47,6 +49,8 @@ pub struct AttitudeParams {
     pub speed_imax: f64,
     /// ATC_SPEED_FLTE, Hz.
     pub speed_flte: f64,
+    /// ATC_SPEED_SMAX, slew-rate limit of throttle P + D, 1/s (0: off).
+    pub speed_smax: f64,
     /// ATC_ACCEL_MAX, m/s² (0: none).
     pub accel_max: f64,
     /// ATC_DECEL_MAX, m/s² (0: use ATC_ACCEL_MAX).
@@ -70,6 +74,7 @@ impl Default for AttitudeParams {
             str_rat_fltt: 0.0,
             str_rat_flte: 10.0,
             str_rat_fltd: 0.0,
+            str_rat_smax: 0.0,
             str_ang_p: 2.0,
             str_acc_max: 120.0,
             str_rat_max: 120.0,
@@ -79,6 +84,7 @@ impl Default for AttitudeParams {
             speed_ff: 0.0,
             speed_imax: 1.0,
             speed_flte: 10.0,
+            speed_smax: 0.0,
             accel_max: 1.0,
             decel_max: 0.0,
             brake: true,
@@ -136,6 +142,7 @@ impl ArAttitudeControl {
                 filt_t_hz: p.str_rat_fltt,
                 filt_e_hz: p.str_rat_flte,
                 filt_d_hz: p.str_rat_fltd,
+                smax: p.str_rat_smax,
             }),
             throttle_speed_pid: AcPid::new(PidGains {
                 p: p.speed_p,
@@ -146,6 +153,7 @@ impl ArAttitudeControl {
                 filt_t_hz: 0.0,
                 filt_e_hz: p.speed_flte,
                 filt_d_hz: 0.0,
+                smax: p.speed_smax,
             }),
             params,
             desired_speed: 0.0,

@@ -8,6 +8,7 @@
 //! | [`control`] | `libraries/AP_Math/control.cpp` (sqrt controller, shaping, kinematic limit) |
 //! | [`scurve`] | `libraries/AP_Math/SCurve.cpp`, `SCurve.h` (straight tracks) |
 //! | [`pid`] | `libraries/AC_PID/AC_PID.cpp`, `AC_PID_2D.cpp`, `AC_P_2D.cpp` |
+//! | [`slew_limiter`] | `libraries/AP_Math/SlewLimiter.cpp` (AC_PID's SMAX) |
 //! | [`attitude_control`] | `libraries/APM_Control/AR_AttitudeControl.cpp` |
 //! | [`pos_control`] | `libraries/APM_Control/AR_PosControl.cpp` |
 //! | [`wpnav`] | `libraries/AR_WPNav/AR_WPNav.cpp`, `AR_PivotTurn.cpp` |
@@ -26,6 +27,7 @@ pub mod params;
 pub mod pid;
 pub mod pos_control;
 pub mod scurve;
+pub mod slew_limiter;
 pub mod wpnav;
 
 pub use attitude_control::{ArAttitudeControl, AttitudeParams};

@@ -94,6 +94,7 @@ table! {
     "ATC_STR_RAT_FLTT" => |p, v| p.atc.str_rat_fltt = v, |q| q.atc.str_rat_fltt;
     "ATC_STR_RAT_FLTE" => |p, v| p.atc.str_rat_flte = v, |q| q.atc.str_rat_flte;
     "ATC_STR_RAT_FLTD" => |p, v| p.atc.str_rat_fltd = v, |q| q.atc.str_rat_fltd;
+    "ATC_STR_RAT_SMAX" => |p, v| p.atc.str_rat_smax = v.abs(), |q| q.atc.str_rat_smax;
     "ATC_STR_ANG_P" => |p, v| p.atc.str_ang_p = v, |q| q.atc.str_ang_p;
     "ATC_STR_ACC_MAX" => |p, v| p.atc.str_acc_max = v, |q| q.atc.str_acc_max;
     "ATC_STR_RAT_MAX" => |p, v| p.atc.str_rat_max = v, |q| q.atc.str_rat_max;
@@ -103,6 +104,7 @@ table! {
     "ATC_SPEED_FF" => |p, v| p.atc.speed_ff = v, |q| q.atc.speed_ff;
     "ATC_SPEED_IMAX" => |p, v| p.atc.speed_imax = v, |q| q.atc.speed_imax;
     "ATC_SPEED_FLTE" => |p, v| p.atc.speed_flte = v, |q| q.atc.speed_flte;
+    "ATC_SPEED_SMAX" => |p, v| p.atc.speed_smax = v.abs(), |q| q.atc.speed_smax;
     "ATC_ACCEL_MAX" => |p, v| p.atc.accel_max = v, |q| q.atc.accel_max;
     "ATC_DECEL_MAX" => |p, v| p.atc.decel_max = v, |q| q.atc.decel_max;
     "ATC_BRAKE" => |p, v| p.atc.brake = v != 0.0, |q| if q.atc.brake { 1.0 } else { 0.0 };

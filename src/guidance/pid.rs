@@ -2,12 +2,19 @@
 //! `AC_P_2D` (square-root position P), from `libraries/AC_PID/` (GPLv3).
 //!
 //! Filters are first-order low-passes with α = dt/(dt + 1/(2π·f)) (f = 0: no
-//! filter). The slew-rate modifier (SMAX) of newer ArduPilot is not ported: the
-//! output is (P + D) + I, with FF returned separately as ArduPilot's `get_ff`.
+//! filter). `AC_PID` scales P and D by the slew-rate modifier of `SMAX` (see
+//! [`super::slew_limiter`]), computed from the previous step's P + D as ArduPilot
+//! does; the output is P + I + D, with FF returned separately as ArduPilot's
+//! `get_ff`. The integrator grows by error·I·dt, is held while the output is
+//! limited unless the error would shrink it, and is clamped to ±IMAX; sign
+//! tests use ArduPilot's single-precision epsilon.
 
 use nalgebra::Vector2;
 
-use super::control::{inv_sqrt_controller, is_positive, limit_length, sqrt_controller_xy};
+use super::control::{
+    inv_sqrt_controller, is_negative, is_positive, is_zero, limit_length, sqrt_controller_xy,
+};
+use super::slew_limiter::SlewLimiter;
 
 /// Low-pass coefficient for cut-off `hz` at step `dt` (1 when unfiltered).
 pub fn lowpass_alpha(hz: f64, dt: f64) -> f64 {
@@ -37,7 +44,12 @@ pub struct PidGains {
     pub filt_e_hz: f64,
     /// Derivative filter, Hz (FLTD).
     pub filt_d_hz: f64,
+    /// Slew-rate limit of P + D, output units/s (SMAX; 0: off).
+    pub smax: f64,
 }
+
+/// AC_PID's slew-rate decay time constant, s (`AC_PID_SLEW_RATE_TAU`).
+pub const SLEW_RATE_TAU_S: f64 = 1.0;
 
 /// `AC_PID`.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +61,10 @@ pub struct AcPid {
     derivative: f64,
     integrator: f64,
     reset_filter: bool,
+    slew_limiter: SlewLimiter,
+    /// P and D of the last step (`_pid_info.P`, `_pid_info.D`).
+    p_d_last: (f64, f64),
+    d_mod: f64,
 }
 
 impl AcPid {
@@ -61,6 +77,9 @@ impl AcPid {
             derivative: 0.0,
             integrator: 0.0,
             reset_filter: true,
+            slew_limiter: SlewLimiter::new(),
+            p_d_last: (0.0, 0.0),
+            d_mod: 1.0,
         }
     }
 
@@ -87,15 +106,31 @@ impl AcPid {
             }
         }
         self.update_i(dt, limit);
-        self.error * g.p + self.integrator + self.derivative * g.d
+        let (p_last, d_last) = self.p_d_last;
+        self.d_mod = f64::from(self.slew_limiter.modifier(
+            (p_last + d_last) as f32,
+            dt as f32,
+            g.smax as f32,
+            SLEW_RATE_TAU_S as f32,
+        ));
+        let p_out = self.error * g.p * self.d_mod;
+        let d_out = self.derivative * g.d * self.d_mod;
+        self.p_d_last = (p_out, d_out);
+        p_out + self.integrator + d_out
+    }
+
+    /// The slew-rate modifier applied to P and D at the last step (1: none)
+    /// (`_pid_info.Dmod`).
+    pub fn d_mod(&self) -> f64 {
+        self.d_mod
     }
 
     fn update_i(&mut self, dt: f64, limit: bool) {
         let g = self.gains;
-        if g.i != 0.0 && dt > 0.0 {
+        if !is_zero(g.i) && is_positive(dt) {
             if !limit
-                || (self.error > 0.0 && self.integrator < 0.0)
-                || (self.error < 0.0 && self.integrator > 0.0)
+                || (is_positive(self.integrator) && is_negative(self.error))
+                || (is_negative(self.integrator) && is_positive(self.error))
             {
                 self.integrator += self.error * g.i * dt;
                 self.integrator = self.integrator.clamp(-g.imax.abs(), g.imax.abs());
@@ -268,6 +303,7 @@ mod tests {
             filt_t_hz: 0.0,
             filt_e_hz: 0.0,
             filt_d_hz: 0.0,
+            smax: 0.0,
         }
     }
 
@@ -298,5 +334,45 @@ mod tests {
             "output at its limit: {}",
             out.norm()
         );
+    }
+
+    #[test]
+    fn smax_tames_an_oscillating_loop_and_leaves_a_calm_one() {
+        // A rate loop whose measurement oscillates at 5 Hz: P alone would slew
+        // the output at 2π·5·(2·0.5) ≈ 31/s.
+        let mut g = gains(2.0, 0.0);
+        g.smax = 5.0;
+        let mut pid = AcPid::new(g);
+        let mut calm = AcPid::new(g);
+        let dt = 0.0025;
+        for i in 0..2000 {
+            let t = f64::from(i) * dt;
+            pid.update_all(
+                0.0,
+                0.5 * (std::f64::consts::TAU * 5.0 * t).sin(),
+                dt,
+                false,
+            );
+            calm.update_all(
+                0.0,
+                0.5 * (std::f64::consts::TAU * 0.2 * t).sin(),
+                dt,
+                false,
+            );
+        }
+        assert!(pid.d_mod() < 0.5, "{}", pid.d_mod());
+        assert_eq!(calm.d_mod(), 1.0);
+        // SMAX 0 is off.
+        let mut off = AcPid::new(gains(2.0, 0.0));
+        for i in 0..2000 {
+            let t = f64::from(i) * dt;
+            off.update_all(
+                0.0,
+                0.5 * (std::f64::consts::TAU * 5.0 * t).sin(),
+                dt,
+                false,
+            );
+        }
+        assert_eq!(off.d_mod(), 1.0);
     }
 }

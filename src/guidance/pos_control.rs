@@ -126,6 +126,7 @@ impl ArPosControl {
                 filt_t_hz: 0.0,
                 filt_e_hz: params.vel_flte,
                 filt_d_hz: params.vel_fltd,
+                smax: 0.0,
             }),
             params,
             speed_max: 0.0,
