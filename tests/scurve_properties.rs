@@ -6,13 +6,13 @@ use proptest::prelude::*;
 
 #[derive(Debug, Clone, Copy)]
 struct Limits {
-    speed_xy: f64,
-    speed_up: f64,
-    speed_down: f64,
-    accel_xy: f64,
-    accel_z: f64,
-    jerk: f64,
-    snap: f64,
+    speed_xy: f32,
+    speed_up: f32,
+    speed_down: f32,
+    accel_xy: f32,
+    accel_z: f32,
+    jerk: f32,
+    snap: f32,
 }
 
 /// Limits as ArduPilot sets them: snap from jerk through a time constant
@@ -20,13 +20,13 @@ struct Limits {
 /// fixes snap at 15 with jerk ≈ accel, i.e. tc ≈ 0.1).
 fn limits() -> impl Strategy<Value = Limits> {
     (
-        0.2f64..20.0,
-        0.2f64..5.0,
-        0.2f64..5.0,
-        0.2f64..5.0,
-        0.2f64..5.0,
-        0.5f64..20.0,
-        0.05f64..1.0,
+        0.2f32..20.0,
+        0.2f32..5.0,
+        0.2f32..5.0,
+        0.2f32..5.0,
+        0.2f32..5.0,
+        0.5f32..20.0,
+        0.05f32..1.0,
     )
         .prop_map(
             |(speed_xy, speed_up, speed_down, accel_xy, accel_z, jerk, tc)| Limits {
@@ -36,7 +36,7 @@ fn limits() -> impl Strategy<Value = Limits> {
                 accel_xy,
                 accel_z,
                 jerk,
-                snap: jerk * std::f64::consts::PI / (2.0 * tc),
+                snap: jerk * std::f32::consts::PI / (2.0 * tc),
             },
         )
 }
@@ -44,13 +44,13 @@ fn limits() -> impl Strategy<Value = Limits> {
 /// Any positive limits, however inconsistent.
 fn any_limits() -> impl Strategy<Value = Limits> {
     (
-        0.01f64..50.0,
-        0.01f64..10.0,
-        0.01f64..10.0,
-        0.01f64..10.0,
-        0.01f64..10.0,
-        0.01f64..50.0,
-        0.01f64..100.0,
+        0.01f32..50.0,
+        0.01f32..10.0,
+        0.01f32..10.0,
+        0.01f32..10.0,
+        0.01f32..10.0,
+        0.01f32..50.0,
+        0.01f32..100.0,
     )
         .prop_map(
             |(speed_xy, speed_up, speed_down, accel_xy, accel_z, jerk, snap)| Limits {
@@ -66,10 +66,10 @@ fn any_limits() -> impl Strategy<Value = Limits> {
 }
 
 /// Legs from centimetres to kilometres, level, climbing and descending.
-fn leg() -> impl Strategy<Value = Vector3<f64>> {
-    (-3.0f64..3.0, 0.0f64..std::f64::consts::TAU, -1.0f64..1.0).prop_map(
+fn leg() -> impl Strategy<Value = Vector3<f32>> {
+    (-3.0f32..3.0, 0.0f32..std::f32::consts::TAU, -1.0f32..1.0).prop_map(
         |(log_len, heading, slope)| {
-            let len = 10f64.powf(log_len);
+            let len = 10f32.powf(log_len);
             let h = len / (1.0 + slope * slope).sqrt();
             Vector3::new(h * heading.cos(), h * heading.sin(), h * slope)
         },
@@ -77,17 +77,17 @@ fn leg() -> impl Strategy<Value = Vector3<f64>> {
 }
 
 /// Legs of 5 cm to 200 m for chained runs (so a slow vehicle still finishes).
-fn short_leg() -> impl Strategy<Value = Vector3<f64>> {
-    (-1.3f64..2.3, 0.0f64..std::f64::consts::TAU, -1.0f64..1.0).prop_map(
+fn short_leg() -> impl Strategy<Value = Vector3<f32>> {
+    (-1.3f32..2.3, 0.0f32..std::f32::consts::TAU, -1.0f32..1.0).prop_map(
         |(log_len, heading, slope)| {
-            let len = 10f64.powf(log_len);
+            let len = 10f32.powf(log_len);
             let h = len / (1.0 + slope * slope).sqrt();
             Vector3::new(h * heading.cos(), h * heading.sin(), h * slope)
         },
     )
 }
 
-fn track(l: &Limits, o: &Vector3<f64>, d: &Vector3<f64>) -> SCurve {
+fn track(l: &Limits, o: &Vector3<f32>, d: &Vector3<f32>) -> SCurve {
     let mut s = SCurve::new();
     s.calculate_track(
         o,
@@ -122,29 +122,31 @@ proptest! {
         let a_lim = s.get_accel_along_track();
         let n = 2000;
         for k in 0..=n {
-            let t = t_end * k as f64 / n as f64;
+            let t = t_end * k as f32 / n as f32;
             let (j, a, v, p) = s.get_jerk_accel_vel_pos_at_time(t);
             prop_assert!(j.is_finite() && a.is_finite() && v.is_finite() && p.is_finite());
-            prop_assert!(v <= v_lim * (1.0 + 1e-6) + 1e-9, "v {} > {}", v, v_lim);
-            prop_assert!(a.abs() <= a_lim * (1.0 + 1e-6) + 1e-9, "a {} > {}", a, a_lim);
-            prop_assert!(j.abs() <= l.jerk * (1.0 + 1e-6) + 1e-9, "j {} > {}", j, l.jerk);
-            prop_assert!(p >= 0.0 && p <= len * (1.0 + 1e-9) + 1e-9);
+            // (Single precision, as ArduPilot: limits hold to a few ulp.)
+            prop_assert!(v <= v_lim * (1.0 + 1e-5) + 1e-6, "v {} > {}", v, v_lim);
+            prop_assert!(a.abs() <= a_lim * (1.0 + 1e-5) + 1e-6, "a {} > {}", a, a_lim);
+            prop_assert!(j.abs() <= l.jerk * (1.0 + 1e-5) + 1e-6, "j {} > {}", j, l.jerk);
+            prop_assert!(p >= 0.0 && p <= len * (1.0 + 1e-5) + 1e-6);
             // Symmetry: the leg decelerates as it accelerated.
             let (_, _, v_mirror, _) = s.get_jerk_accel_vel_pos_at_time(t_end - t);
-            prop_assert!((v - v_mirror).abs() <= 1e-6 * v_lim.max(1.0), "v({}) {} vs v(T−t) {}", t, v, v_mirror);
+            prop_assert!((v - v_mirror).abs() <= 2e-3 * v_lim.max(1.0), "v({}) {} vs v(T−t) {}", t, v, v_mirror);
         }
         // The projected 3-D speeds respect the axis limits too.
         let (_, _, v_peak, _) = s.get_jerk_accel_vel_pos_at_time(t_end * 0.5);
         let u = d / len;
-        prop_assert!((u.xy() * v_peak).norm() <= l.speed_xy * (1.0 + 1e-6));
-        prop_assert!(u.z * v_peak <= l.speed_down * (1.0 + 1e-6) + 1e-9);
-        prop_assert!(-u.z * v_peak <= l.speed_up * (1.0 + 1e-6) + 1e-9);
+        // (SCurve's frame is ArduPilot's NEU: +z climbs.)
+        prop_assert!((u.xy() * v_peak).norm() <= l.speed_xy * (1.0 + 1e-5));
+        prop_assert!(u.z * v_peak <= l.speed_up * (1.0 + 1e-5) + 1e-6);
+        prop_assert!(-u.z * v_peak <= l.speed_down * (1.0 + 1e-5) + 1e-6);
         // Stepping the clock to the end lands exactly on the destination.
         let mut s = s;
         let (mut p, mut v, mut a) = (Vector3::zeros(), Vector3::zeros(), Vector3::zeros());
         s.move_from_pos_vel_accel(t_end + 1.0, &mut p, &mut v, &mut a);
-        prop_assert!((p - d).norm() <= 1e-9 * len.max(1.0), "end {} vs {}", p, d);
-        prop_assert!(v.norm() < 1e-9 && a.norm() < 1e-9);
+        prop_assert!((p - d).norm() <= 2e-6 * len.max(1.0), "end {} vs {}", p, d);
+        prop_assert!(v.norm() < 1e-6 && a.norm() < 1e-6);
         prop_assert!(s.finished());
     }
 
@@ -185,8 +187,12 @@ proptest! {
             prop_assert!(steps < 2_000_000);
             if done {
                 if leg + 1 == wps.len() {
-                    prop_assert!((p - w3).norm() < 1e-6, "ends at {} not {}", p, w3);
-                    prop_assert!(v.norm() < 1e-6);
+                    prop_assert!((p - w3).norm() < 1e-5 * w3.norm().max(1.0), "ends at {} not {}", p, w3);
+                    // ArduPilot calls a leg finished once the float position
+                    // reaches its length, which can be a tick before the clock
+                    // ends: the speed is then within a tick of rest.
+                    let one_tick = (a_max + l.jerk * dt) * dt;
+                    prop_assert!(v.norm() < one_tick, "v {} at the end, step {}", v.norm(), steps);
                     break;
                 }
                 leg += 1;
@@ -218,23 +224,23 @@ proptest! {
             let t_end = s.time_end();
             prop_assert!(t_end.is_finite() && t_end > 0.0);
             for k in 0..=200 {
-                let (j, a, v, p) = s.get_jerk_accel_vel_pos_at_time(t_end * k as f64 / 200.0);
+                let (j, a, v, p) = s.get_jerk_accel_vel_pos_at_time(t_end * k as f32 / 200.0);
                 prop_assert!(j.is_finite() && a.is_finite() && v.is_finite() && p.is_finite());
-                prop_assert!(v <= s.get_speed_along_track() * (1.0 + 1e-6) + 1e-9);
+                prop_assert!(v <= s.get_speed_along_track() * (1.0 + 1e-5) + 1e-6);
             }
             let (_, _, v, p) = s.get_jerk_accel_vel_pos_at_time(t_end);
-            prop_assert!((p - d.norm()).abs() <= 1e-9 * d.norm().max(1.0) && v.abs() < 1e-9);
+            prop_assert!((p - d.norm()).abs() <= 2e-6 * d.norm().max(1.0) && v.abs() < 1e-6);
         }
     }
 
     /// Degenerate inputs give an empty path or a valid one, never NaN or a panic.
     #[test]
     fn degenerate_inputs_are_safe(
-        speed in prop_oneof![Just(0.0), Just(f64::NAN), Just(f64::INFINITY), -5.0f64..5.0],
-        accel in prop_oneof![Just(0.0), Just(f64::NAN), -3.0f64..3.0],
-        jerk in prop_oneof![Just(0.0), Just(-1.0), Just(f64::NAN), 0.0f64..5.0],
-        snap in prop_oneof![Just(0.0), Just(f64::NAN), 0.0f64..10.0],
-        d in prop_oneof![Just(Vector3::zeros()), Just(Vector3::new(f64::NAN, 0.0, 0.0)), leg()],
+        speed in prop_oneof![Just(0.0), Just(f32::NAN), Just(f32::INFINITY), -5.0f32..5.0],
+        accel in prop_oneof![Just(0.0), Just(f32::NAN), -3.0f32..3.0],
+        jerk in prop_oneof![Just(0.0), Just(-1.0), Just(f32::NAN), 0.0f32..5.0],
+        snap in prop_oneof![Just(0.0), Just(f32::NAN), 0.0f32..10.0],
+        d in prop_oneof![Just(Vector3::zeros()), Just(Vector3::new(f32::NAN, 0.0, 0.0)), leg()],
     ) {
         let mut s = SCurve::new();
         s.calculate_track(&Vector3::zeros(), &d, speed, speed, speed, accel, accel, snap, jerk);
@@ -286,7 +292,7 @@ fn speed_changes_mid_leg_keep_the_destination() {
             t += dt;
             if s.finished() {
                 assert!(
-                    (p - d).norm() < 1e-6,
+                    (p - d).norm() < 1e-4,
                     "ends at {p} after a speed change at {t_change}"
                 );
                 break;

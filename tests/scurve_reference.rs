@@ -1,115 +1,184 @@
-//! The SCurve port against the profile ArduPilot's own SCurve code produces
-//! (`tests/data/scurve/`, see its README): start (0,0,0), waypoints (10,10,0),
-//! (20,30,0), (30,30,0); speed 5, accel 2, jerk 4, snap 8, wp_radius 2,
-//! accel_corner 2, dt 0.1; legs chained as AR_WPNav does with perfect tracking.
+//! The SCurve port against what ArduPilot's own, unmodified SCurve code
+//! computes (`tests/data/scurve/`, see its README): every value of every row
+//! must be the same float, bit for bit, on every case — the seed example, a
+//! Rover box driven three times round, Copter missions with legs of hundreds of
+//! metres and climbs and descents under different limits, many chained corners,
+//! and corners whose blend test sits on either side of its threshold.
+//!
+//! Each case's parameters are in `cases.txt` exactly as the generator printed
+//! them (`%.9g`, which gives back the float exactly); the legs are chained as
+//! AR_WPNav chains them, with perfect tracking.
+
+use std::io::Read;
 
 use mavsitl::guidance::SCurve;
 use nalgebra::Vector3;
 
-struct Limits {
-    speed: f64,
-    accel: f64,
-    jerk: f64,
-    snap: f64,
-    wp_radius: f64,
-    accel_corner: f64,
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/scurve");
+
+/// One reference run.
+#[derive(Debug)]
+struct Case {
+    name: String,
+    speed_xy: f32,
+    speed_up: f32,
+    speed_down: f32,
+    accel_xy: f32,
+    accel_z: f32,
+    jerk: f32,
+    snap: f32,
+    wp_radius: f32,
+    accel_corner: f32,
+    dt: f32,
+    /// Start, then the waypoints (SCurve's frame: +z up), m.
+    points: Vec<Vector3<f32>>,
 }
 
-/// The three-leg chaining of AR_WPNav::set_desired_location with perfect tracking.
-struct Chain {
+fn cases() -> Vec<Case> {
+    let text = std::fs::read_to_string(format!("{DATA}/cases.txt")).expect("cases.txt");
+    let mut out = Vec::new();
+    let mut name = None;
+    let mut params = None;
+    for line in text.lines().map(str::trim) {
+        if let Some(n) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            name = Some(n.to_string());
+        } else if let Some(p) = line.strip_prefix("params:") {
+            params = Some(p.to_string());
+        } else if let Some(p) = line.strip_prefix("points:") {
+            let (n, ps) = (name.take().expect("[name]"), params.take().expect("params"));
+            out.push(case(n, &ps, p));
+        }
+    }
+    out
+}
+
+fn case(name: String, params: &str, points: &str) -> Case {
+    let get = |key: &str| -> f32 {
+        params
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+            .unwrap_or_else(|| panic!("{name}: {key}"))
+            .parse()
+            .expect("number")
+    };
+    let points = points
+        .split_whitespace()
+        .map(|p| {
+            let v: Vec<f32> = p
+                .trim_matches(['(', ')'])
+                .split(',')
+                .map(|x| x.parse().expect("coordinate"))
+                .collect();
+            Vector3::new(v[0], v[1], v[2])
+        })
+        .collect();
+    Case {
+        speed_xy: get("speed_xy"),
+        speed_up: get("speed_up"),
+        speed_down: get("speed_down"),
+        accel_xy: get("accel_xy"),
+        accel_z: get("accel_z"),
+        jerk: get("jerk"),
+        snap: get("snap"),
+        wp_radius: get("wp_radius"),
+        accel_corner: get("accel_corner"),
+        dt: get("dt"),
+        points,
+        name,
+    }
+}
+
+/// The reference rows of `name` (`NAME.csv` or `NAME.csv.gz`).
+fn reference(name: &str) -> String {
+    let plain = format!("{DATA}/{name}.csv");
+    if let Ok(t) = std::fs::read_to_string(&plain) {
+        return t;
+    }
+    let gz = std::fs::File::open(format!("{plain}.gz")).expect("reference csv");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(gz)
+        .read_to_string(&mut text)
+        .expect("gzip");
+    text
+}
+
+/// AR_WPNav's three legs with perfect tracking (`set_desired_location`).
+struct Chain<'a> {
+    c: &'a Case,
     prev: SCurve,
     this: SCurve,
     next: SCurve,
-    origin: Vector3<f64>,
-    destination: Vector3<f64>,
+    origin: Vector3<f32>,
+    destination: Vector3<f32>,
     fast_waypoint: bool,
 }
 
-impl Chain {
-    fn new(start: Vector3<f64>) -> Self {
+impl<'a> Chain<'a> {
+    fn new(c: &'a Case) -> Self {
         Chain {
+            c,
             prev: SCurve::new(),
             this: SCurve::new(),
             next: SCurve::new(),
-            origin: start,
-            destination: start,
+            origin: c.points[0],
+            destination: c.points[0],
             fast_waypoint: false,
         }
     }
 
-    fn set_destination(&mut self, d: Vector3<f64>, n: Option<Vector3<f64>>, l: &Limits) {
+    fn track(&self, curve: &mut SCurve, o: &Vector3<f32>, d: &Vector3<f32>) {
+        let c = self.c;
+        curve.calculate_track(
+            o,
+            d,
+            c.speed_xy,
+            c.speed_up,
+            c.speed_down,
+            c.accel_xy,
+            c.accel_z,
+            c.snap,
+            c.jerk,
+        );
+    }
+
+    /// Heads for waypoint `leg + 1`.
+    fn set_destination(&mut self, leg: usize) {
         self.prev = self.this.clone();
         self.origin = self.destination;
-        self.destination = d;
+        self.destination = self.c.points[leg + 1];
         if self.fast_waypoint && !self.next.finished() {
             self.this = self.next.clone();
         } else {
-            self.this.calculate_track(
-                &self.origin,
-                &d,
-                l.speed,
-                l.speed,
-                l.speed,
-                l.accel,
-                l.accel,
-                l.snap,
-                l.jerk,
-            );
+            let mut this = SCurve::new();
+            self.track(&mut this, &self.origin, &self.destination);
+            self.this = this;
         }
         self.next.init();
         self.fast_waypoint = false;
-        if let Some(n) = n {
-            self.next.calculate_track(
-                &d, &n, l.speed, l.speed, l.speed, l.accel, l.accel, l.snap, l.jerk,
-            );
+        if let Some(n) = self.c.points.get(leg + 2) {
+            let mut next = std::mem::take(&mut self.next);
+            self.track(&mut next, &self.destination, n);
+            self.next = next;
             self.fast_waypoint = true;
         }
     }
 }
 
-fn rows() -> Vec<Vec<f64>> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/scurve/ardupilot_seed.csv"
-    ))
-    .expect("reference");
-    text.lines()
-        .skip(1)
-        .map(|l| l.split(',').map(|x| x.parse().expect("number")).collect())
-        .collect()
-}
-
-#[test]
-fn reproduces_ardupilot_scurve_row_by_row() {
-    let l = Limits {
-        speed: 5.0,
-        accel: 2.0,
-        jerk: 4.0,
-        snap: 8.0,
-        wp_radius: 2.0,
-        accel_corner: 2.0,
-    };
-    let wps = [
-        Vector3::new(10.0, 10.0, 0.0),
-        Vector3::new(20.0, 30.0, 0.0),
-        Vector3::new(30.0, 30.0, 0.0),
-    ];
-    let reference = rows();
-    let mut chain = Chain::new(Vector3::zeros());
-    chain.set_destination(wps[0], Some(wps[1]), &l);
-    let mut leg = 0usize;
-    let mut promote = false;
-    let mut finished_at = Vec::new();
-    let dt = 0.1;
-    // Row 0 is the state before the first call.
-    assert!(reference[0][1..10].iter().all(|v| *v == 0.0));
-    let (mut worst_p, mut worst_v, mut worst_a) = (0.0f64, 0.0f64, 0.0f64);
-    for (k, r) in reference.iter().enumerate().skip(1) {
-        if promote {
-            leg += 1;
-            chain.set_destination(wps[leg], wps.get(leg + 1).copied(), &l);
-            promote = false;
-        }
+/// Flies `c` and compares every row; returns the ticks at which legs
+/// finished.
+fn check(c: &Case) -> Vec<usize> {
+    let text = reference(&c.name);
+    let mut lines = text.lines();
+    assert!(lines.next().expect("header").starts_with("t,pos_x"));
+    let rows: Vec<&str> = lines.collect();
+    let mut chain = Chain::new(c);
+    let mut leg = 0;
+    chain.set_destination(leg);
+    let legs = c.points.len() - 1;
+    let mut finish_ticks = Vec::new();
+    for (n, row) in rows.iter().enumerate().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!(f.len(), 14, "{} row {n}", c.name);
         let mut pos = chain.origin;
         let mut vel = Vector3::zeros();
         let mut acc = Vector3::zeros();
@@ -120,87 +189,144 @@ fn reproduces_ardupilot_scurve_row_by_row() {
         let finished = this.advance_target_along_track(
             prev,
             next,
-            l.wp_radius,
-            l.accel_corner,
+            c.wp_radius,
+            c.accel_corner,
             fast,
-            dt,
+            c.dt,
             &mut pos,
             &mut vel,
             &mut acc,
         );
-        let t = k as f64 * dt;
-        assert_eq!(r[10] as usize, leg, "t {t}: leg");
-        assert_eq!(r[11] == 1.0, fast, "t {t}: fast_waypoint");
-        assert_eq!(r[12] == 1.0, finished, "t {t}: finished");
-        assert!(
-            (chain.this.get_time_elapsed() - r[13]).abs() < 1e-5,
-            "t {t}: leg clock {} vs {}",
-            chain.this.get_time_elapsed(),
-            r[13]
-        );
-        for i in 0..3 {
-            worst_p = worst_p.max((pos[i] - r[1 + i]).abs());
-            worst_v = worst_v.max((vel[i] - r[4 + i]).abs());
-            worst_a = worst_a.max((acc[i] - r[7 + i]).abs());
+        let ours = [
+            pos.x, pos.y, pos.z, vel.x, vel.y, vel.z, acc.x, acc.y, acc.z,
+        ];
+        let names = [
+            "pos_x", "pos_y", "pos_z", "vel_x", "vel_y", "vel_z", "acc_x", "acc_y", "acc_z",
+        ];
+        for (i, (v, name)) in ours.iter().zip(names).enumerate() {
+            let want: f32 = f[1 + i].parse().expect("number");
             assert!(
-                (pos[i] - r[1 + i]).abs() < 1e-4,
-                "t {t}: pos[{i}] {} vs {}",
-                pos[i],
-                r[1 + i]
-            );
-            assert!(
-                (vel[i] - r[4 + i]).abs() < 1e-4,
-                "t {t}: vel[{i}] {} vs {}",
-                vel[i],
-                r[4 + i]
-            );
-            assert!(
-                (acc[i] - r[7 + i]).abs() < 1e-3,
-                "t {t}: acc[{i}] {} vs {}",
-                acc[i],
-                r[7 + i]
+                v.to_bits() == want.to_bits(),
+                "{} row {n} (t {}): {name} {v:.9e} but ArduPilot {want:.9e}",
+                c.name,
+                f[0]
             );
         }
-        if finished && (finished_at.len() == leg) {
-            finished_at.push(t);
-            if leg + 1 < wps.len() {
-                promote = true;
+        assert_eq!(f[10], leg.to_string(), "{} row {n}: leg", c.name);
+        assert_eq!(f[11] == "1", fast, "{} row {n}: fast_waypoint", c.name);
+        assert_eq!(f[12] == "1", finished, "{} row {n}: finished", c.name);
+        let clock: f32 = f[13].parse().expect("clock");
+        assert!(
+            chain.this.get_time_elapsed().to_bits() == clock.to_bits(),
+            "{} row {n}: leg clock {:.9e} but ArduPilot {clock:.9e}",
+            c.name,
+            chain.this.get_time_elapsed()
+        );
+        if finished && finish_ticks.len() == leg {
+            finish_ticks.push(n);
+            if leg + 1 < legs {
+                leg += 1;
+                chain.set_destination(leg);
             }
         }
     }
-    println!("worst |Δpos| {worst_p:e} m, |Δvel| {worst_v:e} m/s, |Δacc| {worst_a:e} m/s²");
-    assert_eq!(finished_at.len(), 3);
-    for (got, want) in finished_at.iter().zip([5.1, 10.6, 15.4]) {
-        assert!(
-            (got - want).abs() < 1e-9,
-            "leg finished at {got}, ArduPilot {want}"
-        );
+    assert_eq!(finish_ticks.len(), legs, "{}: legs finished", c.name);
+    finish_ticks
+}
+
+#[test]
+fn every_case_matches_ardupilot_bit_for_bit() {
+    let all = cases();
+    let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+    for want in [
+        "ardupilot_seed",
+        "rover_box",
+        "copter_long",
+        "copter_3d",
+        "copter_many_corners",
+        "near_threshold_below",
+        "near_threshold_above",
+    ] {
+        assert!(names.contains(&want), "{want} missing from cases.txt");
+    }
+    for c in &all {
+        check(c);
     }
 }
 
 #[test]
-fn leg_durations_match_ardupilot() {
-    // Each leg's own time_end as ArduPilot reports it for the seed example.
+fn the_seed_legs_finish_on_ardupilots_ticks() {
+    // README: legs finish at t = 5.1, 10.6, 15.4 s at dt 0.1.
+    let all = cases();
+    let seed = all
+        .iter()
+        .find(|c| c.name == "ardupilot_seed")
+        .expect("seed");
+    assert_eq!(check(seed), [51, 106, 154]);
+}
+
+#[test]
+fn the_near_threshold_pair_straddles_the_blend_test() {
+    // The two radii differ by one float step or one sweep step; one blends
+    // into the next leg a tick earlier than the other.
+    let all = cases();
+    let blend_tick = |name: &str| {
+        let c = all.iter().find(|c| c.name == name).expect(name);
+        let mut chain = Chain::new(c);
+        chain.set_destination(0);
+        (1..100_000)
+            .find(|_| {
+                let mut pos = chain.origin;
+                let (mut v, mut a) = (Vector3::zeros(), Vector3::zeros());
+                let fast = chain.fast_waypoint;
+                let Chain {
+                    prev, this, next, ..
+                } = &mut chain;
+                this.advance_target_along_track(
+                    prev,
+                    next,
+                    c.wp_radius,
+                    c.accel_corner,
+                    fast,
+                    c.dt,
+                    &mut pos,
+                    &mut v,
+                    &mut a,
+                );
+                chain.next.get_time_elapsed() > 0.0
+            })
+            .expect("blends")
+    };
+    let (below, above) = (
+        blend_tick("near_threshold_below"),
+        blend_tick("near_threshold_above"),
+    );
+    assert_eq!(below, above + 1, "below {below}, above {above}");
+}
+
+#[test]
+fn the_leg_clock_is_a_float_that_falls_behind_n_dt() {
+    // ArduPilot adds dt to a float each tick; after 50 s at 400 Hz the clock
+    // is milliseconds behind n·dt — and so is the port.
     let mut s = SCurve::new();
-    let cases = [
-        (Vector3::zeros(), Vector3::new(10.0, 10.0, 0.0), 6.717294),
-        (
-            Vector3::new(10.0, 10.0, 0.0),
-            Vector3::new(20.0, 30.0, 0.0),
-            8.225450,
-        ),
-        (
-            Vector3::new(20.0, 30.0, 0.0),
-            Vector3::new(30.0, 30.0, 0.0),
-            5.897751,
-        ),
-    ];
-    for (o, d, t_end) in cases {
-        s.calculate_track(&o, &d, 5.0, 5.0, 5.0, 2.0, 2.0, 8.0, 4.0);
-        assert!(
-            (s.time_end() - t_end).abs() < 1e-5,
-            "{} vs {t_end}",
-            s.time_end()
-        );
+    s.calculate_track(
+        &Vector3::zeros(),
+        &Vector3::new(1000.0, 0.0, 0.0),
+        10.0,
+        2.5,
+        1.5,
+        2.5,
+        1.0,
+        5.235_987_7,
+        1.0,
+    );
+    let (mut p, mut v, mut a) = (Vector3::zeros(), Vector3::zeros(), Vector3::zeros());
+    let mut float_clock = 0.0_f32;
+    for _ in 0..20_000 {
+        s.move_from_pos_vel_accel(0.0025, &mut p, &mut v, &mut a);
+        float_clock += 0.0025;
     }
+    assert_eq!(s.get_time_elapsed().to_bits(), float_clock.to_bits());
+    let drift = 50.0 - f64::from(s.get_time_elapsed());
+    assert!(drift.abs() > 1e-3, "drift {drift}");
 }

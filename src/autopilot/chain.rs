@@ -2,6 +2,12 @@
 //! with fast-waypoint promotion and corner blending, as ArduPilot's AC_WPNav and
 //! AR_WPNav drive `SCurve` (see `guidance::scurve`), with AR_WPNav's track
 //! time-scaling so the target waits for a vehicle that falls behind.
+//!
+//! The legs are computed as ArduPilot computes them, in single precision (see
+//! `guidance::scurve`): the chain keeps its origin and destination as float
+//! NED metres and converts at its edges. SCurve limits +z with its climb
+//! speed (ArduPilot's frame is NEU), so this NED chain hands it the descent
+//! speed for +z (down) and the climb speed for −z.
 
 use nalgebra::Vector3;
 
@@ -34,19 +40,19 @@ impl LegLimits {
     fn calculate_track(
         &self,
         curve: &mut SCurve,
-        origin: &Vector3<f64>,
-        destination: &Vector3<f64>,
+        origin: &Vector3<f32>,
+        destination: &Vector3<f32>,
     ) {
         curve.calculate_track(
             origin,
             destination,
-            self.speed_xy,
-            self.speed_up,
-            self.speed_down,
-            self.accel_xy,
-            self.accel_z,
-            self.snap,
-            self.jerk,
+            self.speed_xy as f32,
+            self.speed_down as f32,
+            self.speed_up as f32,
+            self.accel_xy as f32,
+            self.accel_z as f32,
+            self.snap as f32,
+            self.jerk as f32,
         );
     }
 }
@@ -57,8 +63,8 @@ pub struct Chain {
     prev: SCurve,
     this: SCurve,
     next: SCurve,
-    origin: Vector3<f64>,
-    destination: Vector3<f64>,
+    origin: Vector3<f32>,
+    destination: Vector3<f32>,
     fast: bool,
     scaler: f64,
 }
@@ -83,8 +89,8 @@ impl Chain {
             prev: SCurve::new(),
             this: SCurve::new(),
             next: SCurve::new(),
-            origin: at,
-            destination: at,
+            origin: at.cast(),
+            destination: at.cast(),
             fast: false,
             scaler: 1.0,
         }
@@ -97,7 +103,7 @@ impl Chain {
 
     /// The current leg, origin → destination.
     pub fn leg(&self) -> (Vector3<f64>, Vector3<f64>) {
-        (self.origin, self.destination)
+        (self.origin.cast(), self.destination.cast())
     }
 
     /// Whether this leg blends into the next.
@@ -109,6 +115,7 @@ impl Chain {
     pub fn set_destination(&mut self, d: Vector3<f64>, n: Option<Vector3<f64>>, l: &LegLimits) {
         self.prev = self.this.clone();
         self.origin = self.destination;
+        let d = d.cast::<f32>();
         self.destination = d;
         if self.fast && !self.next.finished() {
             self.this = self.next.clone();
@@ -118,17 +125,16 @@ impl Chain {
         self.next.init();
         self.fast = false;
         if let Some(n) = n {
-            l.calculate_track(&mut self.next, &d, &n);
+            l.calculate_track(&mut self.next, &d, &n.cast());
             self.fast = true;
         }
     }
 
     /// Changes the horizontal speed of the legs in flight.
     pub fn set_speed(&mut self, l: &LegLimits) {
-        self.this
-            .set_speed_max(l.speed_xy, l.speed_up, l.speed_down);
-        self.next
-            .set_speed_max(l.speed_xy, l.speed_up, l.speed_down);
+        let (xy, up, down) = (l.speed_xy as f32, l.speed_up as f32, l.speed_down as f32);
+        self.this.set_speed_max(xy, down, up);
+        self.next.set_speed_max(xy, down, up);
     }
 
     /// Advances by `dt`, slowed when the vehicle at `pos`/`vel` lags behind the
@@ -162,18 +168,18 @@ impl Chain {
         let finished = self.this.advance_target_along_track(
             &mut self.prev,
             &mut self.next,
-            l.wp_radius,
-            l.accel_xy,
+            l.wp_radius as f32,
+            l.accel_xy as f32,
             self.fast,
-            self.scaler * dt,
+            (self.scaler * dt) as f32,
             &mut p,
             &mut v,
             &mut a,
         );
         PathTarget {
-            pos: p,
-            vel: v,
-            acc: a,
+            pos: p.cast(),
+            vel: v.cast(),
+            acc: a.cast(),
             finished,
         }
     }

@@ -6,7 +6,8 @@
 //! | module | ports |
 //! |---|---|
 //! | [`control`] | `libraries/AP_Math/control.cpp` (sqrt controller, shaping, kinematic limit) |
-//! | [`scurve`] | `libraries/AP_Math/SCurve.cpp`, `SCurve.h` (straight tracks) |
+//! | [`ap_float`] | `libraries/AP_Math/AP_Math.h`, `vector3.cpp`, `control.cpp` (float helpers as SITL computes them) |
+//! | [`scurve`] | `libraries/AP_Math/SCurve.cpp`, `SCurve.h` (straight tracks, ArduPilot-exact) |
 //! | [`pid`] | `libraries/AC_PID/AC_PID.cpp`, `AC_PID_2D.cpp`, `AC_P_2D.cpp` |
 //! | [`slew_limiter`] | `libraries/AP_Math/SlewLimiter.cpp` (AC_PID's SMAX) |
 //! | [`attitude_control`] | `libraries/APM_Control/AR_AttitudeControl.cpp` |
@@ -20,6 +21,7 @@
 //! `ATC_*`, `CRUISE_*`, `LOIT_*`), so values from a Rover parameter file carry
 //! over.
 
+pub mod ap_float;
 pub mod attitude_control;
 pub mod control;
 pub mod driver;

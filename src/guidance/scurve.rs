@@ -3,23 +3,31 @@
 //! destination, with corner blending between consecutive legs.
 //!
 //! Ported from ArduPilot's `libraries/AP_Math/SCurve.cpp` / `SCurve.h` (Leonard
-//! Hall, GPLv3): the straight-track form that AR_WPNav and AC_WPNav use (the
-//! nine-argument `calculate_track`; ArduPilot's newer arc tracks are not
-//! ported). Function and member names are ArduPilot's.
+//! Hall, GPLv3) as of ArduPilot commit 90700977c553 (July 2025): the
+//! straight-track form AC_WPNav and AR_WPNav drive. Function and member names
+//! are ArduPilot's.
 //!
-//! **Floating point.** ArduPilot computes in `float` with a float leg clock
-//! (`time += dt`), its SITL build doing some length sums in double. This port is
-//! `f64` throughout, so it drifts less; against the profile ArduPilot's own code
-//! produces (`tests/data/scurve/`) it agrees to about 1e-6 m. Branch decisions use
-//! ArduPilot's single-precision epsilon (see [`super::control`]).
+//! **ArduPilot-exact arithmetic.** The port computes what ArduPilot's SITL build
+//! computes, bit for bit: `float` state, arguments and vectors; a float leg
+//! clock that accumulates `dt` (and so falls behind n·dt); float literals
+//! (`-fsingle-precision-constant`); `Vector3f::length()` partly in double
+//! (`ftype`); `kinematic_limit()` in float; the C library's `sinf`, `cosf`,
+//! `powf` where ArduPilot calls them; even `powf(x, 1/3)`, an integer division
+//! that makes the speed-change jerk time `MIN(1, …)`. Expressions keep
+//! ArduPilot's order of operations, since float addition is not associative.
+//! The helpers live in [`super::ap_float`]. `tests/scurve_reference.rs` checks
+//! every value of ArduPilot's own output on several missions for equality.
 //!
-//! Position is returned as an offset added to the caller's accumulator (the
-//! "move" functions add into `pos`, `vel`, `accel`), NED metres.
+//! Vectors are in the caller's frame (ArduPilot's is NEU: +z up, which
+//! `speed_up` limits; a NED caller swaps `speed_up` and `speed_down`), metres,
+//! m/s, m/s²; times in seconds. Position is returned as an offset added to the
+//! caller's accumulator (the "move" functions add into `pos`, `vel`, `accel`).
 
-use nalgebra::Vector3;
+use nalgebra::{Vector2, Vector3};
 
-use super::control::{
-    c_max, c_min, is_equal, is_negative, is_positive, is_zero, kinematic_limit, safe_sqrt, sq,
+use super::ap_float::{
+    is_equal, is_negative, is_positive, is_zero, is_zero3, kinematic_limit, length2, length3,
+    length_squared3, max, min, normalized3, safe_sqrt, sq, M_PI,
 };
 
 const SEG_INIT: usize = 0;
@@ -32,8 +40,6 @@ const SEG_DECEL_END: usize = 22;
 /// Number of time segments of a non-empty path.
 pub const SEGMENTS_MAX: usize = 23;
 
-const PI: f64 = std::f64::consts::PI;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[allow(clippy::enum_variant_names)] // ArduPilot's CONSTANT_JERK, POSITIVE_JERK, NEGATIVE_JERK
 enum SegmentType {
@@ -45,42 +51,43 @@ enum SegmentType {
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 struct Segment {
-    jerk_ref: f64,
+    jerk_ref: f32,
     seg_type: SegmentType,
-    end_time: f64,
-    end_accel: f64,
-    end_vel: f64,
-    end_pos: f64,
+    end_time: f32,
+    end_accel: f32,
+    end_vel: f32,
+    end_pos: f32,
 }
 
 /// Segment durations from [`SCurve::calculate_path`].
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PathTimes {
-    /// Jerk magnitude actually used.
-    pub jm: f64,
+    /// Jerk magnitude actually used, m/s³.
+    pub jm: f32,
     /// Raised-cosine jerk ramp duration, s.
-    pub tj: f64,
+    pub tj: f32,
     /// Constant-jerk duration, s.
-    pub t2: f64,
+    pub t2: f32,
     /// Constant-acceleration duration, s.
-    pub t4: f64,
+    pub t4: f32,
     /// Second constant-jerk duration, s.
-    pub t6: f64,
+    pub t6: f32,
 }
 
 /// One straight leg's S-curve.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SCurve {
-    snap_max: f64,
-    jerk_max: f64,
-    accel_max: f64,
-    accel_z_max: f64,
-    vel_max: f64,
-    time: f64,
+    snap_max: f32,
+    jerk_max: f32,
+    accel_max: f32,
+    accel_z_max: f32,
+    vel_max: f32,
+    time: f32,
     num_segs: usize,
     segment: [Segment; SEGMENTS_MAX],
-    seg_delta: Vector3<f64>,
-    seg_length: f64,
+    track: Vector3<f32>,
+    delta_unit: Vector3<f32>,
+    position_sq: f32,
 }
 
 impl Default for SCurve {
@@ -94,8 +101,9 @@ impl Default for SCurve {
             time: 0.0,
             num_segs: SEG_INIT,
             segment: [Segment::default(); SEGMENTS_MAX],
-            seg_delta: Vector3::zeros(),
-            seg_length: 0.0,
+            track: Vector3::zeros(),
+            delta_unit: Vector3::zeros(),
+            position_sq: 0.0,
         };
         s.init();
         s
@@ -108,74 +116,71 @@ impl SCurve {
         Self::default()
     }
 
-    /// Clears the path (`init`).
+    /// Clears the path (`init`). Like ArduPilot's, it keeps `accel_z_max`.
     pub fn init(&mut self) {
         self.snap_max = 0.0;
         self.jerk_max = 0.0;
         self.accel_max = 0.0;
-        self.accel_z_max = 0.0;
         self.vel_max = 0.0;
         self.time = 0.0;
         self.num_segs = SEG_INIT;
         let mut i = self.num_segs;
         self.add_segment(&mut i, 0.0, SegmentType::ConstantJerk, 0.0, 0.0, 0.0, 0.0);
         self.num_segs = i;
-        self.seg_delta = Vector3::zeros();
-        self.seg_length = 0.0;
+        self.track = Vector3::zeros();
+        self.delta_unit = Vector3::zeros();
+        self.position_sq = 0.0;
     }
 
-    /// Builds the path for a straight track from `origin` to `destination` (NED
-    /// m) with horizontal speed, climb and descent speed limits (m/s),
+    /// Builds the path for a straight track from `origin` to `destination` (m)
+    /// with horizontal speed, climb (+z) and descent speed limits (m/s),
     /// horizontal and vertical acceleration limits (m/s²), snap (m/s⁴) and jerk
-    /// (m/s³) limits (`calculate_track`). A zero-length or degenerate track
-    /// leaves an empty path; limits are taken as absolute values; NaN inputs give
-    /// an empty path.
+    /// (m/s³) limits (`calculate_track`). A zero-length track or invalid limits
+    /// leave an empty path.
     #[allow(clippy::too_many_arguments)]
     pub fn calculate_track(
         &mut self,
-        origin: &Vector3<f64>,
-        destination: &Vector3<f64>,
-        speed_xy: f64,
-        speed_up: f64,
-        speed_down: f64,
-        accel_xy: f64,
-        accel_z: f64,
-        snap_maximum: f64,
-        jerk_maximum: f64,
+        origin: &Vector3<f32>,
+        destination: &Vector3<f32>,
+        speed_xy: f32,
+        speed_up: f32,
+        speed_down: f32,
+        accel_xy: f32,
+        accel_z: f32,
+        snap_maximum: f32,
+        jerk_maximum: f32,
     ) {
         self.init();
-        let (speed_xy, speed_up, speed_down) = (speed_xy.abs(), speed_up.abs(), speed_down.abs());
-        let (accel_xy, accel_z) = (accel_xy.abs(), accel_z.abs());
-        let delta = destination - origin;
-        if !delta.iter().all(|x| x.is_finite())
-            || delta == Vector3::zeros()
-            || is_zero(delta.norm_squared())
-        {
-            self.seg_delta = Vector3::zeros();
+        let track_temp = destination - origin;
+        if is_zero3(&track_temp) || is_zero(length_squared3(&track_temp)) {
             return;
         }
-        self.seg_delta = delta;
-        self.seg_length = delta.norm();
-        let len_xy = delta.xy().norm();
         self.snap_max = snap_maximum;
         self.jerk_max = jerk_maximum;
-        self.vel_max = kinematic_limit(len_xy, delta.z, speed_xy, speed_up, speed_down);
-        self.accel_max = kinematic_limit(len_xy, delta.z, accel_xy, accel_z, accel_z);
-        self.accel_z_max = accel_z;
-        self.finalise_path(self.seg_length);
-    }
-
-    /// Validates limits, builds the segments and checks them (`finalise_path`).
-    fn finalise_path(&mut self, path_length: f64) {
+        self.set_kinematic_limits(
+            origin,
+            destination,
+            speed_xy,
+            speed_up,
+            speed_down,
+            accel_xy,
+            accel_z,
+        );
         if !is_positive(self.snap_max)
             || !is_positive(self.jerk_max)
             || !is_positive(self.accel_max)
             || !is_positive(self.vel_max)
         {
-            self.init();
             return;
         }
-        self.add_segments(path_length);
+        self.track = track_temp;
+        let track_length = length3(&self.track);
+        if is_zero(track_length) {
+            self.delta_unit = Vector3::zeros();
+        } else {
+            self.delta_unit = normalized3(&self.track);
+            self.add_segments(track_length);
+        }
         if !self.valid() {
             self.init();
         }
@@ -183,18 +188,12 @@ impl SCurve {
 
     /// Changes the maximum speeds along the path, re-planning what is still ahead
     /// (`set_speed_max`).
-    pub fn set_speed_max(&mut self, speed_xy: f64, speed_up: f64, speed_down: f64) {
-        let (speed_xy, speed_up, speed_down) = (speed_xy.abs(), speed_up.abs(), speed_down.abs());
+    pub fn set_speed_max(&mut self, speed_xy: f32, speed_up: f32, speed_down: f32) {
         if self.num_segs != SEGMENTS_MAX {
             return;
         }
-        let track_speed_max = kinematic_limit(
-            self.seg_delta.xy().norm(),
-            self.seg_delta.z,
-            speed_xy,
-            speed_up,
-            speed_down,
-        );
+        let track_speed_max =
+            kinematic_limit(self.delta_unit, speed_xy, speed_up, speed_down.abs());
         if is_equal(self.vel_max, track_speed_max) || is_zero(track_speed_max) {
             return;
         }
@@ -203,10 +202,9 @@ impl SCurve {
             return;
         }
         let pend = self.segment[SEG_DECEL_END].end_pos;
-        let mut vend = self.vel_max.min(self.segment[SEG_DECEL_END].end_vel);
-
+        let vend = min(self.vel_max, self.segment[SEG_DECEL_END].end_vel);
         if is_zero(self.time) {
-            let vstart = self.vel_max.min(self.segment[SEG_INIT].end_vel);
+            let vstart = min(self.vel_max, self.segment[SEG_INIT].end_vel);
             self.num_segs = SEG_INIT;
             let mut i = self.num_segs;
             self.add_segment(&mut i, 0.0, SegmentType::ConstantJerk, 0.0, 0.0, 0.0, 0.0);
@@ -216,12 +214,23 @@ impl SCurve {
             self.set_destination_speed_max(vend);
             return;
         }
+        self.restart_speed_change_here();
+        self.lower_cruise_in_acceleration(pend);
+        self.replan_speed_change();
+        self.replan_deceleration(pend, vend);
+        if !self.valid() {
+            self.init();
+        }
+    }
 
+    /// `set_speed_max` while moving: makes the current phase the start of the
+    /// plan (the speed change moves into the acceleration block; when cruising,
+    /// both restart from the present position and speed).
+    fn restart_speed_change_here(&mut self) {
         let time = self.time;
         if time >= self.segment[SEG_ACCEL_END].end_time
             && time <= self.segment[SEG_SPEED_CHANGE_END].end_time
         {
-            // Inside the speed-change block: move it into the acceleration block.
             let s7 = self.segment[SEG_ACCEL_END];
             self.segment[SEG_INIT] = Segment {
                 seg_type: SegmentType::ConstantJerk,
@@ -235,7 +244,6 @@ impl SCurve {
         } else if time > self.segment[SEG_SPEED_CHANGE_END].end_time
             && time <= self.segment[SEG_CONST].end_time
         {
-            // Cruising: restart from the current position and speed.
             let s14 = self.segment[SEG_SPEED_CHANGE_END];
             self.segment[SEG_INIT] = Segment {
                 seg_type: SegmentType::ConstantJerk,
@@ -255,100 +263,110 @@ impl SCurve {
                 };
             }
         }
+    }
 
-        // Still in the constant-acceleration part: lower the cruise speed.
-        if time <= self.segment[SEG_ACCEL_MAX].end_time
-            && is_positive(
-                self.segment[SEG_ACCEL_MAX].end_time - self.segment[SEG_ACCEL_MAX - 1].end_time,
-            )
-            && self.vel_max < self.segment[SEG_ACCEL_END].end_vel
-            && is_positive(self.segment[SEG_ACCEL_MAX].end_accel)
+    /// `set_speed_max` still in constant acceleration: lowers the cruise speed
+    /// as close to the new one as shortening that segment allows.
+    fn lower_cruise_in_acceleration(&mut self, pend: f32) {
+        let time = self.time;
+        let s = &self.segment;
+        if !(time <= s[SEG_ACCEL_MAX].end_time
+            && is_positive(s[SEG_ACCEL_MAX].end_time - s[SEG_ACCEL_MAX - 1].end_time)
+            && self.vel_max < s[SEG_ACCEL_END].end_vel
+            && is_positive(s[SEG_ACCEL_MAX].end_accel))
         {
-            let vstart = self.segment[SEG_INIT].end_vel;
-            let vmin = self.segment[SEG_ACCEL_END].end_vel
-                - self.segment[SEG_ACCEL_MAX].end_accel
-                    * (self.segment[SEG_ACCEL_MAX].end_time
-                        - time.max(self.segment[SEG_ACCEL_MAX - 1].end_time));
-            let p = Self::calculate_path(
-                self.snap_max,
-                self.jerk_max,
-                vstart,
-                self.accel_max,
-                vmin.max(self.vel_max),
-                pend * 0.5,
-            );
-            let mut seg = SEG_INIT + 1;
-            self.add_segments_jerk(&mut seg, p.tj, p.jm, p.t2);
-            self.add_segment_const_jerk(&mut seg, p.t4, 0.0);
-            self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);
-            self.segment[SEG_ACCEL_END].end_accel = 0.0;
-            self.fill_empty_segments(SEG_ACCEL_END + 1, SEG_CONST, SEG_ACCEL_END);
-            let p = Self::calculate_path(
-                self.snap_max,
-                self.jerk_max,
-                0.0,
-                self.accel_max,
-                vmin.max(self.vel_max),
-                pend * 0.5,
-            );
-            let mut seg = SEG_CONST + 1;
-            self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);
-            self.add_segment_const_jerk(&mut seg, p.t4, 0.0);
-            self.add_segments_jerk(&mut seg, p.tj, p.jm, p.t2);
-            self.segment[SEG_DECEL_END].end_accel = 0.0;
-            self.segment[SEG_DECEL_END].end_vel = self.segment[SEG_DECEL_END].end_vel.max(0.0);
-            self.extend_const_vel_to(pend);
+            return;
         }
+        let vstart = s[SEG_INIT].end_vel;
+        let vmin = s[SEG_ACCEL_END].end_vel
+            - s[SEG_ACCEL_MAX].end_accel
+                * (s[SEG_ACCEL_MAX].end_time - max(time, s[SEG_ACCEL_MAX - 1].end_time));
+        let p = Self::calculate_path(
+            self.snap_max,
+            self.jerk_max,
+            vstart,
+            self.accel_max,
+            max(vmin, self.vel_max),
+            pend * 0.5,
+        );
+        let mut seg = SEG_INIT + 1;
+        self.add_segments_jerk(&mut seg, p.tj, p.jm, p.t2);
+        self.add_segment_const_jerk(&mut seg, p.t4, 0.0);
+        self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);
+        self.segment[SEG_ACCEL_END].end_accel = 0.0;
+        self.fill_empty_segments(SEG_ACCEL_END + 1, SEG_CONST, SEG_ACCEL_END);
+        let p = Self::calculate_path(
+            self.snap_max,
+            self.jerk_max,
+            0.0,
+            self.accel_max,
+            max(vmin, self.vel_max),
+            pend * 0.5,
+        );
+        let mut seg = SEG_CONST + 1;
+        self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);
+        self.add_segment_const_jerk(&mut seg, p.t4, 0.0);
+        self.add_segments_jerk(&mut seg, p.tj, p.jm, p.t2);
+        self.segment[SEG_DECEL_END].end_accel = 0.0;
+        self.segment[SEG_DECEL_END].end_vel = max(0.0, self.segment[SEG_DECEL_END].end_vel);
+        self.extend_const_vel_to(pend);
+    }
 
-        // The speed-change block (segments 8–14).
+    /// `set_speed_max`: the speed-change block (segments 8–14).
+    fn replan_speed_change(&mut self) {
         self.fill_empty_segments(SEG_ACCEL_END + 1, SEG_SPEED_CHANGE_END, SEG_ACCEL_END);
         let v7 = self.segment[SEG_ACCEL_END].end_vel;
-        if !is_equal(self.vel_max, v7) {
-            let l = self.segment[SEG_CONST].end_pos - self.segment[SEG_ACCEL_END].end_pos;
-            let mut p = PathTimes::default();
-            let jerk_time = (((self.vel_max - v7).abs() * PI) / (4.0 * self.snap_max))
-                .powf(1.0 / 3.0)
-                .min(self.jerk_max * PI / (2.0 * self.snap_max));
-            if self.vel_max < v7 && jerk_time * 12.0 < l / v7 {
-                // Slowing down: the mirror of speeding up from vel_max to v7.
-                let q = Self::calculate_path(
-                    self.snap_max,
-                    self.jerk_max,
-                    self.vel_max,
-                    self.accel_max,
-                    v7,
-                    l * 0.5,
-                );
-                p = PathTimes {
-                    jm: -q.jm,
-                    tj: q.tj,
-                    t2: q.t6,
-                    t4: q.t4,
-                    t6: q.t2,
-                };
-            } else if self.vel_max > v7 && l / (jerk_time * 12.0) > v7 {
-                let vm = self.vel_max.min(l / (jerk_time * 12.0));
-                p = Self::calculate_path(
-                    self.snap_max,
-                    self.jerk_max,
-                    v7,
-                    self.accel_max,
-                    vm,
-                    l * 0.5,
-                );
-            }
-            let mut seg = SEG_ACCEL_END + 1;
-            if !is_zero(p.jm) && !is_negative(p.t2) && !is_negative(p.t4) && !is_negative(p.t6) {
-                self.add_segments_jerk(&mut seg, p.tj, p.jm, p.t2);
-                self.add_segment_const_jerk(&mut seg, p.t4, 0.0);
-                self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);
-                self.segment[SEG_SPEED_CHANGE_END].end_accel = 0.0;
-            }
+        if is_equal(self.vel_max, v7) {
+            return;
         }
+        let l = self.segment[SEG_CONST].end_pos - self.segment[SEG_ACCEL_END].end_pos;
+        let mut p = PathTimes::default();
+        // ArduPilot writes powf(…, 1/3): an integer division, so powf(x, 0) = 1.
+        let jerk_time = min(
+            ((self.vel_max - v7).abs() * M_PI / (4.0 * self.snap_max)).powf(0.0),
+            self.jerk_max * M_PI / (2.0 * self.snap_max),
+        );
+        if self.vel_max < v7 && jerk_time * 12.0 < l / v7 {
+            // Slowing down: the mirror of speeding up from vel_max to v7.
+            let q = Self::calculate_path(
+                self.snap_max,
+                self.jerk_max,
+                self.vel_max,
+                self.accel_max,
+                v7,
+                l * 0.5,
+            );
+            p = PathTimes {
+                jm: -q.jm,
+                tj: q.tj,
+                t2: q.t6,
+                t4: q.t4,
+                t6: q.t2,
+            };
+        } else if self.vel_max > v7 && l / (jerk_time * 12.0) > v7 {
+            let vm = min(self.vel_max, l / (jerk_time * 12.0));
+            p = Self::calculate_path(
+                self.snap_max,
+                self.jerk_max,
+                v7,
+                self.accel_max,
+                vm,
+                l * 0.5,
+            );
+        }
+        let mut seg = SEG_ACCEL_END + 1;
+        if !is_zero(p.jm) && !is_negative(p.t2) && !is_negative(p.t4) && !is_negative(p.t6) {
+            self.add_segments_jerk(&mut seg, p.tj, p.jm, p.t2);
+            self.add_segment_const_jerk(&mut seg, p.t4, 0.0);
+            self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);
+            self.segment[SEG_SPEED_CHANGE_END].end_accel = 0.0;
+        }
+    }
 
-        // Deceleration.
+    /// `set_speed_max`: the deceleration to `vend` at `pend`.
+    fn replan_deceleration(&mut self, pend: f32, vend: f32) {
         let mut seg = SEG_CONST;
-        vend = vend.min(self.segment[SEG_SPEED_CHANGE_END].end_vel);
+        let vend = min(vend, self.segment[SEG_SPEED_CHANGE_END].end_vel);
         self.add_segment_const_jerk(&mut seg, 0.0, 0.0);
         if vend < self.segment[SEG_SPEED_CHANGE_END].end_vel {
             let p = Self::calculate_path(
@@ -366,32 +384,29 @@ impl SCurve {
             self.fill_empty_segments(SEG_CONST + 1, SEG_DECEL_END, SEG_CONST);
         }
         self.segment[SEG_DECEL_END].end_accel = 0.0;
-        self.segment[SEG_DECEL_END].end_vel = self.segment[SEG_DECEL_END].end_vel.max(0.0);
+        self.segment[SEG_DECEL_END].end_vel = max(0.0, self.segment[SEG_DECEL_END].end_vel);
         self.extend_const_vel_to(pend);
-        if !self.valid() {
-            self.init();
-        }
     }
 
     /// Sets the speed at the origin (for a leg entered at speed); returns the
     /// speed actually used, never more than asked (`set_origin_speed_max`).
-    pub fn set_origin_speed_max(&mut self, speed: f64) -> f64 {
+    pub fn set_origin_speed_max(&mut self, speed: f32) -> f32 {
         if self.num_segs != SEGMENTS_MAX {
             return 0.0;
         }
-        let mut speed = speed.abs();
         if is_equal(self.segment[SEG_INIT].end_vel, speed) {
             return speed;
         }
         let vm = self.segment[SEG_ACCEL_END].end_vel;
-        speed = speed.min(vm);
+        let track_length = length3(&self.track);
+        let speed = min(speed, vm);
         let p = Self::calculate_path(
             self.snap_max,
             self.jerk_max,
             speed,
             self.accel_max,
             vm,
-            self.seg_length * 0.5,
+            track_length * 0.5,
         );
         let mut seg = SEG_INIT;
         self.add_segment(
@@ -408,7 +423,10 @@ impl SCurve {
         self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);
         self.segment[SEG_ACCEL_END].end_accel = 0.0;
         // Shift the acceleration back if it does not fit in half the length.
-        let dp_start = (self.seg_length * 0.5 - self.segment[SEG_ACCEL_END].end_pos).min(0.0);
+        let dp_start = min(
+            0.0,
+            track_length * 0.5 - self.segment[SEG_ACCEL_END].end_pos,
+        );
         let dt = dp_start / self.segment[SEG_ACCEL_END].end_vel;
         for s in &mut self.segment[SEG_INIT..=SEG_ACCEL_END] {
             s.end_time += dt;
@@ -423,14 +441,9 @@ impl SCurve {
             0.0,
             self.accel_max,
             self.segment[SEG_CONST].end_vel,
-            self.seg_length * 0.5,
+            track_length * 0.5,
         );
-        self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);
-        self.add_segment_const_jerk(&mut seg, p.t4, 0.0);
-        self.add_segments_jerk(&mut seg, p.tj, p.jm, p.t2);
-        self.segment[SEG_DECEL_END].end_accel = 0.0;
-        self.segment[SEG_DECEL_END].end_vel = self.segment[SEG_DECEL_END].end_vel.max(0.0);
-        self.extend_const_vel_to(self.seg_length);
+        self.add_decel_and_extend(&mut seg, &p, track_length);
         if !self.valid() {
             self.init();
             return 0.0;
@@ -440,56 +453,62 @@ impl SCurve {
 
     /// Sets the speed at the destination (for a leg left at speed)
     /// (`set_destination_speed_max`).
-    pub fn set_destination_speed_max(&mut self, speed: f64) {
+    pub fn set_destination_speed_max(&mut self, speed: f32) {
         if self.num_segs != SEGMENTS_MAX {
             return;
         }
-        let mut speed = speed.abs();
         if is_equal(self.segment[SEGMENTS_MAX - 1].end_vel, speed) {
             return;
         }
         let vm = self.segment[SEG_CONST].end_vel;
-        speed = speed.min(vm);
+        let track_length = length3(&self.track);
+        let speed = min(speed, vm);
         let p = Self::calculate_path(
             self.snap_max,
             self.jerk_max,
             speed,
             self.accel_max,
             vm,
-            self.seg_length * 0.5,
+            track_length * 0.5,
         );
         let mut seg = SEG_CONST;
         self.add_segment_const_jerk(&mut seg, 0.0, 0.0);
-        self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);
-        self.add_segment_const_jerk(&mut seg, p.t4, 0.0);
-        self.add_segments_jerk(&mut seg, p.tj, p.jm, p.t2);
-        self.segment[SEG_DECEL_END].end_accel = 0.0;
-        self.segment[SEG_DECEL_END].end_vel = self.segment[SEG_DECEL_END].end_vel.max(0.0);
-        self.extend_const_vel_to(self.seg_length);
+        self.add_decel_and_extend(&mut seg, &p, track_length);
         if !self.valid() {
             self.init();
         }
     }
 
-    /// Moves the target along this leg by `dt`, blending into `next_leg` at the
-    /// corner and out of `prev_leg` (`advance_target_along_track`).
+    /// The deceleration segments from `seg`, then the cruise stretched so the
+    /// path ends at `length`.
+    fn add_decel_and_extend(&mut self, seg: &mut usize, p: &PathTimes, length: f32) {
+        self.add_segments_jerk(seg, p.tj, -p.jm, p.t6);
+        self.add_segment_const_jerk(seg, p.t4, 0.0);
+        self.add_segments_jerk(seg, p.tj, p.jm, p.t2);
+        self.segment[SEG_DECEL_END].end_accel = 0.0;
+        self.segment[SEG_DECEL_END].end_vel = max(0.0, self.segment[SEG_DECEL_END].end_vel);
+        self.extend_const_vel_to(length);
+    }
+
+    /// Moves the target along this leg by `dt` (s), blending into `next_leg` at
+    /// the corner and out of `prev_leg` (`advance_target_along_track`).
     ///
     /// `target_pos` must hold this leg's origin on entry; the leg's (and the
     /// blended legs') position offsets, velocities and accelerations are added to
-    /// `target_pos`, `target_vel`, `target_accel`. Returns true once the vehicle
+    /// `target_pos`, `target_vel`, `target_accel`. Returns true once the target
     /// is past the middle of the turn (or at the destination).
     #[allow(clippy::too_many_arguments)]
     pub fn advance_target_along_track(
         &mut self,
         prev_leg: &mut SCurve,
         next_leg: &mut SCurve,
-        wp_radius: f64,
-        accel_corner: f64,
+        wp_radius: f32,
+        accel_corner: f32,
         fast_waypoint: bool,
-        dt: f64,
-        target_pos: &mut Vector3<f64>,
-        target_vel: &mut Vector3<f64>,
-        target_accel: &mut Vector3<f64>,
+        dt: f32,
+        target_pos: &mut Vector3<f32>,
+        target_vel: &mut Vector3<f32>,
+        target_accel: &mut Vector3<f32>,
     ) -> bool {
         prev_leg.move_to_pos_vel_accel(dt, target_pos, target_vel, target_accel);
         self.move_from_pos_vel_accel(dt, target_pos, target_vel, target_accel);
@@ -501,8 +520,8 @@ impl SCurve {
             && self.get_time_elapsed() >= self.time_decel_start()
             && self.get_time_remaining() <= next_leg.time_accel_end()
         {
-            // Where would the blend put us at the middle of the turn?
-            let mut turn_pos = -self.seg_delta;
+            // Where would the blend put the target at the middle of the turn?
+            let mut turn_pos = -self.track;
             let mut turn_vel = Vector3::zeros();
             let mut turn_accel = Vector3::zeros();
             self.move_from_time_pos_vel_accel(
@@ -517,13 +536,14 @@ impl SCurve {
                 &mut turn_vel,
                 &mut turn_accel,
             );
-            let speed_min = self
-                .get_speed_along_track()
-                .min(next_leg.get_speed_along_track());
-            let accel_z_lim = self.get_accel_z_max().min(next_leg.get_accel_z_max());
-            if turn_pos.norm() < wp_radius
-                && turn_vel.norm() < speed_min
-                && turn_accel.xy().norm() < accel_corner
+            let speed_min = min(
+                self.get_speed_along_track(),
+                next_leg.get_speed_along_track(),
+            );
+            let accel_z_lim = min(self.get_accel_z_max(), next_leg.get_accel_z_max());
+            if length3(&turn_pos) < wp_radius
+                && length3(&turn_vel) < speed_min
+                && length2(&Vector2::new(turn_accel.x, turn_accel.y)) < accel_corner
                 && turn_accel.z.abs() < accel_z_lim
             {
                 next_leg.move_from_pos_vel_accel(dt, target_pos, target_vel, target_accel);
@@ -537,38 +557,39 @@ impl SCurve {
         s_finished
     }
 
-    /// Whether the leg's clock has reached its end (`finished`).
+    /// Whether the leg's clock has reached its end or the target its
+    /// destination (`finished`).
     pub fn finished(&self) -> bool {
-        self.time >= self.time_end()
+        self.time >= self.time_end() || self.position_sq >= length_squared3(&self.track)
     }
 
-    /// Origin → destination vector, NED m (`get_origin_to_destination`).
-    pub fn get_origin_to_destination(&self) -> &Vector3<f64> {
-        &self.seg_delta
+    /// Origin → destination vector, m (`get_track`).
+    pub fn get_track(&self) -> &Vector3<f32> {
+        &self.track
     }
 
     /// Maximum speed along the track, m/s (`get_speed_along_track`).
-    pub fn get_speed_along_track(&self) -> f64 {
+    pub fn get_speed_along_track(&self) -> f32 {
         self.vel_max
     }
 
     /// Maximum acceleration along the track, m/s² (`get_accel_along_track`).
-    pub fn get_accel_along_track(&self) -> f64 {
+    pub fn get_accel_along_track(&self) -> f32 {
         self.accel_max
     }
 
     /// Maximum vertical acceleration, m/s² (`get_accel_z_max`).
-    pub fn get_accel_z_max(&self) -> f64 {
+    pub fn get_accel_z_max(&self) -> f32 {
         self.accel_z_max
     }
 
     /// The leg's clock, s (`get_time_elapsed`).
-    pub fn get_time_elapsed(&self) -> f64 {
+    pub fn get_time_elapsed(&self) -> f32 {
         self.time
     }
 
     /// Duration of the whole leg, s; 0 for an empty path (`time_end`).
-    pub fn time_end(&self) -> f64 {
+    pub fn time_end(&self) -> f32 {
         if self.num_segs != SEGMENTS_MAX {
             return 0.0;
         }
@@ -576,7 +597,7 @@ impl SCurve {
     }
 
     /// Time left on the leg, s (`get_time_remaining`).
-    pub fn get_time_remaining(&self) -> f64 {
+    pub fn get_time_remaining(&self) -> f32 {
         if self.num_segs != SEGMENTS_MAX {
             return 0.0;
         }
@@ -584,7 +605,7 @@ impl SCurve {
     }
 
     /// End of the acceleration phase, s (`get_accel_finished_time`).
-    pub fn get_accel_finished_time(&self) -> f64 {
+    pub fn get_accel_finished_time(&self) -> f32 {
         self.time_accel_end()
     }
 
@@ -598,7 +619,7 @@ impl SCurve {
     }
 
     /// Time offset at which the turn onto this leg may start (`time_accel_end`).
-    pub fn time_accel_end(&self) -> f64 {
+    pub fn time_accel_end(&self) -> f32 {
         if self.num_segs != SEGMENTS_MAX {
             return 0.0;
         }
@@ -606,7 +627,7 @@ impl SCurve {
     }
 
     /// Time offset at which the turn off this leg may start (`time_decel_start`).
-    pub fn time_decel_start(&self) -> f64 {
+    pub fn time_decel_start(&self) -> f32 {
         if self.num_segs != SEGMENTS_MAX {
             return 0.0;
         }
@@ -618,47 +639,46 @@ impl SCurve {
         self.num_segs != SEGMENTS_MAX
     }
 
-    fn advance_time(&mut self, dt: f64) {
-        self.time = (self.time + dt).min(self.time_end());
+    fn advance_time(&mut self, dt: f32) {
+        self.time = min(self.time + dt, self.time_end());
     }
 
     /// Advances by `dt` and adds the position (from the origin), velocity and
     /// acceleration (`move_from_pos_vel_accel`).
     pub fn move_from_pos_vel_accel(
         &mut self,
-        dt: f64,
-        pos: &mut Vector3<f64>,
-        vel: &mut Vector3<f64>,
-        accel: &mut Vector3<f64>,
+        dt: f32,
+        pos: &mut Vector3<f32>,
+        vel: &mut Vector3<f32>,
+        accel: &mut Vector3<f32>,
     ) {
         self.advance_time(dt);
         let (_, a, v, p) = self.get_jerk_accel_vel_pos_at_time(self.time);
         self.project(a, v, p, pos, vel, accel);
+        self.position_sq = sq(p);
     }
 
     /// Advances by `dt` and adds the position relative to the destination,
     /// velocity and acceleration (`move_to_pos_vel_accel`).
     pub fn move_to_pos_vel_accel(
         &mut self,
-        dt: f64,
-        pos: &mut Vector3<f64>,
-        vel: &mut Vector3<f64>,
-        accel: &mut Vector3<f64>,
+        dt: f32,
+        pos: &mut Vector3<f32>,
+        vel: &mut Vector3<f32>,
+        accel: &mut Vector3<f32>,
     ) {
-        self.advance_time(dt);
-        let (_, a, v, p) = self.get_jerk_accel_vel_pos_at_time(self.time);
-        self.project(a, v, p, pos, vel, accel);
-        *pos -= self.seg_delta;
+        self.move_from_pos_vel_accel(dt, pos, vel, accel);
+        *pos -= self.track;
     }
 
     /// Adds the position (from the origin), velocity and acceleration at
     /// `time_now` without moving the clock (`move_from_time_pos_vel_accel`).
     pub fn move_from_time_pos_vel_accel(
         &self,
-        time_now: f64,
-        pos: &mut Vector3<f64>,
-        vel: &mut Vector3<f64>,
-        accel: &mut Vector3<f64>,
+        time_now: f32,
+        pos: &mut Vector3<f32>,
+        vel: &mut Vector3<f32>,
+        accel: &mut Vector3<f32>,
     ) {
         let (_, a, v, p) = self.get_jerk_accel_vel_pos_at_time(time_now);
         self.project(a, v, p, pos, vel, accel);
@@ -666,26 +686,22 @@ impl SCurve {
 
     fn project(
         &self,
-        a: f64,
-        v: f64,
-        p: f64,
-        pos: &mut Vector3<f64>,
-        vel: &mut Vector3<f64>,
-        accel: &mut Vector3<f64>,
+        a: f32,
+        v: f32,
+        p: f32,
+        pos: &mut Vector3<f32>,
+        vel: &mut Vector3<f32>,
+        accel: &mut Vector3<f32>,
     ) {
-        if is_zero(self.seg_length) {
-            return;
-        }
-        let unit = self.seg_delta / self.seg_length;
-        *pos += unit * p;
-        *vel += unit * v;
-        *accel += unit * a;
+        *pos += self.delta_unit * p;
+        *vel += self.delta_unit * v;
+        *accel += self.delta_unit * a;
     }
 
     /// Jerk, acceleration, velocity and position along the track at `time_now`
     /// (`get_jerk_accel_vel_pos_at_time`); zeros for an empty path; position is
     /// never negative.
-    pub fn get_jerk_accel_vel_pos_at_time(&self, time_now: f64) -> (f64, f64, f64, f64) {
+    pub fn get_jerk_accel_vel_pos_at_time(&self, time_now: f32) -> (f32, f32, f32, f32) {
         if self.num_segs != SEGMENTS_MAX {
             return (0.0, 0.0, 0.0, 0.0);
         }
@@ -693,19 +709,9 @@ impl SCurve {
         let pnt = (0..n)
             .find(|&i| time_now < self.segment[i].end_time)
             .unwrap_or(n);
-        let (jtype, jm, tj, t0, a0, v0, p0) = if pnt == 0 {
-            let s = self.segment[0];
-            (
-                SegmentType::ConstantJerk,
-                0.0,
-                0.0,
-                s.end_time,
-                s.end_accel,
-                s.end_vel,
-                s.end_pos,
-            )
-        } else if pnt == n {
-            let s = self.segment[n - 1];
+        let (jtype, jm, tj, t0, a0, v0, p0) = if pnt == 0 || pnt == n {
+            let s = self.segment[pnt.min(n - 1)];
+            let s = if pnt == 0 { s } else { self.segment[n - 1] };
             (
                 SegmentType::ConstantJerk,
                 0.0,
@@ -734,12 +740,12 @@ impl SCurve {
             SegmentType::PositiveJerk => calc_javp_for_segment_incr_jerk(t, tj, jm, a0, v0, p0),
             SegmentType::NegativeJerk => calc_javp_for_segment_decr_jerk(t, tj, jm, a0, v0, p0),
         };
-        (j, a, v, p.max(0.0))
+        (j, a, v, max(0.0, p))
     }
 
     /// Builds the 23 segments for a path of length `l` from rest to rest
     /// (`add_segments`).
-    fn add_segments(&mut self, l: f64) {
+    fn add_segments(&mut self, l: f32) {
         if is_zero(l) {
             return;
         }
@@ -760,7 +766,7 @@ impl SCurve {
             self.add_segment_const_jerk(&mut n, 0.0, 0.0);
         }
         let s14 = self.segment[SEG_SPEED_CHANGE_END];
-        let t15 = ((l - 2.0 * s14.end_pos) / s14.end_vel).max(0.0);
+        let t15 = max(0.0, (l - 2.0 * s14.end_pos) / s14.end_vel);
         self.add_segment_const_jerk(&mut n, t15, 0.0);
         self.add_segments_jerk(&mut n, p.tj, -p.jm, p.t6);
         self.add_segment_const_jerk(&mut n, p.t4, 0.0);
@@ -771,10 +777,10 @@ impl SCurve {
     }
 
     /// Segment durations of the trigonometric S-curve that takes speed `v0` to at
-    /// most `vm` within half-length `l`, with snap `sm`, jerk `jm`, acceleration
-    /// `am` limits (`calculate_path`, the closed-form cases of ArduPilot). Invalid
-    /// inputs or outputs give all zeros.
-    pub fn calculate_path(sm: f64, jm: f64, v0: f64, am: f64, vm: f64, l: f64) -> PathTimes {
+    /// most `vm` (m/s) within half-length `l` (m), with snap `sm`, jerk `jm`,
+    /// acceleration `am` limits (`calculate_path`, ArduPilot's closed-form
+    /// cases). Invalid inputs give all zeros; invalid outputs keep only `tj`.
+    pub fn calculate_path(sm: f32, jm: f32, v0: f32, am: f32, vm: f32, l: f32) -> PathTimes {
         let zero = PathTimes::default();
         if !is_positive(sm)
             || !is_positive(jm)
@@ -788,93 +794,61 @@ impl SCurve {
             return zero;
         }
         let (mut jm, mut am) = (jm, am);
-        let mut tj = jm * PI / (2.0 * sm);
-        let at = c_min(
-            c_min(am, (vm - v0) / (2.0 * tj)),
-            (l - 4.0 * v0 * tj) / (4.0 * sq(tj)),
+        let mut tj = jm * M_PI / (2.0 * sm);
+        let at = min(
+            min(am, (vm - v0) / (2.0 * tj)),
+            (l + 4.0 * v0 * tj) / (4.0 * sq(tj)),
         );
-        if !is_positive(at) {
-            return zero;
-        }
         let (t2, t4, t6);
-        // t4 for the "1 1 1" and "0 1 0" solutions.
-        let t4_of = |am: f64, jm: f64, tj: f64| -> f64 {
-            let root = safe_sqrt(
-                (am * am * am * am) * 0.25
-                    + (jm * jm) * (v0 * v0)
-                    + (am * am) * (jm * jm) * (tj * tj) * 0.25
-                    + am * (jm * jm) * l * 2.0
-                    - (am * am) * jm * v0
-                    + (am * am * am) * jm * tj * 0.5
-                    - am * (jm * jm) * v0 * tj,
-            );
-            let base = (am * am) * (-1.5) - jm * v0 - am * jm * tj * 1.5;
-            let a = (base + root) / (am * jm);
-            let b = (base - root) / (am * jm);
-            c_max(
-                c_min(-(v0 - vm + am * tj + (am * am) / jm) / am, c_max(a, b)),
-                0.0,
-            )
-        };
         if at.abs() < jm * tj {
             if is_zero(v0) {
-                tj = c_min(
-                    c_min(
-                        c_min(tj, ((l * PI) / (8.0 * sm)).powf(0.25)),
-                        ((vm * PI) / (4.0 * sm)).powf(1.0 / 3.0),
+                tj = min(
+                    min(
+                        min(tj, ((l * M_PI) / (8.0 * sm)).powf(1.0 / 4.0)),
+                        ((vm * M_PI) / (4.0 * sm)).powf(1.0 / 3.0),
                     ),
-                    safe_sqrt((am * PI) / (2.0 * sm)),
+                    safe_sqrt((am * M_PI) / (2.0 * sm)),
                 );
-                jm = 2.0 * sm * tj / PI;
+                jm = 2.0 * sm * tj / M_PI;
                 am = jm * tj;
             } else {
                 am = at;
                 jm = am / tj;
             }
-            if vm <= v0 + 2.0 * am * tj || l <= 4.0 * v0 * tj + 4.0 * am * sq(tj) {
-                t2 = 0.0;
-                t4 = 0.0;
-                t6 = 0.0;
+            t2 = 0.0;
+            t6 = 0.0;
+            t4 = if vm <= v0 + 2.0 * am * tj || l <= 4.0 * v0 * tj + 4.0 * am * sq(tj) {
+                0.0
             } else {
-                t2 = 0.0;
-                t4 = t4_of(am, jm, tj);
-                t6 = 0.0;
-            }
+                max(t4_const_accel(am, jm, tj, v0, vm, l), 0.0)
+            };
         } else if vm < v0 + am * tj + (am * am) / jm
             || l < 1.0 / (jm * jm) * (am * am * am + am * jm * (v0 * 2.0 + am * tj * 2.0))
                 + v0 * tj * 2.0
                 + am * (tj * tj)
         {
             // Solution 5 (t2 = t6 > 0, no constant acceleration): reduce Am.
-            let s1 = safe_sqrt((v0 * -4.0 + vm * 4.0 + jm * (tj * tj)) / jm);
-            let a_speed = c_max(jm * (tj + s1) * -0.5, jm * (tj - s1) * -0.5);
-            let q = (jm * jm) * (tj * tj) / 9.0 - jm * v0 * (2.0 / 3.0);
-            let r = (jm * jm) * l * 0.5 - (jm * jm * jm) * (tj * tj * tj) * (8.0 / 27.0)
-                + jm * tj * ((jm * jm) * (tj * tj) + jm * v0 * 2.0) / 3.0
-                - (jm * jm) * v0 * tj;
-            let disc = safe_sqrt(sq(-r) - q * q * q);
-            let a_length = jm * tj * (-2.0 / 3.0)
-                + q / (disc + r).powf(1.0 / 3.0)
-                + (disc + r).powf(1.0 / 3.0);
-            am = c_min(c_min(am, a_speed), a_length);
+            am = min(
+                min(am, am_for_speed(jm, tj, v0, vm)),
+                am_for_length(jm, tj, v0, l),
+            );
             t2 = am / jm - tj;
             t4 = 0.0;
             t6 = t2;
         } else {
             // Solution 7 (t2 = t6 > 0 and constant acceleration).
             t2 = am / jm - tj;
-            t4 = t4_of(am, jm, tj);
+            t4 = max(t4_const_accel(am, jm, tj, v0, vm, l), 0.0);
             t6 = t2;
         }
-        let out = PathTimes { jm, tj, t2, t4, t6 };
-        let ok = |x: f64| x.is_finite() && !is_negative(x);
-        if !(ok(out.jm) && ok(out.tj) && ok(out.t2) && ok(out.t4) && ok(out.t6)) {
+        let bad = |x: f32| !x.is_finite() || is_negative(x);
+        if bad(jm) || bad(tj) || bad(t2) || bad(t4) || bad(t6) {
             return PathTimes { tj, ..zero };
         }
-        out
+        PathTimes { jm, tj, t2, t4, t6 }
     }
 
-    fn add_segments_jerk(&mut self, index: &mut usize, tj: f64, jm: f64, tcj: f64) {
+    fn add_segments_jerk(&mut self, index: &mut usize, tj: f32, jm: f32, tcj: f32) {
         self.add_segment_incr_jerk(index, tj, jm);
         self.add_segment_const_jerk(index, tcj, jm);
         self.add_segment_decr_jerk(index, tj, jm);
@@ -886,7 +860,7 @@ impl SCurve {
 
     /// A segment of no duration that keeps the previous segment's end state
     /// (what ArduPilot adds when a jerk phase has zero length).
-    fn add_segment_zero_duration(&mut self, index: &mut usize, b: &Segment, jerk: f64) {
+    fn add_segment_zero_duration(&mut self, index: &mut usize, b: &Segment, jerk: f32) {
         self.add_segment(
             index,
             b.end_time,
@@ -898,7 +872,7 @@ impl SCurve {
         );
     }
 
-    fn add_segment_const_jerk(&mut self, index: &mut usize, tj: f64, j0: f64) {
+    fn add_segment_const_jerk(&mut self, index: &mut usize, tj: f32, j0: f32) {
         let b = self.prev(*index);
         if !is_positive(tj) {
             self.add_segment_zero_duration(index, &b, j0);
@@ -910,21 +884,21 @@ impl SCurve {
         let p = b.end_pos
             + b.end_vel * tj
             + 0.5 * b.end_accel * sq(tj)
-            + (1.0 / 6.0) * j0 * tj * tj * tj;
+            + (1.0 / 6.0) * j0 * tj.powf(3.0);
         self.add_segment(index, t, SegmentType::ConstantJerk, j0, a, v, p);
     }
 
-    fn add_segment_incr_jerk(&mut self, index: &mut usize, tj: f64, jm: f64) {
+    fn add_segment_incr_jerk(&mut self, index: &mut usize, tj: f32, jm: f32) {
         let b = self.prev(*index);
         if !is_positive(tj) {
             self.add_segment_zero_duration(index, &b, 0.0);
             return;
         }
-        let beta = PI / tj;
+        let beta = M_PI / tj;
         let alpha = jm * 0.5;
         let at = alpha * tj;
         let vt = alpha * (sq(tj) * 0.5 - 2.0 / sq(beta));
-        let pt = alpha * ((-1.0 / sq(beta)) * tj + (1.0 / 6.0) * tj * tj * tj);
+        let pt = alpha * ((-1.0 / sq(beta)) * tj + (1.0 / 6.0) * tj.powf(3.0));
         let t = b.end_time + tj;
         let a = b.end_accel + at;
         let v = b.end_vel + b.end_accel * tj + vt;
@@ -932,20 +906,20 @@ impl SCurve {
         self.add_segment(index, t, SegmentType::PositiveJerk, jm, a, v, p);
     }
 
-    fn add_segment_decr_jerk(&mut self, index: &mut usize, tj: f64, jm: f64) {
+    fn add_segment_decr_jerk(&mut self, index: &mut usize, tj: f32, jm: f32) {
         let b = self.prev(*index);
         if !is_positive(tj) {
             self.add_segment_zero_duration(index, &b, 0.0);
             return;
         }
-        let beta = PI / tj;
+        let beta = M_PI / tj;
         let alpha = jm * 0.5;
         let at = alpha * tj;
         let vt = alpha * (sq(tj) * 0.5 - 2.0 / sq(beta));
-        let pt = alpha * ((-1.0 / sq(beta)) * tj + (1.0 / 6.0) * tj * tj * tj);
+        let pt = alpha * ((-1.0 / sq(beta)) * tj + (1.0 / 6.0) * tj.powf(3.0));
         let a2t = jm * tj;
         let v2t = jm * sq(tj);
-        let p2t = alpha * ((-1.0 / sq(beta)) * 2.0 * tj + (4.0 / 3.0) * tj * tj * tj);
+        let p2t = alpha * ((-1.0 / sq(beta)) * 2.0 * tj + (4.0 / 3.0) * tj.powf(3.0));
         let t = b.end_time + tj;
         let a = (b.end_accel - at) + a2t;
         let v = (b.end_vel - vt) + (b.end_accel - at) * tj + v2t;
@@ -953,10 +927,12 @@ impl SCurve {
         self.add_segment(index, t, SegmentType::NegativeJerk, jm, a, v, p);
     }
 
-    fn extend_const_vel_to(&mut self, target_pos: f64) {
-        let dp = (target_pos - self.segment[SEG_DECEL_END].end_pos).max(0.0);
-        let v = self.segment[SEG_CONST].end_vel;
-        let t15 = if is_positive(v) { dp / v } else { 0.0 };
+    /// Stretches the cruise so the path ends at `target_pos` (ArduPilot
+    /// divides by the cruise speed unguarded; a zero speed makes the path
+    /// invalid and [`Self::valid`] clears it).
+    fn extend_const_vel_to(&mut self, target_pos: f32) {
+        let dp = max(0.0, target_pos - self.segment[SEG_DECEL_END].end_pos);
+        let t15 = dp / self.segment[SEG_CONST].end_vel;
         for s in &mut self.segment[SEG_CONST..=SEG_DECEL_END] {
             s.end_time += t15;
             s.end_pos += dp;
@@ -981,12 +957,12 @@ impl SCurve {
     fn add_segment(
         &mut self,
         index: &mut usize,
-        end_time: f64,
+        end_time: f32,
         seg_type: SegmentType,
-        jerk_ref: f64,
-        end_accel: f64,
-        end_vel: f64,
-        end_pos: f64,
+        jerk_ref: f32,
+        end_accel: f32,
+        end_vel: f32,
+        end_pos: f32,
     ) {
         if let Some(s) = self.segment.get_mut(*index) {
             *s = Segment {
@@ -999,6 +975,26 @@ impl SCurve {
             };
         }
         *index += 1;
+    }
+
+    /// Speed and acceleration limits along the track (`set_kinematic_limits`).
+    #[allow(clippy::too_many_arguments)]
+    fn set_kinematic_limits(
+        &mut self,
+        origin: &Vector3<f32>,
+        destination: &Vector3<f32>,
+        speed_xy: f32,
+        speed_up: f32,
+        speed_down: f32,
+        accel_xy: f32,
+        accel_z: f32,
+    ) {
+        let (speed_xy, speed_up, speed_down) = (speed_xy.abs(), speed_up.abs(), speed_down.abs());
+        let (accel_xy, accel_z) = (accel_xy.abs(), accel_z.abs());
+        let direction = destination - origin;
+        self.vel_max = kinematic_limit(direction, speed_xy, speed_up, speed_down);
+        self.accel_max = kinematic_limit(direction, accel_xy, accel_z, accel_z);
+        self.accel_z_max = accel_z;
     }
 
     /// Whether the path is well formed (`valid`).
@@ -1027,13 +1023,50 @@ impl SCurve {
     }
 }
 
+/// `calculate_path`'s t4 (constant acceleration time) of solutions 2 and 7,
+/// term by term in ArduPilot's order.
+fn t4_const_accel(am: f32, jm: f32, tj: f32, v0: f32, vm: f32, l: f32) -> f32 {
+    let root = safe_sqrt(
+        (am * am * am * am) * (1.0 / 4.0)
+            + (jm * jm) * (v0 * v0)
+            + (am * am) * (jm * jm) * (tj * tj) * (1.0 / 4.0)
+            + am * (jm * jm) * l * 2.0
+            - (am * am) * jm * v0
+            + (am * am * am) * jm * tj * (1.0 / 2.0)
+            - am * (jm * jm) * v0 * tj,
+    );
+    let plus = ((am * am) * (-3.0 / 2.0) + root - jm * v0 - am * jm * tj * (3.0 / 2.0)) / (am * jm);
+    let minus =
+        ((am * am) * (-3.0 / 2.0) - root - jm * v0 - am * jm * tj * (3.0 / 2.0)) / (am * jm);
+    min(-(v0 - vm + am * tj + (am * am) / jm) / am, max(plus, minus))
+}
+
+/// Solution 5's acceleration limit from the speed change.
+fn am_for_speed(jm: f32, tj: f32, v0: f32, vm: f32) -> f32 {
+    let s = safe_sqrt((v0 * -4.0 + vm * 4.0 + jm * (tj * tj)) / jm);
+    max(jm * (tj + s) * (-1.0 / 2.0), jm * (tj - s) * (-1.0 / 2.0))
+}
+
+/// Solution 5's acceleration limit from the half-length (Cardano's root).
+fn am_for_length(jm: f32, tj: f32, v0: f32, l: f32) -> f32 {
+    let n = (jm * jm) * (tj * tj) * (1.0 / 9.0) - jm * v0 * (2.0 / 3.0);
+    let m = -(jm * jm) * l * (1.0 / 2.0) + (jm * jm * jm) * (tj * tj * tj) * (8.0 / 2.7E1)
+        - jm * tj * ((jm * jm) * (tj * tj) + jm * v0 * 2.0) * (1.0 / 3.0)
+        + (jm * jm) * v0 * tj;
+    let q = safe_sqrt(m.powf(2.0) - n.powf(3.0)) + (jm * jm) * l * (1.0 / 2.0)
+        - (jm * jm * jm) * (tj * tj * tj) * (8.0 / 2.7E1)
+        + jm * tj * ((jm * jm) * (tj * tj) + jm * v0 * 2.0) * (1.0 / 3.0)
+        - (jm * jm) * v0 * tj;
+    jm * tj * (-2.0 / 3.0) + n * 1.0 / q.powf(1.0 / 3.0) + q.powf(1.0 / 3.0)
+}
+
 fn calc_javp_for_segment_const_jerk(
-    t: f64,
-    j0: f64,
-    a0: f64,
-    v0: f64,
-    p0: f64,
-) -> (f64, f64, f64, f64) {
+    t: f32,
+    j0: f32,
+    a0: f32,
+    v0: f32,
+    p0: f32,
+) -> (f32, f32, f32, f32) {
     (
         j0,
         a0 + j0 * t,
@@ -1043,59 +1076,60 @@ fn calc_javp_for_segment_const_jerk(
 }
 
 fn calc_javp_for_segment_incr_jerk(
-    t: f64,
-    tj: f64,
-    jm: f64,
-    a0: f64,
-    v0: f64,
-    p0: f64,
-) -> (f64, f64, f64, f64) {
+    t: f32,
+    tj: f32,
+    jm: f32,
+    a0: f32,
+    v0: f32,
+    p0: f32,
+) -> (f32, f32, f32, f32) {
     if !is_positive(tj) {
         return (0.0, a0, v0, p0);
     }
     let alpha = jm * 0.5;
-    let beta = PI / tj;
-    let (s, c) = (beta * t).sin_cos();
+    let beta = M_PI / tj;
     (
-        alpha * (1.0 - c),
-        a0 + alpha * t - (alpha / beta) * s,
-        v0 + a0 * t + (alpha * 0.5) * (t * t) + (alpha / (beta * beta)) * c - alpha / (beta * beta),
+        alpha * (1.0 - (beta * t).cos()),
+        a0 + alpha * t - (alpha / beta) * (beta * t).sin(),
+        v0 + a0 * t + (alpha * 0.5) * (t * t) + (alpha / (beta * beta)) * (beta * t).cos()
+            - alpha / (beta * beta),
         p0 + v0 * t
             + 0.5 * a0 * (t * t)
             + (-alpha / (beta * beta)) * t
             + alpha * (t * t * t) / 6.0
-            + (alpha / (beta * beta * beta)) * s,
+            + (alpha / (beta * beta * beta)) * (beta * t).sin(),
     )
 }
 
 fn calc_javp_for_segment_decr_jerk(
-    t: f64,
-    tj: f64,
-    jm: f64,
-    a0: f64,
-    v0: f64,
-    p0: f64,
-) -> (f64, f64, f64, f64) {
+    t: f32,
+    tj: f32,
+    jm: f32,
+    a0: f32,
+    v0: f32,
+    p0: f32,
+) -> (f32, f32, f32, f32) {
     if !is_positive(tj) {
         return (0.0, a0, v0, p0);
     }
     let alpha = jm * 0.5;
-    let beta = PI / tj;
+    let beta = M_PI / tj;
     let at = alpha * tj;
     let vt = alpha * ((tj * tj) * 0.5 - 2.0 / (beta * beta));
     let pt = alpha * ((-1.0 / (beta * beta)) * tj + (1.0 / 6.0) * (tj * tj * tj));
-    let y = t + tj;
-    let (s, c) = (beta * y).sin_cos();
     (
-        alpha * (1.0 - c),
-        (a0 - at) + alpha * y - (alpha / beta) * s,
-        (v0 - vt) + (a0 - at) * t + 0.5 * alpha * y * y + (alpha / (beta * beta)) * c
+        alpha * (1.0 - (beta * (t + tj)).cos()),
+        (a0 - at) + alpha * (t + tj) - (alpha / beta) * (beta * (t + tj)).sin(),
+        (v0 - vt)
+            + (a0 - at) * t
+            + 0.5 * alpha * (t + tj) * (t + tj)
+            + (alpha / (beta * beta)) * (beta * (t + tj)).cos()
             - alpha / (beta * beta),
         (p0 - pt)
             + (v0 - vt) * t
             + 0.5 * (a0 - at) * (t * t)
-            + (-alpha / (beta * beta)) * y
-            + (alpha / 6.0) * y * y * y
-            + (alpha / (beta * beta * beta)) * s,
+            + (-alpha / (beta * beta)) * (t + tj)
+            + (alpha / 6.0) * (t + tj) * (t + tj) * (t + tj)
+            + (alpha / (beta * beta * beta)) * (beta * (t + tj)).sin(),
     )
 }

@@ -16,7 +16,7 @@ use super::pos_control::{ArPosControl, NavState};
 use super::scurve::SCurve;
 
 /// AR_WPNAV_SNAP_MAX, m/s⁴: the snap handed to the S-curves.
-pub const SNAP_MAX: f64 = 15.0;
+pub const SNAP_MAX: f32 = 15.0;
 /// AR_WPNAV_ACCEL_MAX, m/s²: used when the attitude controller has no limit.
 pub const ACCEL_MAX_DEFAULT: f64 = 20.0;
 /// AR_WPNAV_SPEED_MIN, m/s.
@@ -351,9 +351,13 @@ impl ArWpNav {
             );
         }
         let p = &self.pos_control;
-        let (speed, accel, jerk) = (p.get_speed_max(), p.get_accel_max(), p.get_jerk_max());
-        let o = Vector3::new(self.origin_ne.x, self.origin_ne.y, 0.0);
-        let d = Vector3::new(destination.x, destination.y, 0.0);
+        let (speed, accel, jerk) = (
+            p.get_speed_max() as f32,
+            p.get_accel_max() as f32,
+            p.get_jerk_max() as f32,
+        );
+        let o = Vector3::new(self.origin_ne.x as f32, self.origin_ne.y as f32, 0.0);
+        let d = Vector3::new(destination.x as f32, destination.y as f32, 0.0);
         if self.fast_waypoint && !self.scurve_next_leg.finished() {
             self.scurve_this_leg = self.scurve_next_leg.clone();
         } else {
@@ -369,7 +373,7 @@ impl ArWpNav {
             let corner = wrap_pi(b2 - b1);
             self.pivot_at_next_wp = self.pivot.would_activate(corner, &self.params);
             if !self.pivot_at_next_wp {
-                let nn = Vector3::new(n.x, n.y, 0.0);
+                let nn = Vector3::new(n.x as f32, n.y as f32, 0.0);
                 self.scurve_next_leg
                     .calculate_track(&d, &nn, speed, speed, speed, accel, accel, SNAP_MAX, jerk);
                 self.fast_waypoint = true;
@@ -465,8 +469,9 @@ impl ArWpNav {
         let p = &self.pos_control;
         let (accel, lat, jerk) = (p.get_accel_max(), p.get_lat_accel_max(), p.get_jerk_max());
         self.pos_control.set_limits(speed, accel, lat, jerk);
-        self.scurve_this_leg.set_speed_max(speed, speed, speed);
-        self.scurve_next_leg.set_speed_max(speed, speed, speed);
+        let v = speed as f32;
+        self.scurve_this_leg.set_speed_max(v, v, v);
+        self.scurve_next_leg.set_speed_max(v, v, v);
     }
 
     fn advance_wp_target_along_track(&mut self, s: &NavState, dt: f64) {
@@ -491,18 +496,18 @@ impl ArWpNav {
         let tc = if jerk > 0.0 { accel / jerk } else { 1.0 };
         self.track_scalar_dt += (raw - self.track_scalar_dt) * (dt / tc);
 
-        let mut pos = Vector3::new(self.origin_ne.x, self.origin_ne.y, 0.0);
+        let mut pos = Vector3::new(self.origin_ne.x as f32, self.origin_ne.y as f32, 0.0);
         let mut vel = Vector3::zeros();
         let mut acc = Vector3::zeros();
-        let wp_radius = self.params.radius.max(self.turn_radius);
-        let lat = self.pos_control.get_lat_accel_max();
+        let wp_radius = self.params.radius.max(self.turn_radius) as f32;
+        let lat = self.pos_control.get_lat_accel_max() as f32;
         let finished = self.scurve_this_leg.advance_target_along_track(
             &mut self.scurve_prev_leg,
             &mut self.scurve_next_leg,
             wp_radius,
             lat,
             self.fast_waypoint,
-            self.track_scalar_dt * dt,
+            (self.track_scalar_dt * dt) as f32,
             &mut pos,
             &mut vel,
             &mut acc,
@@ -510,8 +515,11 @@ impl ArWpNav {
         if !self.pos_control.is_active(s.now_s) {
             self.pos_control.init(s);
         }
-        self.pos_control
-            .set_pos_vel_accel_target(pos.xy(), vel.xy(), acc.xy());
+        self.pos_control.set_pos_vel_accel_target(
+            pos.xy().cast(),
+            vel.xy().cast(),
+            acc.xy().cast(),
+        );
         if !self.reached_destination && finished {
             self.reached_destination = self.fast_waypoint
                 || self.distance_to_destination <= self.params.radius
