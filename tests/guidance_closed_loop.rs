@@ -214,9 +214,18 @@ fn boat_loiters_at_the_destination_against_a_current() {
             reached_at = Some(t);
         }
         if let Some(t0) = reached_at {
-            assert_eq!(d.mode(), DriverMode::Loiter);
+            // From the tick after: ArduPilot's mode loiters on its next update,
+            // at the stopping point (`start_loiter`).
+            if t > t0 {
+                assert_eq!(d.mode(), DriverMode::Loiter);
+                let hold = d.loiter_destination();
+                assert!(
+                    (hold - dest).norm() < 5.0,
+                    "loiters at {hold}, not near {dest}"
+                );
+            }
             if t - t0 > 20.0 {
-                worst_after = worst_after.max((v.pos - dest).norm());
+                worst_after = worst_after.max((v.pos - d.loiter_destination()).norm());
             }
         }
         v.step(out.throttle, out.steering, dt);

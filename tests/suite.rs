@@ -282,7 +282,8 @@ fn ctrl_c_stops_the_run_and_leaves_no_child_behind() {
         .arg(root().join("tests/standins/px4_sitl_default"))
         .arg("--out")
         .arg(&out)
-        .args(["--instance-base", "12"])
+        // Far from the slots of the test above: they run at the same time.
+        .args(["--instance-base", "31"])
         .env("STANDIN_CUE", "hang_after_s=1")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

@@ -7,7 +7,7 @@
 //! clockwise seen from above, i.e. positive yaw in NED); throttle and steering
 //! are normalised −1..1.
 
-use super::control::{wrap_pi, GRAVITY_MSS};
+use super::control::{constrain, is_positive, wrap_pi, GRAVITY_MSS};
 use super::pid::{AcPid, PidGains};
 
 /// `ATC_*` parameters.
@@ -126,6 +126,8 @@ pub struct ArAttitudeControl {
     stop_last_s: Option<f64>,
     throttle_limit_low: bool,
     throttle_limit_high: bool,
+    steering_limit_left: bool,
+    steering_limit_right: bool,
 }
 
 impl ArAttitudeControl {
@@ -163,6 +165,8 @@ impl ArAttitudeControl {
             stop_last_s: None,
             throttle_limit_low: false,
             throttle_limit_high: false,
+            steering_limit_left: false,
+            steering_limit_right: false,
         }
     }
 
@@ -330,7 +334,21 @@ impl ArAttitudeControl {
         rate
     }
 
-    /// Turn rate for a lateral acceleration at a speed (≥ 1 m/s in magnitude)
+    /// Whether the last steering output was limited turning left
+    /// (anticlockwise) by the motors, the turn-rate ramp, ATC_STR_RAT_MAX or the
+    /// lateral-g limit (`steering_limit_left`).
+    pub fn steering_limit_left(&self) -> bool {
+        self.steering_limit_left
+    }
+
+    /// Whether the last steering output was limited turning right (clockwise)
+    /// by the motors, the turn-rate ramp, ATC_STR_RAT_MAX or the lateral-g
+    /// limit (`steering_limit_right`).
+    pub fn steering_limit_right(&self) -> bool {
+        self.steering_limit_right
+    }
+
+    /// Turn rate for a lateral acceleration at a speed, rad/s (1 m/s floor)
     /// (`get_turn_rate_from_lat_accel`).
     pub fn get_turn_rate_from_lat_accel(&self, lat_accel: f64, speed: f64) -> f64 {
         let s = if speed.abs() < STEER_SPEED_MIN {
@@ -365,34 +383,53 @@ impl ArAttitudeControl {
             self.desired_turn_rate = input.yaw_rate_rad_s;
         }
         self.steer_turn_last_s = Some(input.now_s);
-        let mut limit_left = motor_limit_left;
-        let mut limit_right = motor_limit_right;
+        // The limit flags the position controller reads; the PID's own
+        // anti-windup sees only the motors' limits, as in ArduPilot.
+        self.steering_limit_left = motor_limit_left;
+        self.steering_limit_right = motor_limit_right;
         let mut rate = rate_des;
-        if self.params.str_acc_max > 0.0 {
+        if is_positive(self.params.str_acc_max) {
             let change_max = self.params.str_acc_max.to_radians() * dt;
-            if rate < self.desired_turn_rate - change_max {
-                rate = self.desired_turn_rate - change_max;
-                limit_left = true;
-            } else if rate > self.desired_turn_rate + change_max {
-                rate = self.desired_turn_rate + change_max;
-                limit_right = true;
+            if rate <= self.desired_turn_rate - change_max {
+                self.steering_limit_left = true;
             }
+            if rate >= self.desired_turn_rate + change_max {
+                self.steering_limit_right = true;
+            }
+            rate = constrain(
+                rate,
+                self.desired_turn_rate - change_max,
+                self.desired_turn_rate + change_max,
+            );
         }
-        if self.params.str_rat_max > 0.0 {
+        if is_positive(self.params.str_rat_max) {
             let m = self.params.str_rat_max.to_radians();
-            if rate < -m {
-                limit_left = true;
-            } else if rate > m {
-                limit_right = true;
+            if rate <= -m {
+                self.steering_limit_left = true;
             }
-            rate = rate.clamp(-m, m);
+            if rate >= m {
+                self.steering_limit_right = true;
+            }
+            rate = constrain(rate, -m, m);
         }
-        let speed = input.forward_speed_m_s.unwrap_or(0.0);
-        let lat_lim = (self.get_turn_lat_accel_max() / speed.abs().max(1.0)).max(1f64.to_radians());
-        rate = rate.clamp(-lat_lim, lat_lim);
+        if let Some(speed) = input.forward_speed_m_s {
+            let lat_lim = self
+                .get_turn_rate_from_lat_accel(self.get_turn_lat_accel_max(), speed.abs())
+                .max(1f64.to_radians());
+            if rate <= -lat_lim {
+                self.steering_limit_left = true;
+            }
+            if rate >= lat_lim {
+                self.steering_limit_right = true;
+            }
+            rate = constrain(rate, -lat_lim, lat_lim);
+        }
         self.desired_turn_rate = rate;
-        self.steer_rate_pid
-            .update_all(rate, input.yaw_rate_rad_s, dt, limit_left || limit_right)
-            + self.steer_rate_pid.get_ff()
+        self.steer_rate_pid.update_all(
+            rate,
+            input.yaw_rate_rad_s,
+            dt,
+            motor_limit_left || motor_limit_right,
+        ) + self.steer_rate_pid.get_ff()
     }
 }

@@ -103,6 +103,10 @@ pub struct RoverDriver {
     loiter_destination: Vector2<f64>,
     loiter_yaw: f64,
     reached_reported: bool,
+    /// The navigation mode last entered (Auto or Guided): ArduPilot
+    /// initialises AR_WPNav on entering one (`_enter`), not per waypoint, so
+    /// a speed set in flight holds from waypoint to waypoint.
+    entered: Option<DriverMode>,
 }
 
 impl RoverDriver {
@@ -117,7 +121,13 @@ impl RoverDriver {
             loiter_destination: Vector2::zeros(),
             loiter_yaw: 0.0,
             reached_reported: false,
+            entered: None,
         }
+    }
+
+    /// Where Loiter holds, NE m.
+    pub fn loiter_destination(&self) -> Vector2<f64> {
+        self.loiter_destination
     }
 
     /// The current mode.
@@ -133,6 +143,7 @@ impl RoverDriver {
         next: Option<Vector2<f64>>,
         s: &NavState,
     ) -> bool {
+        self.enter(DriverMode::Guided, s);
         let ok = if self.params.guid_options & GUID_OPTIONS_SCURVES != 0 {
             self.wpnav
                 .set_desired_location(destination, next, s, &self.atc)
@@ -155,6 +166,7 @@ impl RoverDriver {
         next: Option<Vector2<f64>>,
         s: &NavState,
     ) -> bool {
+        self.enter(DriverMode::Auto, s);
         let ok = self
             .wpnav
             .set_desired_location(destination, next, s, &self.atc);
@@ -163,6 +175,15 @@ impl RoverDriver {
             self.reached_reported = false;
         }
         ok
+    }
+
+    /// Initialises the navigator on entering `mode` (`ModeAuto::_enter`,
+    /// `ModeGuided::_enter`: `wp_nav.init()`); nothing while in it.
+    fn enter(&mut self, mode: DriverMode, s: &NavState) {
+        if self.entered != Some(mode) {
+            self.wpnav.init(0.0, s, &self.atc);
+            self.entered = Some(mode);
+        }
     }
 
     /// Holds position at the stopping point (`ModeLoiter::enter`).
@@ -193,31 +214,22 @@ impl RoverDriver {
     pub fn update(&mut self, s: &NavState, dt: f64) -> DriverOutput {
         match self.mode {
             DriverMode::Guided | DriverMode::Auto => {
-                if !self.wpnav.reached_destination() {
-                    let out = self.navigate_to_waypoint(s, dt);
-                    if out.reached && self.params.is_boat {
-                        // Boats hold the destination from the tick they reach it.
-                        self.loiter_destination = self.wpnav.get_destination();
-                        self.loiter_yaw = s.yaw_rad;
-                        self.mode = DriverMode::Loiter;
-                    }
-                    out
-                } else {
-                    let first = !self.reached_reported;
-                    self.reached_reported = true;
-                    if self.params.is_boat {
-                        self.loiter_destination = self.wpnav.get_destination();
-                        self.loiter_yaw = s.yaw_rad;
-                        self.mode = DriverMode::Loiter;
-                        let mut out = self.loiter_update(s, dt);
-                        out.reached = first;
-                        out
-                    } else {
-                        let mut out = self.stop_vehicle(s, dt);
-                        out.reached = first;
-                        out
-                    }
+                // ModeAuto/ModeGuided WP: navigate until reached (through a
+                // fast waypoint), then stop — boats loiter at their stopping
+                // point (`start_loiter`).
+                if !self.wpnav.reached_destination() || self.wpnav.is_fast_waypoint() {
+                    return self.navigate_to_waypoint(s, dt);
                 }
+                let first = !self.reached_reported;
+                self.reached_reported = true;
+                let mut out = if self.params.is_boat {
+                    self.start_loiter(s);
+                    self.loiter_update(s, dt)
+                } else {
+                    self.stop_vehicle(s, dt)
+                };
+                out.reached = first;
+                out
             }
             DriverMode::Loiter => self.loiter_update(s, dt),
             DriverMode::Stop => self.stop_vehicle(s, dt),
@@ -228,7 +240,7 @@ impl RoverDriver {
         self.wpnav.update(dt, s, &self.atc);
         let speed = self.wpnav.get_speed();
         let throttle = self.calc_throttle(speed, s, dt);
-        let rate = self.calc_accel_limited_turn_rate(self.wpnav.get_turn_rate_rads(), s);
+        let rate = self.wpnav.get_turn_rate_rads();
         let steering = self
             .atc
             .get_steering_out_rate(rate, false, false, dt, &s.attitude_input())
@@ -244,13 +256,6 @@ impl RoverDriver {
             steering,
             reached,
         }
-    }
-
-    /// Turn rate limited by the lateral acceleration at the current speed
-    /// (`calc_accel_limited_turn_rate`).
-    fn calc_accel_limited_turn_rate(&self, rate: f64, s: &NavState) -> f64 {
-        let lim = self.atc.get_turn_lat_accel_max() / s.forward_speed_m_s().abs().max(1.0);
-        rate.clamp(-lim, lim)
     }
 
     /// Throttle for a desired speed (`calc_throttle`).
@@ -272,11 +277,20 @@ impl RoverDriver {
     fn stop_vehicle(&mut self, s: &NavState, dt: f64) -> DriverOutput {
         let input = s.attitude_input();
         let (cs, ct) = (self.params.cruise_speed, self.params.cruise_throttle);
-        let (throttle, _) = self
+        let (throttle, stopped) = self
             .atc
             .get_throttle_out_stop(false, false, cs, ct, dt, &input);
+        // Until stopped, hold a zero turn rate rather than let go.
+        let steering = if stopped {
+            0.0
+        } else {
+            self.atc
+                .get_steering_out_rate(0.0, false, false, dt, &input)
+                .clamp(-1.0, 1.0)
+        };
         DriverOutput {
             throttle: throttle.clamp(-1.0, 1.0),
+            steering,
             ..Default::default()
         }
     }

@@ -16,10 +16,14 @@ use super::control::{
 };
 use super::slew_limiter::SlewLimiter;
 
-/// Low-pass coefficient for cut-off `hz` at step `dt` (1 when unfiltered).
+/// Low-pass coefficient for cut-off `hz` at step `dt`
+/// (`calc_lowpass_alpha_dt`): 1 when unfiltered or for a negative argument,
+/// 0 for no time.
 pub fn lowpass_alpha(hz: f64, dt: f64) -> f64 {
-    if hz <= 0.0 || dt <= 0.0 {
+    if is_negative(dt) || is_negative(hz) || is_zero(hz) {
         1.0
+    } else if is_zero(dt) {
+        0.0
     } else {
         dt / (dt + 1.0 / (std::f64::consts::TAU * hz))
     }
@@ -195,6 +199,13 @@ impl AcPid2D {
         limit: &Vector2<f64>,
     ) -> Vector2<f64> {
         let g = self.gains;
+        if !(target
+            .iter()
+            .chain(measurement.iter())
+            .all(|x| x.is_finite()))
+        {
+            return Vector2::zeros();
+        }
         self.target = *target;
         if self.reset_filter {
             self.reset_filter = false;
@@ -208,18 +219,33 @@ impl AcPid2D {
                 self.derivative += (d - self.derivative) * lowpass_alpha(g.filt_d_hz, dt);
             }
         }
-        if g.i != 0.0 && dt > 0.0 {
-            let mut delta = self.error * (g.i * dt);
-            let l2 = limit.norm_squared();
-            if l2 > 0.0 && delta.dot(limit) > 0.0 {
-                delta -= limit * (delta.dot(limit) / l2);
-            }
-            self.integrator += delta;
-            limit_length(&mut self.integrator, g.imax);
-        } else {
-            self.integrator = Vector2::zeros();
-        }
+        self.update_i(dt, limit);
         self.error * g.p + self.integrator + self.derivative * g.d
+    }
+
+    /// `update_i`: the integrator grows by error·I·dt, but not in length
+    /// while that growth points along `limit` (the direction the output is
+    /// saturated in), and never beyond IMAX.
+    fn update_i(&mut self, dt: f64, limit: &Vector2<f64>) {
+        let g = self.gains;
+        let delta = (self.error * g.i) * dt;
+        let length = self.integrator.norm();
+        self.integrator += delta;
+        if is_positive(delta.dot(limit)) {
+            limit_length_ap(&mut self.integrator, length);
+        }
+        limit_length_ap(&mut self.integrator, g.imax);
+    }
+
+    /// The integrator (NE).
+    pub fn integrator(&self) -> Vector2<f64> {
+        self.integrator
+    }
+
+    /// Sets the integrator, within IMAX (`set_integrator`).
+    pub fn set_integrator(&mut self, i: Vector2<f64>) {
+        self.integrator = i;
+        limit_length_ap(&mut self.integrator, self.gains.imax);
     }
 
     /// Feed-forward term.
@@ -236,6 +262,17 @@ impl AcPid2D {
     pub fn reset_filter(&mut self) {
         self.reset_filter = true;
     }
+}
+
+/// `Vector2f::limit_length`: scales `v` down to `max` when longer (a zero
+/// `max` zeroes it, unlike [`limit_length`]); true if it was limited.
+fn limit_length_ap(v: &mut Vector2<f64>, max: f64) -> bool {
+    let len = v.norm();
+    if len > max && is_positive(len) {
+        *v *= max / len;
+        return true;
+    }
+    false
 }
 
 /// `AC_P_2D`: a square-root P controller on a horizontal position error.
@@ -279,13 +316,14 @@ impl AcP2D {
         &mut self,
         target: &mut Vector2<f64>,
         measurement: &Vector2<f64>,
-        dt: f64,
     ) -> Vector2<f64> {
         let mut error = *target - measurement;
         if is_positive(self.error_max) && limit_length(&mut error, self.error_max) {
             *target = measurement + error;
         }
-        sqrt_controller_xy(&error, self.kp, self.d1_max, dt)
+        // No dt, as ArduPilot: the output is not limited to what one step
+        // can absorb.
+        sqrt_controller_xy(&error, self.kp, self.d1_max, 0.0)
     }
 }
 
@@ -327,7 +365,7 @@ mod tests {
         let mut p = AcP2D::new(0.2);
         p.set_limits(2.0, 1.0, 1.0);
         let mut target = Vector2::new(1000.0, 0.0);
-        let out = p.update_all(&mut target, &Vector2::zeros(), 0.02);
+        let out = p.update_all(&mut target, &Vector2::zeros());
         assert!(target.x < 1000.0, "target pulled in to the error limit");
         assert!(
             (out.norm() - 2.0).abs() < 1e-9,
@@ -374,5 +412,39 @@ mod tests {
             );
         }
         assert_eq!(off.d_mod(), 1.0);
+    }
+
+    #[test]
+    fn pid_2d_integrator_holds_its_length_while_pushing_into_the_limit() {
+        let mut g = gains(0.0, 1.0);
+        g.imax = 10.0;
+        let mut pid = AcPid2D::new(g);
+        let dt = 0.1;
+        let free = Vector2::zeros();
+        // Builds up along +x.
+        for _ in 0..10 {
+            pid.update_all(&Vector2::new(1.0, 0.0), &Vector2::zeros(), dt, &free);
+        }
+        let built = pid.integrator();
+        assert!((built.x - 1.0).abs() < 1e-9, "{built}");
+        // Saturated along +x: an error along +x and +y may turn the
+        // integrator but not lengthen it.
+        let limit = Vector2::new(1.0, 0.0);
+        for _ in 0..10 {
+            pid.update_all(&Vector2::new(1.0, 1.0), &Vector2::zeros(), dt, &limit);
+            assert!((pid.integrator().norm() - built.norm()).abs() < 1e-9);
+        }
+        assert!(pid.integrator().y > 0.1, "{}", pid.integrator());
+        // An error against the limit shrinks it.
+        pid.update_all(&Vector2::new(-1.0, 0.0), &Vector2::zeros(), dt, &limit);
+        assert!(pid.integrator().norm() < built.norm());
+        // IMAX bounds it; NaN inputs give nothing and change nothing.
+        let before = pid.integrator();
+        let out = pid.update_all(&Vector2::new(f64::NAN, 0.0), &Vector2::zeros(), dt, &free);
+        assert_eq!((out, pid.integrator()), (Vector2::zeros(), before));
+        for _ in 0..1000 {
+            pid.update_all(&Vector2::new(5.0, 5.0), &Vector2::zeros(), dt, &free);
+        }
+        assert!((pid.integrator().norm() - 10.0).abs() < 1e-9);
     }
 }

@@ -8,7 +8,7 @@
 use nalgebra::Vector2;
 
 use super::attitude_control::{ArAttitudeControl, AttitudeInput};
-use super::control::{limit_length, shape_pos_vel_accel_xy, update_pos_vel_accel_xy};
+use super::control::{limit_length, safe_sqrt, shape_pos_vel_accel_xy, update_pos_vel_accel_xy};
 use super::pid::{AcP2D, AcPid2D, PidGains};
 
 /// `PSC_*` parameters.
@@ -307,42 +307,56 @@ impl ArPosControl {
             self.pid_vel.reset_filter();
         }
         self.last_update_s = Some(s.now_s);
+        // The P controller clips only a copy of the target.
         let mut vel_target = if self.pos_target_valid {
             let mut target = self.pos_target;
-            let v = self.p_pos.update_all(&mut target, &s.pos_ne_m, dt);
-            self.pos_target = target;
-            v
+            self.p_pos.update_all(&mut target, &s.pos_ne_m)
         } else {
             Vector2::zeros()
         };
         self.pos_error = self.pos_target - s.pos_ne_m;
+        let mut stopping = false;
         if self.vel_desired_valid {
             vel_target += self.vel_desired;
+            stopping = self.vel_desired == Vector2::zeros();
         }
         limit_length(&mut vel_target, self.speed_max);
+        // Body axes in the earth frame: forward, right.
+        let (sn, cs) = s.yaw_rad.sin_cos();
+        let right_ef = Vector2::new(-sn, cs);
+        let side = if self.reversed { -1.0 } else { 1.0 };
+        let steering_limit = if atc.steering_limit_left() {
+            -right_ef * side
+        } else if atc.steering_limit_right() {
+            right_ef * side
+        } else {
+            Vector2::zeros()
+        };
         let mut accel_target =
             self.pid_vel
-                .update_all(&vel_target, &s.vel_ne_m_s, dt, &Vector2::zeros())
+                .update_all(&vel_target, &s.vel_ne_m_s, dt, &steering_limit)
                 + self.pid_vel.get_ff();
         if self.accel_desired_valid {
             accel_target += self.accel_desired;
         }
-        // Into (forward, right).
-        let (sn, cs) = s.yaw_rad.sin_cos();
+        // Only the lateral integrator is kept; along track it is zeroed.
+        self.pid_vel
+            .set_integrator(right_ef * self.pid_vel.integrator().dot(&right_ef));
         let to_fr = |v: &Vector2<f64>| Vector2::new(v.x * cs + v.y * sn, -v.x * sn + v.y * cs);
         let accel_fr = to_fr(&accel_target);
         let vel_fr = to_fr(&vel_target);
-        let turn_speed_min = (self.lat_accel_max * 0.5 * self.turn_radius)
-            .max(0.0)
-            .sqrt();
-        let min_abs = vel_target.norm().min(turn_speed_min);
-        let des_speed = if self.reversed {
-            (-min_abs).min(vel_fr.x)
-        } else {
-            min_abs.max(vel_fr.x)
-        };
+        let turn_speed_min = safe_sqrt(atc.get_turn_lat_accel_max() * 0.5 * self.turn_radius);
+        let mut des_speed = vel_fr.x;
+        if !stopping {
+            let min_abs = vel_target.norm().min(turn_speed_min);
+            des_speed = if self.reversed {
+                (-min_abs).min(vel_fr.x)
+            } else {
+                min_abs.max(vel_fr.x)
+            };
+        }
         self.desired_speed = atc.get_desired_speed_accel_limited(des_speed, dt, s.now_s);
-        self.desired_lat_accel = accel_fr.y;
+        self.desired_lat_accel = if stopping { 0.0 } else { accel_fr.y };
         self.desired_turn_rate =
             atc.get_turn_rate_from_lat_accel(self.desired_lat_accel, self.desired_speed);
     }

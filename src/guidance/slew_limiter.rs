@@ -1,8 +1,8 @@
 //! `SlewLimiter`: the actuator slew-rate limiter behind AC_PID's `SMAX`.
 //!
-//! Ported from ArduPilot's `libraries/AP_Math/SlewLimiter.cpp` (Paul
-//! Riseborough, Andrew Tridgell; GPLv3), single precision as ArduPilot computes
-//! it. The P+D output's slew rate is low-pass filtered at 25 Hz; its positive
+//! Ported from ArduPilot's `libraries/Filter/SlewLimiter.cpp` at commit
+//! 90700977 (Paul Riseborough, Andrew Tridgell; GPLv3), single precision as
+//! ArduPilot computes it. The P+D output's slew rate is low-pass filtered at 25 Hz; its positive
 //! and negative peaks decay after a 300 ms window, and when an oscillation
 //! (two exceedances of opposite sign) keeps the rate above `SMAX` the P and D
 //! gains are scaled down by the returned modifier (never below about 0.07).
@@ -10,6 +10,8 @@
 //! ArduPilot reads the board clock (`AP_HAL::millis()`, simulated time in SITL);
 //! this port keeps its own millisecond clock advanced by each call's `dt`, so
 //! that it stays deterministic.
+
+use super::ap_float::is_positive;
 
 /// Exceedances of each sign remembered (2: one full oscillation cycle).
 const N_EVENTS: usize = 2;
@@ -56,16 +58,7 @@ impl SlewLimiter {
         slew_rate_max: f32,
         slew_rate_tau: f32,
     ) -> f32 {
-        if slew_rate_max <= 0.0 {
-            self.output_slew_rate = 0.0;
-            return 1.0;
-        }
-        if dt.is_nan()
-            || dt <= 0.0
-            || slew_rate_tau.is_nan()
-            || slew_rate_tau <= 0.0
-            || !sample.is_finite()
-        {
+        if !is_positive(dt) || !is_positive(slew_rate_tau) || !sample.is_finite() {
             return 1.0;
         }
         self.clock_s += f64::from(dt);
@@ -79,28 +72,34 @@ impl SlewLimiter {
         self.last_sample = sample;
 
         let decay_alpha = dt.min(slew_rate_tau) / slew_rate_tau;
+        let attack_alpha = (2.0 * decay_alpha).min(1.0);
+        self.decay_peaks(slew_rate, decay_alpha, now_ms);
+        let raw_slew_rate = 0.5 * (self.max_pos_slew_rate + self.max_neg_slew_rate);
+        self.output_slew_rate =
+            (1.0 - attack_alpha) * self.output_slew_rate + attack_alpha * raw_slew_rate;
+        self.output_slew_rate = self.output_slew_rate.min(raw_slew_rate);
+        if slew_rate_max <= 0.0 {
+            return 1.0;
+        }
+
+        // Never below 10 % of the gains: the peaks count up to 10 × SMAX.
+        let cap = 10.0 * slew_rate_max;
+        let limited_raw = 0.5 * (self.max_pos_slew_rate.min(cap) + self.max_neg_slew_rate.min(cap));
         self.store_events(slew_rate, slew_rate_max, now_ms);
         let oldest_ms = self
             .pos_event_ms
             .iter()
             .chain(&self.neg_event_ms)
             .fold(now_ms, |o, &t| o.min(t));
-        self.decay_peaks(slew_rate, slew_rate_max, decay_alpha, now_ms);
-
-        let raw_slew_rate = 0.5 * (self.max_pos_slew_rate + self.max_neg_slew_rate);
-        let mut modifier_input = raw_slew_rate;
+        let mut modifier_input = limited_raw;
         let window = (N_EVENTS as u32 + 1) * WINDOW_MS;
         if now_ms - oldest_ms > window {
             let from_window = 0.001 * (now_ms - oldest_ms - window) as f32;
             modifier_input *= (-from_window / slew_rate_tau).exp();
         }
-        let attack_alpha = (2.0 * decay_alpha).min(1.0);
         self.modifier_slew_rate =
             (1.0 - attack_alpha) * self.modifier_slew_rate + attack_alpha * modifier_input;
         self.modifier_slew_rate = self.modifier_slew_rate.min(modifier_input);
-        self.output_slew_rate =
-            (1.0 - attack_alpha) * self.output_slew_rate + attack_alpha * raw_slew_rate;
-        self.output_slew_rate = self.output_slew_rate.min(raw_slew_rate);
 
         if self.modifier_slew_rate > slew_rate_max {
             slew_rate_max
@@ -125,7 +124,7 @@ impl SlewLimiter {
             self.pos_event_stored = true;
             self.neg_event_stored = false;
         }
-        if !self.neg_event_stored && slew_rate < -slew_rate_max {
+        if !self.neg_event_stored && -slew_rate > slew_rate_max {
             if self.neg_event_index >= N_EVENTS {
                 self.neg_event_index = 0;
             }
@@ -136,15 +135,15 @@ impl SlewLimiter {
         }
     }
 
-    fn decay_peaks(&mut self, slew_rate: f32, slew_rate_max: f32, decay_alpha: f32, now_ms: u32) {
+    fn decay_peaks(&mut self, slew_rate: f32, decay_alpha: f32, now_ms: u32) {
         if slew_rate > self.max_pos_slew_rate {
-            self.max_pos_slew_rate = slew_rate.min(10.0 * slew_rate_max);
+            self.max_pos_slew_rate = slew_rate;
             self.max_pos_slew_event_ms = now_ms;
         } else if now_ms - self.max_pos_slew_event_ms > WINDOW_MS {
             self.max_pos_slew_rate *= 1.0 - decay_alpha;
         }
-        if slew_rate < -self.max_neg_slew_rate {
-            self.max_neg_slew_rate = (-slew_rate).min(10.0 * slew_rate_max);
+        if -slew_rate > self.max_neg_slew_rate {
+            self.max_neg_slew_rate = -slew_rate;
             self.max_neg_slew_event_ms = now_ms;
         } else if now_ms - self.max_neg_slew_event_ms > WINDOW_MS {
             self.max_neg_slew_rate *= 1.0 - decay_alpha;
@@ -205,8 +204,9 @@ mod tests {
     fn zero_limit_disables_and_bad_steps_are_ignored() {
         let mut s = SlewLimiter::new();
         assert_eq!(s.modifier(100.0, 0.01, 0.0, 1.0), 1.0);
+        // Off, it still measures the slew rate (ArduPilot logs it).
+        assert!(s.get_slew_rate() > 0.0);
         assert_eq!(s.modifier(100.0, 0.0, 1.0, 1.0), 1.0);
         assert_eq!(s.modifier(f32::NAN, 0.01, 1.0, 1.0), 1.0);
-        assert_eq!(s.get_slew_rate(), 0.0);
     }
 }

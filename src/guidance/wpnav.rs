@@ -112,6 +112,7 @@ impl ArPivotTurn {
         if err > p.pivot_angle.to_radians() || force {
             self.active = true;
             self.delay_start_s = None;
+            return;
         }
         if self.active
             && err < PIVOT_ANGLE_ACCURACY_DEG.to_radians()
@@ -274,12 +275,22 @@ impl ArWpNav {
         self.fast_waypoint = false;
         self.pivot.deactivate();
         self.pivot_at_next_wp = false;
+        self.set_origin_and_destination_to_stopping_point(s, atc);
+        self.nudge_speed_max = 0.0;
+        self.last_speed_update_s = None;
+    }
+
+    /// Origin and destination at the vehicle's stopping point
+    /// (`set_origin_and_destination_to_stopping_point`).
+    fn set_origin_and_destination_to_stopping_point(
+        &mut self,
+        s: &NavState,
+        atc: &ArAttitudeControl,
+    ) {
         let stop = self.stopping_point(s, atc);
         self.origin_ne = stop;
         self.destination_ne = stop;
         self.orig_and_dest_valid = true;
-        self.nudge_speed_max = 0.0;
-        self.last_speed_update_s = None;
     }
 
     fn stopping_point(&self, s: &NavState, atc: &ArAttitudeControl) -> Vector2<f64> {
@@ -324,9 +335,14 @@ impl ArWpNav {
         {
             return false;
         }
+        // Re-anchored (not re-initialised: limits and speed stay) when
+        // inactive, interrupted, or after the other controller.
         if !self.is_active(s.now_s) || !self.reached_destination || self.nav_type != NavType::SCurve
         {
-            self.init(0.0, s, atc);
+            self.set_origin_and_destination_to_stopping_point(s, atc);
+            self.scurve_prev_leg.init();
+            self.scurve_this_leg.init();
+            self.scurve_next_leg.init();
         }
         self.scurve_prev_leg = self.scurve_this_leg.clone();
         self.origin_ne = self.destination_ne;
@@ -406,7 +422,7 @@ impl ArWpNav {
             return false;
         }
         if !self.is_active(s.now_s) || self.nav_type != NavType::PscInputShaping {
-            self.init(0.0, s, atc);
+            self.set_origin_and_destination_to_stopping_point(s, atc);
         }
         self.origin_ne = self.destination_ne;
         self.destination_ne = destination;
@@ -533,8 +549,10 @@ impl ArWpNav {
         }
         let dest = self.destination_ne;
         self.pos_control.input_pos_target(&dest, dt);
-        self.reached_destination = (dest - self.pos_control.get_pos_target()).norm() < 0.01
-            && (self.pos_control.get_pos_target() - s.pos_ne_m).norm() < self.params.radius;
+        if !self.reached_destination {
+            self.reached_destination = (dest - self.pos_control.get_pos_target()).norm() < 0.01
+                && (self.pos_control.get_pos_target() - s.pos_ne_m).norm() < self.params.radius;
+        }
     }
 
     fn update_steering_and_speed(&mut self, s: &NavState, dt: f64, atc: &ArAttitudeControl) {
@@ -681,14 +699,15 @@ mod tests {
     use crate::guidance::attitude_control::AttitudeParams;
     use crate::guidance::pos_control::PosControlParams;
 
+    /// A navigator as a mode entry leaves it (`init`).
     fn nav() -> (ArWpNav, ArAttitudeControl) {
-        (
-            ArWpNav::new(
-                WpNavParams::default(),
-                ArPosControl::new(PosControlParams::default()),
-            ),
-            ArAttitudeControl::new(AttitudeParams::default()),
-        )
+        let mut w = ArWpNav::new(
+            WpNavParams::default(),
+            ArPosControl::new(PosControlParams::default()),
+        );
+        let atc = ArAttitudeControl::new(AttitudeParams::default());
+        w.init(0.0, &at(Vector2::zeros(), 0.0, 0.0), &atc);
+        (w, atc)
     }
 
     fn at(pos: Vector2<f64>, yaw: f64, t: f64) -> NavState {
