@@ -14,6 +14,7 @@
 
 #![warn(missing_docs)]
 
+pub mod airsim;
 pub mod analysis;
 pub mod autopilot;
 pub mod bridge;

@@ -177,6 +177,11 @@ impl Simulation {
         }
     }
 
+    /// Sets the mean wind outside zones, NED m/s (a scripted change).
+    pub fn set_wind_ned_m_s(&mut self, wind: nalgebra::Vector3<f64>) {
+        self.world.set_wind_ned_m_s(wind);
+    }
+
     /// The commands in force for vehicle `index`.
     pub fn actuators(&self, index: usize) -> Option<&Actuators> {
         self.commands.get(index)

@@ -56,6 +56,27 @@ pub enum Request {
     GcsHeard,
     /// Set a parameter (already range-checked by the caller).
     SetParam(&'static str, f64),
+    /// Fly at this velocity (Offboard), multicopters in the air only; any
+    /// other mode or request ends it.
+    Velocity {
+        /// Velocity, NED m/s.
+        vel_ned_m_s: Vector3<f64>,
+        /// What the heading does meanwhile.
+        yaw: YawTarget,
+    },
+}
+
+/// The heading while flying a velocity set-point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum YawTarget {
+    /// Keep the heading.
+    Hold,
+    /// Turn to this heading, rad from north, clockwise.
+    Angle(f64),
+    /// Turn at this rate, rad/s, clockwise.
+    Rate(f64),
+    /// Face the direction of horizontal travel.
+    AlongVelocity,
 }
 
 /// The shared queue (single-threaded loop).

@@ -33,7 +33,7 @@ use super::geofence::Geofence;
 use super::mission_plan::Step;
 use super::multicopter::{McParams, McSetpoint, MulticopterControl};
 use super::params::ParamStore;
-use super::request::{Request, RequestQueue};
+use super::request::{Request, RequestQueue, YawTarget};
 use crate::controller::{
     Actuators, ControllerError, FlightController, GroundTruth, PowerModuleSample, SensorFrame,
 };
@@ -235,6 +235,8 @@ pub struct SimpleFlight {
     last_target: Option<PathTarget>,
     hold_pos: Vector3<f64>,
     yaw_sp: f64,
+    /// An Offboard velocity set-point in force.
+    velocity_sp: Option<(Vector3<f64>, YawTarget)>,
     touchdown_since: Option<SimTime>,
     // Boat.
     rover: Option<RoverDriver>,
@@ -357,6 +359,7 @@ impl SimpleFlight {
             last_target: None,
             hold_pos: start,
             yaw_sp: 0.0,
+            velocity_sp: None,
             touchdown_since: None,
             rover,
             boat,
@@ -813,6 +816,7 @@ impl SimpleFlight {
     /// disarmed; arming starts it).
     fn enter_mode(&mut self, now: SimTime, mode: FlightMode) {
         self.set_mode(now, mode);
+        self.velocity_sp = None;
         self.queue.clear();
         self.phase = Phase::Idle;
         self.after_program = None;
@@ -1032,6 +1036,18 @@ impl SimpleFlight {
                 self.home_ned = pos;
                 self.status.borrow_mut().home_ned = Some(pos);
             }
+            Request::Velocity { vel_ned_m_s, yaw } => {
+                let airborne = self.armed && self.mc.is_some() && !self.on_ground;
+                if !airborne || !vel_ned_m_s.iter().all(|v| v.is_finite()) {
+                    self.event(now, "refused", None, "velocity: not flying".into());
+                    return;
+                }
+                if self.mode != FlightMode::Offboard || self.velocity_sp.is_none() {
+                    self.enter_mode(now, FlightMode::Offboard);
+                    self.hold_pos = self.state().pos_ned_m;
+                }
+                self.velocity_sp = Some((vel_ned_m_s, yaw));
+            }
             Request::SetParam(name, value) => {
                 if self.cfg.params.set(name, value).is_ok() {
                     match name {
@@ -1187,6 +1203,9 @@ impl SimpleFlight {
                 }
             }
         }
+        if let Some((vel, yaw)) = self.velocity_sp {
+            sp = self.velocity_setpoint(&s, vel, yaw);
+        }
         self.status.borrow_mut().leg = leg;
         let climbing = matches!(
             self.phase,
@@ -1203,6 +1222,46 @@ impl SimpleFlight {
             mc.update(&sp, &s, DT, &mut motors);
         }
         self.out = Actuators::from_slice(&motors);
+    }
+
+    /// Offboard velocity: a carrot moving at `vel` (kept within 2 m of the
+    /// vehicle, so that a blocked vehicle does not wind up) with `vel` as
+    /// feed-forward.
+    fn velocity_setpoint(
+        &mut self,
+        s: &EstimatedState,
+        vel: Vector3<f64>,
+        yaw: YawTarget,
+    ) -> McSetpoint {
+        self.hold_pos += vel * DT;
+        let lag = self.hold_pos - s.pos_ned_m;
+        let (lag_xy, lag_z) = (lag.xy(), lag.z);
+        if lag_xy.norm() > 2.0 {
+            let xy = s.pos_ned_m.xy() + lag_xy.normalize() * 2.0;
+            self.hold_pos.x = xy.x;
+            self.hold_pos.y = xy.y;
+        }
+        self.hold_pos.z = s.pos_ned_m.z + lag_z.clamp(-2.0, 2.0);
+        match yaw {
+            YawTarget::Hold => {}
+            YawTarget::Angle(a) => self.yaw_sp = a,
+            YawTarget::Rate(r) => {
+                self.yaw_sp = (self.yaw_sp + r * DT + std::f64::consts::PI)
+                    .rem_euclid(std::f64::consts::TAU)
+                    - std::f64::consts::PI;
+            }
+            YawTarget::AlongVelocity => {
+                if vel.xy().norm() > 0.3 {
+                    self.yaw_sp = vel.y.atan2(vel.x);
+                }
+            }
+        }
+        McSetpoint::Track {
+            pos: self.hold_pos,
+            vel,
+            acc: Vector3::zeros(),
+            yaw: self.yaw_sp,
+        }
     }
 
     fn fly_boat(&mut self, now: SimTime) {

@@ -6,6 +6,7 @@
 //! summary printed on stdout. It is the only place that reads the wall clock or
 //! prints.
 
+mod airsim;
 mod ardupilot;
 mod compare;
 mod compare_report;
@@ -61,6 +62,10 @@ pub enum Command {
     Sim(sim::SimArgs),
     /// Replay a recorded trajectory through a vehicle's sensors (no physics).
     Replay(replay::ReplayArgs),
+    /// Serve AirSim's RPC API (TCP 41451) over a SimpleFlight quad, for
+    /// AirSim's Python client: headless, deterministic, the clock under the
+    /// client's control.
+    Airsim(airsim::AirSimArgs),
     /// Fly one mission with several controllers (SimpleFlight, SimpleFlight
     /// with other parameters, PX4, ArduPilot) on the same physics and noise,
     /// and compare them: table, metrics.csv/json, plots, report.html.
@@ -245,6 +250,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Px4(args) => px4::run(args),
         Command::Ardupilot(args) => ardupilot::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Airsim(args) => airsim::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Test(args) => test::run(args),

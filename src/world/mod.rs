@@ -96,6 +96,14 @@ impl World {
         &self.frame
     }
 
+    /// Sets the mean wind outside zones (the air's velocity over ground),
+    /// NED m/s; turbulence keeps the intensity it was given.
+    pub fn set_wind_ned_m_s(&mut self, wind: Vector3<f64>) {
+        if wind.iter().all(|v| v.is_finite()) {
+            self.wind_ned_m_s = wind;
+        }
+    }
+
     /// The zones.
     pub fn zones(&self) -> &Zones {
         &self.zones

@@ -27,9 +27,10 @@ sys.exit(0 if ok else 1)
 PY
     then
         echo "tests/python: .venv is up to date"
-        exit 0
+        UP_TO_DATE=1
     fi
 fi
+if [ -z "${UP_TO_DATE:-}" ]; then
 if ! python3 -m venv .venv 2>/dev/null; then
     if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
         apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
@@ -42,3 +43,17 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r "$REQ"
 echo "tests/python: installed $(sed 's/#.*//;/^$/d' "$REQ" | tr '\n' ' ')into .venv"
+fi
+
+# AirSim's client in its own venv (see requirements-airsim.txt).
+AREQ=tests/python/requirements-airsim.txt
+if .venv-airsim/bin/python -c "import airsim, msgpackrpc" 2>/dev/null \
+    && .venv-airsim/bin/python -m pip freeze 2>/dev/null | grep -qix "$(grep '^airsim==' "$AREQ")"; then
+    echo "tests/python: .venv-airsim is up to date"
+    exit 0
+fi
+python3 -m venv .venv-airsim
+.venv-airsim/bin/python -m pip install --quiet --upgrade pip setuptools wheel
+grep -v '^airsim==' "$AREQ" | .venv-airsim/bin/python -m pip install --quiet -r /dev/stdin
+.venv-airsim/bin/python -m pip install --quiet --no-build-isolation "$(grep '^airsim==' "$AREQ")"
+echo "tests/python: installed AirSim's client into .venv-airsim"

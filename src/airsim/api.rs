@@ -1,0 +1,1034 @@
+//! AirSim's multirotor API on a SimpleFlight flight: the state, sensor and
+//! ground-truth queries answered from the simulation, the motion commands
+//! flown by SimpleFlight through its own controllers (as AirSim's SimpleFlight
+//! flies them), and the clock under the client's control (pause, continue for
+//! a time or a number of frames).
+//!
+//! A motion command is a task: it is answered (`true`) when it is done, or
+//! `false` when a newer command, `cancelLastTask` or its timeout ends it
+//! first, as AirSim's `*Async` calls are. Tasks steer SimpleFlight with
+//! velocity set-points (Offboard) and finish with a position hold; take-off
+//! and landing use SimpleFlight's own modes.
+//!
+//! Frames and units are AirSim's: NED metres from home, radians, quaternions
+//! FRD → NED, angles in the motion commands in degrees (as the client sends
+//! them), time stamps in nanoseconds of sim time. A frame
+//! (`simContinueForFrames`) is one physics tick.
+
+use std::collections::VecDeque;
+
+use nalgebra::{UnitQuaternion, Vector3};
+use rmpv::Value;
+
+use super::rpc::{Call, ConnId};
+use super::types::{self, f64_of, map, vector3r, Kinematics};
+use crate::autopilot::setup::Flight;
+use crate::autopilot::{FlightMode, Request, YawTarget};
+use crate::sensors::imu::ImuSample;
+use crate::sensors::TickSamples;
+use crate::sim::{Observer, SimError};
+use crate::time::SimTime;
+
+/// The vehicle name AirSim's default settings give a multirotor.
+pub const VEHICLE_NAME: &str = "SimpleFlight";
+/// Server and minimum client version (AirSim 1.8's).
+pub const API_VERSION: i64 = 1;
+/// Take-off height above home, m (AirSim's SimpleFlight: 3 m).
+const TAKEOFF_HEIGHT_M: f64 = 3.0;
+/// A position is reached within this distance, m.
+const DISTANCE_ACCURACY_M: f64 = 0.5;
+/// Braking deceleration used to slow down near a target, m/s².
+const BRAKE_M_S2: f64 = 1.0;
+/// Time SimpleFlight is given to take a command on, s.
+const GRACE_S: f64 = 0.1;
+/// IMU samples kept for `getImuSamples` (at 1 kHz: 100 s).
+const IMU_BACKLOG: usize = 100_000;
+
+/// An answer for a request, to send now.
+pub type Reply = (ConnId, u32, Result<Value, String>);
+
+/// How a motion task ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Goal {
+    /// Climb to the take-off height.
+    Takeoff,
+    /// Land and stop the motors.
+    Land,
+    /// Fly through `path` points at `speed` m/s, stopping at the last.
+    Path {
+        next: usize,
+        speed: f64,
+        yaw: YawTarget,
+    },
+    /// Fly at a velocity (NED, or body axes rotated by heading) until `until`.
+    Velocity {
+        vel: Vector3<f64>,
+        body: bool,
+        hold_z: Option<f64>,
+        yaw: YawTarget,
+        until: SimTime,
+    },
+    /// Turn to a heading within a margin, rad.
+    Yaw { heading: f64, margin: f64 },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Task {
+    conn: ConnId,
+    msgid: u32,
+    started: SimTime,
+    method: String,
+    goal: Goal,
+    path: Vec<Vector3<f64>>,
+    deadline: Option<SimTime>,
+}
+
+/// Latest samples of each sensor.
+#[derive(Debug, Clone, Default)]
+struct Latest {
+    samples: TickSamples,
+}
+
+/// Builds the flight afresh (for `reset`).
+pub type Rebuild = Box<dyn Fn() -> Result<Flight, String>>;
+
+/// The API's state around one flight.
+pub struct AirSimApi {
+    flight: Flight,
+    rebuild: Rebuild,
+    paused: bool,
+    /// Run until this time, then answer these (simContinueFor*).
+    continue_until: Option<(SimTime, ConnId, u32)>,
+    task: Option<Task>,
+    api_control: bool,
+    latest: Latest,
+    imu_backlog: VecDeque<ImuSample>,
+    collided: Option<(SimTime, Vector3<f64>)>,
+}
+
+impl AirSimApi {
+    /// The API over `flight` (SimpleFlight attached to vehicle 0, disarmed);
+    /// `rebuild` makes the same flight anew for `reset`.
+    pub fn new(flight: Flight, rebuild: Rebuild) -> Self {
+        AirSimApi {
+            flight,
+            rebuild,
+            paused: false,
+            continue_until: None,
+            task: None,
+            api_control: false,
+            latest: Latest::default(),
+            imu_backlog: VecDeque::new(),
+            collided: None,
+        }
+    }
+
+    /// The flight (for recorders and the caller's loop).
+    pub fn flight(&self) -> &Flight {
+        &self.flight
+    }
+
+    /// Whether sim time should advance now (not paused, or continuing).
+    pub fn running(&self) -> bool {
+        !self.paused || self.continue_until.is_some()
+    }
+
+    /// Pauses or resumes the clock (`simPause`).
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// Whether the client paused the clock (a continue runs unpaced).
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Sim time.
+    pub fn now(&self) -> SimTime {
+        self.flight.lockstep.sim().time()
+    }
+
+    /// One tick of the loop; returns the answers that became due.
+    ///
+    /// # Errors
+    /// [`SimError`] from the simulation.
+    pub fn tick(&mut self, observer: &mut dyn Observer) -> Result<Vec<Reply>, SimError> {
+        self.drive_task();
+        self.flight.lockstep.tick(observer)?;
+        self.collect();
+        let mut out = Vec::new();
+        self.progress_task(&mut out);
+        if let Some((end, conn, msgid)) = self.continue_until {
+            if self.now() >= end {
+                self.continue_until = None;
+                out.push((conn, msgid, Ok(Value::Nil)));
+            }
+        }
+        Ok(out)
+    }
+
+    fn collect(&mut self) {
+        let Some(v) = self.flight.lockstep.sim().vehicles().first() else {
+            return;
+        };
+        let s = v.samples();
+        let l = &mut self.latest.samples;
+        if let Some(i) = s.imu {
+            l.imu = Some(i);
+            if self.imu_backlog.len() == IMU_BACKLOG {
+                self.imu_backlog.pop_front();
+            }
+            self.imu_backlog.push_back(i);
+        }
+        l.gps = s.gps.or(l.gps);
+        l.baro = s.baro.or(l.baro);
+        l.mag = s.mag.or(l.mag);
+        l.range = s.range.or(l.range);
+        let gt = v.ground_truth();
+        if self.collided.is_none() && v.contact().normal_force_n > 0.0 && gt.vel_ned_m_s.z > 2.0 {
+            self.collided = Some((self.now(), gt.pos_ned_m));
+        }
+    }
+
+    /// Answers `call` now, or takes it on as a task (answered by a later
+    /// [`AirSimApi::tick`]); `replies` may also get the answer of a task this
+    /// call ends.
+    pub fn handle(&mut self, call: Call, replies: &mut Vec<Reply>) {
+        let (conn, msgid) = (call.conn, call.msgid);
+        match self.dispatch(&call, replies) {
+            Handled::Now(answer) => replies.push((conn, msgid, answer)),
+            Handled::Later => {}
+        }
+    }
+
+    /// Forgets a closed connection's task and continue.
+    pub fn closed(&mut self, conn: ConnId) {
+        if self.task.as_ref().is_some_and(|t| t.conn == conn) {
+            self.task = None;
+            self.hover();
+        }
+        if self.continue_until.is_some_and(|(_, c, _)| c == conn) {
+            self.continue_until = None;
+        }
+    }
+}
+
+enum Handled {
+    Now(Result<Value, String>),
+    Later,
+}
+
+fn arg(call: &Call, i: usize) -> Result<&Value, String> {
+    call.params
+        .get(i)
+        .ok_or_else(|| format!("{}: argument {} missing", call.method, i + 1))
+}
+
+fn num(call: &Call, i: usize) -> Result<f64, String> {
+    let v = arg(call, i)?;
+    f64_of(v).filter(|x| x.is_finite()).ok_or_else(|| {
+        format!(
+            "{}: argument {} is not a finite number: {v}",
+            call.method,
+            i + 1
+        )
+    })
+}
+
+fn flag(call: &Call, i: usize) -> Result<bool, String> {
+    let v = arg(call, i)?;
+    v.as_bool()
+        .ok_or_else(|| format!("{}: argument {} is not a boolean: {v}", call.method, i + 1))
+}
+
+/// AirSim's (drivetrain, yaw_mode) pair as a heading behaviour: ForwardOnly
+/// faces the travel direction, else the yaw mode holds an angle (degrees)
+/// or turns at a rate (degrees/s).
+fn yaw_target(call: &Call, drivetrain: usize, yaw_mode: usize) -> Result<YawTarget, String> {
+    let forward = call
+        .params
+        .get(drivetrain)
+        .and_then(f64_of)
+        .is_some_and(|d| d == 1.0);
+    if forward {
+        return Ok(YawTarget::AlongVelocity);
+    }
+    let Some(v) = call.params.get(yaw_mode) else {
+        return Ok(YawTarget::Hold);
+    };
+    let (is_rate, x) = types::yaw_mode_of(v)
+        .ok_or_else(|| format!("{}: yaw_mode is not a YawMode: {v}", call.method))?;
+    Ok(if is_rate {
+        if x == 0.0 {
+            YawTarget::Hold
+        } else {
+            YawTarget::Rate(x.to_radians())
+        }
+    } else {
+        YawTarget::Angle(x.to_radians())
+    })
+}
+
+/// A timeout argument, s (AirSim's default 3e38 means none).
+fn deadline(now: SimTime, call: &Call, i: usize) -> Option<SimTime> {
+    let t = call.params.get(i).and_then(f64_of)?;
+    (t.is_finite() && t > 0.0 && t < 1e9).then(|| now + secs(t))
+}
+
+/// Seconds as whole microseconds (negative: 0).
+fn secs(s: f64) -> u64 {
+    (s.max(0.0) * 1e6).round() as u64
+}
+
+impl AirSimApi {
+    fn dispatch(&mut self, call: &Call, replies: &mut Vec<Reply>) -> Handled {
+        let now = |r: Result<Value, String>| Handled::Now(r);
+        match call.method.as_str() {
+            "ping" => now(Ok(Value::from(true))),
+            "getServerVersion" | "getMinRequiredClientVersion" => now(Ok(Value::from(API_VERSION))),
+            "listVehicles" => now(Ok(Value::Array(vec![Value::from(VEHICLE_NAME)]))),
+            "enableApiControl" => now(flag(call, 0).map(|on| {
+                self.api_control = on;
+                Value::Nil
+            })),
+            "isApiControlEnabled" => now(Ok(Value::from(self.api_control))),
+            "armDisarm" => now(self.arm_disarm(call)),
+            "simPause" => now(flag(call, 0).map(|p| {
+                self.paused = p;
+                Value::Nil
+            })),
+            "simIsPaused" | "simIsPause" => now(Ok(Value::from(self.paused))),
+            "simContinueForTime" => self.continue_for(call, true),
+            "simContinueForFrames" => self.continue_for(call, false),
+            "getMultirotorState" => now(Ok(self.multirotor_state())),
+            "getImuData" => now(Ok(self.imu_data())),
+            "getImuSamples" => now(Ok(self.imu_samples())),
+            "getGpsData" => now(Ok(self.gps_data())),
+            "getBarometerData" => now(Ok(self.barometer_data())),
+            "getMagnetometerData" => now(Ok(self.magnetometer_data())),
+            "getDistanceSensorData" => now(Ok(self.distance_data())),
+            "getHomeGeoPoint" => now(Ok(self.home_geo_point())),
+            "simGetVehiclePose" => now(Ok(self.vehicle_pose())),
+            "simGetGroundTruthKinematics" => now(Ok(self.ground_truth_kinematics())),
+            "simGetGroundTruthEnvironment" => now(Ok(self.ground_truth_environment())),
+            "simGetCollisionInfo" => now(Ok(self.collision_info())),
+            "simSetWind" => now(self.set_wind(call)),
+            "simSetVehiclePose" => now(self.set_pose(call, replies)),
+            "reset" => now(self.reset(replies)),
+            "cancelLastTask" => {
+                self.end_task(false, replies);
+                self.hover();
+                now(Ok(Value::Nil))
+            }
+            "hover" => {
+                self.end_task(false, replies);
+                self.hover();
+                now(Ok(Value::from(true)))
+            }
+            "takeoff"
+            | "land"
+            | "goHome"
+            | "moveToPosition"
+            | "moveToZ"
+            | "moveOnPath"
+            | "moveByVelocity"
+            | "moveByVelocityZ"
+            | "moveByVelocityBodyFrame"
+            | "moveByVelocityZBodyFrame"
+            | "rotateToYaw"
+            | "rotateByYawRate" => match self.start_task(call, replies) {
+                Ok(()) => Handled::Later,
+                Err(e) => now(Err(e)),
+            },
+            m if UNRENDERED.contains(&m) => now(Err(format!(
+                "{m}: mavsitl has no renderer (no cameras, lidar, scene objects or weather)"
+            ))),
+            m => now(Err(format!("{m}: not supported by mavsitl's AirSim API"))),
+        }
+    }
+}
+
+/// Methods that need Unreal's scene.
+const UNRENDERED: &[&str] = &[
+    "simGetImage",
+    "simGetImages",
+    "getLidarData",
+    "simGetObjectPose",
+    "simSetObjectPose",
+    "simListSceneObjects",
+    "simSpawnObject",
+    "simDestroyObject",
+    "simEnableWeather",
+    "simSetWeatherParameter",
+    "simSetTimeOfDay",
+    "simGetCameraInfo",
+    "simSetCameraPose",
+    "simSetSegmentationObjectID",
+    "simGetSegmentationObjectID",
+    "simGetDetections",
+    "simLoadLevel",
+];
+
+// Queries.
+impl AirSimApi {
+    fn stamp_ns(&self, t: SimTime) -> u64 {
+        t.as_micros().saturating_mul(1000)
+    }
+
+    fn truth(&self) -> Option<crate::controller::GroundTruth> {
+        self.flight
+            .lockstep
+            .sim()
+            .vehicles()
+            .first()
+            .map(|v| v.ground_truth())
+    }
+
+    fn geo(&self, ned: &Vector3<f64>) -> Value {
+        let g = self.flight.lockstep.sim().world().frame().to_geodetic(ned);
+        types::geo_point(g.lat_deg(), g.lon_deg(), g.alt_m)
+    }
+
+    fn home_geo_point(&self) -> Value {
+        self.geo(&Vector3::zeros())
+    }
+
+    fn kinematics_of(
+        &self,
+        pos: &Vector3<f64>,
+        att: &UnitQuaternion<f64>,
+        vel: &Vector3<f64>,
+        rate: &Vector3<f64>,
+        accel: &Vector3<f64>,
+        ang: &Vector3<f64>,
+    ) -> Value {
+        types::kinematics(&Kinematics {
+            pos,
+            att,
+            vel,
+            rate,
+            accel,
+            ang_accel: ang,
+        })
+    }
+
+    fn ground_truth_kinematics(&self) -> Value {
+        let Some(t) = self.truth() else {
+            return Value::Nil;
+        };
+        self.kinematics_of(
+            &t.pos_ned_m,
+            &t.att_ned_frd,
+            &t.vel_ned_m_s,
+            &t.rate_frd_rad_s,
+            &t.accel_ned_m_s2,
+            &t.ang_accel_frd_rad_s2,
+        )
+    }
+
+    fn vehicle_pose(&self) -> Value {
+        match self.truth() {
+            Some(t) => types::pose(&t.pos_ned_m, &t.att_ned_frd),
+            None => Value::Nil,
+        }
+    }
+
+    fn multirotor_state(&self) -> Value {
+        let st = self.flight.status.borrow();
+        let zero = Vector3::zeros();
+        let kin = match st.estimate {
+            Some(e) => self.kinematics_of(
+                &e.pos_ned_m,
+                &e.att_ned_frd,
+                &e.vel_ned_m_s,
+                &e.rate_frd_rad_s,
+                &zero,
+                &zero,
+            ),
+            None => self.ground_truth_kinematics(),
+        };
+        let pos = st.estimate.map_or(zero, |e| e.pos_ned_m);
+        let landed = if st.on_ground || !st.armed { 0 } else { 1 };
+        map(vec![
+            ("collision", self.collision_info()),
+            ("kinematics_estimated", kin),
+            ("gps_location", self.geo(&pos)),
+            ("timestamp", Value::from(self.stamp_ns(self.now()))),
+            ("landed_state", Value::from(landed)),
+            (
+                "rc_data",
+                map(vec![
+                    ("timestamp", Value::from(0)),
+                    ("is_initialized", Value::from(false)),
+                    ("is_valid", Value::from(false)),
+                ]),
+            ),
+            ("ready", Value::from(st.prearm_failure.is_none())),
+            (
+                "ready_message",
+                Value::from(st.prearm_failure.clone().unwrap_or_default()),
+            ),
+            ("can_arm", Value::from(st.prearm_failure.is_none())),
+        ])
+    }
+
+    fn imu_value(&self, i: &ImuSample) -> Value {
+        let att = self
+            .truth()
+            .map_or(UnitQuaternion::identity(), |t| t.att_ned_frd);
+        map(vec![
+            ("time_stamp", Value::from(self.stamp_ns(i.time))),
+            ("orientation", types::quaternionr(&att)),
+            ("angular_velocity", vector3r(&i.gyro_rad_s)),
+            ("linear_acceleration", vector3r(&i.accel_m_s2)),
+        ])
+    }
+
+    fn imu_data(&self) -> Value {
+        match self.latest.samples.imu {
+            Some(i) => self.imu_value(&i),
+            None => map(vec![("time_stamp", Value::from(0))]),
+        }
+    }
+
+    /// Every IMU sample since the last call (a mavsitl extension), oldest
+    /// first, as a list of `ImuData`.
+    fn imu_samples(&mut self) -> Value {
+        let all: Vec<ImuSample> = self.imu_backlog.drain(..).collect();
+        Value::Array(all.iter().map(|i| self.imu_value(i)).collect())
+    }
+
+    fn gps_data(&self) -> Value {
+        let Some(g) = self.latest.samples.gps else {
+            return map(vec![("is_valid", Value::from(false))]);
+        };
+        // AirSim's GnssFixType: 0 none, 2 2-D, 3 3-D.
+        let fix = match g.fix {
+            crate::sensors::FixType::NoFix => 0,
+            crate::sensors::FixType::Fix2d => 2,
+            crate::sensors::FixType::Fix3d => 3,
+        };
+        map(vec![
+            ("time_stamp", Value::from(self.stamp_ns(g.delivered))),
+            (
+                "gnss",
+                map(vec![
+                    (
+                        "geo_point",
+                        types::geo_point(
+                            g.position.lat_deg(),
+                            g.position.lon_deg(),
+                            g.position.alt_m,
+                        ),
+                    ),
+                    ("eph", Value::from(g.eph_m)),
+                    ("epv", Value::from(g.epv_m)),
+                    ("velocity", vector3r(&g.vel_ned_m_s)),
+                    ("fix_type", Value::from(fix)),
+                    ("time_utc", Value::from(self.stamp_ns(g.measured) / 1000)),
+                ]),
+            ),
+            ("is_valid", Value::from(fix == 3)),
+        ])
+    }
+
+    fn barometer_data(&self) -> Value {
+        let Some(b) = self.latest.samples.baro else {
+            return map(vec![("time_stamp", Value::from(0))]);
+        };
+        map(vec![
+            ("time_stamp", Value::from(self.stamp_ns(b.time))),
+            ("altitude", Value::from(b.pressure_altitude_m)),
+            ("pressure", Value::from(b.pressure_pa)),
+            ("qnh", Value::from(1013.25)),
+        ])
+    }
+
+    fn magnetometer_data(&self) -> Value {
+        let Some(m) = self.latest.samples.mag else {
+            return map(vec![("time_stamp", Value::from(0))]);
+        };
+        map(vec![
+            ("time_stamp", Value::from(self.stamp_ns(m.time))),
+            ("magnetic_field_body", vector3r(&m.field_gauss)),
+            ("magnetic_field_covariance", Value::Array(Vec::new())),
+        ])
+    }
+
+    fn distance_data(&self) -> Value {
+        let (stamp, d) = match self.latest.samples.range {
+            Some(r) => (
+                self.stamp_ns(r.time),
+                match r.range {
+                    crate::sensors::rangefinder::Range::Distance(d) => d,
+                    _ => f64::INFINITY,
+                },
+            ),
+            None => (0, f64::INFINITY),
+        };
+        map(vec![
+            ("time_stamp", Value::from(stamp)),
+            ("distance", Value::from(d)),
+            ("min_distance", Value::from(0.0)),
+            ("max_distance", Value::from(f64::INFINITY)),
+            (
+                "relative_pose",
+                types::pose(&Vector3::zeros(), &UnitQuaternion::identity()),
+            ),
+        ])
+    }
+
+    fn ground_truth_environment(&self) -> Value {
+        let Some(v) = self.flight.lockstep.sim().vehicles().first() else {
+            return Value::Nil;
+        };
+        let pos = v.ground_truth().pos_ned_m;
+        let Some(env) = v.environment() else {
+            return Value::Nil;
+        };
+        map(vec![
+            ("position", vector3r(&pos)),
+            ("geo_point", self.geo(&pos)),
+            ("gravity", vector3r(&env.gravity_ned_m_s2)),
+            ("air_pressure", Value::from(env.air.pressure_pa)),
+            ("temperature", Value::from(env.air.temperature_k)),
+            ("air_density", Value::from(env.air.density_kg_m3)),
+        ])
+    }
+
+    fn collision_info(&self) -> Value {
+        match self.collided {
+            Some((t, at)) => {
+                types::collision(true, &Vector3::new(0.0, 0.0, -1.0), &at, self.stamp_ns(t))
+            }
+            None => types::collision(false, &Vector3::zeros(), &Vector3::zeros(), 0),
+        }
+    }
+}
+
+// Control.
+impl AirSimApi {
+    fn set_wind(&mut self, call: &Call) -> Result<Value, String> {
+        let v = arg(call, 0)?;
+        let w = types::vector3r_of(v)
+            .filter(|w| w.iter().all(|x| x.is_finite()))
+            .ok_or_else(|| format!("simSetWind: {v} is not a Vector3r"))?;
+        self.flight.lockstep.sim_mut().set_wind_ned_m_s(w);
+        Ok(Value::Nil)
+    }
+
+    /// Teleports the vehicle (at rest) to a pose; NaN components keep the
+    /// current value, as AirSim's do.
+    fn set_pose(&mut self, call: &Call, replies: &mut Vec<Reply>) -> Result<Value, String> {
+        let v = arg(call, 0)?;
+        let bad = || format!("simSetVehiclePose: {v} is not a Pose");
+        let p = types::field(v, "position").ok_or_else(bad)?;
+        let o = types::field(v, "orientation").ok_or_else(bad)?;
+        let num = |m: &Value, k: &str| types::field(m, k).and_then(f64_of).ok_or_else(bad);
+        let Some(t) = self.truth() else {
+            return Err("simSetVehiclePose: no vehicle".into());
+        };
+        let keep = |x: f64, old: f64| if x.is_nan() { old } else { x };
+        let pos = Vector3::new(
+            keep(num(p, "x_val")?, t.pos_ned_m.x),
+            keep(num(p, "y_val")?, t.pos_ned_m.y),
+            keep(num(p, "z_val")?, t.pos_ned_m.z),
+        );
+        let q = [
+            num(o, "w_val")?,
+            num(o, "x_val")?,
+            num(o, "y_val")?,
+            num(o, "z_val")?,
+        ];
+        let att = if q.iter().any(|x| x.is_nan()) {
+            t.att_ned_frd
+        } else {
+            UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(q[0], q[1], q[2], q[3]))
+        };
+        if !pos.iter().all(|x| x.is_finite()) {
+            return Err(bad());
+        }
+        self.end_task(false, replies);
+        self.flight.lockstep.sim_mut().set_vehicle_state(
+            0,
+            crate::physics::BodyState {
+                pos_ned_m: pos,
+                vel_ned_m_s: Vector3::zeros(),
+                att_ned_frd: att,
+                rate_frd_rad_s: Vector3::zeros(),
+            },
+        );
+        Ok(Value::Nil)
+    }
+
+    /// Starts the flight again from its beginning (sim time 0, disarmed);
+    /// the clock keeps its pause.
+    fn reset(&mut self, replies: &mut Vec<Reply>) -> Result<Value, String> {
+        self.end_task(false, replies);
+        if let Some((_, conn, msgid)) = self.continue_until.take() {
+            replies.push((conn, msgid, Ok(Value::Nil)));
+        }
+        self.flight = (self.rebuild)()?;
+        self.latest = Latest::default();
+        self.imu_backlog.clear();
+        self.collided = None;
+        self.api_control = false;
+        Ok(Value::Nil)
+    }
+
+    fn push(&self, r: Request) {
+        self.flight.requests.borrow_mut().push_back(r);
+    }
+
+    fn arm_disarm(&mut self, call: &Call) -> Result<Value, String> {
+        let arm = flag(call, 0)?;
+        let st = self.flight.status.borrow();
+        if arm {
+            if let Some(why) = &st.prearm_failure {
+                tracing::info!("airsim: armDisarm(True) refused: {why}");
+                return Ok(Value::from(false));
+            }
+            drop(st);
+            self.push(Request::Arm { force: false });
+        } else {
+            if !st.on_ground {
+                return Ok(Value::from(false));
+            }
+            drop(st);
+            self.push(Request::Disarm { force: false });
+        }
+        Ok(Value::from(true))
+    }
+
+    fn continue_for(&mut self, call: &Call, time: bool) -> Handled {
+        let n = match num(call, 0) {
+            Ok(n) if n >= 0.0 => n,
+            Ok(n) => return Handled::Now(Err(format!("{}: {n} is negative", call.method))),
+            Err(e) => return Handled::Now(Err(e)),
+        };
+        let period = self.flight.lockstep.sim().rate().period_us();
+        let us = if time {
+            // Whole ticks: the clock advances in physics steps.
+            secs(n).div_ceil(period) * period
+        } else {
+            (n.round() as u64).saturating_mul(period)
+        };
+        self.continue_until = Some((self.now() + us, call.conn, call.msgid));
+        if us == 0 {
+            self.continue_until = None;
+            return Handled::Now(Ok(Value::Nil));
+        }
+        Handled::Later
+    }
+
+    fn position(&self) -> Vector3<f64> {
+        self.flight.status.borrow().estimate.map_or_else(
+            || self.truth().map_or(Vector3::zeros(), |t| t.pos_ned_m),
+            |e| e.pos_ned_m,
+        )
+    }
+
+    fn heading(&self) -> f64 {
+        let q = self
+            .flight
+            .status
+            .borrow()
+            .estimate
+            .map_or(UnitQuaternion::identity(), |e| e.att_ned_frd);
+        q.euler_angles().2
+    }
+
+    fn hover(&self) {
+        self.hover_at(&self.position());
+    }
+
+    fn hover_at(&self, p: &Vector3<f64>) {
+        self.push(Request::Reposition {
+            ne_m: Some([p.x, p.y]),
+            down_m: Some(p.z),
+        });
+    }
+
+    /// Ends the task in force (answered `done`).
+    fn end_task(&mut self, done: bool, replies: &mut Vec<Reply>) {
+        if let Some(t) = self.task.take() {
+            replies.push((t.conn, t.msgid, Ok(Value::from(done))));
+        }
+    }
+
+    fn start_task(&mut self, call: &Call, replies: &mut Vec<Reply>) -> Result<(), String> {
+        let now = self.now();
+        let here = self.position();
+        let (goal, path, deadline) = match call.method.as_str() {
+            "takeoff" => {
+                self.push(Request::Takeoff {
+                    alt_m: TAKEOFF_HEIGHT_M,
+                });
+                (Goal::Takeoff, Vec::new(), deadline(now, call, 0))
+            }
+            "land" => {
+                self.push(Request::SetMode(FlightMode::Land));
+                (Goal::Land, Vec::new(), deadline(now, call, 0))
+            }
+            "goHome" => {
+                let to = Vector3::new(0.0, 0.0, here.z);
+                let speed = self.flight.status.borrow().cruise_speed_m_s.max(1.0);
+                (
+                    Goal::Path {
+                        next: 0,
+                        speed,
+                        yaw: YawTarget::AlongVelocity,
+                    },
+                    vec![to],
+                    deadline(now, call, 0),
+                )
+            }
+            "moveToPosition" => {
+                let to = Vector3::new(num(call, 0)?, num(call, 1)?, num(call, 2)?);
+                let speed = num(call, 3)?;
+                let yaw = yaw_target(call, 5, 6)?;
+                (
+                    Goal::Path {
+                        next: 0,
+                        speed,
+                        yaw,
+                    },
+                    vec![to],
+                    deadline(now, call, 4),
+                )
+            }
+            "moveToZ" => {
+                let to = Vector3::new(here.x, here.y, num(call, 0)?);
+                let yaw = yaw_target(call, usize::MAX, 3)?;
+                (
+                    Goal::Path {
+                        next: 0,
+                        speed: num(call, 1)?,
+                        yaw,
+                    },
+                    vec![to],
+                    deadline(now, call, 2),
+                )
+            }
+            "moveOnPath" => {
+                let Value::Array(points) = arg(call, 0)? else {
+                    return Err("moveOnPath: path is not a list".into());
+                };
+                let path = points
+                    .iter()
+                    .map(|p| {
+                        types::vector3r_of(p)
+                            .ok_or_else(|| format!("moveOnPath: {p} is not a Vector3r"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                if path.is_empty() {
+                    return Err("moveOnPath: the path is empty".into());
+                }
+                let yaw = yaw_target(call, 3, 4)?;
+                (
+                    Goal::Path {
+                        next: 0,
+                        speed: num(call, 1)?,
+                        yaw,
+                    },
+                    path,
+                    deadline(now, call, 2),
+                )
+            }
+            m @ ("moveByVelocity"
+            | "moveByVelocityZ"
+            | "moveByVelocityBodyFrame"
+            | "moveByVelocityZBodyFrame") => {
+                let z_hold = m.contains('Z');
+                let vel = Vector3::new(
+                    num(call, 0)?,
+                    num(call, 1)?,
+                    if z_hold { 0.0 } else { num(call, 2)? },
+                );
+                let hold_z = z_hold.then(|| num(call, 2)).transpose()?;
+                let until = now + secs(num(call, 3)?);
+                let yaw = yaw_target(call, 4, 5)?;
+                (
+                    Goal::Velocity {
+                        vel,
+                        body: m.ends_with("BodyFrame"),
+                        hold_z,
+                        yaw,
+                        until,
+                    },
+                    Vec::new(),
+                    None,
+                )
+            }
+            "rotateToYaw" => {
+                let heading = num(call, 0)?.to_radians();
+                let margin = call
+                    .params
+                    .get(2)
+                    .and_then(f64_of)
+                    .unwrap_or(5.0)
+                    .to_radians();
+                (
+                    Goal::Yaw { heading, margin },
+                    Vec::new(),
+                    deadline(now, call, 1),
+                )
+            }
+            "rotateByYawRate" => {
+                let rate = num(call, 0)?.to_radians();
+                let until = now + secs(num(call, 1)?);
+                (
+                    Goal::Velocity {
+                        vel: Vector3::zeros(),
+                        body: false,
+                        hold_z: None,
+                        yaw: YawTarget::Rate(rate),
+                        until,
+                    },
+                    Vec::new(),
+                    None,
+                )
+            }
+            m => return Err(format!("{m}: not a motion command")),
+        };
+        self.end_task(false, replies);
+        self.task = Some(Task {
+            conn: call.conn,
+            msgid: call.msgid,
+            started: now,
+            method: call.method.clone(),
+            goal,
+            path,
+            deadline,
+        });
+        Ok(())
+    }
+
+    /// Before a tick: the task's velocity set-point for it.
+    fn drive_task(&mut self) {
+        let Some(task) = self.task.clone() else {
+            return;
+        };
+        let here = self.position();
+        let cmd = match task.goal {
+            Goal::Takeoff | Goal::Land => return,
+            Goal::Path { next, speed, yaw } => {
+                let Some(target) = task.path.get(next) else {
+                    return;
+                };
+                let to = target - here;
+                let d = to.norm();
+                let last = next + 1 == task.path.len();
+                let v = if last {
+                    speed.min((2.0 * BRAKE_M_S2 * d).sqrt()).min(d)
+                } else {
+                    speed
+                };
+                let vel = if d > 1e-6 {
+                    to / d * v
+                } else {
+                    Vector3::zeros()
+                };
+                (vel, yaw)
+            }
+            Goal::Velocity {
+                vel,
+                body,
+                hold_z,
+                yaw,
+                ..
+            } => {
+                let mut v = vel;
+                if body {
+                    let (s, c) = self.heading().sin_cos();
+                    v = Vector3::new(c * vel.x - s * vel.y, s * vel.x + c * vel.y, vel.z);
+                }
+                if let Some(z) = hold_z {
+                    v.z = (z - here.z).clamp(-2.0, 2.0);
+                }
+                (v, yaw)
+            }
+            Goal::Yaw { heading, .. } => (Vector3::zeros(), YawTarget::Angle(heading)),
+        };
+        self.push(Request::Velocity {
+            vel_ned_m_s: cmd.0,
+            yaw: cmd.1,
+        });
+    }
+
+    /// After a tick: whether the task is done (or timed out).
+    fn progress_task(&mut self, out: &mut Vec<Reply>) {
+        let Some(mut task) = self.task.take() else {
+            return;
+        };
+        let now = self.now();
+        let here = self.position();
+        let st = self.flight.status.borrow();
+        // SimpleFlight applies requests at its next control cycle: a command
+        // it cannot follow shows after that.
+        if now.secs_since(task.started) > GRACE_S {
+            let why = match task.goal {
+                Goal::Takeoff if !st.armed => Some("not armed (call armDisarm(True) first)"),
+                Goal::Land | Goal::Takeoff => None,
+                _ if !st.armed || st.on_ground => {
+                    Some("the vehicle is not flying (arm and take off first)")
+                }
+                _ => None,
+            };
+            if let Some(why) = why {
+                drop(st);
+                out.push((
+                    task.conn,
+                    task.msgid,
+                    Err(format!("{}: {why}", task.method)),
+                ));
+                return;
+            }
+        }
+        let done = match &mut task.goal {
+            Goal::Takeoff => {
+                let home_z = st.home_ned.map_or(0.0, |h| h.z);
+                st.mode == Some(FlightMode::Hold) && home_z - here.z > TAKEOFF_HEIGHT_M - 0.5
+            }
+            Goal::Land => st.on_ground,
+            Goal::Path { next, .. } => {
+                let reached = task.path.get(*next).is_some_and(|p| {
+                    (p - here).norm()
+                        < DISTANCE_ACCURACY_M.max(if *next + 1 < task.path.len() {
+                            1.0
+                        } else {
+                            0.0
+                        })
+                });
+                if reached {
+                    *next += 1;
+                }
+                *next >= task.path.len()
+            }
+            Goal::Velocity { until, .. } => now >= *until,
+            Goal::Yaw { heading, margin } => {
+                let e = (self.heading() - *heading + std::f64::consts::PI)
+                    .rem_euclid(std::f64::consts::TAU)
+                    - std::f64::consts::PI;
+                e.abs() < *margin
+            }
+        };
+        drop(st);
+        if done {
+            match (task.goal, task.path.last()) {
+                // Settle on the target itself, not where it was judged reached.
+                (Goal::Path { .. }, Some(p)) => self.hover_at(p),
+                (Goal::Takeoff | Goal::Land, _) => {}
+                _ => self.hover(),
+            }
+            out.push((task.conn, task.msgid, Ok(Value::from(true))));
+        } else if task.deadline.is_some_and(|d| now >= d) {
+            if !matches!(task.goal, Goal::Takeoff | Goal::Land) {
+                self.hover();
+            }
+            out.push((task.conn, task.msgid, Ok(Value::from(false))));
+        } else {
+            self.task = Some(task);
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! AirSim's RPC API: AirSim's own Python client (`airsim` on PyPI) scripts a
+//! mavsitl flight as it scripts an AirSim one — the msgpack-rpc protocol on
+//! TCP 41451, AirSim's method names, argument order and structs — headless,
+//! deterministic and with the clock under the client's control.
+//!
+//! - [`rpc`]: the msgpack-rpc transport (threads; not on the lockstep path).
+//! - [`types`]: AirSim's structs as msgpack maps.
+//! - [`api`]: the methods, on a SimpleFlight flight.
+//!
+//! The binary's `airsim` subcommand wires these to the lockstep loop and paces
+//! it.
+
+pub mod api;
+pub mod rpc;
+pub mod types;
+
+pub use api::AirSimApi;
+pub use rpc::{Call, Incoming, Server};

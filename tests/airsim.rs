@@ -1,0 +1,128 @@
+//! `mavsitl airsim` against AirSim's own Python client (`airsim` 1.8.1 from
+//! PyPI, in `.venv-airsim`, installed by `tests/python/setup.sh`): a flight
+//! scripted as AirSim's examples script one, and lockstep IMU collection.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn python() -> PathBuf {
+    let p = root().join(".venv-airsim/bin/python");
+    assert!(
+        p.exists(),
+        "{} missing: run tests/python/setup.sh",
+        p.display()
+    );
+    p
+}
+
+/// A server on `port`, killed on drop.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn server(port: u16, extra: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["airsim", "--port", &port.to_string(), "--seed", "7"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn");
+    // Ready once it says where it listens.
+    let out = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(out).read_line(&mut line).expect("banner");
+    assert!(line.contains(&format!(":{port}")), "{line}");
+    Server(child)
+}
+
+fn client(port: u16, what: &str) -> serde_json::Value {
+    let o = Command::new(python())
+        .arg(root().join("tests/python/airsim_flight.py"))
+        .arg(port.to_string())
+        .arg(what)
+        .output()
+        .expect("python");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "client failed: {}\n{}",
+        String::from_utf8_lossy(&o.stderr),
+        text
+    );
+    // The client prints its own greeting first; the result is the last line.
+    let last = text.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+fn xyz(v: &serde_json::Value) -> [f64; 3] {
+    let a = v.as_array().expect("position");
+    [0, 1, 2].map(|i| a[i].as_f64().expect("number"))
+}
+
+fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+    (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt()
+}
+
+#[test]
+fn airsims_client_flies_takeoff_move_box_yaw_and_land() {
+    let _s = server(41461, &["--clock-speed", "10"]);
+    let out = client(41461, "flight");
+    assert_eq!(out["version"], 1);
+    // Take-off to 3 m above home (NED: z ≈ −3).
+    let t = xyz(&out["after_takeoff"]);
+    assert!((t[2] + 3.0).abs() < 0.6, "after take-off {t:?}");
+    // moveToPosition arrives within 1 m.
+    let m = xyz(&out["after_move"]);
+    assert!(dist(m, [10.0, 5.0, -6.0]) < 1.0, "after move {m:?}");
+    // A closed box by body velocities comes back near where it started.
+    let b = xyz(&out["after_box"]);
+    assert!(dist(b, m) < 2.0, "box ends at {b:?}, began at {m:?}");
+    // 30 °/s for 3 s.
+    let yaw = out["yaw_turned_deg"].as_f64().expect("yaw");
+    assert!((yaw - 90.0).abs() < 15.0, "turned {yaw}°");
+    // Landed and disarmed where it was.
+    let l = xyz(&out["after_land"]);
+    assert!(l[2].abs() < 0.3, "landed at {l:?}");
+    assert_eq!(out["landed_state"], 0);
+    assert_eq!(out["disarmed"], true);
+    let e = out["images_error"].as_str().expect("error text");
+    assert!(e.contains("no renderer"), "{e}");
+}
+
+#[test]
+fn paused_collection_gets_every_imu_sample_evenly_spaced_and_repeatably() {
+    let run = |port: u16| {
+        let _s = server(port, &["--paused"]);
+        client(port, "collect")
+    };
+    let a = run(41462);
+    // 400 × 5 ms = 2 s of sim time; the default IMU runs at 250 Hz or more:
+    // every sample, none twice, evenly spaced.
+    let n = a["samples"].as_u64().expect("samples");
+    let (lo, hi) = (
+        a["dt_min_ns"].as_u64().expect("dt"),
+        a["dt_max_ns"].as_u64().expect("dt"),
+    );
+    assert_eq!(lo, hi, "uneven spacing {lo}..{hi} ns");
+    let span = a["last_ns"].as_u64().expect("last") - a["first_ns"].as_u64().expect("first");
+    assert_eq!(span, (n - 1) * lo);
+    assert!(
+        n as f64 >= 2.0 / (lo as f64 * 1e-9) - 1.0,
+        "{n} samples at {lo} ns"
+    );
+    // Same seed, same samples.
+    let b = run(41463);
+    assert_eq!(a["gyro_z_sum"], b["gyro_z_sum"]);
+    assert_eq!(a["samples"], b["samples"]);
+}

@@ -1,0 +1,105 @@
+"""Flies mavsitl's AirSim API with AirSim's own Python client, the way
+AirSim's examples do (hello_drone.py, multi-step box flights), then collects
+IMU data in lockstep. Prints one JSON line of measurements; exits non-zero
+with a message on any failure.
+
+Usage: airsim_flight.py PORT [flight|collect]
+"""
+import json
+import math
+import sys
+import time
+
+import airsim
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def pos(c):
+    p = c.simGetGroundTruthKinematics().position
+    return p.x_val, p.y_val, p.z_val
+
+
+def yaw_deg(c):
+    o = c.getMultirotorState().kinematics_estimated.orientation
+    return math.degrees(airsim.to_eularian_angles(o)[2])
+
+
+def flight(c):
+    out = {}
+    c.enableApiControl(True)
+    if not c.isApiControlEnabled():
+        fail("api control not enabled")
+    # The estimator and GPS need a few seconds before arming is allowed.
+    for _ in range(200):
+        if c.getMultirotorState().can_arm:
+            break
+        time.sleep(0.05)
+    if not c.armDisarm(True):
+        fail("arming refused: " + c.getMultirotorState().ready_message)
+    c.takeoffAsync().join()
+    out["after_takeoff"] = pos(c)
+    c.moveToPositionAsync(10, 5, -6, 3).join()
+    out["after_move"] = pos(c)
+    # A 4 m box by body-frame velocity, 2 s per side.
+    for vx, vy in [(2, 0), (0, 2), (-2, 0), (0, -2)]:
+        c.moveByVelocityBodyFrameAsync(vx, vy, 0, 2).join()
+    out["after_box"] = pos(c)
+    y0 = yaw_deg(c)
+    c.rotateByYawRateAsync(30, 3).join()
+    c.hoverAsync().join()
+    out["yaw_turned_deg"] = (yaw_deg(c) - y0 + 540) % 360 - 180
+    c.landAsync().join()
+    out["landed_state"] = c.getMultirotorState().landed_state
+    out["after_land"] = pos(c)
+    out["disarmed"] = c.armDisarm(False)
+    # What AirSim cannot give without a renderer is an error, not a hang.
+    try:
+        c.simGetImages([airsim.ImageRequest("0", airsim.ImageType.Scene)])
+        fail("simGetImages answered")
+    except Exception as e:  # msgpackrpc.error.RPCError
+        out["images_error"] = str(e)
+    return out
+
+
+def collect(c):
+    c.simPause(True)
+    if not c.simIsPause():
+        fail("not paused")
+    stamps, gyro_z = [], []
+    truth_t = []
+    for _ in range(400):
+        c.simContinueForTime(0.005)
+        for s in c.client.call("getImuSamples", "", ""):
+            d = airsim.ImuData.from_msgpack(s)
+            stamps.append(d.time_stamp)
+            gyro_z.append(d.angular_velocity.z_val)
+        truth_t.append(c.getMultirotorState().timestamp)
+    c.simPause(False)
+    dts = [b - a for a, b in zip(stamps, stamps[1:])]
+    return {
+        "samples": len(stamps),
+        "first_ns": stamps[0] if stamps else None,
+        "last_ns": stamps[-1] if stamps else None,
+        "dt_min_ns": min(dts) if dts else None,
+        "dt_max_ns": max(dts) if dts else None,
+        "state_stamps_ns": truth_t[:3],
+        "gyro_z_sum": sum(gyro_z),
+    }
+
+
+def main():
+    port = int(sys.argv[1])
+    what = sys.argv[2] if len(sys.argv) > 2 else "flight"
+    c = airsim.MultirotorClient(port=port, timeout_value=120)
+    c.confirmConnection()
+    out = {"version": c.getServerVersion()}
+    out.update(flight(c) if what == "flight" else collect(c))
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
