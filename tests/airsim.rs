@@ -126,3 +126,61 @@ fn paused_collection_gets_every_imu_sample_evenly_spaced_and_repeatably() {
     assert_eq!(a["gyro_z_sum"], b["gyro_z_sum"]);
     assert_eq!(a["samples"], b["samples"]);
 }
+
+#[test]
+fn a_settings_json_imu_at_500_hz_has_that_rate_and_by_allan_deviation_that_noise() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let settings = tmp.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{
+          "SettingsVersion": 1.2, "SimMode": "Multirotor",
+          "OriginGeopoint": {"Latitude": 47.641468, "Longitude": -122.140165, "Altitude": 122},
+          "CameraDefaults": {"CaptureSettings": []},
+          "Vehicles": {"Drone1": {"VehicleType": "SimpleFlight",
+            "Sensors": {"Imu": {"SensorType": 2, "Enabled": true, "UpdateFrequency": 500,
+                                "AngularRandomWalk": 0.6, "VelocityRandomWalk": 0.5}}}}
+        }"#,
+    )
+    .expect("settings");
+    let _s = server(
+        41464,
+        &["--settings", settings.to_str().expect("utf8"), "--paused"],
+    );
+    let out = client(41464, "allan");
+    let rate = out["rate_hz"].as_f64().expect("rate");
+    assert!((rate - 500.0).abs() < 1e-6, "{rate} Hz");
+    assert!(out["samples"].as_u64().expect("n") >= 149_999);
+    // White noise density N gives ADEV(1 s) = N; the bias terms add under
+    // 2 % at 1 s with AirSim's default stabilities.
+    let n_gyro = 0.6 / 60.0 * std::f64::consts::PI / 180.0;
+    let n_accel = 0.5e-3 * 9.806_65;
+    let g = out["adev_gyro_1s"].as_f64().expect("gyro");
+    let a = out["adev_accel_1s"].as_f64().expect("accel");
+    println!(
+        "IMU {rate} Hz; ADEV(1 s): gyro {g:.4e} (N {n_gyro:.4e}), accel {a:.4e} (N {n_accel:.4e})"
+    );
+    assert!(
+        (g / n_gyro - 1.0).abs() < 0.15,
+        "gyro ADEV(1 s) {g} vs N {n_gyro}"
+    );
+    assert!(
+        (a / n_accel - 1.0).abs() < 0.15,
+        "accel ADEV(1 s) {a} vs N {n_accel}"
+    );
+}
+
+#[test]
+fn settings_that_would_change_the_run_are_refused_with_the_key() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let settings = tmp.path().join("settings.json");
+    std::fs::write(&settings, r#"{"SimMode": "Car"}"#).expect("settings");
+    let o = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["airsim", "--port", "41465", "--settings"])
+        .arg(&settings)
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("settings.json: SimMode \"Car\""), "{e}");
+}

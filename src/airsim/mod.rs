@@ -6,12 +6,14 @@
 //! - [`rpc`]: the msgpack-rpc transport (threads; not on the lockstep path).
 //! - [`types`]: AirSim's structs as msgpack maps.
 //! - [`api`]: the methods, on a SimpleFlight flight.
+//! - [`settings`]: AirSim's `settings.json` as a scenario.
 //!
 //! The binary's `airsim` subcommand wires these to the lockstep loop and paces
 //! it.
 
 pub mod api;
 pub mod rpc;
+pub mod settings;
 pub mod types;
 
 pub use api::AirSimApi;

@@ -3,18 +3,20 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
 
-use mavsitl::airsim::{AirSimApi, Incoming, Server};
+use mavsitl::airsim::{settings, AirSimApi, Incoming, Server};
 use mavsitl::autopilot::setup;
 use mavsitl::geo::ExportFrame;
+use mavsitl::mission::Mission;
+use mavsitl::scenario::{Scenario, ScenarioSource};
 use mavsitl::sim::Observer;
 use mavsitl::time::SimTime;
 
-use super::fly::{load_inputs, InputArgs, VehicleArg};
+use super::fly::{load_inputs, FlightInputs, InputArgs, VehicleArg};
 use super::gcs::{parse_speedup, Pacer, Speedup};
 use super::CliError;
 
@@ -22,8 +24,13 @@ use super::CliError;
 #[derive(Debug, Args)]
 pub struct AirSimArgs {
     /// Scenario (vehicle, environment, sensors); a quad by default.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", conflicts_with = "settings")]
     pub scenario: Option<PathBuf>,
+
+    /// AirSim's settings.json (SimMode, ClockSpeed, OriginGeopoint, the
+    /// vehicle, its sensors, Wind) instead of a scenario.
+    #[arg(long, value_name = "FILE")]
+    pub settings: Option<PathBuf>,
 
     /// TCP port of the RPC server (AirSim's is 41451).
     #[arg(long, default_value_t = 41451)]
@@ -39,8 +46,9 @@ pub struct AirSimArgs {
 
     /// Sim time per real second while not paused (AirSim's ClockSpeed), or
     /// 'max'.
-    #[arg(long, value_name = "X|max", value_parser = parse_speedup, default_value = "1")]
-    pub clock_speed: Speedup,
+    /// [default: the settings' ClockSpeed, else 1]
+    #[arg(long, value_name = "X|max", value_parser = parse_speedup)]
+    pub clock_speed: Option<Speedup>,
 
     /// Write recordings (ground truth, every sensor sample) to this directory.
     #[arg(long, value_name = "DIR")]
@@ -57,20 +65,16 @@ pub struct AirSimArgs {
 }
 
 /// Runs `mavsitl airsim`.
-pub fn run(args: AirSimArgs) -> Result<(), CliError> {
-    let inputs = load_inputs(
-        &InputArgs {
-            mission: None,
-            vehicle: Some(VehicleArg::Quad),
-            scenario: args.scenario.as_ref(),
-            seed: args.seed,
-            faults: &[],
-            home: None,
-            params: None,
-            ground_truth: false,
-        },
-        false,
-    )?;
+pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
+    let inputs = match &args.settings {
+        Some(path) => {
+            let (inputs, clock) = from_settings(path, args.seed)?;
+            args.clock_speed = args.clock_speed.or(clock.map(Speedup::Factor));
+            inputs
+        }
+        None => scenario_inputs(&args)?,
+    };
+    let clock_speed = args.clock_speed.unwrap_or(Speedup::Factor(1.0));
     let inputs = std::rc::Rc::new(inputs);
     let build = {
         let inputs = inputs.clone();
@@ -113,7 +117,7 @@ pub fn run(args: AirSimArgs) -> Result<(), CliError> {
         "mavsitl airsim: AirSim API on tcp {}; vehicle '{}'; {}",
         server.local_addr(),
         mavsitl::airsim::api::VEHICLE_NAME,
-        match args.clock_speed {
+        match clock_speed {
             Speedup::Max => "as fast as possible".to_string(),
             Speedup::Factor(k) => format!("clock speed {k}"),
         }
@@ -121,7 +125,13 @@ pub fn run(args: AirSimArgs) -> Result<(), CliError> {
     let _ = std::io::stdout().flush();
     let mut api = AirSimApi::new(flight, Box::new(build));
     api.set_paused(args.paused);
-    let outcome = serve(&mut api, &server, &args, recorder.as_mut());
+    let outcome = serve(
+        &mut api,
+        &server,
+        clock_speed,
+        args.duration,
+        recorder.as_mut(),
+    );
     if let Some(r) = recorder.as_mut() {
         let sim = api.flight().lockstep.sim();
         let _ = r.on_tick(sim);
@@ -136,12 +146,13 @@ pub fn run(args: AirSimArgs) -> Result<(), CliError> {
 fn serve(
     api: &mut AirSimApi,
     server: &Server,
-    args: &AirSimArgs,
+    clock_speed: Speedup,
+    duration: Option<f64>,
     mut recorder: Option<&mut mavsitl::record::Recorder>,
 ) -> Result<(), String> {
-    let end = args.duration.map(SimTime::from_secs_f64);
+    let end = duration.map(SimTime::from_secs_f64);
     let period = api.flight().lockstep.sim().rate().period_us();
-    let mut pacer = Pacer::new(args.clock_speed, api.now());
+    let mut pacer = Pacer::new(clock_speed, api.now());
     let mut was_paced = true;
     let mut replies = Vec::new();
     loop {
@@ -191,4 +202,52 @@ fn serve(
         .map_err(|e| format!("simulation stopped: {e}"))?;
         replies.extend(done);
     }
+}
+
+/// The flight's inputs from `--scenario` (or the built-in quad).
+fn scenario_inputs(args: &AirSimArgs) -> Result<FlightInputs, CliError> {
+    load_inputs(
+        &InputArgs {
+            mission: None,
+            vehicle: Some(VehicleArg::Quad),
+            scenario: args.scenario.as_ref(),
+            seed: args.seed,
+            faults: &[],
+            home: None,
+            params: None,
+            ground_truth: false,
+        },
+        false,
+    )
+}
+
+/// The flight's inputs from AirSim's settings.json, and its ClockSpeed.
+fn from_settings(path: &Path, seed: Option<u64>) -> Result<(FlightInputs, Option<f64>), CliError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::input(format!("{name}: cannot read: {e}"), ""))?;
+    let imported = settings::import(&text, &name)
+        .map_err(|e| CliError::input(e, "see the README's AirSim section"))?;
+    for w in &imported.warnings {
+        eprintln!("warning: {w}");
+    }
+    let source = ScenarioSource {
+        name: name.clone(),
+        base_dir: path.parent().map(PathBuf::from).unwrap_or_default(),
+    };
+    let mut scenario = Scenario::from_json(&imported.scenario.to_string(), &source)
+        .map_err(|e| CliError::input(e.to_string(), "see the README's AirSim section"))?;
+    if let Some(seed) = seed {
+        scenario.seed = seed;
+    }
+    Ok((
+        FlightInputs {
+            mission: Mission::default(),
+            mission_name: "none".into(),
+            scenario,
+            source,
+            param_text: None,
+        },
+        imported.clock_speed,
+    ))
 }

@@ -91,13 +91,44 @@ def collect(c):
     }
 
 
+def adev(x, rate_hz, tau_s):
+    """Overlapping Allan deviation of samples x at cluster time tau_s."""
+    import numpy as np
+    m = int(round(tau_s * rate_hz))
+    theta = np.cumsum(np.asarray(x, dtype=float)) / rate_hz
+    d = theta[2 * m:] - 2 * theta[m:-m] + theta[:-2 * m]
+    return float(np.sqrt(np.mean(d * d) / (2 * tau_s * tau_s)))
+
+
+def allan(c):
+    """300 s at rest, paused and continued 10 s at a time: the IMU's rate and
+    the Allan deviation of its gyro x and accelerometer x at 1 s."""
+    c.simPause(True)
+    stamps, gx, ax = [], [], []
+    for _ in range(30):
+        c.simContinueForTime(10)
+        for s in c.client.call("getImuSamples", "", ""):
+            d = airsim.ImuData.from_msgpack(s)
+            stamps.append(d.time_stamp)
+            gx.append(d.angular_velocity.x_val)
+            ax.append(d.linear_acceleration.x_val)
+    dt = (stamps[-1] - stamps[0]) / (len(stamps) - 1) * 1e-9
+    rate = 1.0 / dt
+    return {
+        "samples": len(stamps),
+        "rate_hz": rate,
+        "adev_gyro_1s": adev(gx, rate, 1.0),
+        "adev_accel_1s": adev(ax, rate, 1.0),
+    }
+
+
 def main():
     port = int(sys.argv[1])
     what = sys.argv[2] if len(sys.argv) > 2 else "flight"
     c = airsim.MultirotorClient(port=port, timeout_value=120)
     c.confirmConnection()
     out = {"version": c.getServerVersion()}
-    out.update(flight(c) if what == "flight" else collect(c))
+    out.update({"flight": flight, "collect": collect, "allan": allan}[what](c))
     print(json.dumps(out))
 
 

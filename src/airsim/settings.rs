@@ -1,0 +1,393 @@
+//! AirSim's `settings.json` as a mavsitl scenario: the simulation mode, clock
+//! speed, origin, the vehicle with its start pose, its sensors with AirSim's
+//! parameter names mapped onto mavsitl's models, and the wind.
+//!
+//! Every key mavsitl cannot honour (cameras, lidar, recording, view and
+//! window settings, sensor details its models do not have) gets one warning
+//! naming it; a setting that would change the meaning of a run (another
+//! simulation mode, another vehicle type, several vehicles) is an error.
+//!
+//! Mapping (AirSim → scenario): `OriginGeopoint` → `home`; the vehicle's `X`,
+//! `Y`, `Z` (NED m from the origin) and `Yaw` (deg) → `initial`; `Wind`
+//! (NED m/s) → `environment.wind`; sensors by `SensorType` (1 barometer,
+//! 2 IMU, 3 GPS, 4 magnetometer, 5 distance), `DefaultSensors` then the
+//! vehicle's `Sensors`:
+//!
+//! | AirSim | mavsitl |
+//! |---|---|
+//! | `Enabled` | `enabled` |
+//! | `UpdateFrequency` (Hz; also accepted for the IMU) | `rate_hz` |
+//! | IMU `AngularRandomWalk`, `GyroBiasStability(Tau)`, `VelocityRandomWalk`, `AccelBiasStability(Tau)` | the same parameters |
+//! | GPS `EphInitial`, `EpvInitial`, `EphFinal`, `EpvFinal`, `EphTimeConstant`, `EphMin3d`, `UpdateLatency`, `StartupDelay` | `eph_initial_m`, `epv_initial_m`, `eph_final_m`, `epv_final_m`, `eph_tau_s`, `fix_3d_eph_m`, `latency_s`, `startup_s` |
+//! | barometer `UncorrelatedNoiseSigma` | `noise_sigma_pa` |
+//! | magnetometer `NoiseSigma`, `ScaleFactor`, `NoiseBias` | `noise_sigma_gauss`, `scale_factor`, `bias_gauss` (each axis) |
+//! | distance `MinDistance`, `MaxDistance` | `min_m`, `max_m` |
+//! | `X`, `Y`, `Z`, `Roll`, `Pitch`, `Yaw` of a sensor | its `mount` |
+
+use serde_json::{json, Map, Value};
+
+/// A settings file turned into a scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// The scenario, as scenario JSON.
+    pub scenario: Value,
+    /// `ClockSpeed`, if given.
+    pub clock_speed: Option<f64>,
+    /// The vehicle's name.
+    pub vehicle_name: String,
+    /// One line per setting that is ignored.
+    pub warnings: Vec<String>,
+}
+
+/// Keys of a settings file that only concern rendering or the editor.
+const IGNORED_TOP: &[&str] = &[
+    "ViewMode",
+    "Recording",
+    "CameraDefaults",
+    "SubWindows",
+    "SegmentationSettings",
+    "PawnPaths",
+    "CameraDirector",
+    "LocalHostIp",
+    "ApiServerPort",
+    "RpcEnabled",
+    "EngineSound",
+    "LogMessagesVisible",
+    "ShowLosDebugLines",
+    "EnableCollisionPassthrogh",
+    "EnableCollisions",
+    "SpeedUnitFactor",
+    "SpeedUnitLabel",
+    "TimeOfDay",
+    "MoveWorldOrigin",
+    "InitialInstruction",
+    "ExternalCameras",
+];
+
+/// Reads AirSim settings text (`name` for messages).
+///
+/// # Errors
+/// One line naming the file and the key.
+pub fn import(text: &str, name: &str) -> Result<Imported, String> {
+    let root: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| format!("{name}: not JSON: {e}"))?;
+    let Some(top) = root.as_object() else {
+        return Err(format!("{name}: the settings are not a JSON object"));
+    };
+    let mut w = Vec::new();
+    let mut scenario = json!({"vehicles": []});
+    let mut clock_speed = None;
+    for (k, v) in top {
+        match k.as_str() {
+            "SimMode" => match v.as_str() {
+                Some("Multirotor" | "") => {}
+                Some(m) => {
+                    return Err(format!(
+                        "{name}: SimMode \"{m}\": mavsitl serves AirSim's multirotor API (SimMode \"Multirotor\")"
+                    ))
+                }
+                None => return Err(format!("{name}: SimMode is not a string")),
+            },
+            "ClockSpeed" => {
+                let c = v.as_f64().filter(|c| *c > 0.0 && c.is_finite());
+                clock_speed = Some(c.ok_or_else(|| format!("{name}: ClockSpeed {v} is not a positive number"))?);
+            }
+            "OriginGeopoint" => scenario["home"] = origin(v, name)?,
+            "PhysicsEngineName" => {
+                if v.as_str() != Some("FastPhysicsEngine") {
+                    w.push(format!("{name}: PhysicsEngineName {v}: mavsitl runs its own physics"));
+                }
+            }
+            "Wind" => scenario["environment"] = json!({ "wind": wind(v, name)? }),
+            "SettingsVersion" | "ClockType" | "DefaultSensors" | "Vehicles" => {}
+            k if IGNORED_TOP.contains(&k) => {
+                w.push(format!("{name}: {k} is not used (no renderer in mavsitl)"))
+            }
+            k => w.push(format!("{name}: {k} is not a setting mavsitl knows; ignored")),
+        }
+    }
+    let defaults = top.get("DefaultSensors");
+    let (vehicle_name, vehicle) = vehicle(top.get("Vehicles"), defaults, name, &mut w)?;
+    scenario["vehicles"] = json!([vehicle]);
+    Ok(Imported {
+        scenario,
+        clock_speed,
+        vehicle_name,
+        warnings: w,
+    })
+}
+
+fn num(v: &Value, key: &str, name: &str) -> Result<Option<f64>, String> {
+    match v.get(key) {
+        None => Ok(None),
+        Some(x) => x
+            .as_f64()
+            .filter(|x| x.is_finite())
+            .map(Some)
+            .ok_or_else(|| format!("{name}: {key} is not a number: {x}")),
+    }
+}
+
+fn origin(v: &Value, name: &str) -> Result<Value, String> {
+    let n = |k: &str| num(v, k, name)?.ok_or_else(|| format!("{name}: OriginGeopoint.{k} missing"));
+    Ok(json!({"lat_deg": n("Latitude")?, "lon_deg": n("Longitude")?, "alt_m": n("Altitude")?}))
+}
+
+fn wind(v: &Value, name: &str) -> Result<Value, String> {
+    let x = num(v, "X", name)?.unwrap_or(0.0);
+    let y = num(v, "Y", name)?.unwrap_or(0.0);
+    let z = num(v, "Z", name)?.unwrap_or(0.0);
+    // The air's velocity over ground, NED; the scenario gives where it
+    // blows from.
+    let from = (y.atan2(x).to_degrees() + 180.0).rem_euclid(360.0);
+    Ok(json!({"speed_m_s": x.hypot(y), "from_deg": from, "down_m_s": z}))
+}
+
+fn vehicle(
+    vehicles: Option<&Value>,
+    defaults: Option<&Value>,
+    name: &str,
+    w: &mut Vec<String>,
+) -> Result<(String, Value), String> {
+    let empty = Map::new();
+    let all = match vehicles {
+        None => &empty,
+        Some(v) => v
+            .as_object()
+            .ok_or_else(|| format!("{name}: Vehicles is not an object"))?,
+    };
+    if all.len() > 1 {
+        return Err(format!(
+            "{name}: Vehicles has {} vehicles: mavsitl's AirSim API flies one",
+            all.len()
+        ));
+    }
+    let (vname, v) = match all.iter().next() {
+        Some((n, v)) => (n.clone(), v.clone()),
+        None => (super::api::VEHICLE_NAME.to_string(), json!({})),
+    };
+    let kind = v
+        .get("VehicleType")
+        .and_then(Value::as_str)
+        .unwrap_or("SimpleFlight");
+    if kind != "SimpleFlight" {
+        return Err(format!(
+            "{name}: Vehicles.{vname}.VehicleType \"{kind}\": mavsitl's AirSim API flies SimpleFlight"
+        ));
+    }
+    let mut initial = Map::new();
+    for (k, x) in v.as_object().into_iter().flatten() {
+        let at = format!("Vehicles.{vname}.{k}");
+        match k.as_str() {
+            "VehicleType" | "Sensors" | "AutoCreate" => {}
+            "X" | "Y" | "Z" | "Yaw" | "Pitch" | "Roll" => {
+                let n = x
+                    .as_f64()
+                    .ok_or_else(|| format!("{name}: {at} is not a number"))?;
+                let key = match k.as_str() {
+                    "X" => "north_m",
+                    "Y" => "east_m",
+                    // AirSim's Z is NED (negative up).
+                    "Z" => "height_m",
+                    "Yaw" => "yaw_deg",
+                    "Pitch" => "pitch_deg",
+                    _ => "roll_deg",
+                };
+                initial.insert(key.into(), json!(if k == "Z" { -n } else { n }));
+            }
+            _ => w.push(format!("{name}: {at} is not used by mavsitl")),
+        }
+    }
+    let mut sensors = Map::new();
+    for (source, set) in [("DefaultSensors", defaults), ("Sensors", v.get("Sensors"))] {
+        let Some(set) = set else { continue };
+        let set = set
+            .as_object()
+            .ok_or_else(|| format!("{name}: {source} is not an object"))?;
+        for (sname, s) in set {
+            if let Some((key, params)) = sensor(s, &format!("{source}.{sname}"), name, w)? {
+                sensors.insert(key.into(), params);
+            }
+        }
+    }
+    Ok((
+        vname.clone(),
+        json!({
+            "name": vname,
+            "kind": "multirotor",
+            "initial": initial,
+            "sensors": sensors,
+        }),
+    ))
+}
+
+/// One AirSim sensor as (scenario key, parameters), None for a kind mavsitl
+/// does not have.
+fn sensor(
+    s: &Value,
+    at: &str,
+    name: &str,
+    w: &mut Vec<String>,
+) -> Result<Option<(&'static str, Value)>, String> {
+    let kind = s
+        .get("SensorType")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| format!("{name}: {at}.SensorType missing or not a number"))?;
+    let (key, map): (&str, &[(&str, &str)]) = match kind {
+        1 => ("baro", &[("UncorrelatedNoiseSigma", "noise_sigma_pa")]),
+        2 => (
+            "imu",
+            &[
+                ("AngularRandomWalk", "angular_random_walk_deg_sqrt_h"),
+                ("GyroBiasStability", "gyro_bias_stability_deg_h"),
+                ("GyroBiasStabilityTau", "gyro_bias_stability_tau_s"),
+                ("VelocityRandomWalk", "velocity_random_walk_mg_sqrt_hz"),
+                ("AccelBiasStability", "accel_bias_stability_ug"),
+                ("AccelBiasStabilityTau", "accel_bias_stability_tau_s"),
+            ],
+        ),
+        3 => (
+            "gps",
+            &[
+                ("EphInitial", "eph_initial_m"),
+                ("EpvInitial", "epv_initial_m"),
+                ("EphFinal", "eph_final_m"),
+                ("EpvFinal", "epv_final_m"),
+                ("EphTimeConstant", "eph_tau_s"),
+                ("EphMin3d", "fix_3d_eph_m"),
+                ("UpdateLatency", "latency_s"),
+                ("StartupDelay", "startup_s"),
+            ],
+        ),
+        4 => (
+            "mag",
+            &[
+                ("NoiseSigma", "noise_sigma_gauss"),
+                ("ScaleFactor", "scale_factor"),
+            ],
+        ),
+        5 => (
+            "rangefinder",
+            &[("MinDistance", "min_m"), ("MaxDistance", "max_m")],
+        ),
+        k => {
+            w.push(format!(
+                "{name}: {at}: SensorType {k} (lidar or other) needs a renderer; not fitted"
+            ));
+            return Ok(None);
+        }
+    };
+    let mut out = Map::new();
+    let mut mount = Map::new();
+    for (k, x) in s.as_object().into_iter().flatten() {
+        let bad = || format!("{name}: {at}.{k} is not a number: {x}");
+        match k.as_str() {
+            "SensorType" => {}
+            "Enabled" => {
+                let e = x
+                    .as_bool()
+                    .ok_or_else(|| format!("{name}: {at}.Enabled is not a boolean"))?;
+                out.insert("enabled".into(), json!(e));
+            }
+            "UpdateFrequency" => {
+                let hz = x
+                    .as_f64()
+                    .filter(|h| *h >= 1.0 && *h <= 4000.0)
+                    .ok_or_else(bad)?;
+                out.insert("rate_hz".into(), json!(hz.round() as u32));
+            }
+            "NoiseBias" if kind == 4 => {
+                let b = x.as_f64().ok_or_else(bad)?;
+                out.insert("bias_gauss".into(), json!([b, b, b]));
+            }
+            "X" | "Y" | "Z" | "Roll" | "Pitch" | "Yaw" => {
+                let n = x.as_f64().ok_or_else(bad)?;
+                let m = match k.as_str() {
+                    "X" => "x_m",
+                    "Y" => "y_m",
+                    "Z" => "z_m",
+                    "Roll" => "roll_deg",
+                    "Pitch" => "pitch_deg",
+                    _ => "yaw_deg",
+                };
+                mount.insert(m.into(), json!(n));
+            }
+            k => match map.iter().find(|(a, _)| *a == k) {
+                Some((_, ours)) => {
+                    out.insert((*ours).into(), json!(x.as_f64().ok_or_else(bad)?));
+                }
+                None => w.push(format!(
+                    "{name}: {at}.{k} has no counterpart in mavsitl's {key} model; ignored"
+                )),
+            },
+        }
+    }
+    if kind == 5 && !out.contains_key("enabled") {
+        out.insert("enabled".into(), json!(true));
+    }
+    if !mount.is_empty() {
+        out.insert("mount".into(), Value::Object(mount));
+    }
+    Ok(Some((key, Value::Object(out))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typical_settings_file_maps_onto_a_scenario() {
+        let text = r#"{
+          "SettingsVersion": 1.2, "SimMode": "Multirotor", "ClockSpeed": 5,
+          "OriginGeopoint": {"Latitude": 47.641468, "Longitude": -122.140165, "Altitude": 122},
+          "Wind": {"X": 0, "Y": 3, "Z": 0},
+          "CameraDefaults": {},
+          "DefaultSensors": {"Imu": {"SensorType": 2, "Enabled": true, "AngularRandomWalk": 0.6}},
+          "Vehicles": {"Drone1": {"VehicleType": "SimpleFlight", "X": 2, "Y": 0, "Z": -1, "Yaw": 90,
+             "Sensors": {"Imu": {"SensorType": 2, "UpdateFrequency": 500, "VelocityRandomWalk": 0.5},
+                         "Lidar1": {"SensorType": 6}}}}
+        }"#;
+        let i = import(text, "settings.json").expect("import");
+        assert_eq!(i.clock_speed, Some(5.0));
+        assert_eq!(i.vehicle_name, "Drone1");
+        let s = &i.scenario;
+        assert_eq!(s["home"]["lat_deg"], 47.641468);
+        // Wind towards east blows from the west.
+        assert!((s["environment"]["wind"]["from_deg"].as_f64().unwrap() - 270.0).abs() < 1e-9);
+        let v = &s["vehicles"][0];
+        assert_eq!(v["initial"]["height_m"], 1.0);
+        assert_eq!(v["initial"]["yaw_deg"], 90.0);
+        // The vehicle's sensor replaces the default one of the same kind.
+        assert_eq!(v["sensors"]["imu"]["rate_hz"], 500);
+        assert_eq!(v["sensors"]["imu"]["velocity_random_walk_mg_sqrt_hz"], 0.5);
+        assert!(i.warnings.iter().any(|w| w.contains("CameraDefaults")));
+        assert!(i.warnings.iter().any(|w| w.contains("Lidar1")));
+        // And the scenario loads.
+        let src = crate::scenario::ScenarioSource {
+            name: "settings.json".into(),
+            base_dir: ".".into(),
+        };
+        crate::scenario::Scenario::from_json(&s.to_string(), &src).expect("scenario");
+    }
+
+    #[test]
+    fn what_would_change_the_run_is_refused_by_name() {
+        for (text, needle) in [
+            (r#"{"SimMode": "Car"}"#, "SimMode"),
+            (r#"{"Vehicles": {"a": {}, "b": {}}}"#, "2 vehicles"),
+            (
+                r#"{"Vehicles": {"a": {"VehicleType": "PhysXCar"}}}"#,
+                "VehicleType",
+            ),
+            (r#"{"ClockSpeed": -1}"#, "ClockSpeed"),
+            (
+                r#"{"DefaultSensors": {"Imu": {"SensorType": 2, "AngularRandomWalk": "x"}}}"#,
+                "AngularRandomWalk",
+            ),
+            ("[1]", "not a JSON object"),
+        ] {
+            let e = import(text, "s.json").expect_err(text);
+            assert!(e.starts_with("s.json: ") && e.contains(needle), "{e}");
+        }
+    }
+}
