@@ -184,3 +184,26 @@ fn settings_that_would_change_the_run_are_refused_with_the_key() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("settings.json: SimMode \"Car\""), "{e}");
 }
+
+#[test]
+fn angle_and_rate_commands_fly_as_airsims_client_means_them() {
+    let _s = server(41466, &["--clock-speed", "10"]);
+    let out = client(41466, "attitude");
+    let (s, p, r) = (
+        xyz(&out["start"]),
+        xyz(&out["after_pitch_up"]),
+        xyz(&out["after_roll_right"]),
+    );
+    // Nose up (positive pitch, as the client takes it) flies backwards, at
+    // the height asked.
+    assert!(p[0] < s[0] - 1.0, "pitch up: {s:?} → {p:?}");
+    assert!((p[2] + 6.0).abs() < 0.7, "height {p:?}");
+    // Right wing down flies right (east).
+    assert!(r[1] > p[1] + 1.0, "roll right: {p:?} → {r:?}");
+    // 0.5 rad/s for 2 s turns clockwise, lagging the ramp.
+    let yaw = out["yaw_by_rate"].as_f64().expect("yaw");
+    assert!((0.5..1.2).contains(&yaw), "turned {yaw} rad");
+    // 80 % throttle for 1.5 s climbs.
+    let climb = out["climb_by_throttle"].as_f64().expect("climb");
+    assert!(climb > 1.0, "climbed {climb} m");
+}

@@ -23,7 +23,7 @@ use rmpv::Value;
 use super::rpc::{Call, ConnId};
 use super::types::{self, f64_of, map, vector3r, Kinematics};
 use crate::autopilot::setup::Flight;
-use crate::autopilot::{FlightMode, Request, YawTarget};
+use crate::autopilot::{FlightMode, Lift, Request, YawTarget};
 use crate::sensors::imu::ImuSample;
 use crate::sensors::TickSamples;
 use crate::sim::{Observer, SimError};
@@ -48,7 +48,7 @@ const IMU_BACKLOG: usize = 100_000;
 pub type Reply = (ConnId, u32, Result<Value, String>);
 
 /// How a motion task ends.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Goal {
     /// Climb to the take-off height.
     Takeoff,
@@ -70,6 +70,8 @@ enum Goal {
     },
     /// Turn to a heading within a margin, rad.
     Yaw { heading: f64, margin: f64 },
+    /// Fly an attitude or body rates directly until `until`.
+    Direct { req: Request, until: SimTime },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -269,6 +271,38 @@ fn yaw_target(call: &Call, drivetrain: usize, yaw_mode: usize) -> Result<YawTarg
     })
 }
 
+/// An angle or rate command as SimpleFlight's request. AirSim's client
+/// negates pitch and yaw (or their rates) before sending; they are turned
+/// back here, so that the angles are the client's: FRD/NED, roll right wing
+/// down, pitch nose up, yaw clockwise positive, radians; `z` NED m;
+/// `throttle` 0..1 of full thrust.
+fn direct(call: &Call) -> Result<Request, String> {
+    let m = call.method.as_str();
+    let (a, b, c) = (num(call, 0)?, -num(call, 1)?, -num(call, 2)?);
+    let lift = if m.ends_with('Z') {
+        Lift::Down(num(call, 3)?)
+    } else {
+        Lift::Throttle(num(call, 3)?.clamp(0.0, 1.0))
+    };
+    Ok(if m.starts_with("moveByAngleRates") {
+        Request::Rates {
+            rates_frd: Vector3::new(a, b, c),
+            lift,
+        }
+    } else {
+        Request::Attitude {
+            roll_rad: a,
+            pitch_rad: b,
+            yaw: if m.contains("Yawrate") {
+                YawTarget::Rate(c)
+            } else {
+                YawTarget::Angle(c)
+            },
+            lift,
+        }
+    })
+}
+
 /// A timeout argument, s (AirSim's default 3e38 means none).
 fn deadline(now: SimTime, call: &Call, i: usize) -> Option<SimTime> {
     let t = call.params.get(i).and_then(f64_of)?;
@@ -336,7 +370,13 @@ impl AirSimApi {
             | "moveByVelocityBodyFrame"
             | "moveByVelocityZBodyFrame"
             | "rotateToYaw"
-            | "rotateByYawRate" => match self.start_task(call, replies) {
+            | "rotateByYawRate"
+            | "moveByRollPitchYawZ"
+            | "moveByRollPitchYawThrottle"
+            | "moveByRollPitchYawrateZ"
+            | "moveByRollPitchYawrateThrottle"
+            | "moveByAngleRatesZ"
+            | "moveByAngleRatesThrottle" => match self.start_task(call, replies) {
                 Ok(()) => Handled::Later,
                 Err(e) => now(Err(e)),
             },
@@ -889,6 +929,17 @@ impl AirSimApi {
                     None,
                 )
             }
+            m if m.starts_with("moveByRollPitch") || m.starts_with("moveByAngleRates") => {
+                let until = now + secs(num(call, 4)?);
+                (
+                    Goal::Direct {
+                        req: direct(call)?,
+                        until,
+                    },
+                    Vec::new(),
+                    None,
+                )
+            }
             m => return Err(format!("{m}: not a motion command")),
         };
         self.end_task(false, replies);
@@ -949,6 +1000,10 @@ impl AirSimApi {
                 (v, yaw)
             }
             Goal::Yaw { heading, .. } => (Vector3::zeros(), YawTarget::Angle(heading)),
+            Goal::Direct { req, .. } => {
+                self.push(req);
+                return;
+            }
         };
         self.push(Request::Velocity {
             vel_ned_m_s: cmd.0,
@@ -1005,7 +1060,7 @@ impl AirSimApi {
                 }
                 *next >= task.path.len()
             }
-            Goal::Velocity { until, .. } => now >= *until,
+            Goal::Velocity { until, .. } | Goal::Direct { until, .. } => now >= *until,
             Goal::Yaw { heading, margin } => {
                 let e = (self.heading() - *heading + std::f64::consts::PI)
                     .rem_euclid(std::f64::consts::TAU)

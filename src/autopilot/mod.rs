@@ -22,7 +22,7 @@ pub mod setup;
 pub mod simpleflight;
 
 pub use airframe::VehicleConfig;
-pub use request::{Request, RequestQueue, YawTarget};
+pub use request::{Lift, Request, RequestQueue, YawTarget};
 pub use simpleflight::{
     FlightEvent, FlightMode, FlightStatus, SimpleFlight, SimpleFlightConfig, StatusHandle,
 };

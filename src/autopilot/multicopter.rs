@@ -118,6 +118,22 @@ pub enum McSetpoint {
         /// Heading, rad.
         yaw: f64,
     },
+    /// Fly an attitude (FRD → NED) directly, with `lift` for the vertical
+    /// (AirSim's angle commands).
+    Attitude {
+        /// Attitude set-point.
+        att: UnitQuaternion<f64>,
+        /// Height or thrust.
+        lift: Lift,
+    },
+    /// Fly body rates directly (FRD, rad/s), with `lift` for the vertical
+    /// (AirSim's rate commands).
+    Rates {
+        /// Body-rate set-point, FRD rad/s.
+        rates_frd: Vector3<f64>,
+        /// Height or thrust.
+        lift: Lift,
+    },
     /// Hold the horizontal position and move vertically at `vz` (m/s, + down).
     Vertical {
         /// Horizontal position to hold, NED m.
@@ -127,6 +143,15 @@ pub enum McSetpoint {
         /// Heading, rad.
         yaw: f64,
     },
+}
+
+/// The vertical channel of an attitude or rate set-point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Lift {
+    /// Hold this NED down position, m (the altitude loops choose the thrust).
+    Down(f64),
+    /// This fraction (0..1) of the rotors' full thrust.
+    Throttle(f64),
 }
 
 /// The multicopter controller.
@@ -254,6 +279,24 @@ impl MulticopterControl {
                 self.last_thrust_n = 0.0;
                 return;
             }
+            McSetpoint::Attitude { att, lift } => {
+                let thrust = self.lift_thrust(lift, est, dt);
+                let rate_sp = self.attitude_to_rates(&att, &(att * Vector3::z()), est);
+                self.rates_to_motors(&rate_sp, thrust, est, dt, out);
+                return;
+            }
+            McSetpoint::Rates { rates_frd, lift } => {
+                let thrust = self.lift_thrust(lift, est, dt);
+                let rp_max = p.rate_rp_max_deg.to_radians();
+                let y_max = p.rate_yaw_max_deg.to_radians();
+                let rate_sp = Vector3::new(
+                    rates_frd.x.clamp(-rp_max, rp_max),
+                    rates_frd.y.clamp(-rp_max, rp_max),
+                    rates_frd.z.clamp(-y_max, y_max),
+                );
+                self.rates_to_motors(&rate_sp, thrust, est, dt, out);
+                return;
+            }
             McSetpoint::Track { pos, vel, acc, yaw } => (pos, vel, acc, yaw, None),
             McSetpoint::Descend { vz, yaw } => (
                 est.pos_ned_m,
@@ -321,7 +364,22 @@ impl MulticopterControl {
         let q_sp = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(
             Matrix3::from_columns(&[x_b, y_b, z_b]),
         ));
-        // Attitude → rates.
+        let rate_sp = self.attitude_to_rates(&q_sp, &z_b, est);
+        // Collective thrust along the current body z.
+        let z_now = est.att_ned_frd * Vector3::z();
+        let thrust = (-f.dot(&z_now)).max(0.0);
+        self.rates_to_motors(&rate_sp, thrust, est, dt, out);
+    }
+
+    /// Attitude P on the quaternion error → body-rate set-point, rad/s; with
+    /// the heading given up, only the thrust axis `z_b` (NED) is steered.
+    fn attitude_to_rates(
+        &self,
+        q_sp: &UnitQuaternion<f64>,
+        z_b: &Vector3<f64>,
+        est: &EstimatedState,
+    ) -> Vector3<f64> {
+        let p = self.params;
         let mut q_e = est.att_ned_frd.inverse() * q_sp;
         if q_e.w < 0.0 {
             q_e = UnitQuaternion::new_unchecked(-q_e.into_inner());
@@ -342,12 +400,23 @@ impl MulticopterControl {
         }
         let rp_max = p.rate_rp_max_deg.to_radians();
         let y_max = p.rate_yaw_max_deg.to_radians();
-        let rate_sp = Vector3::new(
+        Vector3::new(
             (p.att_rp_p * v.x).clamp(-rp_max, rp_max),
             (p.att_rp_p * v.y).clamp(-rp_max, rp_max),
             (p.att_yaw_p * v.z).clamp(-y_max, y_max),
-        );
-        // Rates → angular acceleration → torque.
+        )
+    }
+
+    /// Rate PI → torque, then allocation with collective `thrust` (N).
+    fn rates_to_motors(
+        &mut self,
+        rate_sp: &Vector3<f64>,
+        thrust: f64,
+        est: &EstimatedState,
+        dt: f64,
+        out: &mut [f64; MAX_MOTORS],
+    ) {
+        let p = self.params;
         let er = rate_sp - est.rate_frd_rad_s;
         let k = Vector3::new(p.rate_rp_k, p.rate_rp_k, p.rate_yaw_k);
         let ki = Vector3::new(p.rate_rp_i, p.rate_rp_i, p.rate_yaw_i);
@@ -358,13 +427,31 @@ impl MulticopterControl {
         }
         let w = est.rate_frd_rad_s;
         let torque = self.inertia * alpha + w.cross(&(self.inertia * w));
-        // Collective thrust along the current body z.
-        let z_now = est.att_ned_frd * Vector3::z();
-        let thrust = (-f.dot(&z_now)).max(0.0);
         self.last_thrust_n = thrust;
-        // Allocation.
         let t_max = self.max_thrust_rho0_n * (est.air_density_kg_m3 / RHO0_KG_M3);
         self.allocate(&torque, thrust, t_max, out);
+    }
+
+    /// Collective thrust (N) for `lift`: a throttle fraction of the rotors'
+    /// full thrust, or the altitude loops (position P, velocity PI) holding a
+    /// height, divided by the tilt's cosine.
+    fn lift_thrust(&mut self, lift: Lift, est: &EstimatedState, dt: f64) -> f64 {
+        let p = self.params;
+        let t_max = self.max_thrust_rho0_n * (est.air_density_kg_m3 / RHO0_KG_M3);
+        let full = t_max * (self.rotors as f64 - self.failed.count_ones() as f64).max(0.0);
+        match lift {
+            Lift::Throttle(t) => t.clamp(0.0, 1.0) * full,
+            Lift::Down(z) => {
+                let vz_sp = (p.z_p * (z - est.pos_ned_m.z)).clamp(-p.z_vel_max_up, p.z_vel_max_dn);
+                let ev = vz_sp - est.vel_ned_m_s.z;
+                let acc_z = p.z_vel_p * ev + self.vel_int.z;
+                if !self.saturated {
+                    self.vel_int.z = (self.vel_int.z + p.z_vel_i * ev * dt).clamp(-4.0, 4.0);
+                }
+                let cos_tilt = (est.att_ned_frd * Vector3::z()).z.max(0.3);
+                (self.mass_kg * (G0_M_S2 - acc_z) / cos_tilt).clamp(0.0, full)
+            }
+        }
     }
 
     /// Rotor commands (0..1) for body `torque` (N·m, FRD) and collective

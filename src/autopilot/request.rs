@@ -14,6 +14,7 @@ use std::rc::Rc;
 use nalgebra::Vector3;
 
 use super::mission_plan::Step;
+pub use super::multicopter::Lift;
 use super::FlightMode;
 
 /// One request.
@@ -63,6 +64,26 @@ pub enum Request {
         vel_ned_m_s: Vector3<f64>,
         /// What the heading does meanwhile.
         yaw: YawTarget,
+    },
+    /// Fly this roll and pitch (rad) and heading (Offboard), with a height or
+    /// a throttle; multicopters in the air only.
+    Attitude {
+        /// Roll, rad (right wing down positive).
+        roll_rad: f64,
+        /// Pitch, rad (nose up positive).
+        pitch_rad: f64,
+        /// Heading: an angle, a rate, or held.
+        yaw: YawTarget,
+        /// Height or thrust.
+        lift: Lift,
+    },
+    /// Fly these body rates (FRD, rad/s) (Offboard), with a height or a
+    /// throttle; multicopters in the air only.
+    Rates {
+        /// Body rates, FRD rad/s.
+        rates_frd: Vector3<f64>,
+        /// Height or thrust.
+        lift: Lift,
     },
 }
 

@@ -19,7 +19,7 @@ mod reactions;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use nalgebra::{Vector2, Vector3};
+use nalgebra::{UnitQuaternion, Vector2, Vector3};
 use world_magnetic_model::time::Date;
 
 use super::airframe::{BoatOutputs, VehicleConfig, MAX_MOTORS};
@@ -145,6 +145,22 @@ pub struct FlightStatus {
     pub position_eph_m: f64,
 }
 
+/// An Offboard set-point (external control of a multicopter in the air).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Offboard {
+    /// Velocity, NED m/s, and the heading behaviour.
+    Velocity(Vector3<f64>, YawTarget),
+    /// Roll and pitch, rad, heading, and lift.
+    Attitude {
+        roll: f64,
+        pitch: f64,
+        yaw: YawTarget,
+        lift: crate::autopilot::Lift,
+    },
+    /// Body rates, FRD rad/s, and lift.
+    Rates(Vector3<f64>, crate::autopilot::Lift),
+}
+
 /// Shared view of the status (single-threaded loop).
 pub type StatusHandle = Rc<RefCell<FlightStatus>>;
 
@@ -235,8 +251,8 @@ pub struct SimpleFlight {
     last_target: Option<PathTarget>,
     hold_pos: Vector3<f64>,
     yaw_sp: f64,
-    /// An Offboard velocity set-point in force.
-    velocity_sp: Option<(Vector3<f64>, YawTarget)>,
+    /// An Offboard set-point in force.
+    offboard: Option<Offboard>,
     touchdown_since: Option<SimTime>,
     // Boat.
     rover: Option<RoverDriver>,
@@ -359,7 +375,7 @@ impl SimpleFlight {
             last_target: None,
             hold_pos: start,
             yaw_sp: 0.0,
-            velocity_sp: None,
+            offboard: None,
             touchdown_since: None,
             rover,
             boat,
@@ -816,7 +832,7 @@ impl SimpleFlight {
     /// disarmed; arming starts it).
     fn enter_mode(&mut self, now: SimTime, mode: FlightMode) {
         self.set_mode(now, mode);
-        self.velocity_sp = None;
+        self.offboard = None;
         self.queue.clear();
         self.phase = Phase::Idle;
         self.after_program = None;
@@ -1037,16 +1053,30 @@ impl SimpleFlight {
                 self.status.borrow_mut().home_ned = Some(pos);
             }
             Request::Velocity { vel_ned_m_s, yaw } => {
-                let airborne = self.armed && self.mc.is_some() && !self.on_ground;
-                if !airborne || !vel_ned_m_s.iter().all(|v| v.is_finite()) {
-                    self.event(now, "refused", None, "velocity: not flying".into());
-                    return;
+                if vel_ned_m_s.iter().all(|v| v.is_finite()) {
+                    self.offboard_request(now, Offboard::Velocity(vel_ned_m_s, yaw));
                 }
-                if self.mode != FlightMode::Offboard || self.velocity_sp.is_none() {
-                    self.enter_mode(now, FlightMode::Offboard);
-                    self.hold_pos = self.state().pos_ned_m;
+            }
+            Request::Attitude {
+                roll_rad,
+                pitch_rad,
+                yaw,
+                lift,
+            } => {
+                if roll_rad.is_finite() && pitch_rad.is_finite() {
+                    let attitude = Offboard::Attitude {
+                        roll: roll_rad,
+                        pitch: pitch_rad,
+                        yaw,
+                        lift,
+                    };
+                    self.offboard_request(now, attitude);
                 }
-                self.velocity_sp = Some((vel_ned_m_s, yaw));
+            }
+            Request::Rates { rates_frd, lift } => {
+                if rates_frd.iter().all(|v| v.is_finite()) {
+                    self.offboard_request(now, Offboard::Rates(rates_frd, lift));
+                }
             }
             Request::SetParam(name, value) => {
                 if self.cfg.params.set(name, value).is_ok() {
@@ -1203,8 +1233,24 @@ impl SimpleFlight {
                 }
             }
         }
-        if let Some((vel, yaw)) = self.velocity_sp {
-            sp = self.velocity_setpoint(&s, vel, yaw);
+        match self.offboard {
+            Some(Offboard::Velocity(vel, yaw)) => sp = self.velocity_setpoint(&s, vel, yaw),
+            Some(Offboard::Attitude {
+                roll,
+                pitch,
+                yaw,
+                lift,
+            }) => {
+                self.turn(yaw, Vector3::zeros());
+                sp = McSetpoint::Attitude {
+                    att: UnitQuaternion::from_euler_angles(roll, pitch, self.yaw_sp),
+                    lift,
+                };
+            }
+            Some(Offboard::Rates(rates_frd, lift)) => {
+                sp = McSetpoint::Rates { rates_frd, lift };
+            }
+            None => {}
         }
         self.status.borrow_mut().leg = leg;
         let climbing = matches!(
@@ -1222,6 +1268,39 @@ impl SimpleFlight {
             mc.update(&sp, &s, DT, &mut motors);
         }
         self.out = Actuators::from_slice(&motors);
+    }
+
+    /// Takes an Offboard set-point (multicopters in the air only), entering
+    /// Offboard if not in it.
+    fn offboard_request(&mut self, now: SimTime, o: Offboard) {
+        let airborne = self.armed && self.mc.is_some() && !self.on_ground;
+        if !airborne {
+            self.event(now, "refused", None, "offboard: not flying".into());
+            return;
+        }
+        if self.mode != FlightMode::Offboard || self.offboard.is_none() {
+            self.enter_mode(now, FlightMode::Offboard);
+            self.hold_pos = self.state().pos_ned_m;
+        }
+        self.offboard = Some(o);
+    }
+
+    /// Moves the heading set-point as `yaw` asks (travelling at `vel`).
+    fn turn(&mut self, yaw: YawTarget, vel: Vector3<f64>) {
+        match yaw {
+            YawTarget::Hold => {}
+            YawTarget::Angle(a) => self.yaw_sp = a,
+            YawTarget::Rate(r) => {
+                self.yaw_sp = (self.yaw_sp + r * DT + std::f64::consts::PI)
+                    .rem_euclid(std::f64::consts::TAU)
+                    - std::f64::consts::PI;
+            }
+            YawTarget::AlongVelocity => {
+                if vel.xy().norm() > 0.3 {
+                    self.yaw_sp = vel.y.atan2(vel.x);
+                }
+            }
+        }
     }
 
     /// Offboard velocity: a carrot moving at `vel` (kept within 2 m of the
@@ -1242,20 +1321,7 @@ impl SimpleFlight {
             self.hold_pos.y = xy.y;
         }
         self.hold_pos.z = s.pos_ned_m.z + lag_z.clamp(-2.0, 2.0);
-        match yaw {
-            YawTarget::Hold => {}
-            YawTarget::Angle(a) => self.yaw_sp = a,
-            YawTarget::Rate(r) => {
-                self.yaw_sp = (self.yaw_sp + r * DT + std::f64::consts::PI)
-                    .rem_euclid(std::f64::consts::TAU)
-                    - std::f64::consts::PI;
-            }
-            YawTarget::AlongVelocity => {
-                if vel.xy().norm() > 0.3 {
-                    self.yaw_sp = vel.y.atan2(vel.x);
-                }
-            }
-        }
+        self.turn(yaw, vel);
         McSetpoint::Track {
             pos: self.hold_pos,
             vel,

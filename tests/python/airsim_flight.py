@@ -91,6 +91,40 @@ def collect(c):
     }
 
 
+def yaw_rad(c):
+    o = c.simGetGroundTruthKinematics().orientation
+    return airsim.to_eularian_angles(o)[2]
+
+
+def attitude(c):
+    """Angle and rate commands after a take-off: nose up flies backwards,
+    right wing down flies right, a yaw rate turns, more throttle climbs."""
+    c.enableApiControl(True)
+    for _ in range(200):
+        if c.getMultirotorState().can_arm:
+            break
+        time.sleep(0.05)
+    c.armDisarm(True)
+    c.takeoffAsync().join()
+    c.moveToZAsync(-6, 2).join()
+    out = {"start": pos(c)}
+    c.moveByRollPitchYawZAsync(0, 0.15, 0, -6, 2).join()
+    out["after_pitch_up"] = pos(c)
+    c.hoverAsync().join()
+    c.moveByRollPitchYawrateZAsync(0.15, 0, 0, -6, 2).join()
+    out["after_roll_right"] = pos(c)
+    y0 = yaw_rad(c)
+    c.moveByRollPitchYawrateZAsync(0, 0, 0.5, -6, 2).join()
+    out["yaw_by_rate"] = (yaw_rad(c) - y0 + math.pi) % (2 * math.pi) - math.pi
+    c.hoverAsync().join()
+    z0 = pos(c)[2]
+    c.moveByAngleRatesThrottleAsync(0, 0, 0, 0.8, 1.5).join()
+    out["climb_by_throttle"] = z0 - pos(c)[2]
+    c.hoverAsync().join()
+    c.landAsync().join()
+    return out
+
+
 def adev(x, rate_hz, tau_s):
     """Overlapping Allan deviation of samples x at cluster time tau_s."""
     import numpy as np
@@ -128,7 +162,7 @@ def main():
     c = airsim.MultirotorClient(port=port, timeout_value=120)
     c.confirmConnection()
     out = {"version": c.getServerVersion()}
-    out.update({"flight": flight, "collect": collect, "allan": allan}[what](c))
+    out.update({"flight": flight, "collect": collect, "allan": allan, "attitude": attitude}[what](c))
     print(json.dumps(out))
 
 
