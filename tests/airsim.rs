@@ -102,29 +102,42 @@ fn airsims_client_flies_takeoff_move_box_yaw_and_land() {
 
 #[test]
 fn paused_collection_gets_every_imu_sample_evenly_spaced_and_repeatably() {
-    let run = |port: u16| {
-        let _s = server(port, &["--paused"]);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let run = |port: u16, rec: &Path| {
+        let _s = server(port, &["--paused", "--record", rec.to_str().expect("utf8")]);
         client(port, "collect")
     };
-    let a = run(41462);
-    // 400 × 5 ms = 2 s of sim time; the default IMU runs at 250 Hz or more:
-    // every sample, none twice, evenly spaced.
+    let (ra, rb) = (tmp.path().join("a"), tmp.path().join("b"));
+    let a = run(41462, &ra);
+    // 400 × 5 ms = 2 s of sim time at the default 250 Hz IMU: every
+    // sample, none twice, exactly 4 ms apart.
     let n = a["samples"].as_u64().expect("samples");
     let (lo, hi) = (
         a["dt_min_ns"].as_u64().expect("dt"),
         a["dt_max_ns"].as_u64().expect("dt"),
     );
-    assert_eq!(lo, hi, "uneven spacing {lo}..{hi} ns");
+    assert_eq!((lo, hi), (4_000_000, 4_000_000), "spacing");
+    assert_eq!(n, 500);
     let span = a["last_ns"].as_u64().expect("last") - a["first_ns"].as_u64().expect("first");
     assert_eq!(span, (n - 1) * lo);
-    assert!(
-        n as f64 >= 2.0 / (lo as f64 * 1e-9) - 1.0,
-        "{n} samples at {lo} ns"
+    // Turning at 45 °/s: the integrated gyro gives the ground truth's turn.
+    let (truth, gyro) = (
+        a["yaw_truth_rad"].as_f64().expect("truth"),
+        a["yaw_gyro_rad"].as_f64().expect("gyro"),
     );
-    // Same seed, same samples.
-    let b = run(41463);
-    assert_eq!(a["gyro_z_sum"], b["gyro_z_sum"]);
-    assert_eq!(a["samples"], b["samples"]);
+    println!("yaw over 2 s: ground truth {truth:.4} rad, integrated gyro {gyro:.4} rad");
+    assert!(truth > 1.0, "the vehicle turned {truth} rad");
+    assert!((truth - gyro).abs() < 0.02, "truth {truth} vs gyro {gyro}");
+    // Same seed, same calls: the same answers and byte-identical recordings.
+    let b = run(41463, &rb);
+    assert_eq!(a, b);
+    for f in ["imu.csv", "ground_truth.csv", "gps.csv"] {
+        let (x, y) = (
+            std::fs::read(ra.join(f)).expect(f),
+            std::fs::read(rb.join(f)).expect(f),
+        );
+        assert!(x.len() > 1000 && x == y, "{f} differs between runs");
+    }
 }
 
 #[test]
@@ -206,4 +219,28 @@ fn angle_and_rate_commands_fly_as_airsims_client_means_them() {
     // 80 % throttle for 1.5 s climbs.
     let climb = out["climb_by_throttle"].as_f64().expect("climb");
     assert!(climb > 1.0, "climbed {climb} m");
+}
+
+#[test]
+fn with_external_physics_the_clients_poses_drive_the_sensors() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let settings = tmp.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"SimMode": "Multirotor", "PhysicsEngineName": "ExternalPhysicsEngine"}"#,
+    )
+    .expect("settings");
+    let _s = server(
+        41467,
+        &["--settings", settings.to_str().expect("utf8"), "--paused"],
+    );
+    let out = client(41467, "external");
+    // Held where the poses put it, turning at 2 rad/s, reading 1 g up.
+    assert_eq!(xyz(&out["position"]), [0.0, 0.0, -10.0]);
+    let gz = out["gyro_z_mean"].as_f64().expect("gyro");
+    let az = out["accel_z_mean"].as_f64().expect("accel");
+    assert!((gz - 2.0).abs() < 0.01, "gyro z {gz}");
+    assert!((az + 9.806_65).abs() < 0.02, "accel z {az}");
+    let refused = out["refused"].as_str().expect("refused");
+    assert!(refused.contains("ExternalPhysicsEngine"), "{refused}");
 }

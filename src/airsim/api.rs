@@ -24,6 +24,7 @@ use super::rpc::{Call, ConnId};
 use super::types::{self, f64_of, map, vector3r, Kinematics};
 use crate::autopilot::setup::Flight;
 use crate::autopilot::{FlightMode, Lift, Request, YawTarget};
+use crate::replay::KinematicState;
 use crate::sensors::imu::ImuSample;
 use crate::sensors::TickSamples;
 use crate::sim::{Observer, SimError};
@@ -106,6 +107,17 @@ pub struct AirSimApi {
     latest: Latest,
     imu_backlog: VecDeque<ImuSample>,
     collided: Option<(SimTime, Vector3<f64>)>,
+    /// External physics (AirSim's `ExternalPhysicsEngine`): the vehicle is
+    /// where the client's poses put it; this is the kinematic state replayed.
+    external: Option<External>,
+}
+
+/// The pose-driven state of external physics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct External {
+    kin: KinematicState,
+    /// When the last pose was set.
+    at: SimTime,
 }
 
 impl AirSimApi {
@@ -122,7 +134,34 @@ impl AirSimApi {
             latest: Latest::default(),
             imu_backlog: VecDeque::new(),
             collided: None,
+            external: None,
         }
+    }
+
+    /// Switches to external physics (AirSim's `ExternalPhysicsEngine`): no
+    /// dynamics; the vehicle holds the last pose `simSetVehiclePose` gave,
+    /// moving at the velocity and turning at the rate between the last two
+    /// poses, and its sensors sample that motion, as pose replay does.
+    /// SimpleFlight does not fly it; the motion commands are refused.
+    pub fn set_external_physics(&mut self) {
+        let (pos, att) = self
+            .truth()
+            .map_or((Vector3::zeros(), UnitQuaternion::identity()), |t| {
+                (t.pos_ned_m, t.att_ned_frd)
+            });
+        self.external = Some(External {
+            kin: KinematicState {
+                state: crate::physics::BodyState {
+                    pos_ned_m: pos,
+                    vel_ned_m_s: Vector3::zeros(),
+                    att_ned_frd: att,
+                    rate_frd_rad_s: Vector3::zeros(),
+                },
+                accel_ned_m_s2: Vector3::zeros(),
+                ang_accel_frd_rad_s2: Vector3::zeros(),
+            },
+            at: self.now(),
+        });
     }
 
     /// The flight (for recorders and the caller's loop).
@@ -155,8 +194,18 @@ impl AirSimApi {
     /// # Errors
     /// [`SimError`] from the simulation.
     pub fn tick(&mut self, observer: &mut dyn Observer) -> Result<Vec<Reply>, SimError> {
-        self.drive_task();
-        self.flight.lockstep.tick(observer)?;
+        match self.external {
+            Some(e) => {
+                self.flight.lockstep.sim_mut().step_replay(0, &e.kin);
+                observer
+                    .on_tick(self.flight.lockstep.sim())
+                    .map_err(SimError::Observer)?;
+            }
+            None => {
+                self.drive_task();
+                self.flight.lockstep.tick(observer)?;
+            }
+        }
         self.collect();
         let mut out = Vec::new();
         self.progress_task(&mut out);
@@ -476,7 +525,8 @@ impl AirSimApi {
     fn multirotor_state(&self) -> Value {
         let st = self.flight.status.borrow();
         let zero = Vector3::zeros();
-        let kin = match st.estimate {
+        let estimate = st.estimate.filter(|_| self.external.is_none());
+        let kin = match estimate {
             Some(e) => self.kinematics_of(
                 &e.pos_ned_m,
                 &e.att_ned_frd,
@@ -487,7 +537,10 @@ impl AirSimApi {
             ),
             None => self.ground_truth_kinematics(),
         };
-        let pos = st.estimate.map_or(zero, |e| e.pos_ned_m);
+        let pos = match estimate {
+            Some(e) => e.pos_ned_m,
+            None => self.truth().map_or(zero, |t| t.pos_ned_m),
+        };
         let landed = if st.on_ground || !st.armed { 0 } else { 1 };
         map(vec![
             ("collision", self.collision_info()),
@@ -689,6 +742,26 @@ impl AirSimApi {
             return Err(bad());
         }
         self.end_task(false, replies);
+        if let Some(e) = self.external.as_mut() {
+            // The motion between the last two poses, held until the next.
+            let now = self.flight.lockstep.sim().time();
+            let dt = now.secs_since(e.at);
+            let last = e.kin.state;
+            let (vel, rate) = if dt > 0.0 {
+                let dq = last.att_ned_frd.inverse() * att;
+                ((pos - last.pos_ned_m) / dt, dq.scaled_axis() / dt)
+            } else {
+                (last.vel_ned_m_s, last.rate_frd_rad_s)
+            };
+            e.kin.state = crate::physics::BodyState {
+                pos_ned_m: pos,
+                vel_ned_m_s: vel,
+                att_ned_frd: att,
+                rate_frd_rad_s: rate,
+            };
+            e.at = now;
+            return Ok(Value::Nil);
+        }
         self.flight.lockstep.sim_mut().set_vehicle_state(
             0,
             crate::physics::BodyState {
@@ -799,6 +872,12 @@ impl AirSimApi {
     fn start_task(&mut self, call: &Call, replies: &mut Vec<Reply>) -> Result<(), String> {
         let now = self.now();
         let here = self.position();
+        if self.external.is_some() {
+            return Err(format!(
+                "{}: external physics (ExternalPhysicsEngine): the client moves the vehicle with simSetVehiclePose",
+                call.method
+            ));
+        }
         let (goal, path, deadline) = match call.method.as_str() {
             "takeoff" => {
                 self.push(Request::Takeoff {

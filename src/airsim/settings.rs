@@ -33,6 +33,9 @@ pub struct Imported {
     pub scenario: Value,
     /// `ClockSpeed`, if given.
     pub clock_speed: Option<f64>,
+    /// `PhysicsEngineName` is `ExternalPhysicsEngine`: the client's poses
+    /// move the vehicle.
+    pub external_physics: bool,
     /// The vehicle's name.
     pub vehicle_name: String,
     /// One line per setting that is ignored.
@@ -77,6 +80,7 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
     let mut w = Vec::new();
     let mut scenario = json!({"vehicles": []});
     let mut clock_speed = None;
+    let mut external_physics = false;
     for (k, v) in top {
         match k.as_str() {
             "SimMode" => match v.as_str() {
@@ -93,11 +97,11 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
                 clock_speed = Some(c.ok_or_else(|| format!("{name}: ClockSpeed {v} is not a positive number"))?);
             }
             "OriginGeopoint" => scenario["home"] = origin(v, name)?,
-            "PhysicsEngineName" => {
-                if v.as_str() != Some("FastPhysicsEngine") {
-                    w.push(format!("{name}: PhysicsEngineName {v}: mavsitl runs its own physics"));
-                }
-            }
+            "PhysicsEngineName" => match v.as_str() {
+                Some("ExternalPhysicsEngine") => external_physics = true,
+                Some("FastPhysicsEngine" | "") => {}
+                _ => w.push(format!("{name}: PhysicsEngineName {v}: mavsitl runs its own physics")),
+            },
             "Wind" => scenario["environment"] = json!({ "wind": wind(v, name)? }),
             "SettingsVersion" | "ClockType" | "DefaultSensors" | "Vehicles" => {}
             k if IGNORED_TOP.contains(&k) => {
@@ -112,6 +116,7 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
     Ok(Imported {
         scenario,
         clock_speed,
+        external_physics,
         vehicle_name,
         warnings: w,
     })

@@ -66,10 +66,12 @@ pub struct AirSimArgs {
 
 /// Runs `mavsitl airsim`.
 pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
+    let mut external_physics = false;
     let inputs = match &args.settings {
         Some(path) => {
-            let (inputs, clock) = from_settings(path, args.seed)?;
+            let (inputs, clock, external) = from_settings(path, args.seed)?;
             args.clock_speed = args.clock_speed.or(clock.map(Speedup::Factor));
+            external_physics = external;
             inputs
         }
         None => scenario_inputs(&args)?,
@@ -125,6 +127,9 @@ pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
     let _ = std::io::stdout().flush();
     let mut api = AirSimApi::new(flight, Box::new(build));
     api.set_paused(args.paused);
+    if external_physics {
+        api.set_external_physics();
+    }
     let outcome = serve(
         &mut api,
         &server,
@@ -221,8 +226,12 @@ fn scenario_inputs(args: &AirSimArgs) -> Result<FlightInputs, CliError> {
     )
 }
 
-/// The flight's inputs from AirSim's settings.json, and its ClockSpeed.
-fn from_settings(path: &Path, seed: Option<u64>) -> Result<(FlightInputs, Option<f64>), CliError> {
+/// The flight's inputs from AirSim's settings.json, its ClockSpeed and
+/// whether it asks for external physics.
+fn from_settings(
+    path: &Path,
+    seed: Option<u64>,
+) -> Result<(FlightInputs, Option<f64>, bool), CliError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::input(format!("{name}: cannot read: {e}"), ""))?;
@@ -249,5 +258,6 @@ fn from_settings(path: &Path, seed: Option<u64>) -> Result<(FlightInputs, Option
             param_text: None,
         },
         imported.clock_speed,
+        imported.external_physics,
     ))
 }

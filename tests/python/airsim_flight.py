@@ -66,27 +66,42 @@ def flight(c):
 
 
 def collect(c):
+    """AirSim's data-collection pattern, all on a paused clock: power up,
+    arm, take off and turn at 45 deg/s, then continue 5 ms at a time for 2 s
+    reading every IMU sample and the ground truth."""
     c.simPause(True)
     if not c.simIsPause():
         fail("not paused")
+    for _ in range(300):
+        c.simContinueForTime(0.1)
+        if c.getMultirotorState().can_arm:
+            break
+    c.enableApiControl(True)
+    c.armDisarm(True)
+    c.takeoffAsync()  # answered later: the clock only runs when continued
+    c.simContinueForTime(8)
+    c.rotateByYawRateAsync(45, 60)
+    c.simContinueForTime(2)
+    c.client.call("getImuSamples", "", "")  # what came before
+    yaw0 = yaw_rad(c)
     stamps, gyro_z = [], []
-    truth_t = []
     for _ in range(400):
         c.simContinueForTime(0.005)
         for s in c.client.call("getImuSamples", "", ""):
             d = airsim.ImuData.from_msgpack(s)
             stamps.append(d.time_stamp)
             gyro_z.append(d.angular_velocity.z_val)
-        truth_t.append(c.getMultirotorState().timestamp)
-    c.simPause(False)
+    yaw1 = yaw_rad(c)
     dts = [b - a for a, b in zip(stamps, stamps[1:])]
+    dt = (dts[0] if dts else 0) * 1e-9
     return {
         "samples": len(stamps),
         "first_ns": stamps[0] if stamps else None,
         "last_ns": stamps[-1] if stamps else None,
         "dt_min_ns": min(dts) if dts else None,
         "dt_max_ns": max(dts) if dts else None,
-        "state_stamps_ns": truth_t[:3],
+        "yaw_truth_rad": (yaw1 - yaw0 + math.pi) % (2 * math.pi) - math.pi,
+        "yaw_gyro_rad": sum(gyro_z) * dt,
         "gyro_z_sum": sum(gyro_z),
     }
 
@@ -123,6 +138,39 @@ def attitude(c):
     c.hoverAsync().join()
     c.landAsync().join()
     return out
+
+
+def external(c):
+    """ExternalPhysicsEngine: the client's poses move the vehicle. Held 10 m
+    up and turned 0.01 rad every 5 ms (2 rad/s), the IMU reads that turn and
+    1 g up; a motion command is refused."""
+    c.simPause(True)
+    c.client.call("getImuSamples", "", "")
+    gz, az = [], []
+    for k in range(1, 201):
+        q = airsim.to_quaternion(0, 0, 0.01 * k)
+        c.simSetVehiclePose(airsim.Pose(airsim.Vector3r(0, 0, -10), q), True)
+        c.simContinueForTime(0.005)
+        for s in c.client.call("getImuSamples", "", ""):
+            d = airsim.ImuData.from_msgpack(s)
+            if k > 2:
+                gz.append(d.angular_velocity.z_val)
+                az.append(d.linear_acceleration.z_val)
+    p = pos(c)
+    # join() only waits; get() raises the server's error.
+    f = c.moveToPositionAsync(5, 0, -10, 1)
+    c.simContinueForTime(0.01)
+    try:
+        f.get()
+        refused = ""
+    except Exception as e:
+        refused = str(e)
+    return {
+        "position": p,
+        "gyro_z_mean": sum(gz) / len(gz),
+        "accel_z_mean": sum(az) / len(az),
+        "refused": refused,
+    }
 
 
 def adev(x, rate_hz, tau_s):
@@ -162,7 +210,7 @@ def main():
     c = airsim.MultirotorClient(port=port, timeout_value=120)
     c.confirmConnection()
     out = {"version": c.getServerVersion()}
-    out.update({"flight": flight, "collect": collect, "allan": allan, "attitude": attitude}[what](c))
+    out.update({"flight": flight, "collect": collect, "allan": allan, "attitude": attitude, "external": external}[what](c))
     print(json.dumps(out))
 
 
