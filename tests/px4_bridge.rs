@@ -393,11 +393,12 @@ fn lockstep_holds_for_60_s_with_exact_times_and_px4_units() {
         "HIL_SENSOR time must advance by exactly 4000 µs"
     );
     assert_eq!(stats.steps, 15_000);
-    // The peer's first answer (or two) lands while free-wheeling and its last
-    // after the run ended; every other one answered the step it was for.
+    // The peer's first answers land while the bridge still free-wheels (a
+    // few more on a loaded machine, before the first answer arrives) and its
+    // last after the run ended; every other one answered the step it was for.
     let unmatched = rep.answered - stats.answered;
     assert!(
-        (2..=3).contains(&unmatched),
+        (2..=8).contains(&unmatched),
         "{unmatched} answers matched no step"
     );
     assert_eq!(stats.stale, 0);

@@ -355,7 +355,12 @@ fn direct(call: &Call) -> Result<Request, String> {
 /// A timeout argument, s (AirSim's default 3e38 means none).
 fn deadline(now: SimTime, call: &Call, i: usize) -> Option<SimTime> {
     let t = call.params.get(i).and_then(f64_of)?;
-    (t.is_finite() && t > 0.0 && t < 1e9).then(|| now + secs(t))
+    (t.is_finite() && t > 0.0 && t < 1e9).then(|| later(now, secs(t)))
+}
+
+/// `us` microseconds after `t` (the end of time if that overflows).
+fn later(t: SimTime, us: u64) -> SimTime {
+    SimTime::from_micros(t.as_micros().saturating_add(us))
 }
 
 /// Seconds as whole microseconds (negative: 0).
@@ -822,11 +827,11 @@ impl AirSimApi {
         let period = self.flight.lockstep.sim().rate().period_us();
         let us = if time {
             // Whole ticks: the clock advances in physics steps.
-            secs(n).div_ceil(period) * period
+            secs(n).div_ceil(period).saturating_mul(period)
         } else {
             (n.round() as u64).saturating_mul(period)
         };
-        self.continue_until = Some((self.now() + us, call.conn, call.msgid));
+        self.continue_until = Some((later(self.now(), us), call.conn, call.msgid));
         if us == 0 {
             self.continue_until = None;
             return Handled::Now(Ok(Value::Nil));
@@ -965,7 +970,7 @@ impl AirSimApi {
                     if z_hold { 0.0 } else { num(call, 2)? },
                 );
                 let hold_z = z_hold.then(|| num(call, 2)).transpose()?;
-                let until = now + secs(num(call, 3)?);
+                let until = later(now, secs(num(call, 3)?));
                 let yaw = yaw_target(call, 4, 5)?;
                 (
                     Goal::Velocity {
@@ -995,7 +1000,7 @@ impl AirSimApi {
             }
             "rotateByYawRate" => {
                 let rate = num(call, 0)?.to_radians();
-                let until = now + secs(num(call, 1)?);
+                let until = later(now, secs(num(call, 1)?));
                 (
                     Goal::Velocity {
                         vel: Vector3::zeros(),
@@ -1009,7 +1014,7 @@ impl AirSimApi {
                 )
             }
             m if m.starts_with("moveByRollPitch") || m.starts_with("moveByAngleRates") => {
-                let until = now + secs(num(call, 4)?);
+                let until = later(now, secs(num(call, 4)?));
                 (
                     Goal::Direct {
                         req: direct(call)?,

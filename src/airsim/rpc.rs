@@ -175,9 +175,13 @@ fn is_eof(e: &rmpv::decode::Error) -> bool {
     }
 }
 
-/// A request as a [`Call`]; `Ok(None)` for a notification (AirSim's client
-/// sends none that need acting on); the error carries the id when known.
-fn parse(conn: ConnId, value: Value) -> Result<Option<Call>, (Option<u32>, String)> {
+/// A decoded message as a [`Call`]; `Ok(None)` for a notification (AirSim's
+/// client sends none that need acting on); the error carries the request's id
+/// when it has one.
+///
+/// # Errors
+/// (id, why) for anything that is not a well-formed request.
+pub fn parse(conn: ConnId, value: Value) -> Result<Option<Call>, (Option<u32>, String)> {
     let Value::Array(mut parts) = value else {
         return Err((None, "a message that is not an array".into()));
     };

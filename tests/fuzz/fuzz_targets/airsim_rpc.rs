@@ -1,0 +1,51 @@
+//! mavsitl's AirSim API handling whatever a client sends: bytes decoded as
+//! msgpack messages, parsed as msgpack-rpc requests and dispatched to a
+//! served SimpleFlight quad, which then runs a few ticks.
+#![no_main]
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use libfuzzer_sys::fuzz_target;
+use mavsitl::airsim::{rpc, AirSimApi};
+use mavsitl::autopilot::setup;
+use mavsitl::mission::Mission;
+use mavsitl::scenario::{Scenario, ScenarioSource};
+
+fn api() -> AirSimApi {
+    let src = ScenarioSource {
+        name: "fuzz".into(),
+        base_dir: PathBuf::from("."),
+    };
+    let scenario = Scenario::from_json(r#"{"vehicles":[{"kind":"multirotor"}]}"#, &src).unwrap();
+    let build = move || {
+        setup::flight(&Mission::default(), "none", &scenario, &src, None, false)
+    };
+    let flight = build().unwrap();
+    AirSimApi::new(flight, Box::new(build))
+}
+
+thread_local! {
+    static API: RefCell<Option<AirSimApi>> = const { RefCell::new(None) };
+}
+
+fuzz_target!(|data: &[u8]| {
+    API.with(|cell| {
+        let mut guard = cell.borrow_mut();
+        let api = guard.get_or_insert_with(api);
+        let mut bytes = data;
+        let mut replies = Vec::new();
+        for _ in 0..16 {
+            let Ok(value) = rmpv::decode::read_value(&mut bytes) else {
+                break;
+            };
+            if let Ok(Some(call)) = rpc::parse(1, value) {
+                api.handle(call, &mut replies);
+            }
+        }
+        for _ in 0..4 {
+            if api.running() {
+                let _ = api.tick(&mut ());
+            }
+        }
+    });
+});
