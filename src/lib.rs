@@ -10,7 +10,9 @@
 //!
 //! Dependencies point down: `cli` → `scenario` → `sim` → `vehicle` → `physics` →
 //! `world` → `geo` / `time`; the sensor and physics models read
-//! [`faults::FaultEffects`], and `faults` depends only on `time`. Nothing below `cli` prints to stdout.
+//! [`faults::FaultEffects`], and `faults` depends only on `time`. [`airsim`] (AirSim's
+//! API) sits just under `cli`: it drives a SimpleFlight flight (`autopilot`) and the
+//! loop (`sim`). Nothing below `cli` prints to stdout.
 
 #![warn(missing_docs)]
 

@@ -45,6 +45,9 @@ const GRACE_S: f64 = 0.1;
 /// IMU samples kept for `getImuSamples` (at 1 kHz: 100 s).
 const IMU_BACKLOG: usize = 100_000;
 
+/// A motion task's goal, its path points (NED m) and its deadline.
+type TaskPlan = (Goal, Vec<Vector3<f64>>, Option<SimTime>);
+
 /// An answer for a request, to send now.
 pub type Reply = (ConnId, u32, Result<Value, String>);
 
@@ -883,7 +886,25 @@ impl AirSimApi {
                 call.method
             ));
         }
-        let (goal, path, deadline) = match call.method.as_str() {
+        let (goal, path, deadline) = self.plan_task(call, now, here)?;
+        self.end_task(false, replies);
+        self.task = Some(Task {
+            conn: call.conn,
+            msgid: call.msgid,
+            started: now,
+            method: call.method.clone(),
+            goal,
+            path,
+            deadline,
+        });
+        Ok(())
+    }
+
+    /// The task a motion command asks for: its goal, path (for position
+    /// goals) and deadline; a take-off or landing is asked of SimpleFlight
+    /// here.
+    fn plan_task(&self, call: &Call, now: SimTime, here: Vector3<f64>) -> Result<TaskPlan, String> {
+        Ok(match call.method.as_str() {
             "takeoff" => {
                 self.push(Request::Takeoff {
                     alt_m: TAKEOFF_HEIGHT_M,
@@ -894,70 +915,8 @@ impl AirSimApi {
                 self.push(Request::SetMode(FlightMode::Land));
                 (Goal::Land, Vec::new(), deadline(now, call, 0))
             }
-            "goHome" => {
-                let to = Vector3::new(0.0, 0.0, here.z);
-                let speed = self.flight.status.borrow().cruise_speed_m_s.max(1.0);
-                (
-                    Goal::Path {
-                        next: 0,
-                        speed,
-                        yaw: YawTarget::AlongVelocity,
-                    },
-                    vec![to],
-                    deadline(now, call, 0),
-                )
-            }
-            "moveToPosition" => {
-                let to = Vector3::new(num(call, 0)?, num(call, 1)?, num(call, 2)?);
-                let speed = num(call, 3)?;
-                let yaw = yaw_target(call, 5, 6)?;
-                (
-                    Goal::Path {
-                        next: 0,
-                        speed,
-                        yaw,
-                    },
-                    vec![to],
-                    deadline(now, call, 4),
-                )
-            }
-            "moveToZ" => {
-                let to = Vector3::new(here.x, here.y, num(call, 0)?);
-                let yaw = yaw_target(call, usize::MAX, 3)?;
-                (
-                    Goal::Path {
-                        next: 0,
-                        speed: num(call, 1)?,
-                        yaw,
-                    },
-                    vec![to],
-                    deadline(now, call, 2),
-                )
-            }
-            "moveOnPath" => {
-                let Value::Array(points) = arg(call, 0)? else {
-                    return Err("moveOnPath: path is not a list".into());
-                };
-                let path = points
-                    .iter()
-                    .map(|p| {
-                        types::vector3r_of(p)
-                            .ok_or_else(|| format!("moveOnPath: {p} is not a Vector3r"))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                if path.is_empty() {
-                    return Err("moveOnPath: the path is empty".into());
-                }
-                let yaw = yaw_target(call, 3, 4)?;
-                (
-                    Goal::Path {
-                        next: 0,
-                        speed: num(call, 1)?,
-                        yaw,
-                    },
-                    path,
-                    deadline(now, call, 2),
-                )
+            "goHome" | "moveToPosition" | "moveToZ" | "moveOnPath" => {
+                self.path_plan(call, now, here)?
             }
             m @ ("moveByVelocity"
             | "moveByVelocityZ"
@@ -1025,18 +984,80 @@ impl AirSimApi {
                 )
             }
             m => return Err(format!("{m}: not a motion command")),
-        };
-        self.end_task(false, replies);
-        self.task = Some(Task {
-            conn: call.conn,
-            msgid: call.msgid,
-            started: now,
-            method: call.method.clone(),
-            goal,
-            path,
-            deadline,
-        });
-        Ok(())
+        })
+    }
+
+    /// Position goals: home at the current altitude, a point, a height, a
+    /// path (NED m from the arguments).
+    fn path_plan(&self, call: &Call, now: SimTime, here: Vector3<f64>) -> Result<TaskPlan, String> {
+        Ok(match call.method.as_str() {
+            "goHome" => {
+                let to = Vector3::new(0.0, 0.0, here.z);
+                let speed = self.flight.status.borrow().cruise_speed_m_s.max(1.0);
+                (
+                    Goal::Path {
+                        next: 0,
+                        speed,
+                        yaw: YawTarget::AlongVelocity,
+                    },
+                    vec![to],
+                    deadline(now, call, 0),
+                )
+            }
+            "moveToPosition" => {
+                let to = Vector3::new(num(call, 0)?, num(call, 1)?, num(call, 2)?);
+                let speed = num(call, 3)?;
+                let yaw = yaw_target(call, 5, 6)?;
+                (
+                    Goal::Path {
+                        next: 0,
+                        speed,
+                        yaw,
+                    },
+                    vec![to],
+                    deadline(now, call, 4),
+                )
+            }
+            "moveToZ" => {
+                let to = Vector3::new(here.x, here.y, num(call, 0)?);
+                let yaw = yaw_target(call, usize::MAX, 3)?;
+                (
+                    Goal::Path {
+                        next: 0,
+                        speed: num(call, 1)?,
+                        yaw,
+                    },
+                    vec![to],
+                    deadline(now, call, 2),
+                )
+            }
+            "moveOnPath" => {
+                let Value::Array(points) = arg(call, 0)? else {
+                    return Err("moveOnPath: path is not a list".into());
+                };
+                let path = points
+                    .iter()
+                    .map(|p| {
+                        types::vector3r_of(p)
+                            .ok_or_else(|| format!("moveOnPath: {p} is not a Vector3r"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                if path.is_empty() {
+                    return Err("moveOnPath: the path is empty".into());
+                }
+                let yaw = yaw_target(call, 3, 4)?;
+                (
+                    Goal::Path {
+                        next: 0,
+                        speed: num(call, 1)?,
+                        yaw,
+                    },
+                    path,
+                    deadline(now, call, 2),
+                )
+            }
+            m => return Err(format!("{m}: not a position command")),
+        })
     }
 
     /// Before a tick: the task's velocity set-point for it.
