@@ -161,6 +161,35 @@ enum Offboard {
     Rates(Vector3<f64>, crate::autopilot::Lift),
 }
 
+impl Offboard {
+    /// The set-point an Offboard request asks for; None for another request
+    /// or non-finite values.
+    fn of(req: &Request) -> Option<Offboard> {
+        match *req {
+            Request::Velocity { vel_ned_m_s, yaw } => vel_ned_m_s
+                .iter()
+                .all(|v| v.is_finite())
+                .then_some(Offboard::Velocity(vel_ned_m_s, yaw)),
+            Request::Attitude {
+                roll_rad,
+                pitch_rad,
+                yaw,
+                lift,
+            } => (roll_rad.is_finite() && pitch_rad.is_finite()).then_some(Offboard::Attitude {
+                roll: roll_rad,
+                pitch: pitch_rad,
+                yaw,
+                lift,
+            }),
+            Request::Rates { rates_frd, lift } => rates_frd
+                .iter()
+                .all(|v| v.is_finite())
+                .then_some(Offboard::Rates(rates_frd, lift)),
+            _ => None,
+        }
+    }
+}
+
 /// Shared view of the status (single-threaded loop).
 pub type StatusHandle = Rc<RefCell<FlightStatus>>;
 
@@ -1052,30 +1081,9 @@ impl SimpleFlight {
                 self.home_ned = pos;
                 self.status.borrow_mut().home_ned = Some(pos);
             }
-            Request::Velocity { vel_ned_m_s, yaw } => {
-                if vel_ned_m_s.iter().all(|v| v.is_finite()) {
-                    self.offboard_request(now, Offboard::Velocity(vel_ned_m_s, yaw));
-                }
-            }
-            Request::Attitude {
-                roll_rad,
-                pitch_rad,
-                yaw,
-                lift,
-            } => {
-                if roll_rad.is_finite() && pitch_rad.is_finite() {
-                    let attitude = Offboard::Attitude {
-                        roll: roll_rad,
-                        pitch: pitch_rad,
-                        yaw,
-                        lift,
-                    };
-                    self.offboard_request(now, attitude);
-                }
-            }
-            Request::Rates { rates_frd, lift } => {
-                if rates_frd.iter().all(|v| v.is_finite()) {
-                    self.offboard_request(now, Offboard::Rates(rates_frd, lift));
+            Request::Velocity { .. } | Request::Attitude { .. } | Request::Rates { .. } => {
+                if let Some(o) = Offboard::of(&req) {
+                    self.offboard_request(now, o);
                 }
             }
             Request::SetParam(name, value) => {
@@ -1233,24 +1241,8 @@ impl SimpleFlight {
                 }
             }
         }
-        match self.offboard {
-            Some(Offboard::Velocity(vel, yaw)) => sp = self.velocity_setpoint(&s, vel, yaw),
-            Some(Offboard::Attitude {
-                roll,
-                pitch,
-                yaw,
-                lift,
-            }) => {
-                self.turn(yaw, Vector3::zeros());
-                sp = McSetpoint::Attitude {
-                    att: UnitQuaternion::from_euler_angles(roll, pitch, self.yaw_sp),
-                    lift,
-                };
-            }
-            Some(Offboard::Rates(rates_frd, lift)) => {
-                sp = McSetpoint::Rates { rates_frd, lift };
-            }
-            None => {}
+        if let Some(o) = self.offboard {
+            sp = self.offboard_setpoint(&s, o);
         }
         self.status.borrow_mut().leg = leg;
         let climbing = matches!(
@@ -1283,6 +1275,26 @@ impl SimpleFlight {
             self.hold_pos = self.state().pos_ned_m;
         }
         self.offboard = Some(o);
+    }
+
+    /// The multicopter set-point of an Offboard request in force.
+    fn offboard_setpoint(&mut self, s: &EstimatedState, o: Offboard) -> McSetpoint {
+        match o {
+            Offboard::Velocity(vel, yaw) => self.velocity_setpoint(s, vel, yaw),
+            Offboard::Attitude {
+                roll,
+                pitch,
+                yaw,
+                lift,
+            } => {
+                self.turn(yaw, Vector3::zeros());
+                McSetpoint::Attitude {
+                    att: UnitQuaternion::from_euler_angles(roll, pitch, self.yaw_sp),
+                    lift,
+                }
+            }
+            Offboard::Rates(rates_frd, lift) => McSetpoint::Rates { rates_frd, lift },
+        }
     }
 
     /// Moves the heading set-point as `yaw` asks (travelling at `vel`).
