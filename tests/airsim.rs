@@ -21,12 +21,21 @@ fn python() -> PathBuf {
 }
 
 /// A server on `port`, killed on drop.
-struct Server(Child);
+struct Server(Option<Child>);
+
+impl Server {
+    /// The process, no longer killed on drop.
+    fn into_child(mut self) -> Child {
+        self.0.take().expect("a running server")
+    }
+}
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        if let Some(c) = self.0.as_mut() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
     }
 }
 
@@ -43,7 +52,7 @@ fn server(port: u16, extra: &[&str]) -> Server {
     let mut line = String::new();
     BufReader::new(out).read_line(&mut line).expect("banner");
     assert!(line.contains(&format!(":{port}")), "{line}");
-    Server(child)
+    Server(Some(child))
 }
 
 fn client(port: u16, what: &str) -> serde_json::Value {
@@ -243,4 +252,111 @@ fn with_external_physics_the_clients_poses_drive_the_sensors() {
     assert!((az + 9.806_65).abs() < 0.02, "accel z {az}");
     let refused = out["refused"].as_str().expect("refused");
     assert!(refused.contains("ExternalPhysicsEngine"), "{refused}");
+}
+
+#[test]
+fn a_px4_multirotor_is_flown_by_the_launched_px4_on_the_clients_clock() {
+    // AirSim's settings for PX4 SITL; the PX4 stand-in (tests/standins)
+    // answers every HIL_SENSOR in lockstep, as PX4's simulator_mavlink does.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (settings, mark, rec) = (
+        tmp.path().join("settings.json"),
+        tmp.path().join("mark"),
+        tmp.path().join("rec"),
+    );
+    std::fs::write(
+        &settings,
+        r#"{
+          "SettingsVersion": 1.2, "SimMode": "Multirotor", "ClockType": "SteppableClock",
+          "OriginGeopoint": {"Latitude": 47.641468, "Longitude": -122.140165, "Altitude": 122},
+          "Vehicles": {"PX4": {"VehicleType": "PX4Multirotor", "UseSerial": false,
+            "LockStep": true, "UseTcp": true, "TcpPort": 4621,
+            "ControlPortLocal": 14540, "ControlPortRemote": 14580,
+            "Parameters": {"NAV_RCL_ACT": 0, "COM_OBL_ACT": 1}}}
+        }"#,
+    )
+    .expect("settings");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["airsim", "--port", "41467", "--seed", "7", "--paused"])
+        .args(["--keep-workdir", "--settings"])
+        .arg(&settings)
+        .arg("--record")
+        .arg(&rec)
+        .arg("--px4-build")
+        .arg(root().join("tests/standins/px4_sitl_default"))
+        .env("STANDIN_MARK", &mark)
+        .env_remove("STANDIN_CUE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut banner = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut banner)
+        .expect("banner");
+    assert!(
+        banner.contains(":41467") && banner.contains("PX4"),
+        "{banner}"
+    );
+    let server = Server(Some(child));
+    let out = client(41467, "px4");
+    // Every IMU sample of 100 continues of 20 ms, 4 ms apart: the clock ran
+    // exactly as far as the client asked, in lockstep with PX4.
+    assert_eq!(out["samples"], 500, "{out}");
+    assert_eq!(
+        (out["dt_min_ns"].as_u64(), out["dt_max_ns"].as_u64()),
+        (Some(4_000_000), Some(4_000_000))
+    );
+    assert_eq!(out["state_steps_ns"], serde_json::json!([20_000_000]));
+    assert_eq!(out["paused"], true);
+    // The stand-in sends no thrust: PX4's vehicle stands on the ground.
+    assert_eq!(out["landed_state"], 0);
+    assert!(out["z"].as_f64().expect("z").abs() < 0.2, "{out}");
+    assert_eq!(out["home"][0], 47.641468);
+    for (method, e) in out["errors"].as_object().expect("errors") {
+        let e = e.as_str().expect("text");
+        assert!(
+            // PX4 instances from 10 on send their offboard link to 14549.
+            e.contains("PX4 flies this vehicle") && e.contains("udp://:14549"),
+            "{method}: {e}"
+        );
+    }
+    // Ctrl-C: mavsitl stops PX4 with SIGTERM and closes its recording.
+    let child = server.into_child();
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let o = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    // 130: stopped by the user, as every subcommand ends on Ctrl-C.
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    let marked = std::fs::read_to_string(&mark).expect("PX4 was asked to stop");
+    assert!(marked.starts_with("SIGTERM "), "{marked}");
+    // PX4 was started as instance 61 (TcpPort 4621 = 4560 + 61) with the
+    // settings' home and Parameters.
+    let dir = stderr
+        .lines()
+        .find_map(|l| l.split_once("working directory kept: "))
+        .map(|(_, p)| PathBuf::from(p.trim()))
+        .unwrap_or_else(|| panic!("no kept working directory in:\n{stderr}"));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("standin.json")).expect("report"))
+            .expect("json");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(r["args"][1], "61", "{r}");
+    assert_eq!(r["env"]["PX4_HOME_LAT"], "47.641468", "{r}");
+    assert_eq!(r["env"]["PX4_PARAM_COM_OBL_ACT"], "1", "{r}");
+    assert_eq!(r["env"]["PX4_PARAM_NAV_RCL_ACT"], "0", "{r}");
+    let console = std::fs::read_to_string(rec.join("firmware.log")).expect("firmware.log");
+    assert!(
+        console.contains("Simulator connected on TCP port 4621"),
+        "{console}"
+    );
+    let imu = std::fs::read_to_string(rec.join("imu.csv")).expect("imu.csv");
+    assert!(
+        imu.lines().count() > 500,
+        "imu.csv has {} lines",
+        imu.lines().count()
+    );
 }

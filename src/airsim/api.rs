@@ -22,12 +22,13 @@ use rmpv::Value;
 
 use super::rpc::{Call, ConnId};
 use super::types::{self, f64_of, map, vector3r, Kinematics};
+use crate::autopilot::estimator::EstimatedState;
 use crate::autopilot::setup::Flight;
-use crate::autopilot::{FlightMode, Lift, Request, YawTarget};
+use crate::autopilot::{FlightMode, Lift, Request, RequestQueue, StatusHandle, YawTarget};
 use crate::replay::KinematicState;
 use crate::sensors::imu::ImuSample;
 use crate::sensors::TickSamples;
-use crate::sim::{Observer, SimError};
+use crate::sim::{Lockstep, Observer, SimError, Simulation};
 use crate::time::SimTime;
 
 /// The vehicle name AirSim's default settings give a multirotor.
@@ -89,6 +90,18 @@ struct Task {
     deadline: Option<SimTime>,
 }
 
+/// What the API needs of the pilot's status.
+#[derive(Debug, Clone, Default)]
+struct PilotState {
+    armed: bool,
+    on_ground: bool,
+    mode: Option<FlightMode>,
+    estimate: Option<EstimatedState>,
+    home_ned: Option<Vector3<f64>>,
+    prearm_failure: Option<String>,
+    cruise_speed_m_s: f64,
+}
+
 /// Latest samples of each sensor.
 #[derive(Debug, Clone, Default)]
 struct Latest {
@@ -98,10 +111,35 @@ struct Latest {
 /// Builds the flight afresh (for `reset`).
 pub type Rebuild = Box<dyn Fn() -> Result<Flight, String>>;
 
+/// A firmware flying the vehicle over its bridge (AirSim's `PX4Multirotor`):
+/// the API serves state, sensors and the clock; the firmware takes its
+/// commands over its own MAVLink port.
+pub struct FirmwarePilot {
+    /// Its name in messages ("PX4").
+    pub name: &'static str,
+    /// Where ground stations and offboard programs reach it (for messages),
+    /// e.g. "udp 14540".
+    pub mavlink: String,
+    /// Whether it reports armed.
+    pub armed: Box<dyn Fn() -> bool>,
+}
+
+/// Who flies the vehicle.
+enum Pilot {
+    /// SimpleFlight: the motion commands become its requests.
+    SimpleFlight {
+        status: StatusHandle,
+        requests: RequestQueue,
+        rebuild: Rebuild,
+    },
+    /// A firmware over its bridge.
+    Firmware(FirmwarePilot),
+}
+
 /// The API's state around one flight.
 pub struct AirSimApi {
-    flight: Flight,
-    rebuild: Rebuild,
+    lockstep: Lockstep,
+    pilot: Pilot,
     paused: bool,
     /// Run until this time, then answer these (simContinueFor*).
     continue_until: Option<(SimTime, ConnId, u32)>,
@@ -127,9 +165,26 @@ impl AirSimApi {
     /// The API over `flight` (SimpleFlight attached to vehicle 0, disarmed);
     /// `rebuild` makes the same flight anew for `reset`.
     pub fn new(flight: Flight, rebuild: Rebuild) -> Self {
-        AirSimApi {
-            flight,
+        let pilot = Pilot::SimpleFlight {
+            status: flight.status,
+            requests: flight.requests,
             rebuild,
+        };
+        Self::with_pilot(flight.lockstep, pilot)
+    }
+
+    /// The API over `lockstep`, whose vehicle 0 `firmware` flies through its
+    /// bridge: state and sensor queries, the clock, wind and poses are
+    /// served; motion commands, arming and `reset` are refused with a message
+    /// naming the firmware's MAVLink port.
+    pub fn with_firmware(lockstep: Lockstep, firmware: FirmwarePilot) -> Self {
+        Self::with_pilot(lockstep, Pilot::Firmware(firmware))
+    }
+
+    fn with_pilot(lockstep: Lockstep, pilot: Pilot) -> Self {
+        AirSimApi {
+            lockstep,
+            pilot,
             paused: false,
             continue_until: None,
             task: None,
@@ -167,9 +222,9 @@ impl AirSimApi {
         });
     }
 
-    /// The flight (for recorders and the caller's loop).
-    pub fn flight(&self) -> &Flight {
-        &self.flight
+    /// The simulation (for recorders and the caller's loop).
+    pub fn sim(&self) -> &Simulation {
+        self.lockstep.sim()
     }
 
     /// Whether sim time should advance now (not paused, or continuing).
@@ -189,7 +244,7 @@ impl AirSimApi {
 
     /// Sim time.
     pub fn now(&self) -> SimTime {
-        self.flight.lockstep.sim().time()
+        self.lockstep.sim().time()
     }
 
     /// One tick of the loop; returns the answers that became due.
@@ -199,14 +254,14 @@ impl AirSimApi {
     pub fn tick(&mut self, observer: &mut dyn Observer) -> Result<Vec<Reply>, SimError> {
         match self.external {
             Some(e) => {
-                self.flight.lockstep.sim_mut().step_replay(0, &e.kin);
+                self.lockstep.sim_mut().step_replay(0, &e.kin);
                 observer
-                    .on_tick(self.flight.lockstep.sim())
+                    .on_tick(self.lockstep.sim())
                     .map_err(SimError::Observer)?;
             }
             None => {
                 self.drive_task();
-                self.flight.lockstep.tick(observer)?;
+                self.lockstep.tick(observer)?;
             }
         }
         self.collect();
@@ -222,7 +277,7 @@ impl AirSimApi {
     }
 
     fn collect(&mut self) {
-        let Some(v) = self.flight.lockstep.sim().vehicles().first() else {
+        let Some(v) = self.lockstep.sim().vehicles().first() else {
             return;
         };
         let s = v.samples();
@@ -374,6 +429,12 @@ fn secs(s: f64) -> u64 {
 impl AirSimApi {
     fn dispatch(&mut self, call: &Call, replies: &mut Vec<Reply>) -> Handled {
         let now = |r: Result<Value, String>| Handled::Now(r);
+        let m = call.method.as_str();
+        if matches!(self.pilot, Pilot::Firmware(_))
+            && (MOTION.contains(&m) || PILOT_ONLY.contains(&m))
+        {
+            return now(Err(self.refused(m)));
+        }
         match call.method.as_str() {
             "ping" => now(Ok(Value::from(true))),
             "getServerVersion" | "getMinRequiredClientVersion" => now(Ok(Value::from(API_VERSION))),
@@ -416,24 +477,7 @@ impl AirSimApi {
                 self.hover();
                 now(Ok(Value::from(true)))
             }
-            "takeoff"
-            | "land"
-            | "goHome"
-            | "moveToPosition"
-            | "moveToZ"
-            | "moveOnPath"
-            | "moveByVelocity"
-            | "moveByVelocityZ"
-            | "moveByVelocityBodyFrame"
-            | "moveByVelocityZBodyFrame"
-            | "rotateToYaw"
-            | "rotateByYawRate"
-            | "moveByRollPitchYawZ"
-            | "moveByRollPitchYawThrottle"
-            | "moveByRollPitchYawrateZ"
-            | "moveByRollPitchYawrateThrottle"
-            | "moveByAngleRatesZ"
-            | "moveByAngleRatesThrottle" => match self.start_task(call, replies) {
+            m if MOTION.contains(&m) => match self.start_task(call, replies) {
                 Ok(()) => Handled::Later,
                 Err(e) => now(Err(e)),
             },
@@ -444,6 +488,39 @@ impl AirSimApi {
         }
     }
 }
+
+/// The motion commands, flown as tasks.
+const MOTION: &[&str] = &[
+    "takeoff",
+    "land",
+    "goHome",
+    "moveToPosition",
+    "moveToZ",
+    "moveOnPath",
+    "moveByVelocity",
+    "moveByVelocityZ",
+    "moveByVelocityBodyFrame",
+    "moveByVelocityZBodyFrame",
+    "rotateToYaw",
+    "rotateByYawRate",
+    "moveByRollPitchYawZ",
+    "moveByRollPitchYawThrottle",
+    "moveByRollPitchYawrateZ",
+    "moveByRollPitchYawrateThrottle",
+    "moveByAngleRatesZ",
+    "moveByAngleRatesThrottle",
+];
+
+/// Besides the motion commands, what only the pilot can do: refused when a
+/// firmware flies the vehicle (its commands come over its MAVLink port).
+const PILOT_ONLY: &[&str] = &[
+    "armDisarm",
+    "hover",
+    "cancelLastTask",
+    "reset",
+    "moveByMotorPWMs",
+    "moveByRC",
+];
 
 /// Methods that need Unreal's scene.
 const UNRENDERED: &[&str] = &[
@@ -468,13 +545,53 @@ const UNRENDERED: &[&str] = &[
 
 // Queries.
 impl AirSimApi {
+    /// The pilot's status: SimpleFlight's own; for a firmware, its armed
+    /// state and the ground truth's contact (its estimate is on its MAVLink
+    /// port).
+    fn pilot_state(&self) -> PilotState {
+        match &self.pilot {
+            Pilot::SimpleFlight { status, .. } => {
+                let s = status.borrow();
+                PilotState {
+                    armed: s.armed,
+                    on_ground: s.on_ground,
+                    mode: s.mode,
+                    estimate: s.estimate,
+                    home_ned: s.home_ned,
+                    prearm_failure: s.prearm_failure.clone(),
+                    cruise_speed_m_s: s.cruise_speed_m_s,
+                }
+            }
+            Pilot::Firmware(f) => PilotState {
+                armed: (f.armed)(),
+                on_ground: self
+                    .lockstep
+                    .sim()
+                    .vehicles()
+                    .first()
+                    .is_none_or(|v| v.contact().normal_force_n > 0.0),
+                ..PilotState::default()
+            },
+        }
+    }
+
+    /// Why `method` is not served when a firmware flies the vehicle.
+    fn refused(&self, method: &str) -> String {
+        match &self.pilot {
+            Pilot::Firmware(f) => format!(
+                "{method}: {0} flies this vehicle (PX4Multirotor); command {0} over MAVLink ({1}, e.g. with MAVSDK or QGroundControl). The AirSim API serves state, sensors, the clock, wind and poses",
+                f.name, f.mavlink
+            ),
+            Pilot::SimpleFlight { .. } => format!("{method}: not supported"),
+        }
+    }
+
     fn stamp_ns(&self, t: SimTime) -> u64 {
         t.as_micros().saturating_mul(1000)
     }
 
     fn truth(&self) -> Option<crate::controller::GroundTruth> {
-        self.flight
-            .lockstep
+        self.lockstep
             .sim()
             .vehicles()
             .first()
@@ -482,7 +599,7 @@ impl AirSimApi {
     }
 
     fn geo(&self, ned: &Vector3<f64>) -> Value {
-        let g = self.flight.lockstep.sim().world().frame().to_geodetic(ned);
+        let g = self.lockstep.sim().world().frame().to_geodetic(ned);
         types::geo_point(g.lat_deg(), g.lon_deg(), g.alt_m)
     }
 
@@ -531,7 +648,7 @@ impl AirSimApi {
     }
 
     fn multirotor_state(&self) -> Value {
-        let st = self.flight.status.borrow();
+        let st = self.pilot_state();
         let zero = Vector3::zeros();
         let estimate = st.estimate.filter(|_| self.external.is_none());
         let kin = match estimate {
@@ -680,7 +797,7 @@ impl AirSimApi {
     }
 
     fn ground_truth_environment(&self) -> Value {
-        let Some(v) = self.flight.lockstep.sim().vehicles().first() else {
+        let Some(v) = self.lockstep.sim().vehicles().first() else {
             return Value::Nil;
         };
         let pos = v.ground_truth().pos_ned_m;
@@ -714,7 +831,7 @@ impl AirSimApi {
         let w = types::vector3r_of(v)
             .filter(|w| w.iter().all(|x| x.is_finite()))
             .ok_or_else(|| format!("simSetWind: {v} is not a Vector3r"))?;
-        self.flight.lockstep.sim_mut().set_wind_ned_m_s(w);
+        self.lockstep.sim_mut().set_wind_ned_m_s(w);
         Ok(Value::Nil)
     }
 
@@ -752,7 +869,7 @@ impl AirSimApi {
         self.end_task(false, replies);
         if let Some(e) = self.external.as_mut() {
             // The motion between the last two poses, held until the next.
-            let now = self.flight.lockstep.sim().time();
+            let now = self.lockstep.sim().time();
             let dt = now.secs_since(e.at);
             let last = e.kin.state;
             let (vel, rate) = if dt > 0.0 {
@@ -770,7 +887,7 @@ impl AirSimApi {
             e.at = now;
             return Ok(Value::Nil);
         }
-        self.flight.lockstep.sim_mut().set_vehicle_state(
+        self.lockstep.sim_mut().set_vehicle_state(
             0,
             crate::physics::BodyState {
                 pos_ned_m: pos,
@@ -789,7 +906,18 @@ impl AirSimApi {
         if let Some((_, conn, msgid)) = self.continue_until.take() {
             replies.push((conn, msgid, Ok(Value::Nil)));
         }
-        self.flight = (self.rebuild)()?;
+        let Pilot::SimpleFlight { rebuild, .. } = &self.pilot else {
+            return Err(self.refused("reset"));
+        };
+        let flight = rebuild()?;
+        if let Pilot::SimpleFlight {
+            status, requests, ..
+        } = &mut self.pilot
+        {
+            *status = flight.status;
+            *requests = flight.requests;
+        }
+        self.lockstep = flight.lockstep;
         self.latest = Latest::default();
         self.imu_backlog.clear();
         self.collided = None;
@@ -798,24 +926,24 @@ impl AirSimApi {
     }
 
     fn push(&self, r: Request) {
-        self.flight.requests.borrow_mut().push_back(r);
+        if let Pilot::SimpleFlight { requests, .. } = &self.pilot {
+            requests.borrow_mut().push_back(r);
+        }
     }
 
     fn arm_disarm(&mut self, call: &Call) -> Result<Value, String> {
         let arm = flag(call, 0)?;
-        let st = self.flight.status.borrow();
+        let st = self.pilot_state();
         if arm {
             if let Some(why) = &st.prearm_failure {
                 tracing::info!("airsim: armDisarm(True) refused: {why}");
                 return Ok(Value::from(false));
             }
-            drop(st);
             self.push(Request::Arm { force: false });
         } else {
             if !st.on_ground {
                 return Ok(Value::from(false));
             }
-            drop(st);
             self.push(Request::Disarm { force: false });
         }
         Ok(Value::from(true))
@@ -827,7 +955,7 @@ impl AirSimApi {
             Ok(n) => return Handled::Now(Err(format!("{}: {n} is negative", call.method))),
             Err(e) => return Handled::Now(Err(e)),
         };
-        let period = self.flight.lockstep.sim().rate().period_us();
+        let period = self.lockstep.sim().rate().period_us();
         let us = if time {
             // Whole ticks: the clock advances in physics steps.
             secs(n).div_ceil(period).saturating_mul(period)
@@ -843,7 +971,7 @@ impl AirSimApi {
     }
 
     fn position(&self) -> Vector3<f64> {
-        self.flight.status.borrow().estimate.map_or_else(
+        self.pilot_state().estimate.map_or_else(
             || self.truth().map_or(Vector3::zeros(), |t| t.pos_ned_m),
             |e| e.pos_ned_m,
         )
@@ -851,9 +979,7 @@ impl AirSimApi {
 
     fn heading(&self) -> f64 {
         let q = self
-            .flight
-            .status
-            .borrow()
+            .pilot_state()
             .estimate
             .map_or(UnitQuaternion::identity(), |e| e.att_ned_frd);
         q.euler_angles().2
@@ -993,7 +1119,7 @@ impl AirSimApi {
         Ok(match call.method.as_str() {
             "goHome" => {
                 let to = Vector3::new(0.0, 0.0, here.z);
-                let speed = self.flight.status.borrow().cruise_speed_m_s.max(1.0);
+                let speed = self.pilot_state().cruise_speed_m_s.max(1.0);
                 (
                     Goal::Path {
                         next: 0,
@@ -1123,7 +1249,7 @@ impl AirSimApi {
         };
         let now = self.now();
         let here = self.position();
-        let st = self.flight.status.borrow();
+        let st = self.pilot_state();
         // SimpleFlight applies requests at its next control cycle: a command
         // it cannot follow shows after that.
         if now.secs_since(task.started) > GRACE_S {
@@ -1136,7 +1262,6 @@ impl AirSimApi {
                 _ => None,
             };
             if let Some(why) = why {
-                drop(st);
                 out.push((
                     task.conn,
                     task.msgid,
@@ -1173,7 +1298,6 @@ impl AirSimApi {
                 e.abs() < *margin
             }
         };
-        drop(st);
         if done {
             match (task.goal, task.path.last()) {
                 // Settle on the target itself, not where it was judged reached.

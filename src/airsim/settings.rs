@@ -7,6 +7,11 @@
 //! naming it; a setting that would change the meaning of a run (another
 //! simulation mode, another vehicle type, several vehicles) is an error.
 //!
+//! A `PX4Multirotor` vehicle is flown by PX4 SITL over PX4's simulator
+//! interface: `TcpPort` gives the instance (4560 + N), `Parameters` the PX4
+//! parameters to set at start-up; AirSim's MAVLink relay ports are not used,
+//! as PX4's own serve ground stations.
+//!
 //! Mapping (AirSim → scenario): `OriginGeopoint` → `home`; the vehicle's `X`,
 //! `Y`, `Z` (NED m from the origin) and `Yaw` (deg) → `initial`; `Wind`
 //! (NED m/s) → `environment.wind`; sensors by `SensorType` (1 barometer,
@@ -38,9 +43,58 @@ pub struct Imported {
     pub external_physics: bool,
     /// The vehicle's name.
     pub vehicle_name: String,
+    /// Who flies it (`VehicleType`).
+    pub vehicle_type: VehicleType,
     /// One line per setting that is ignored.
     pub warnings: Vec<String>,
 }
+
+/// Who flies the vehicle (the vehicle's `VehicleType`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum VehicleType {
+    /// `SimpleFlight`: mavsitl's own autopilot flies the motion commands.
+    SimpleFlight,
+    /// `PX4Multirotor`: PX4 SITL flies it over PX4's simulator interface, in
+    /// lockstep; the API serves state, sensors and the clock.
+    Px4(Px4Settings),
+}
+
+/// A `PX4Multirotor` vehicle's connection settings.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Px4Settings {
+    /// PX4 instance: `TcpPort` − 4560 (PX4's `-i N` connects to 4560 + N).
+    pub instance: u8,
+    /// `Parameters`: PX4 parameters to set at start-up, (name, value).
+    pub parameters: Vec<(String, String)>,
+}
+
+/// A `PX4Multirotor`'s keys that name ports and addresses of AirSim's own
+/// MAVLink relay; PX4's own MAVLink ports serve ground stations here.
+const PX4_RELAY_KEYS: &[&str] = &[
+    "ControlIp",
+    "ControlPortLocal",
+    "ControlPortRemote",
+    "LocalHostIp",
+    "UdpIp",
+    "UdpPort",
+    "SitlIp",
+    "SitlPort",
+    "QgcHostIp",
+    "QgcPort",
+    "SerialPort",
+    "SerialBaudRate",
+    "LogViewerHostIp",
+    "LogViewerPort",
+    "LogViewerSendPort",
+    "OffboardCompID",
+    "OffboardSysID",
+    "SimCompID",
+    "SimSysID",
+    "VehicleCompID",
+    "VehicleSysID",
+    "Model",
+    "RC",
+];
 
 /// Keys of a settings file that only concern rendering or the editor.
 const IGNORED_TOP: &[&str] = &[
@@ -111,13 +165,20 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
         }
     }
     let defaults = top.get("DefaultSensors");
-    let (vehicle_name, vehicle) = vehicle(top.get("Vehicles"), defaults, name, &mut w)?;
+    let (vehicle_name, vehicle, vehicle_type) =
+        vehicle(top.get("Vehicles"), defaults, name, &mut w)?;
+    if external_physics && vehicle_type != VehicleType::SimpleFlight {
+        return Err(format!(
+            "{name}: PhysicsEngineName ExternalPhysicsEngine: a PX4Multirotor is flown by PX4 on mavsitl's physics"
+        ));
+    }
     scenario["vehicles"] = json!([vehicle]);
     Ok(Imported {
         scenario,
         clock_speed,
         external_physics,
         vehicle_name,
+        vehicle_type,
         warnings: w,
     })
 }
@@ -153,7 +214,7 @@ fn vehicle(
     defaults: Option<&Value>,
     name: &str,
     w: &mut Vec<String>,
-) -> Result<(String, Value), String> {
+) -> Result<(String, Value, VehicleType), String> {
     let empty = Map::new();
     let all = match vehicles {
         None => &empty,
@@ -175,14 +236,23 @@ fn vehicle(
         .get("VehicleType")
         .and_then(Value::as_str)
         .unwrap_or("SimpleFlight");
-    if kind != "SimpleFlight" {
-        return Err(format!(
-            "{name}: Vehicles.{vname}.VehicleType \"{kind}\": mavsitl's AirSim API flies SimpleFlight"
-        ));
-    }
+    let mut vehicle_type = match kind {
+        "SimpleFlight" => VehicleType::SimpleFlight,
+        "PX4Multirotor" => VehicleType::Px4(Px4Settings::default()),
+        _ => {
+            return Err(format!(
+                "{name}: Vehicles.{vname}.VehicleType \"{kind}\": mavsitl's AirSim API flies SimpleFlight and PX4Multirotor"
+            ))
+        }
+    };
     let mut initial = Map::new();
     for (k, x) in v.as_object().into_iter().flatten() {
         let at = format!("Vehicles.{vname}.{k}");
+        if let VehicleType::Px4(px4) = &mut vehicle_type {
+            if px4_key(px4, k, x, &format!("{name}: {at}"), w)? {
+                continue;
+            }
+        }
         match k.as_str() {
             "VehicleType" | "Sensors" | "AutoCreate" => {}
             "X" | "Y" | "Z" | "Yaw" | "Pitch" | "Roll" => {
@@ -223,7 +293,69 @@ fn vehicle(
             "initial": initial,
             "sensors": sensors,
         }),
+        vehicle_type,
     ))
+}
+
+/// A `PX4Multirotor`'s own key (`at`: "file: Vehicles.name.key"): read into
+/// `px4`, or warned about. Whether `k` was one.
+fn px4_key(
+    px4: &mut Px4Settings,
+    k: &str,
+    x: &Value,
+    at: &str,
+    w: &mut Vec<String>,
+) -> Result<bool, String> {
+    match k {
+        "UseSerial" if x.as_bool() == Some(true) => Err(format!(
+            "{at} true: mavsitl connects PX4 over TCP (UseSerial false, UseTcp true)"
+        )),
+        "UseTcp" if x.as_bool() == Some(false) => Err(format!(
+            "{at} false: mavsitl connects PX4 over TCP (UseTcp true)"
+        )),
+        "UseSerial" | "UseTcp" => x
+            .as_bool()
+            .map(|_| true)
+            .ok_or_else(|| format!("{at} is not a boolean: {x}")),
+        "TcpPort" => {
+            let instance = x
+                .as_u64()
+                .and_then(|p| p.checked_sub(4560))
+                .and_then(|n| u8::try_from(n).ok())
+                .ok_or_else(|| {
+                    format!("{at} {x}: PX4 connects to 4560 + instance (4560..=4815)")
+                })?;
+            px4.instance = instance;
+            Ok(true)
+        }
+        "LockStep" => {
+            if x.as_bool() == Some(false) {
+                w.push(format!("{at} false: mavsitl always runs PX4 in lockstep"));
+            }
+            Ok(true)
+        }
+        "Parameters" => {
+            let params = x
+                .as_object()
+                .ok_or_else(|| format!("{at} is not an object"))?;
+            for (p, v) in params {
+                let text = match v {
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => u8::from(*b).to_string(),
+                    _ => return Err(format!("{at}.{p} is not a number: {v}")),
+                };
+                px4.parameters.push((p.clone(), text));
+            }
+            Ok(true)
+        }
+        k if PX4_RELAY_KEYS.contains(&k) => {
+            w.push(format!(
+                "{at} is not used: ground stations and offboard programs talk to PX4's own MAVLink ports"
+            ));
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
 }
 
 /// One AirSim sensor as (scenario key, parameters), None for a kind mavsitl
@@ -376,6 +508,46 @@ mod tests {
     }
 
     #[test]
+    fn a_px4_multirotor_gives_its_instance_and_parameters() {
+        // As AirSim's PX4 SITL documentation writes it.
+        let text = r#"{
+          "SettingsVersion": 1.2, "SimMode": "Multirotor", "ClockType": "SteppableClock",
+          "Vehicles": {"PX4": {"VehicleType": "PX4Multirotor", "UseSerial": false,
+            "LockStep": true, "UseTcp": true, "TcpPort": 4562, "ControlPortLocal": 14540,
+            "ControlPortRemote": 14580, "Sensors": {"Barometer": {"SensorType": 1,
+            "Enabled": true, "PressureFactorSigma": 0.0001825}},
+            "Parameters": {"NAV_RCL_ACT": 0, "NAV_DLL_ACT": 0, "COM_OBL_ACT": 1,
+            "LPE_LAT": 47.641468, "LPE_LON": -122.140165}}}
+        }"#;
+        let i = import(text, "settings.json").expect("import");
+        let VehicleType::Px4(px4) = &i.vehicle_type else {
+            panic!("{:?}", i.vehicle_type)
+        };
+        assert_eq!(px4.instance, 2);
+        assert_eq!(px4.parameters.len(), 5);
+        assert!(px4
+            .parameters
+            .contains(&("LPE_LAT".to_string(), "47.641468".to_string())));
+        assert!(px4
+            .parameters
+            .contains(&("COM_OBL_ACT".to_string(), "1".to_string())));
+        // The relay's ports are named once each, and ignored.
+        for k in [
+            "ControlPortLocal",
+            "ControlPortRemote",
+            "PressureFactorSigma",
+        ] {
+            assert_eq!(
+                i.warnings.iter().filter(|w| w.contains(k)).count(),
+                1,
+                "{k}: {:?}",
+                i.warnings
+            );
+        }
+        assert!(!i.warnings.iter().any(|w| w.contains("TcpPort")));
+    }
+
+    #[test]
     fn what_would_change_the_run_is_refused_by_name() {
         for (text, needle) in [
             (r#"{"SimMode": "Car"}"#, "SimMode"),
@@ -383,6 +555,22 @@ mod tests {
             (
                 r#"{"Vehicles": {"a": {"VehicleType": "PhysXCar"}}}"#,
                 "VehicleType",
+            ),
+            (
+                r#"{"Vehicles": {"a": {"VehicleType": "PX4Multirotor", "UseSerial": true}}}"#,
+                "Vehicles.a.UseSerial true",
+            ),
+            (
+                r#"{"Vehicles": {"a": {"VehicleType": "PX4Multirotor", "TcpPort": 14560}}}"#,
+                "Vehicles.a.TcpPort 14560",
+            ),
+            (
+                r#"{"Vehicles": {"a": {"VehicleType": "PX4Multirotor", "Parameters": {"X": "y"}}}}"#,
+                "Vehicles.a.Parameters.X",
+            ),
+            (
+                r#"{"PhysicsEngineName": "ExternalPhysicsEngine", "Vehicles": {"a": {"VehicleType": "PX4Multirotor"}}}"#,
+                "ExternalPhysicsEngine",
             ),
             (r#"{"ClockSpeed": -1}"#, "ClockSpeed"),
             (

@@ -344,6 +344,8 @@ pub struct Px4Bridge {
     state_interval_us: Option<u64>,
     next_state: SimTime,
     last_heard: Instant,
+    /// When the simulation last sent PX4 a step.
+    last_asked: Option<Instant>,
     stats: Px4Stats,
     freewheel_start: Option<Instant>,
     freewheel_steps: u64,
@@ -358,6 +360,9 @@ pub struct Px4Bridge {
 
 /// Answers whose gaps set how far the simulation may lead PX4.
 const ANSWER_GAPS: usize = 32;
+/// A gap between two steps this long (wall time) is a pause of the
+/// simulation, not PX4's silence.
+const PAUSE_GAP: Duration = Duration::from_millis(500);
 /// The most the simulation leads PX4's newest answer, µs.
 const MAX_LEAD_US: u64 = 100_000;
 /// One sensor step, µs.
@@ -438,6 +443,7 @@ impl Px4Bridge {
             state_interval_us: None,
             next_state: SimTime::ZERO,
             last_heard: Instant::now(),
+            last_asked: None,
             stats: Px4Stats {
                 connections,
                 ..Px4Stats::default()
@@ -469,8 +475,19 @@ impl Px4Bridge {
     }
 
     /// Takes a pending connection, if any (a newer one replaces the current).
-    /// Returns whether a new connection was taken.
+    /// Returns whether a new connection was taken. Without a connection, one
+    /// the port accepted meanwhile ([`Px4Socket::wait_for_connection`]) is
+    /// taken over.
     fn accept_pending(&mut self) -> std::io::Result<bool> {
+        if self.stream.is_none() {
+            let waiting = self.port.borrow_mut().pending.take();
+            if let Some(link) = waiting {
+                // The port counted it.
+                self.stats.connections = self.port.borrow().stats.connections;
+                self.adopt(link);
+                return Ok(true);
+            }
+        }
         let accepted = match self.port.borrow().listener.as_ref() {
             Some(l) => l.accept(),
             None => return Ok(false),
@@ -481,22 +498,27 @@ impl Px4Bridge {
                 s.set_nonblocking(false)?;
                 bound_send_buffer(&s);
                 tracing::info!(%from, "PX4 connected");
-                self.stream = Some(Link::Tcp(s));
-                self.rx.clear();
-                self.first_answer = false;
-                self.last_sensor = None;
-                self.freewheel_start = None;
-                self.freewheel_steps = 0;
-                self.read_mode = Some(Duration::ZERO);
-                self.last_answer_us = None;
-                self.answer_gaps_us = [0; ANSWER_GAPS];
+                self.adopt(Link::Tcp(s));
                 self.stats.connections += 1;
-                self.last_heard = Instant::now();
                 Ok(true)
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock => Ok(false),
             Err(e) => Err(e),
         }
+    }
+
+    /// Starts over on a new connection.
+    fn adopt(&mut self, link: Link) {
+        self.stream = Some(link);
+        self.rx.clear();
+        self.first_answer = false;
+        self.last_sensor = None;
+        self.freewheel_start = None;
+        self.freewheel_steps = 0;
+        self.read_mode = Some(Duration::ZERO);
+        self.last_answer_us = None;
+        self.answer_gaps_us = [0; ANSWER_GAPS];
+        self.last_heard = Instant::now();
     }
 
     /// Blocks until PX4 connects.
@@ -721,6 +743,19 @@ impl Px4Bridge {
             }
             _ => false,
         }
+    }
+
+    /// Silence is counted from when PX4 was last asked: a simulation that
+    /// stood still (a paused AirSim client) sent it nothing to answer.
+    fn note_asked(&mut self) {
+        let now = Instant::now();
+        if self
+            .last_asked
+            .is_some_and(|t| now.duration_since(t) >= PAUSE_GAP)
+        {
+            self.last_heard = now;
+        }
+        self.last_asked = Some(now);
     }
 
     fn sensors(&mut self, f: &SensorFrame) {
@@ -959,6 +994,7 @@ impl FlightController for Px4Bridge {
             }
             self.wait_for_connection()?;
         }
+        self.note_asked();
         self.sensors(f);
         self.publish();
         self.flush()

@@ -1,5 +1,6 @@
-//! `mavsitl airsim`: AirSim's RPC API on TCP 41451 over a SimpleFlight quad,
-//! for AirSim's own Python client and the scripts written for it.
+//! `mavsitl airsim`: AirSim's RPC API on TCP 41451 over a SimpleFlight quad
+//! (or a PX4Multirotor: PX4 SITL flying it over its simulator interface), for
+//! AirSim's own Python client and the scripts written for it.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -8,13 +9,21 @@ use std::time::Duration;
 
 use clap::Args;
 
+use mavsitl::airsim::api::FirmwarePilot;
+use mavsitl::airsim::settings::{Px4Settings, VehicleType};
 use mavsitl::airsim::{settings, AirSimApi, Incoming, Server};
 use mavsitl::autopilot::setup;
+use mavsitl::bridge::ground_station::Firmware as Dialect;
+use mavsitl::bridge::px4::Px4Port;
 use mavsitl::geo::ExportFrame;
 use mavsitl::mission::Mission;
+use mavsitl::record::Recorder;
 use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::sim::Observer;
+use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::SimTime;
+
+use super::firmware::{FirmwareFlight, FirmwareFlightArgs};
+use super::px4::Px4Setup;
 
 use super::fly::{load_inputs, FlightInputs, InputArgs, VehicleArg};
 use super::gcs::{parse_speedup, Pacer, Speedup};
@@ -62,21 +71,265 @@ pub struct AirSimArgs {
     /// Stop after this much sim time, s (default: run until interrupted).
     #[arg(long, value_name = "S")]
     pub duration: Option<f64>,
+
+    /// For a PX4Multirotor vehicle: start PX4 SITL from this build directory
+    /// (PX4-Autopilot's build/px4_sitl_default), with the settings'
+    /// Parameters, instead of waiting for a PX4 started by hand.
+    #[arg(long, value_name = "DIR", env = "PX4_BUILD_DIR")]
+    pub px4_build: Option<PathBuf>,
+
+    /// Keep a launched PX4's scratch working directory.
+    #[arg(long)]
+    pub keep_workdir: bool,
+}
+
+/// What the loop asks of whoever flies the vehicle, besides the API.
+trait Watch {
+    /// Whether the loop may tick now (a firmware has connected); an error
+    /// ends the run.
+    fn ready(&mut self) -> Result<bool, String> {
+        Ok(true)
+    }
+    /// After a tick: Some(outcome) ends the run.
+    fn after_tick(&mut self, _sim: &Simulation) -> Option<Result<(), String>> {
+        None
+    }
+    /// Why a tick failed.
+    fn explain(&self, error: String) -> String {
+        error
+    }
+}
+
+/// SimpleFlight needs nothing watched.
+impl Watch for () {}
+
+/// A PX4 flying the vehicle: connected yet, still running.
+struct Px4Watch {
+    port: Px4Port,
+    flight: FirmwareFlight,
+    connected: bool,
+}
+
+impl Watch for Px4Watch {
+    fn ready(&mut self) -> Result<bool, String> {
+        if self.connected {
+            return Ok(true);
+        }
+        if let Some(why) = self.flight.exited() {
+            return Err(why);
+        }
+        self.connected = self
+            .port
+            .borrow_mut()
+            .wait_for_connection(Some(Duration::ZERO));
+        if self.connected {
+            eprintln!("PX4 connected: the clock runs");
+        }
+        Ok(self.connected)
+    }
+
+    fn after_tick(&mut self, sim: &Simulation) -> Option<Result<(), String>> {
+        self.flight.after_tick(sim)
+    }
+
+    fn explain(&self, error: String) -> String {
+        self.flight.explain(error)
+    }
 }
 
 /// Runs `mavsitl airsim`.
 pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
     let mut external_physics = false;
+    let mut vehicle_type = VehicleType::SimpleFlight;
     let inputs = match &args.settings {
         Some(path) => {
-            let (inputs, clock, external) = from_settings(path, args.seed)?;
-            args.clock_speed = args.clock_speed.or(clock.map(Speedup::Factor));
-            external_physics = external;
+            let (inputs, imported) = from_settings(path, args.seed)?;
+            args.clock_speed = args
+                .clock_speed
+                .or(imported.clock_speed.map(Speedup::Factor));
+            external_physics = imported.external_physics;
+            vehicle_type = imported.vehicle_type;
             inputs
         }
         None => scenario_inputs(&args)?,
     };
     let clock_speed = args.clock_speed.unwrap_or(Speedup::Factor(1.0));
+    if let Some(dir) = &args.record {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::input(format!("{}: cannot create: {e}", dir.display()), ""))?;
+    }
+    match vehicle_type {
+        VehicleType::SimpleFlight => run_simpleflight(&args, inputs, clock_speed, external_physics),
+        VehicleType::Px4(px4) => run_px4(&args, inputs, clock_speed, &px4),
+    }
+}
+
+/// The recorder of `--record`, NED as AirSim's frames are.
+fn open_recorder(
+    args: &AirSimArgs,
+    inputs: &FlightInputs,
+    sim: &Simulation,
+) -> Result<Option<Recorder>, CliError> {
+    super::open_recorder(
+        args.record.as_deref(),
+        &inputs.scenario,
+        sim,
+        ExportFrame::Ned,
+    )
+}
+
+/// The RPC server on the command line's address.
+fn bind_server(args: &AirSimArgs) -> Result<Server, CliError> {
+    let addr = SocketAddr::new(args.bind, args.port);
+    Server::bind(addr).map_err(|e| {
+        CliError::input(
+            format!("cannot listen on TCP {addr}: {e}"),
+            "another simulator (AirSim, mavsitl) may hold it: use --port",
+        )
+    })
+}
+
+fn clock_text(clock_speed: Speedup) -> String {
+    match clock_speed {
+        Speedup::Max => "as fast as possible".to_string(),
+        Speedup::Factor(k) => format!("clock speed {k}"),
+    }
+}
+
+/// Serves the API until the end, then closes the recording.
+fn serve_and_record(
+    api: &mut AirSimApi,
+    server: &Server,
+    args: &AirSimArgs,
+    clock_speed: Speedup,
+    mut recorder: Option<Recorder>,
+    watch: &mut dyn Watch,
+) -> Result<(), String> {
+    let outcome = serve(
+        api,
+        server,
+        clock_speed,
+        args.duration,
+        recorder.as_mut(),
+        watch,
+    );
+    if let Some(r) = recorder.as_mut() {
+        let sim = api.sim();
+        let _ = r.on_tick(sim);
+        r.finish(sim, outcome.is_ok())
+            .map_err(|e| format!("recording: {e}"))?;
+    }
+    outcome
+}
+
+/// A PX4Multirotor: PX4 SITL flies the vehicle over its simulator interface
+/// (TCP 4560 + instance, in lockstep); the API serves state, sensors and
+/// the clock.
+fn run_px4(
+    args: &AirSimArgs,
+    inputs: FlightInputs,
+    clock_speed: Speedup,
+    px4: &Px4Settings,
+) -> Result<(), CliError> {
+    let setup = Px4Setup {
+        instance: px4.instance,
+        bind: std::net::IpAddr::from([127, 0, 0, 1]),
+        keep_workdir: args.keep_workdir,
+        record: args.record.as_deref(),
+        params: &px4.parameters,
+    };
+    let opts = super::px4::bridge_options(&setup, &inputs, args.px4_build.is_some());
+    let port = super::px4::listen(&opts, "give the vehicle another TcpPort")?;
+    let lockstep = super::px4::build(&inputs, &port, &opts)?;
+    let recorder = open_recorder(args, &inputs, lockstep.sim())?;
+    let server = bind_server(args)?;
+    println!(
+        "mavsitl airsim: AirSim API on tcp {}; PX4 flies the vehicle (simulator port tcp {}); {}",
+        server.local_addr(),
+        opts.listen,
+        clock_text(clock_speed)
+    );
+    let launch = match &args.px4_build {
+        Some(dir) => Some(super::px4::launch_spec(dir, &setup, &inputs, clock_speed)?),
+        None => {
+            print_px4_instructions(px4);
+            None
+        }
+    };
+    let _ = std::io::stdout().flush();
+    let flight_args = FirmwareFlightArgs {
+        mission: None,
+        ready_timeout: 120.0,
+        // No mission: not used.
+        mission_timeout: 1800.0,
+        gcs_forward: None,
+        keep_workdir: args.keep_workdir,
+    };
+    let flight = FirmwareFlight::start(
+        Dialect::Px4,
+        px4.instance,
+        &inputs,
+        &flight_args,
+        launch,
+        lockstep.sim().world().frame(),
+    )?;
+    let stats = port.clone();
+    let mut api = AirSimApi::with_firmware(
+        lockstep,
+        FirmwarePilot {
+            name: "PX4",
+            mavlink: format!(
+                "MAVSDK on udp://:{}, QGroundControl on udp 14550",
+                offboard_port(px4.instance)
+            ),
+            armed: Box::new(move || stats.borrow().stats().armed),
+        },
+    );
+    api.set_paused(args.paused);
+    let mut watch = Px4Watch {
+        port,
+        flight,
+        connected: false,
+    };
+    let outcome = serve_and_record(&mut api, &server, args, clock_speed, recorder, &mut watch);
+    watch
+        .flight
+        .finish(api.sim(), &outcome, args.record.as_deref(), String::new());
+    outcome.map_err(CliError::run)
+}
+
+/// The UDP port PX4 instance `n` sends its offboard (MAVSDK) link to:
+/// 14540 + n, and 14549 from n = 10 on (PX4's px4-rc.mavlink).
+fn offboard_port(n: u8) -> u16 {
+    if n < 10 {
+        14540 + n as u16
+    } else {
+        14549
+    }
+}
+
+/// What to run in another terminal when PX4 is not started here.
+fn print_px4_instructions(px4: &Px4Settings) {
+    println!(
+        "  start PX4 SITL instance {0} in another terminal: source firmware_configs/px4/generic_quad.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d -i {0}",
+        px4.instance
+    );
+    if !px4.parameters.is_empty() {
+        let names: Vec<&str> = px4.parameters.iter().map(|(n, _)| n.as_str()).collect();
+        println!(
+            "  (and set the settings' Parameters there: {}; --px4-build sets them for you)",
+            names.join(", ")
+        );
+    }
+}
+
+/// SimpleFlight flies the motion commands.
+fn run_simpleflight(
+    args: &AirSimArgs,
+    inputs: FlightInputs,
+    clock_speed: Speedup,
+    external_physics: bool,
+) -> Result<(), CliError> {
     let inputs = std::rc::Rc::new(inputs);
     let build = {
         let inputs = inputs.clone();
@@ -98,31 +351,13 @@ pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
             "AirSim's API here is the multirotor one: use a quad scenario",
         ));
     }
-    if let Some(dir) = &args.record {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::input(format!("{}: cannot create: {e}", dir.display()), ""))?;
-    }
-    let mut recorder = super::open_recorder(
-        args.record.as_deref(),
-        &inputs.scenario,
-        flight.lockstep.sim(),
-        ExportFrame::Ned,
-    )?;
-    let addr = SocketAddr::new(args.bind, args.port);
-    let server = Server::bind(addr).map_err(|e| {
-        CliError::input(
-            format!("cannot listen on TCP {addr}: {e}"),
-            "another simulator (AirSim, mavsitl) may hold it: use --port",
-        )
-    })?;
+    let recorder = open_recorder(args, &inputs, flight.lockstep.sim())?;
+    let server = bind_server(args)?;
     println!(
         "mavsitl airsim: AirSim API on tcp {}; vehicle '{}'; {}",
         server.local_addr(),
         mavsitl::airsim::api::VEHICLE_NAME,
-        match clock_speed {
-            Speedup::Max => "as fast as possible".to_string(),
-            Speedup::Factor(k) => format!("clock speed {k}"),
-        }
+        clock_text(clock_speed)
     );
     let _ = std::io::stdout().flush();
     let mut api = AirSimApi::new(flight, Box::new(build));
@@ -130,20 +365,7 @@ pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
     if external_physics {
         api.set_external_physics();
     }
-    let outcome = serve(
-        &mut api,
-        &server,
-        clock_speed,
-        args.duration,
-        recorder.as_mut(),
-    );
-    if let Some(r) = recorder.as_mut() {
-        let sim = api.flight().lockstep.sim();
-        let _ = r.on_tick(sim);
-        r.finish(sim, outcome.is_ok())
-            .map_err(|e| CliError::run(format!("recording: {e}")))?;
-    }
-    outcome.map_err(CliError::run)
+    serve_and_record(&mut api, &server, args, clock_speed, recorder, &mut ()).map_err(CliError::run)
 }
 
 /// The loop: answer calls, tick while running (paced unless continuing
@@ -154,9 +376,10 @@ fn serve(
     clock_speed: Speedup,
     duration: Option<f64>,
     mut recorder: Option<&mut mavsitl::record::Recorder>,
+    watch: &mut dyn Watch,
 ) -> Result<(), String> {
     let end = duration.map(SimTime::from_secs_f64);
-    let period = api.flight().lockstep.sim().rate().period_us();
+    let period = api.sim().rate().period_us();
     let mut pacer = Pacer::new(clock_speed, api.now());
     let mut was_paced = true;
     let mut replies = Vec::new();
@@ -173,7 +396,7 @@ fn serve(
         for (conn, msgid, answer) in replies.drain(..) {
             server.respond(conn, msgid, answer);
         }
-        if !api.running() {
+        if !api.running() || !watch.ready()? {
             if let Some(m) = server.recv_timeout(Duration::from_millis(20)) {
                 match m {
                     Incoming::Call(call) => api.handle(call, &mut replies),
@@ -204,8 +427,11 @@ fn serve(
             Some(r) => api.tick(r),
             None => api.tick(&mut ()),
         }
-        .map_err(|e| format!("simulation stopped: {e}"))?;
+        .map_err(|e| watch.explain(format!("simulation stopped: {e}")))?;
         replies.extend(done);
+        if let Some(outcome) = watch.after_tick(api.sim()) {
+            return outcome;
+        }
     }
 }
 
@@ -226,12 +452,12 @@ fn scenario_inputs(args: &AirSimArgs) -> Result<FlightInputs, CliError> {
     )
 }
 
-/// The flight's inputs from AirSim's settings.json, its ClockSpeed and
-/// whether it asks for external physics.
+/// The flight's inputs from AirSim's settings.json, and the rest of what
+/// the settings say (ClockSpeed, external physics, who flies).
 fn from_settings(
     path: &Path,
     seed: Option<u64>,
-) -> Result<(FlightInputs, Option<f64>, bool), CliError> {
+) -> Result<(FlightInputs, settings::Imported), CliError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::input(format!("{name}: cannot read: {e}"), ""))?;
@@ -257,7 +483,6 @@ fn from_settings(
             source,
             param_text: None,
         },
-        imported.clock_speed,
-        imported.external_physics,
+        imported,
     ))
 }

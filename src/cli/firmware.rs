@@ -195,6 +195,12 @@ impl FirmwareFlight {
         self.gs.is_some()
     }
 
+    /// When the launched firmware has exited on its own: why, with the last
+    /// lines of its console.
+    pub fn exited(&self) -> Option<String> {
+        self.firmware.as_ref().and_then(Firmware::exited)
+    }
+
     /// Whether mavsitl started the firmware.
     pub fn launched(&self) -> bool {
         self.firmware.is_some()
@@ -205,7 +211,7 @@ impl FirmwareFlight {
     pub fn after_tick(&mut self, sim: &Simulation) -> Option<Result<(), String>> {
         let now = sim.time();
         self.clock.store(now.as_micros(), Ordering::Relaxed);
-        if let Some(msg) = self.firmware.as_ref().and_then(Firmware::exited) {
+        if let Some(msg) = self.exited() {
             return Some(Err(msg));
         }
         let gs = self.gs.as_ref()?;

@@ -147,12 +147,39 @@ fn px4_build_dir(given: &Path) -> Result<PathBuf, CliError> {
         })
 }
 
+/// Where and how PX4 is met, whoever starts it (`px4`, `airsim`).
+pub(super) struct Px4Setup<'a> {
+    /// PX4 instance: TCP 4560 + N.
+    pub instance: u8,
+    /// Address to listen on.
+    pub bind: IpAddr,
+    /// Keep a launched PX4's working directory.
+    pub keep_workdir: bool,
+    /// The recording directory (a launched PX4's console goes there).
+    pub record: Option<&'a Path>,
+    /// PX4 parameters to set at start-up besides the airframe's (name,
+    /// value): `PX4_PARAM_<NAME>` variables for PX4's rcS.
+    pub params: &'a [(String, String)],
+}
+
+impl<'a> Px4Setup<'a> {
+    fn of(args: &'a Px4Args) -> Self {
+        Px4Setup {
+            instance: args.instance,
+            bind: args.bind,
+            keep_workdir: args.flight.keep_workdir,
+            record: args.record.as_deref(),
+            params: &[],
+        }
+    }
+}
+
 /// How to start PX4: `bin/px4 -i N -d <build>/etc` in a fresh working
 /// directory (as PX4's sitl_multiple_run.sh does), with the airframe's
 /// variables, the home and the speed factor in the environment.
-fn launch_spec(
+pub(super) fn launch_spec(
     build: &Path,
-    args: &Px4Args,
+    setup: &Px4Setup,
     inputs: &FlightInputs,
     speedup: Speedup,
 ) -> Result<LaunchSpec, CliError> {
@@ -171,8 +198,11 @@ fn launch_spec(
     if let Speedup::Factor(k) = speedup {
         env.push(("PX4_SIM_SPEED_FACTOR".into(), k.to_string()));
     }
-    let workdir = super::launch::scratch_dir("px4", args.instance);
-    let log = match &args.record {
+    for (name, value) in setup.params {
+        env.push((format!("PX4_PARAM_{name}"), value.clone()));
+    }
+    let workdir = super::launch::scratch_dir("px4", setup.instance);
+    let log = match setup.record {
         Some(dir) => dir.join("firmware.log"),
         None => workdir.join("firmware.log"),
     };
@@ -181,13 +211,13 @@ fn launch_spec(
         program: build.join("bin/px4"),
         args: vec![
             "-i".into(),
-            args.instance.to_string().into(),
+            setup.instance.to_string().into(),
             "-d".into(),
             build.join("etc").into_os_string(),
         ],
         env,
         workdir,
-        keep_workdir: args.flight.keep_workdir,
+        keep_workdir: setup.keep_workdir,
         log,
         files: Vec::new(),
     })
@@ -218,7 +248,12 @@ impl Observer for Px4Observer<'_> {
     }
 }
 
-fn build(inputs: &FlightInputs, port: &Px4Port, opts: &Px4Options) -> Result<Lockstep, CliError> {
+/// The simulation of `inputs` with PX4's bridge flying vehicle 0.
+pub(super) fn build(
+    inputs: &FlightInputs,
+    port: &Px4Port,
+    opts: &Px4Options,
+) -> Result<Lockstep, CliError> {
     let sim = inputs
         .scenario
         .build_simulation(&inputs.source)
@@ -240,13 +275,23 @@ fn build(inputs: &FlightInputs, port: &Px4Port, opts: &Px4Options) -> Result<Loc
 
 /// The bridge's options from the command line and the scenario.
 fn options(args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
-    let scenario = &inputs.scenario;
-    let mut opts = Px4Options::new(args.bind, args.instance);
+    let mut opts = bridge_options(&Px4Setup::of(args), inputs, args.px4_build.is_some());
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
     opts.give_up_after = Duration::from_secs_f64(args.px4_timeout.max(0.1));
+    opts
+}
+
+/// The bridge's options for a setup and a scenario (PX4 started here or not).
+pub(super) fn bridge_options(
+    setup: &Px4Setup,
+    inputs: &FlightInputs,
+    launched: bool,
+) -> Px4Options {
+    let scenario = &inputs.scenario;
+    let mut opts = Px4Options::new(setup.bind, setup.instance);
     opts.utc_epoch_us = epoch_unix_us(scenario);
     opts.stop = Some(&super::STOP_RUN);
-    opts.launched = args.px4_build.is_some();
+    opts.launched = launched;
     opts.rc = scenario
         .vehicles
         .first()
@@ -266,12 +311,7 @@ fn options(args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
 /// UDP 14560 + N.
 fn open_port(args: &Px4Args, opts: &mut Px4Options) -> Result<Px4Port, CliError> {
     if !args.udp {
-        return Px4Socket::listen(opts.listen).map_err(|e| {
-            CliError::input(
-                format!("cannot listen on TCP {}: {e}", opts.listen),
-                "another simulator (Gazebo, jMAVSim, mavsitl) may hold it: use --instance N",
-            )
-        });
+        return listen(opts, "use --instance N");
     }
     let px4 = std::net::SocketAddr::new(args.bind, 14560 + args.instance as u16);
     opts.listen = px4;
@@ -280,6 +320,17 @@ fn open_port(args: &Px4Args, opts: &mut Px4Options) -> Result<Px4Port, CliError>
         px4,
     )
     .map_err(|e| CliError::input(format!("cannot open UDP towards {px4}: {e}"), ""))
+}
+
+/// The simulator port PX4 connects to: TCP 4560 + N (`other`: how to
+/// choose another instance).
+pub(super) fn listen(opts: &Px4Options, other: &str) -> Result<Px4Port, CliError> {
+    Px4Socket::listen(opts.listen).map_err(|e| {
+        CliError::input(
+            format!("cannot listen on TCP {}: {e}", opts.listen),
+            format!("another simulator (Gazebo, jMAVSim, mavsitl) may hold it: {other}"),
+        )
+    })
 }
 
 /// --speedup, else PX4_SIM_SPEED_FACTOR, else as fast as PX4 answers.
@@ -415,7 +466,7 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         channels,
     };
     let launch = match &args.px4_build {
-        Some(dir) => Some(launch_spec(dir, &args, &inputs, speedup)?),
+        Some(dir) => Some(launch_spec(dir, &Px4Setup::of(&args), &inputs, speedup)?),
         None => {
             print_instructions(&args, &inputs, &opts, speedup);
             None

@@ -3,7 +3,7 @@ AirSim's examples do (hello_drone.py, multi-step box flights), then collects
 IMU data in lockstep. Prints one JSON line of measurements; exits non-zero
 with a message on any failure.
 
-Usage: airsim_flight.py PORT [flight|collect]
+Usage: airsim_flight.py PORT [flight|collect|allan|attitude|external|px4]
 """
 import json
 import math
@@ -204,13 +204,52 @@ def allan(c):
     }
 
 
+def px4(c):
+    """A PX4Multirotor: PX4 flies, the client reads state on a clock it
+    pauses and continues; the commands only PX4 takes are errors naming
+    PX4's MAVLink port."""
+    out = {"errors": {}}
+    c.simPause(True)
+    for name, call in [
+        ("armDisarm", lambda: c.armDisarm(True)),
+        ("takeoffAsync", lambda: c.takeoffAsync().get()),  # join() drops errors
+        ("moveToPositionAsync", lambda: c.moveToPositionAsync(1, 1, -2, 1).get()),
+    ]:
+        try:
+            call()
+            fail(name + " answered")
+        except Exception as e:  # msgpackrpc.error.RPCError
+            out["errors"][name] = str(e)
+    c.client.call("getImuSamples", "", "")  # what came before
+    stamps, states = [], []
+    for _ in range(100):
+        c.simContinueForTime(0.02)
+        stamps += [airsim.ImuData.from_msgpack(s).time_stamp
+                   for s in c.client.call("getImuSamples", "", "")]
+        states.append(c.getMultirotorState().timestamp)
+    dts = [b - a for a, b in zip(stamps, stamps[1:])]
+    st = c.getMultirotorState()
+    home = c.getHomeGeoPoint()
+    out.update({
+        "samples": len(stamps),
+        "dt_min_ns": min(dts) if dts else None,
+        "dt_max_ns": max(dts) if dts else None,
+        "state_steps_ns": sorted({b - a for a, b in zip(states, states[1:])}),
+        "landed_state": st.landed_state,
+        "z": pos(c)[2],
+        "home": [home.latitude, home.longitude, home.altitude],
+        "paused": c.simIsPause(),
+    })
+    return out
+
+
 def main():
     port = int(sys.argv[1])
     what = sys.argv[2] if len(sys.argv) > 2 else "flight"
     c = airsim.MultirotorClient(port=port, timeout_value=120)
     c.confirmConnection()
     out = {"version": c.getServerVersion()}
-    out.update({"flight": flight, "collect": collect, "allan": allan, "attitude": attitude, "external": external}[what](c))
+    out.update({"flight": flight, "collect": collect, "allan": allan, "attitude": attitude, "external": external, "px4": px4}[what](c))
     print(json.dumps(out))
 
 
