@@ -66,9 +66,15 @@ fn px4_is_started_with_its_airframe_ports_and_home_and_stopped_with_sigterm() {
     let tmp = tempfile::tempdir().expect("tmp");
     let mark = tmp.path().join("mark");
     let rec = tmp.path().join("rec");
+    // A user's parameters, as QGroundControl saves them, over the airframe's.
+    let params = tmp.path().join("tuning.params");
+    std::fs::write(&params, "# Vehicle-Id\tComponent-Id\tName\tValue\tType\n1\t1\tMPC_THR_HOVER\t0.5\t9\n1\t1\tMPC_XY_VEL_MAX\t3\t9\n")
+        .expect("params");
     let out = px4("51")
         .args(["--duration", "4", "--keep-workdir"])
         .args(["--home", "47.1,8.2,450"])
+        .arg("--params")
+        .arg(&params)
         .arg("--record")
         .arg(&rec)
         .env("STANDIN_MARK", &mark)
@@ -88,7 +94,9 @@ fn px4_is_started_with_its_airframe_ports_and_home_and_stopped_with_sigterm() {
     assert_eq!(r["found_in_cwd"], serde_json::json!([]));
     let env = &r["env"];
     assert_eq!(env["PX4_SYS_AUTOSTART"], "10016");
-    assert_eq!(env["PX4_PARAM_MPC_THR_HOVER"], "0.59");
+    // The user's file overrides the airframe's hover thrust (0.59).
+    assert_eq!(env["PX4_PARAM_MPC_THR_HOVER"], "0.5");
+    assert_eq!(env["PX4_PARAM_MPC_XY_VEL_MAX"], "3");
     assert_eq!(env["PX4_PARAM_CA_ROTOR2_KM"], "-0.0133");
     assert_eq!(env["PX4_HOME_LAT"], "47.1");
     assert_eq!(env["PX4_HOME_ALT"], "450");
@@ -256,6 +264,9 @@ fn a_firmware_that_never_becomes_ready_times_out_with_the_reason() {
 fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_station() {
     let tmp = tempfile::tempdir().expect("tmp");
     let rec = tmp.path().join("rec");
+    // A user's parameters, as an ArduPilot .parm, over ours.
+    let user = tmp.path().join("slow.parm");
+    std::fs::write(&user, "MOT_THST_HOVER,0.5\nWPNAV_SPEED,250\n").expect("parm");
     let out = mavsitl()
         .args([
             "ardupilot",
@@ -269,6 +280,8 @@ fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_st
         .arg(repo("missions/quad_square.plan"))
         .arg("--ardupilot")
         .arg(repo("tests/standins/ardupilot"))
+        .arg("--params")
+        .arg(&user)
         .arg("--record")
         .arg(&rec)
         .output()
@@ -303,15 +316,19 @@ fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_st
             "--home",
             "47.397742,8.545594,488,0",
             "--defaults",
-            &format!("{},mavsitl.parm", stock.display()),
+            &format!("{},mavsitl.parm,user.parm", stock.display()),
             "-I22"
         ]
     );
-    // Stock defaults first, mavsitl's quad.parm over them.
+    // Stock defaults first, mavsitl's quad.parm over them, the user's last.
     assert_eq!(r["params"]["FRAME_CLASS"], 1.0);
     assert_eq!(r["params"]["SIM_RATE_HZ"], 800.0);
-    assert_eq!(r["params"]["MOT_THST_HOVER"], 0.59);
-    assert_eq!(r["found_in_cwd"], serde_json::json!(["mavsitl.parm"]));
+    assert_eq!(r["params"]["MOT_THST_HOVER"], 0.5);
+    assert_eq!(r["params"]["WPNAV_SPEED"], 250.0);
+    assert_eq!(
+        r["found_in_cwd"],
+        serde_json::json!(["mavsitl.parm", "user.parm"])
+    );
     let events = std::fs::read_to_string(rec.join("mission_events.csv")).expect("events");
     assert!(
         events.contains(",connected,,system 1; MAV_TYPE_QUADROTOR"),
@@ -373,4 +390,19 @@ fn sigterm_to_mavsitl_stops_the_firmware_and_exits_130() {
     let marks = std::fs::read_to_string(&mark).expect("the stand-in got SIGTERM");
     assert_eq!(marks.trim(), format!("SIGTERM {pid}"));
     assert!(!alive(pid));
+}
+
+#[test]
+fn params_need_a_firmware_mavsitl_starts() {
+    let out = mavsitl()
+        .args(["px4", "--instance", "58", "--params", "x.params"])
+        .output()
+        .expect("run");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--params sets the parameters of a firmware mavsitl starts")
+            && stderr.contains("add --px4-build"),
+        "{stderr}"
+    );
 }

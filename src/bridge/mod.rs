@@ -4,4 +4,5 @@
 
 pub mod ardupilot;
 pub mod ground_station;
+pub mod param_file;
 pub mod px4;

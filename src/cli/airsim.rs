@@ -264,6 +264,7 @@ fn run_px4(
         mission_timeout: 1800.0,
         gcs_forward: None,
         keep_workdir: args.keep_workdir,
+        params: None,
     };
     let flight = FirmwareFlight::start(
         Dialect::Px4,

@@ -168,13 +168,25 @@ fn launch_spec(
     args: &ArduPilotArgs,
     inputs: &FlightInputs,
     multicopter: bool,
+    params: &[(String, String)],
 ) -> Result<LaunchSpec, CliError> {
     let (program, stock) = ardupilot_files(args, path, multicopter)?;
     let ours = "mavsitl.parm";
-    let defaults = match stock {
+    let mut defaults = match stock {
         Some(s) => format!("{s},{ours}"),
         None => ours.to_string(),
     };
+    let mut files = vec![(
+        ours.to_string(),
+        if multicopter { QUAD_PARM } else { BOAT_PARM }.to_string(),
+    )];
+    // The user's --params last: ArduPilot applies the files in order.
+    if !params.is_empty() {
+        let user = "user.parm";
+        defaults = format!("{defaults},{user}");
+        let text: String = params.iter().map(|(n, v)| format!("{n} {v}\n")).collect();
+        files.push((user.to_string(), text));
+    }
     let h = &inputs.scenario.home;
     let speed = match args.speedup {
         Some(Speedup::Factor(k)) => k,
@@ -209,10 +221,7 @@ fn launch_spec(
         workdir,
         keep_workdir: args.flight.keep_workdir,
         log,
-        files: vec![(
-            ours.to_string(),
-            if multicopter { QUAD_PARM } else { BOAT_PARM }.to_string(),
-        )],
+        files,
     })
 }
 
@@ -319,6 +328,9 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         .first()
         .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
     let frame_rate = frame_rate_of(&args, multicopter)?;
+    let params = args
+        .flight
+        .firmware_params(args.ardupilot.is_some(), "--ardupilot")?;
     let opts = ArduPilotOptions {
         bind: SocketAddr::new(args.bind, 9002 + 10 * args.instance as u16),
         frame_rate_hz: frame_rate,
@@ -356,7 +368,7 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         "",
     );
     let launch = match &args.ardupilot {
-        Some(path) => Some(launch_spec(path, &args, &inputs, multicopter)?),
+        Some(path) => Some(launch_spec(path, &args, &inputs, multicopter, &params)?),
         None => {
             print_instructions(&args, &inputs, &opts, multicopter);
             None

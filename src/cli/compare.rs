@@ -39,7 +39,8 @@ pub struct Entry {
     pub label: String,
     /// The controller.
     pub kind: ControllerKind,
-    /// SimpleFlight's parameter file (`simpleflight:FILE`).
+    /// Its parameter file: SimpleFlight's (`simpleflight:FILE`), or the
+    /// firmware's, set at its start-up (`--params px4=FILE`).
     pub params: Option<PathBuf>,
 }
 
@@ -61,7 +62,7 @@ pub fn parse_entry(s: &str) -> Result<Entry, String> {
     };
     if file.is_some() && kind != ControllerKind::SimpleFlight {
         return Err(format!(
-            "'{s}': a parameter file goes with simpleflight only (firmware parameters come from firmware_configs/)"
+            "'{s}': NAME:FILE is for SimpleFlight tunings; give firmware parameters with --params {name}=FILE"
         ));
     }
     let label = match &file {
@@ -81,6 +82,43 @@ pub fn parse_entry(s: &str) -> Result<Entry, String> {
         kind,
         params: file,
     })
+}
+
+/// Parses `--params NAME=FILE`.
+pub fn parse_params_arg(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((name, file)) if !name.trim().is_empty() && !file.is_empty() => {
+            Ok((name.trim().to_string(), PathBuf::from(file)))
+        }
+        _ => Err(format!(
+            "'{s}' is not NAME=FILE (NAME a controller of --with, e.g. px4=slow.params)"
+        )),
+    }
+}
+
+/// The entries of `--with` with the `--params` files given to them.
+fn with_params(with: &[Entry], params: &[(String, PathBuf)]) -> Result<Vec<Entry>, CliError> {
+    let mut entries = with.to_vec();
+    for (name, file) in params {
+        let Some(e) = entries.iter_mut().find(|e| e.label == *name) else {
+            let labels: Vec<&str> = with.iter().map(|e| e.label.as_str()).collect();
+            return Err(CliError::input(
+                format!(
+                    "--params {name}={}: --with has no controller '{name}'",
+                    file.display()
+                ),
+                format!("name one of: {}", labels.join(", ")),
+            ));
+        };
+        if e.params.is_some() {
+            return Err(CliError::input(
+                format!("--params {name}=...: '{name}' already has a parameter file"),
+                "give each controller one parameter file",
+            ));
+        }
+        e.params = Some(file.clone());
+    }
+    Ok(entries)
 }
 
 /// Seeds to fly, from `--seeds A..B`.
@@ -132,6 +170,12 @@ pub struct CompareArgs {
     /// is then reported as median [5th, 95th percentile].
     #[arg(long, value_name = "A..B", value_parser = parse_seeds)]
     pub seeds: Option<Seeds>,
+
+    /// A parameter file for one controller of --with (repeatable):
+    /// NAME=FILE, NAME its label (px4, ardupilot, simpleflight). Firmware
+    /// gets them at start-up; SimpleFlight as with `fly --params`.
+    #[arg(long = "params", value_name = "NAME=FILE", value_parser = parse_params_arg)]
+    pub params: Vec<(String, PathBuf)>,
 
     /// PX4's build directory (for `px4`).
     #[arg(long, value_name = "DIR", env = "PX4_BUILD_DIR")]
@@ -193,10 +237,6 @@ fn command_for(args: &CompareArgs, job: &Job, slot: usize) -> Result<Vec<OsStrin
             push(&args.mission);
             push(&"--timeout");
             push(&args.timeout.to_string());
-            if let Some(p) = &job.entry.params {
-                push(&"--params");
-                push(p);
-            }
         }
         ControllerKind::Px4 | ControllerKind::ArduPilot => {
             let (sub, flag, path) = if job.entry.kind == ControllerKind::Px4 {
@@ -221,6 +261,10 @@ fn command_for(args: &CompareArgs, job: &Job, slot: usize) -> Result<Vec<OsStrin
             push(&"--instance");
             push(&(slot + 1).to_string());
         }
+    }
+    if let Some(p) = &job.entry.params {
+        push(&"--params");
+        push(p);
     }
     push(&"--seed");
     push(&job.seed.to_string());
@@ -284,6 +328,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
             "a QGroundControl .plan or a 'QGC WPL 110' file",
         )
     })?;
+    let entries = with_params(&args.with, &args.params)?;
     let mut labels: Vec<&str> = Vec::new();
     for e in &args.with {
         if labels.contains(&e.label.as_str()) {
@@ -302,7 +347,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
     let jobs: Vec<Job> = seeds
         .iter()
         .flat_map(|&seed| {
-            args.with.iter().map(move |entry| Job {
+            entries.iter().map(move |entry| Job {
                 entry: entry.clone(),
                 seed,
                 dir: PathBuf::new(),
@@ -395,4 +440,60 @@ pub(super) fn route_of(mission: &Mission, flown: &[Flown], radius_m: f64) -> Rou
 /// Draws the pictures into `dir/plots`.
 pub(super) fn plots(dir: &Path, route: &Route, flown: &[Flown]) -> Result<Vec<PathBuf>, CliError> {
     draw_all(&dir.join("plots"), route, flown).map_err(|e| CliError::run(format!("plots: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: CompareArgs,
+    }
+
+    fn cli(extra: &[&str]) -> Result<CompareArgs, clap::Error> {
+        let mut argv = vec!["c", "m.plan", "--out", "o", "--px4-build", "B"];
+        argv.extend_from_slice(extra);
+        Cli::try_parse_from(argv).map(|c| c.args)
+    }
+
+    #[test]
+    fn params_name_a_controller_and_reach_its_flight() {
+        let args =
+            cli(&["--with", "simpleflight,px4", "--params", "px4=slow.params"]).expect("parse");
+        let entries = with_params(&args.with, &args.params).expect("entries");
+        assert_eq!(entries[0].params, None);
+        assert_eq!(entries[1].params, Some(PathBuf::from("slow.params")));
+        let job = Job {
+            entry: entries[1].clone(),
+            seed: 0,
+            dir: "d".into(),
+        };
+        let argv = command_for(&args, &job, 0).expect("argv");
+        let at = argv.iter().position(|a| a == "--params").expect("--params");
+        assert_eq!(argv[at + 1], "slow.params");
+        assert_eq!(argv[0], "px4");
+    }
+
+    #[test]
+    fn params_for_no_controller_or_twice_are_refused() {
+        let args = cli(&["--with", "simpleflight", "--params", "px4=p"]).expect("parse");
+        let e = with_params(&args.with, &args.params).expect_err("unknown");
+        assert!(
+            e.message.contains("--with has no controller 'px4'"),
+            "{}",
+            e.message
+        );
+        let args =
+            cli(&["--with", "sf:a.parm", "--params", "simpleflight:a=b.parm"]).expect("parse");
+        let e = with_params(&args.with, &args.params).expect_err("twice");
+        assert!(
+            e.message.contains("already has a parameter file"),
+            "{}",
+            e.message
+        );
+        assert!(cli(&["--params", "px4"]).is_err());
+    }
 }

@@ -50,6 +50,38 @@ pub struct FirmwareFlightArgs {
     /// parameters, logs and mission store) instead of removing it.
     #[arg(long)]
     pub keep_workdir: bool,
+
+    /// Firmware parameters set at start-up, over the airframe's (a launched
+    /// firmware): `NAME VALUE` or `NAME,VALUE` lines, or QGroundControl's
+    /// .params. PX4 gets them as PX4_PARAM_<NAME> variables, ArduPilot as a
+    /// defaults file after the stock ones and mavsitl's.
+    #[arg(long, value_name = "FILE")]
+    pub params: Option<PathBuf>,
+}
+
+impl FirmwareFlightArgs {
+    /// The `--params` file's parameters (none without one); `launched`:
+    /// whether mavsitl starts the firmware (`flag` names how to ask it to).
+    pub fn firmware_params(
+        &self,
+        launched: bool,
+        flag: &str,
+    ) -> Result<Vec<(String, String)>, CliError> {
+        let Some(path) = &self.params else {
+            return Ok(Vec::new());
+        };
+        if !launched {
+            return Err(CliError::input(
+                "--params sets the parameters of a firmware mavsitl starts",
+                format!("add {flag}, or set them in the firmware's console (param set NAME VALUE)"),
+            ));
+        }
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::input(format!("{name}: cannot read: {e}"), ""))?;
+        mavsitl::bridge::param_file::parse(&text, &name)
+            .map_err(|e| CliError::input(e, "NAME VALUE lines, one parameter each"))
+    }
 }
 
 /// The firmware's MAVLink port for a ground station, instance `n`.

@@ -440,6 +440,9 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
             "leave out --udp",
         ));
     }
+    let params = args
+        .flight
+        .firmware_params(args.px4_build.is_some(), "--px4-build")?;
     let scenario = &inputs.scenario;
     let mut opts = options(&args, &inputs);
     let port = open_port(&args, &mut opts)?;
@@ -466,7 +469,13 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         channels,
     };
     let launch = match &args.px4_build {
-        Some(dir) => Some(launch_spec(dir, &Px4Setup::of(&args), &inputs, speedup)?),
+        Some(dir) => {
+            let setup = Px4Setup {
+                params: &params,
+                ..Px4Setup::of(&args)
+            };
+            Some(launch_spec(dir, &setup, &inputs, speedup)?)
+        }
         None => {
             print_instructions(&args, &inputs, &opts, speedup);
             None

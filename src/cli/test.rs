@@ -109,10 +109,6 @@ fn child_args(
             push(&c.mission);
             push(&"--timeout");
             push(&timeout);
-            if let Some(p) = &c.params {
-                push(&"--params");
-                push(p);
-            }
         }
         Controller::Px4 | Controller::ArduPilot => {
             let (sub, flag, path) = match c.controller {
@@ -141,6 +137,11 @@ fn child_args(
             push(&"--mission");
             push(&c.mission);
         }
+    }
+    // SimpleFlight's parameters, or the launched firmware's.
+    if let Some(p) = &c.params {
+        push(&"--params");
+        push(p);
     }
     push(&"--seed");
     push(&seed.to_string());
@@ -312,4 +313,51 @@ pub fn run(args: TestArgs) -> Result<(), CliError> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: TestArgs,
+    }
+
+    fn case(controller: Controller) -> Case {
+        Case {
+            name: "c".into(),
+            vehicle: None,
+            mission: "m.plan".into(),
+            scenario: None,
+            params: Some("tuning.params".into()),
+            controller,
+            seeds: vec![0],
+            timeout_s: 60.0,
+            faults: Vec::new(),
+            expect: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_cases_parameter_file_goes_to_simpleflight_and_firmware_alike() {
+        let cli = Cli::parse_from(["t", "s.toml", "--px4-build", "B", "--ardupilot", "A"]);
+        for controller in [
+            Controller::SimpleFlight,
+            Controller::Px4,
+            Controller::ArduPilot,
+        ] {
+            let argv =
+                child_args(&cli.args, &case(controller), 3, Path::new("d"), 0).expect("args");
+            let at = argv.iter().position(|a| a == "--params");
+            assert_eq!(
+                at.and_then(|i| argv.get(i + 1))
+                    .map(|a| a.to_string_lossy().into_owned()),
+                Some("tuning.params".to_string()),
+                "{controller:?}: {argv:?}"
+            );
+        }
+    }
 }

@@ -164,7 +164,8 @@ pub struct CaseSpec {
     pub mission: Option<PathBuf>,
     /// Scenario file, relative to the suite file.
     pub scenario: Option<PathBuf>,
-    /// SimpleFlight parameter file, relative to the suite file.
+    /// Parameter file, relative to the suite file: SimpleFlight's, or the
+    /// firmware's (set at its start-up).
     pub params: Option<PathBuf>,
     /// Controller (default simpleflight).
     pub controller: Option<Controller>,
@@ -199,7 +200,7 @@ pub struct Case {
     pub mission: PathBuf,
     /// Scenario file (resolved), if any.
     pub scenario: Option<PathBuf>,
-    /// SimpleFlight parameter file (resolved), if any.
+    /// Parameter file (resolved), if any: SimpleFlight's, or the firmware's.
     pub params: Option<PathBuf>,
     /// Controller.
     pub controller: Controller,
