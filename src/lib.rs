@@ -21,6 +21,7 @@ pub mod analysis;
 pub mod autopilot;
 pub mod bridge;
 pub mod controller;
+pub mod encounter;
 pub mod faults;
 pub mod geo;
 pub mod guidance;

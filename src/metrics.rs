@@ -29,7 +29,13 @@ pub struct PlannedLegs {
 impl PlannedLegs {
     /// The legs of `mission` flown from the origin of `frame` (home).
     pub fn new(mission: &Mission, frame: &LocalFrame) -> Self {
-        let home = Vector2::zeros();
+        Self::launched_at(mission, frame, Vector2::zeros())
+    }
+
+    /// The legs of `mission` flown by a vehicle launched at `home` (NED m,
+    /// horizontal; one vehicle of several starts away from the origin): the
+    /// take-off and a return to launch are there.
+    pub fn launched_at(mission: &Mission, frame: &LocalFrame, home: Vector2<f64>) -> Self {
         let alt_m = frame.origin().alt_m;
         let mut points = vec![home];
         for it in &mission.items {

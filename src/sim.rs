@@ -14,6 +14,7 @@ use thiserror::Error;
 use tracing::info;
 
 use crate::controller::{Actuators, ControllerError, FlightController, SensorFrame};
+use crate::encounter::{EncounterMonitor, Placed, DEFAULT_PROXIMITY_M};
 use crate::faults::{FaultEvent, FaultSchedule};
 use crate::replay::KinematicState;
 use crate::time::{PhysicsRate, Rate, RateError, SimTime};
@@ -75,6 +76,14 @@ pub struct Simulation {
     faults: FaultSchedule,
     /// Highest mission item reached per vehicle (for `at_item` faults).
     reached: Vec<Option<u32>>,
+    /// Pairs of vehicles meeting (with two vehicles or more).
+    encounters: Option<EncounterMonitor>,
+    /// Every vehicle's place after the tick, for the encounter sweep.
+    placed: Vec<Placed>,
+    /// Vehicles out of the flight after a collision: their motors stop.
+    wrecked: Vec<bool>,
+    /// The commands of a wrecked vehicle.
+    idle: Actuators,
 }
 
 impl Simulation {
@@ -82,7 +91,24 @@ impl Simulation {
     pub fn new(world: World, vehicles: Vec<Vehicle>, rate: PhysicsRate) -> Self {
         let commands = vec![Actuators::default(); vehicles.len()];
         let zones = world.zones().specs().len();
+        let encounters = (vehicles.len() > 1).then(|| {
+            EncounterMonitor::new(
+                vehicles.iter().map(Vehicle::collision_radius_m).collect(),
+                DEFAULT_PROXIMITY_M,
+            )
+        });
+        let placed = vehicles
+            .iter()
+            .map(|v| Placed {
+                pos_ned_m: v.body().state.pos_ned_m,
+                vel_ned_m_s: v.body().state.vel_ned_m_s,
+            })
+            .collect();
         Simulation {
+            encounters,
+            placed,
+            wrecked: vec![false; vehicles.len()],
+            idle: Actuators::default(),
             world,
             commands,
             rate,
@@ -94,6 +120,33 @@ impl Simulation {
             reached: vec![None; vehicles.len()],
             vehicles,
         }
+    }
+
+    /// The simulation with pairs of vehicles closer than `proximity_m` (m)
+    /// reported as encounters (default [`DEFAULT_PROXIMITY_M`]).
+    pub fn with_proximity_m(mut self, proximity_m: f64) -> Self {
+        if self.vehicles.len() > 1 {
+            self.encounters = Some(EncounterMonitor::new(
+                self.vehicles
+                    .iter()
+                    .map(Vehicle::collision_radius_m)
+                    .collect(),
+                proximity_m,
+            ));
+        }
+        self
+    }
+
+    /// Pairs of vehicles meeting: encounters and collisions (None with one
+    /// vehicle).
+    pub fn encounters(&self) -> Option<&EncounterMonitor> {
+        self.encounters.as_ref()
+    }
+
+    /// Whether vehicle `index` is out of the flight after a collision (its
+    /// motors stopped).
+    pub fn is_wrecked(&self, index: usize) -> bool {
+        self.wrecked.get(index).copied().unwrap_or(false)
     }
 
     /// The simulation with `faults` scheduled.
@@ -207,6 +260,11 @@ impl Simulation {
         let end = self.time + self.rate.period_us();
         let end_tick = self.tick + 1;
         for (i, (v, cmd)) in self.vehicles.iter_mut().zip(&self.commands).enumerate() {
+            let cmd = if self.wrecked.get(i) == Some(&true) {
+                &self.idle
+            } else {
+                cmd
+            };
             let (entered, left) = v.step(&self.world, cmd, self.dt_s, end_tick, end)?;
             Self::note_zones(
                 &self.world,
@@ -220,7 +278,30 @@ impl Simulation {
         }
         self.tick += 1;
         self.time = end;
+        self.meet();
         Ok(())
+    }
+
+    /// After a tick: pairs meeting; a collision takes both vehicles out.
+    fn meet(&mut self) {
+        let Some(m) = self.encounters.as_mut() else {
+            return;
+        };
+        for (p, v) in self.placed.iter_mut().zip(&self.vehicles) {
+            let s = &v.body().state;
+            p.pos_ned_m = s.pos_ned_m;
+            p.vel_ned_m_s = s.vel_ned_m_s;
+        }
+        let new = m.update(self.time, &self.placed);
+        let all = m.collisions();
+        for c in all.iter().skip(all.len() - new) {
+            info!(time = %c.time, a = c.a, b = c.b, separation_m = c.separation_m, "collision");
+            for i in [c.a, c.b] {
+                if let Some(w) = self.wrecked.get_mut(i) {
+                    *w = true;
+                }
+            }
+        }
     }
 
     /// Advances one tick with vehicle `index` placed on `kinematic` instead of
@@ -243,6 +324,7 @@ impl Simulation {
         }
         self.tick += 1;
         self.time = end;
+        self.meet();
     }
 
     /// Records the zone entries and exits of vehicle `i` at `time`.

@@ -61,6 +61,30 @@ pub struct Vehicle {
     air: IsaCache,
     battery: Battery,
     faults: FaultEffects,
+    collision_radius_m: f64,
+}
+
+/// The sphere a vehicle of `model` occupies, m: a multirotor's furthest rotor
+/// tip; a boat's furthest thruster or rudder from its centre, at least 0.5 m.
+fn default_collision_radius_m(model: &VehicleModel) -> f64 {
+    match model {
+        VehicleModel::Multirotor(m) => {
+            let p = m.params();
+            let hub = p
+                .rotor_geometry()
+                .iter()
+                .map(|(pos, _)| pos.xy().norm())
+                .fold(0.0, f64::max);
+            hub + p.propeller_diameter_m / 2.0
+        }
+        VehicleModel::Boat(b) => {
+            let p = b.params();
+            p.thruster_position_m[0]
+                .abs()
+                .max(p.rudder_x_m.abs())
+                .max(0.5)
+        }
+    }
 }
 
 impl Vehicle {
@@ -89,6 +113,7 @@ impl Vehicle {
             .environment(&body.state.pos_ned_m, zone_mask, &Vector3::zeros())
             .gravity_ned_m_s2;
         let specific = body.state.att_ned_frd.inverse() * (-g);
+        let collision_radius_m = default_collision_radius_m(&model);
         Vehicle {
             name,
             id,
@@ -107,7 +132,19 @@ impl Vehicle {
             air: IsaCache::default(),
             battery: Battery::new(BatteryParams::default()),
             faults: FaultEffects::default(),
+            collision_radius_m,
         }
+    }
+
+    /// The radius of the sphere it occupies, for collisions with other
+    /// vehicles, m.
+    pub fn collision_radius_m(&self) -> f64 {
+        self.collision_radius_m
+    }
+
+    /// Sets the collision radius, m (a scenario's `collision_radius_m`).
+    pub fn set_collision_radius_m(&mut self, r: f64) {
+        self.collision_radius_m = r;
     }
 
     /// Sets what the active faults do to this vehicle from the next tick on.

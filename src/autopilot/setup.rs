@@ -16,7 +16,7 @@ use crate::mission::Mission;
 use crate::physics::boat::{BoatLayout, BoatParams};
 use crate::physics::multirotor::MultirotorParams;
 use crate::scenario::load::Airframe;
-use crate::scenario::{parse_date, Scenario, ScenarioSource};
+use crate::scenario::{parse_date, ControllerSpec, Scenario, ScenarioSource};
 use crate::sim::Lockstep;
 use crate::world::atmosphere::RHO0_KG_M3;
 
@@ -86,8 +86,74 @@ pub fn flight(
     let sim = scenario
         .build_simulation(source)
         .map_err(|e| e.to_string())?;
+    let plan = PilotPlan {
+        mission,
+        mission_name,
+        param_file,
+        auto_arm,
+    };
+    let (sf, pilot) = simpleflight_for(0, &plan, scenario, source, &sim)?;
+    let mut lockstep = Lockstep::new(sim);
+    lockstep
+        .attach(0, Box::new(sf))
+        .map_err(|e| e.to_string())?;
+    Ok(Flight {
+        lockstep,
+        status: pilot.status,
+        multicopter: pilot.multicopter,
+        motors: pilot.motors,
+        total_items: pilot.total_items,
+        warnings: pilot.warnings,
+        params: pilot.params,
+        requests: pilot.requests,
+    })
+}
+
+/// What one SimpleFlight is to fly: a mission, parameters, whether it arms
+/// itself.
+#[derive(Debug, Clone, Copy)]
+pub struct PilotPlan<'a> {
+    /// The mission.
+    pub mission: &'a Mission,
+    /// Its name, for messages.
+    pub mission_name: &'a str,
+    /// A parameter file over the defaults: (text, name).
+    pub param_file: Option<(&'a str, &'a str)>,
+    /// Arm and fly the mission without a ground station.
+    pub auto_arm: bool,
+}
+
+/// One SimpleFlight vehicle, seen from outside.
+pub struct Pilot {
+    /// The vehicle's index in the scenario.
+    pub index: usize,
+    /// SimpleFlight's status.
+    pub status: StatusHandle,
+    /// Where ground-station requests go.
+    pub requests: RequestQueue,
+    /// Whether the vehicle is a multicopter.
+    pub multicopter: bool,
+    /// Motors (multicopter) or 0.
+    pub motors: usize,
+    /// Mission items SimpleFlight will perform (skipped ones excluded).
+    pub total_items: usize,
+    /// Items that will be skipped, with why.
+    pub warnings: Vec<PlanWarning>,
+    /// The parameters in force.
+    pub params: ParamStore,
+}
+
+/// SimpleFlight for vehicle `index` of `sim` (built from `scenario`),
+/// flying `plan`.
+fn simpleflight_for(
+    index: usize,
+    plan: &PilotPlan,
+    scenario: &Scenario,
+    source: &ScenarioSource,
+    sim: &crate::sim::Simulation,
+) -> Result<(SimpleFlight, Pilot), String> {
     let vehicle = match scenario
-        .resolve_airframe(0, source)
+        .resolve_airframe(index, source)
         .map_err(|e| e.to_string())?
     {
         Airframe::Multirotor(p) => VehicleConfig::Multirotor(multicopter_airframe(&p)),
@@ -104,16 +170,22 @@ pub fn flight(
             params.set(n, *v).map_err(|e| e.to_string())?;
         }
     }
-    if let Some(hs) = mission.hover_speed_m_s.filter(|_| multicopter) {
+    if let Some(hs) = plan.mission.hover_speed_m_s.filter(|_| multicopter) {
         let _ = params.set("MPC_XY_CRUISE", hs.clamp(0.5, 20.0));
     }
-    if let Some((text, name)) = param_file {
+    if let Some((text, name)) = plan.param_file {
         params.load(text, name).map_err(|e| e.to_string())?;
     }
     let frame = *sim.world().frame();
     let radius = params.get("NAV_ACC_RAD").unwrap_or(2.0);
-    let (steps, warnings) = compile(mission, &frame, scenario.home.alt_m, multicopter, radius)
-        .map_err(|e| format!("{mission_name}: {e}"))?;
+    let (steps, warnings) = compile(
+        plan.mission,
+        &frame,
+        scenario.home.alt_m,
+        multicopter,
+        radius,
+    )
+    .map_err(|e| format!("{}: {e}", plan.mission_name))?;
     let total_items = steps
         .iter()
         .filter(|s| !matches!(s, Step::Skip { .. }))
@@ -121,7 +193,7 @@ pub fn flight(
     let date = parse_date(&scenario.date)?;
     let initial_down_m = sim
         .vehicles()
-        .first()
+        .get(index)
         .map_or(0.0, |v| v.body().state.pos_ned_m.z);
     let (sf, status) = SimpleFlight::new(SimpleFlightConfig {
         vehicle,
@@ -130,25 +202,105 @@ pub fn flight(
         params: params.clone(),
         initial_down_m,
         mission: steps,
-        auto_arm,
-        geofence: Geofence::from_items(&mission.fence, &frame),
-        rally: rally_points(&mission.rally, &frame),
+        auto_arm: plan.auto_arm,
+        geofence: Geofence::from_items(&plan.mission.fence, &frame),
+        rally: rally_points(&plan.mission.rally, &frame),
     });
     let requests = sf.request_queue();
-    let mut lockstep = Lockstep::new(sim);
-    lockstep
-        .attach(0, Box::new(sf))
+    Ok((
+        sf,
+        Pilot {
+            index,
+            status,
+            requests,
+            multicopter,
+            motors,
+            total_items,
+            warnings,
+            params,
+        },
+    ))
+}
+
+/// A fleet ready to run: every vehicle of the scenario flown by its
+/// controller — SimpleFlight with its own mission and parameters, or the
+/// passive one — in one lockstep loop.
+pub struct Fleet {
+    /// The loop.
+    pub lockstep: Lockstep,
+    /// The SimpleFlight vehicles, in scenario order.
+    pub pilots: Vec<Pilot>,
+}
+
+/// Prepares every vehicle of `scenario`: those whose controller is
+/// `simpleflight` fly their own mission with their own parameter file (paths
+/// relative to the scenario file), else `default`'s (the command line's);
+/// the passive ones hold their commands. `default.auto_arm` applies to all.
+///
+/// # Errors
+/// One line naming the vehicle and what is wrong.
+pub fn fleet(
+    scenario: &Scenario,
+    source: &ScenarioSource,
+    default: &PilotPlan,
+) -> Result<Fleet, String> {
+    let sim = scenario
+        .build_simulation(source)
         .map_err(|e| e.to_string())?;
-    Ok(Flight {
-        lockstep,
-        status,
-        multicopter,
-        motors,
-        total_items,
-        warnings,
-        params,
-        requests,
-    })
+    let mut controllers: Vec<Box<dyn crate::controller::FlightController>> = Vec::new();
+    let mut pilots = Vec::new();
+    for (i, spec) in scenario.vehicles.iter().enumerate() {
+        let at = |what: &str, e: String| {
+            format!("{}: vehicles[{i}].controller.{what}: {e}", source.name)
+        };
+        match &spec.controller {
+            ControllerSpec::Passive(p) => {
+                controllers.push(Box::new(crate::controller::Passive::new(p)))
+            }
+            ControllerSpec::SimpleFlight(sf) => {
+                let own = match &sf.mission {
+                    Some(m) => {
+                        let path = source.base_dir.join(m);
+                        let mission =
+                            Mission::load(&path).map_err(|e| at("mission", e.to_string()))?;
+                        Some((mission, path.display().to_string()))
+                    }
+                    None => None,
+                };
+                let (mission, name) = match &own {
+                    Some((m, n)) => (m, n.as_str()),
+                    None => (default.mission, default.mission_name),
+                };
+                let text = match &sf.params {
+                    Some(p) => {
+                        let path = source.base_dir.join(p);
+                        let text = std::fs::read_to_string(&path)
+                            .map_err(|e| at("params", format!("{}: {e}", path.display())))?;
+                        Some((text, path.display().to_string()))
+                    }
+                    None => None,
+                };
+                let plan = PilotPlan {
+                    mission,
+                    mission_name: name,
+                    param_file: match &text {
+                        Some((t, n)) => Some((t.as_str(), n.as_str())),
+                        None => default.param_file,
+                    },
+                    auto_arm: default.auto_arm,
+                };
+                let (sf, pilot) = simpleflight_for(i, &plan, scenario, source, &sim)
+                    .map_err(|e| format!("vehicle '{}': {e}", spec.name))?;
+                controllers.push(Box::new(sf));
+                pilots.push(pilot);
+            }
+        }
+    }
+    let mut lockstep = Lockstep::new(sim);
+    for (i, c) in controllers.into_iter().enumerate() {
+        lockstep.attach(i, c).map_err(|e| e.to_string())?;
+    }
+    Ok(Fleet { lockstep, pilots })
 }
 
 /// What a multicopter's autopilot is told of a simulated airframe: rotor

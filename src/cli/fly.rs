@@ -423,6 +423,9 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         },
         true,
     )?;
+    if super::fleet::is_fleet(&inputs) {
+        return super::fleet::run(&args, inputs);
+    }
     let flight = setup::flight(
         &inputs.mission,
         &inputs.mission_name,

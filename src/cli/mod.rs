@@ -11,6 +11,7 @@ mod ardupilot;
 mod compare;
 mod compare_report;
 mod firmware;
+mod fleet;
 mod flights;
 mod fly;
 mod gcs;

@@ -104,6 +104,9 @@ impl Recorder {
             "#timestamp [ns],vehicle,fault,kind,event,spec"
         )?;
         files.push("fault_events.csv".into());
+        if several {
+            files.push("encounters.csv".into());
+        }
         let meta = json!({
             "mavsitl_version": env!("CARGO_PKG_VERSION"),
             "seed": scenario.seed,
@@ -171,6 +174,9 @@ impl Recorder {
         }
         self.zone_events.flush()?;
         self.fault_events.flush()?;
+        if let Some(m) = sim.encounters() {
+            write_encounters(&self.dir.join("encounters.csv"), sim, m)?;
+        }
         self.write_meta(Some((sim, completed)))
     }
 
@@ -279,4 +285,45 @@ fn sensor_description(v: &crate::vehicle::Vehicle) -> serde_json::Value {
         })
         .collect();
     json!({ "vehicle": v.name(), "parameters": spec, "noise_streams": streams })
+}
+
+/// `encounters.csv`: every pair of vehicles that came within the proximity
+/// range — when, how close (centre to centre) and where, and when they
+/// collided if they did. Separations beyond the range are not measured.
+fn write_encounters(
+    path: &Path,
+    sim: &Simulation,
+    m: &crate::encounter::EncounterMonitor,
+) -> io::Result<()> {
+    let mut w = io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(
+        w,
+        "# proximity range {} m; NED m; separation centre to centre",
+        m.proximity_m()
+    )?;
+    writeln!(w, "vehicle_a,vehicle_b,start [ns],end [ns],closest [ns],min_separation [m],a_N [m],a_E [m],a_D [m],b_N [m],b_E [m],b_D [m],collision [ns]")?;
+    let name = |i: usize| sim.vehicles().get(i).map_or("?", |v| v.name());
+    let ns =
+        |t: Option<crate::time::SimTime>| t.map_or(String::new(), |t| t.as_nanos().to_string());
+    for e in m.encounters() {
+        let (a, b) = (&e.pos_a_ned_m, &e.pos_b_ned_m);
+        writeln!(
+            w,
+            "{},{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{}",
+            name(e.a),
+            name(e.b),
+            e.start.as_nanos(),
+            ns(e.end),
+            e.closest_at.as_nanos(),
+            e.min_separation_m,
+            a.x,
+            a.y,
+            a.z,
+            b.x,
+            b.y,
+            b.z,
+            ns(e.collided)
+        )?;
+    }
+    w.flush()
 }

@@ -43,6 +43,14 @@ impl Scenario {
         for (i, spec) in self.vehicles.iter().enumerate() {
             let controller: Box<dyn FlightController> = match &spec.controller {
                 ControllerSpec::Passive(p) => Box::new(Passive::new(p)),
+                ControllerSpec::SimpleFlight(_) => {
+                    return Err(ScenarioError::Invalid {
+                        file: source.name.clone(),
+                        key: format!("vehicles[{i}].controller"),
+                        message: "SimpleFlight flies it: run the scenario with `mavsitl fly`"
+                            .into(),
+                    })
+                }
             };
             lockstep
                 .attach(i, controller)
@@ -117,18 +125,20 @@ impl Scenario {
             )
             .map_err(|e| invalid(format!("{key}.sensors"), e.to_string()))?;
             let body = RigidBody::new(mass, state).with_integrator(self.integrator);
-            vehicles.push(
-                Vehicle::new(
-                    spec.name.clone(),
-                    i as u32,
-                    body,
-                    model,
-                    sensors,
-                    &world,
-                    self.seed,
-                )
-                .with_battery(spec.battery),
-            );
+            let mut vehicle = Vehicle::new(
+                spec.name.clone(),
+                i as u32,
+                body,
+                model,
+                sensors,
+                &world,
+                self.seed,
+            )
+            .with_battery(spec.battery);
+            if let Some(r) = spec.collision_radius_m {
+                vehicle.set_collision_radius_m(r);
+            }
+            vehicles.push(vehicle);
         }
         let faults = self
             .faults
@@ -142,6 +152,8 @@ impl Scenario {
                 Ok((f.clone(), vehicle, zone))
             })
             .collect::<Result<Vec<_>, ScenarioError>>()?;
-        Ok(Simulation::new(world, vehicles, rate).with_faults(FaultSchedule::new(faults)))
+        Ok(Simulation::new(world, vehicles, rate)
+            .with_faults(FaultSchedule::new(faults))
+            .with_proximity_m(self.proximity_m))
     }
 }

@@ -108,6 +108,12 @@ struct ScenarioFile<'a> {
     record: RecordSpec,
     #[serde(default)]
     faults: Vec<crate::faults::FaultSpec>,
+    #[serde(default = "default_proximity")]
+    proximity_m: f64,
+}
+
+fn default_proximity() -> f64 {
+    crate::encounter::DEFAULT_PROXIMITY_M
 }
 
 #[derive(Deserialize)]
@@ -129,6 +135,8 @@ struct VehicleFile<'a> {
     battery: BatteryParams,
     #[serde(default)]
     rc: Option<super::RcScript>,
+    #[serde(default)]
+    collision_radius_m: Option<f64>,
 }
 
 fn default_date() -> String {
@@ -278,6 +286,7 @@ impl Scenario {
                 sensors: v.sensors.clone(),
                 battery: v.battery,
                 rc: v.rc.clone(),
+                collision_radius_m: v.collision_radius_m,
             });
         }
         let scenario = Scenario {
@@ -291,6 +300,7 @@ impl Scenario {
             vehicles,
             record: raw.record,
             faults: raw.faults,
+            proximity_m: raw.proximity_m,
         };
         scenario.validate(source)?;
         Ok(scenario)
@@ -355,6 +365,13 @@ impl Scenario {
         if self.vehicles.is_empty() {
             return bad("vehicles", "at least one vehicle is needed".into());
         }
+        if !(self.proximity_m.is_finite() && self.proximity_m > 0.0 && self.proximity_m <= 10_000.0)
+        {
+            return bad(
+                "proximity_m",
+                format!("{} is not within (0, 10000] m", self.proximity_m),
+            );
+        }
         for (i, v) in self.vehicles.iter().enumerate() {
             let key = format!("vehicles[{i}]");
             if self.vehicles[..i].iter().any(|o| o.name == v.name) {
@@ -374,7 +391,16 @@ impl Scenario {
             if let Some(rc) = &v.rc {
                 check_rc(rc).or_else(|(k, m)| bad(&format!("{key}.rc.{k}"), m))?;
             }
+            if let Some(r) = v.collision_radius_m {
+                if !(r.is_finite() && r > 0.0 && r <= 100.0) {
+                    return bad(
+                        &format!("{key}.collision_radius_m"),
+                        format!("{r} is not within (0, 100] m"),
+                    );
+                }
+            }
             match &v.controller {
+                ControllerSpec::SimpleFlight(_) => {}
                 ControllerSpec::Passive(p) => {
                     if let Err(e) = rate.divider(p.rate_hz) {
                         return bad(&format!("{key}.controller.rate_hz"), e.to_string());

@@ -54,6 +54,9 @@ pub struct Scenario {
     pub record: RecordSpec,
     /// Faults injected during the run.
     pub faults: Vec<crate::faults::FaultSpec>,
+    /// Pairs of vehicles closer than this are encounters (closest approach
+    /// recorded), m.
+    pub proximity_m: f64,
 }
 
 /// The home point.
@@ -141,6 +144,9 @@ pub struct VehicleSpec {
     pub battery: crate::physics::BatteryParams,
     /// RC sticks a firmware in the loop receives (PX4: RC_CHANNELS), if any.
     pub rc: Option<RcScript>,
+    /// The sphere it occupies for collisions with other vehicles, m (None:
+    /// from the airframe).
+    pub collision_radius_m: Option<f64>,
 }
 
 /// RC channel values over time, for firmware that wants a transmitter.
@@ -209,6 +215,22 @@ pub struct InitialPose {
 pub enum ControllerSpec {
     /// Constant actuator values.
     Passive(PassiveSpec),
+    /// SimpleFlight flying a mission (`mavsitl fly`).
+    #[serde(rename = "simpleflight")]
+    SimpleFlight(SimpleFlightSpec),
+}
+
+/// A vehicle SimpleFlight flies.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimpleFlightSpec {
+    /// Its mission (.plan or WPL), relative to the scenario file; None: the
+    /// command line's mission.
+    #[serde(default)]
+    pub mission: Option<std::path::PathBuf>,
+    /// Its parameter file, relative to the scenario file.
+    #[serde(default)]
+    pub params: Option<std::path::PathBuf>,
 }
 
 impl Default for ControllerSpec {

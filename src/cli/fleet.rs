@@ -1,0 +1,288 @@
+//! `mavsitl fly` with a scenario of several vehicles: every SimpleFlight
+//! vehicle flies its own mission in one world — one clock, one wind, one
+//! noise seed — while the others hold their passive commands. Pairs of
+//! vehicles that come within the scenario's `proximity_m` are encounters
+//! (closest approach recorded in `encounters.csv`); a collision ends the
+//! flights of both.
+
+use std::time::Instant;
+
+use mavsitl::autopilot::setup::{self, Pilot, PilotPlan};
+use mavsitl::encounter::Collision;
+use mavsitl::metrics::{FlightMetrics, PlannedLegs};
+use mavsitl::mission::Mission;
+use mavsitl::scenario::ControllerSpec;
+use mavsitl::sim::Simulation;
+use mavsitl::time::SimTime;
+
+use super::fly::{FlightInputs, FlyArgs};
+use super::summary::FlightSummary;
+use super::CliError;
+
+/// Whether `fly` flies `inputs` as a fleet: a scenario of several vehicles.
+pub(super) fn is_fleet(inputs: &FlightInputs) -> bool {
+    inputs.scenario.vehicles.len() > 1
+}
+
+/// One SimpleFlight vehicle's flight.
+struct Member {
+    pilot: Pilot,
+    name: String,
+    mission_name: String,
+    legs: PlannedLegs,
+    metrics: FlightMetrics,
+    finished_at: Option<SimTime>,
+    outcome: Option<Result<(), String>>,
+}
+
+impl Member {
+    /// After a tick: samples the metrics and decides whether this flight
+    /// is over.
+    fn follow(&mut self, sim: &Simulation) {
+        if self.outcome.is_some() {
+            return;
+        }
+        let i = self.pilot.index;
+        let Some(v) = sim.vehicles().get(i) else {
+            return;
+        };
+        let st = self.pilot.status.borrow();
+        let on_mission = st.armed && !st.finished && !st.landed;
+        self.metrics
+            .sample(&v.ground_truth(), on_mission, &self.legs);
+        let now = sim.time();
+        if st.finished && self.finished_at.is_none() {
+            self.finished_at = Some(now);
+        }
+        self.outcome = if sim.is_wrecked(i) {
+            Some(Err(collision_text(sim, i)))
+        } else if let Some(f) = &st.failure {
+            Some(Err(f.clone()))
+        } else if let Some(c) = &self.metrics.crashed {
+            Some(Err(format!("crash: {c} at {now}")))
+        } else if (st.landed && !st.armed) || self.finished_at.is_some_and(|t| now - t >= 2_000_000)
+        {
+            Some(match &st.failsafe {
+                Some(fs) if !st.finished => Err(format!("mission not completed: {fs}")),
+                _ => Ok(()),
+            })
+        } else {
+            None
+        };
+    }
+}
+
+/// "collision with 'b' at 12.3 s, N 1.0 E 2.0 D -10.0 m, closing at 4.1 m/s".
+fn collision_text(sim: &Simulation, i: usize) -> String {
+    let c: Option<&Collision> = sim
+        .encounters()
+        .and_then(|m| m.collisions().iter().find(|c| c.a == i || c.b == i));
+    let Some(c) = c else {
+        return "collision".into();
+    };
+    let other = if c.a == i { c.b } else { c.a };
+    let name = sim.vehicles().get(other).map_or("?", |v| v.name());
+    format!(
+        "collision with '{name}' at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s",
+        c.time, c.point_ned_m.x, c.point_ned_m.y, c.point_ned_m.z, c.closing_speed_m_s
+    )
+}
+
+/// With no vehicle given to SimpleFlight, the first flies the command
+/// line's mission (as `fly` flies a one-vehicle scenario).
+fn give_first_to_simpleflight(inputs: &mut FlightInputs) {
+    let any = inputs
+        .scenario
+        .vehicles
+        .iter()
+        .any(|v| matches!(v.controller, ControllerSpec::SimpleFlight(_)));
+    if let (false, Some(v)) = (any, inputs.scenario.vehicles.first_mut()) {
+        v.controller = ControllerSpec::SimpleFlight(Default::default());
+    }
+}
+
+/// The mission a pilot flies, for its legs and its summary's title.
+fn mission_of(inputs: &FlightInputs, index: usize) -> Result<(Mission, String), CliError> {
+    let own = inputs
+        .scenario
+        .vehicles
+        .get(index)
+        .and_then(|v| match &v.controller {
+            ControllerSpec::SimpleFlight(sf) => sf.mission.clone(),
+            ControllerSpec::Passive(_) => None,
+        });
+    match own {
+        Some(m) => {
+            let path = inputs.source.base_dir.join(m);
+            let mission = Mission::load(&path)
+                .map_err(|e| CliError::input(e.to_string(), "check the scenario's missions"))?;
+            Ok((mission, path.display().to_string()))
+        }
+        None => Ok((inputs.mission.clone(), inputs.mission_name.clone())),
+    }
+}
+
+/// Runs `mavsitl fly` on a scenario of several vehicles.
+pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliError> {
+    if args.gcs {
+        return Err(CliError::input(
+            "--gcs serves one vehicle; this scenario has several",
+            "fly the fleet without --gcs",
+        ));
+    }
+    give_first_to_simpleflight(&mut inputs);
+    let plan = PilotPlan {
+        mission: &inputs.mission,
+        mission_name: &inputs.mission_name,
+        param_file: inputs.params(),
+        auto_arm: true,
+    };
+    let fleet = setup::fleet(&inputs.scenario, &inputs.source, &plan)
+        .map_err(|e| CliError::input(e, "check the scenario, its missions and parameter files"))?;
+    let mut lockstep = fleet.lockstep;
+    let frame = *lockstep.sim().world().frame();
+    let mut members = Vec::new();
+    for pilot in fleet.pilots {
+        let (mission, mission_name) = mission_of(&inputs, pilot.index)?;
+        for w in &pilot.warnings {
+            eprintln!("warning: {mission_name}: {}", w.message);
+        }
+        let name = lockstep
+            .sim()
+            .vehicles()
+            .get(pilot.index)
+            .map_or_else(String::new, |v| v.name().to_string());
+        let start = lockstep
+            .sim()
+            .vehicles()
+            .get(pilot.index)
+            .map_or_else(nalgebra::Vector2::zeros, |v| v.body().state.pos_ned_m.xy());
+        members.push(Member {
+            legs: PlannedLegs::launched_at(&mission, &frame, start),
+            pilot,
+            name,
+            mission_name,
+            metrics: FlightMetrics::default(),
+            finished_at: None,
+            outcome: None,
+        });
+    }
+    let mut recorder = super::open_recorder(
+        args.record.as_deref(),
+        &inputs.scenario,
+        lockstep.sim(),
+        args.frame,
+    )?;
+    let end = SimTime::from_secs_f64(args.timeout);
+    let wall = Instant::now();
+    let mut stopped: Option<String> = None;
+    while lockstep.sim().time() < end && members.iter().any(|m| m.outcome.is_none()) {
+        let step = match recorder.as_mut() {
+            Some(r) => lockstep.tick(r),
+            None => lockstep.tick(&mut ()),
+        };
+        if let Err(e) = step {
+            stopped = Some(format!("simulation stopped: {e}"));
+            break;
+        }
+        for m in &mut members {
+            m.follow(lockstep.sim());
+        }
+        if lockstep.sim().tick().is_multiple_of(1024) && super::interrupted() {
+            stopped = Some("interrupted".into());
+            break;
+        }
+    }
+    let sim = lockstep.sim();
+    for m in &mut members {
+        if m.outcome.is_none() {
+            m.outcome = Some(Err(stopped.clone().unwrap_or_else(|| {
+                format!(
+                    "timeout: mission not completed after {} s of sim time",
+                    args.timeout
+                )
+            })));
+        }
+    }
+    let all_ok = members.iter().all(|m| matches!(m.outcome, Some(Ok(()))));
+    if let Some(r) = recorder.as_mut() {
+        r.finish(sim, all_ok)
+            .map_err(|e| CliError::run(format!("recording: {e}")))?;
+    }
+    print_summaries(&members, sim, &inputs, wall.elapsed().as_secs_f64());
+    if let Some(dir) = &args.record {
+        println!("  recorded to         {}", dir.display());
+    }
+    let failed: Vec<&str> = members
+        .iter()
+        .filter(|m| !matches!(m.outcome, Some(Ok(()))))
+        .map(|m| m.name.as_str())
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::run(format!(
+            "{} of {} flights failed: {}",
+            failed.len(),
+            members.len(),
+            failed.join(", ")
+        )))
+    }
+}
+
+/// One summary per vehicle, then the encounters.
+fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, wall_s: f64) {
+    for m in members {
+        let st = m.pilot.status.borrow();
+        let reached: std::collections::BTreeSet<usize> =
+            st.reached.iter().map(|(_, i)| *i).collect();
+        let outcome = m.outcome.clone().unwrap_or(Ok(()));
+        FlightSummary {
+            title: format!(
+                "mavsitl fly {} — vehicle '{}' ({}, seed {})",
+                m.mission_name,
+                m.name,
+                if m.pilot.multicopter { "quad" } else { "boat" },
+                inputs.scenario.seed
+            ),
+            outcome: &outcome,
+            sim_s: sim.time().as_secs_f64(),
+            wall_s,
+            items: (reached.len(), m.pilot.total_items),
+            metrics: &m.metrics,
+        }
+        .print();
+    }
+    let Some(e) = sim.encounters() else {
+        return;
+    };
+    let closest = e
+        .encounters()
+        .iter()
+        .min_by(|a, b| a.min_separation_m.total_cmp(&b.min_separation_m));
+    let name = |i: usize| sim.vehicles().get(i).map_or("?", |v| v.name());
+    println!("encounters (pairs within {:.1} m)", e.proximity_m());
+    println!("  encounters          {}", e.encounters().len());
+    if let Some(c) = closest {
+        println!(
+            "  closest approach    {:.2} m, '{}' and '{}' at {}",
+            c.min_separation_m,
+            name(c.a),
+            name(c.b),
+            c.closest_at
+        );
+    }
+    println!("  collisions          {}", e.collisions().len());
+    for c in e.collisions() {
+        println!(
+            "    '{}' and '{}' at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s",
+            name(c.a),
+            name(c.b),
+            c.time,
+            c.point_ned_m.x,
+            c.point_ned_m.y,
+            c.point_ned_m.z,
+            c.closing_speed_m_s
+        );
+    }
+}
