@@ -283,3 +283,81 @@ fn two_quads_crossing_at_one_height_collide_where_their_legs_cross() {
     );
     assert!(*closest_ns >= collided);
 }
+
+#[test]
+fn a_suite_asserts_the_fleets_separation_and_each_vehicles_flight() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let apart = tmp.path().join("apart");
+    let together = tmp.path().join("together");
+    for d in [&apart, &together] {
+        std::fs::create_dir_all(d).expect("dir");
+    }
+    three_crossing(&apart);
+    let a = crossing_mission(&together, "a.txt", (40.0, 0.0), 10.0);
+    crossing_mission(&together, "b.txt", (0.0, 40.0), 10.0);
+    fleet_scenario(
+        &together,
+        &[("a", (-40.0, 0.0), "a.txt"), ("b", (0.0, -40.0), "b.txt")],
+    );
+    let suite = tmp.path().join("fleet.toml");
+    std::fs::write(
+        &suite,
+        format!(
+            "[defaults.expect]\nmin_separation_m = 3.0\nmax_cross_track_m = 2.0\n\n\
+             [[case]]\nname = \"apart\"\nmission = \"apart/a.txt\"\nscenario = \"apart/fleet.json\"\n\
+             [case.expect]\nmission_completed = true\n\n\
+             [[case]]\nname = \"together\"\nmission = \"{}\"\nscenario = \"together/fleet.json\"\n",
+            a.display()
+        ),
+    )
+    .expect("suite");
+    let junit = tmp.path().join("junit.xml");
+    let o = mavsitl()
+        .arg("test")
+        .arg(&suite)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--json")
+        .arg(tmp.path().join("summary.json"))
+        .output()
+        .expect("run");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let j = std::fs::read_to_string(&junit).expect("junit");
+    // The crossing at one height fails on separation (they collided); the
+    // one at three heights passes every check, per vehicle.
+    let failures: Vec<&str> = j.lines().filter(|l| l.contains("<failure")).collect();
+    assert_eq!(failures.len(), 1, "{j}");
+    assert!(
+        failures[0].contains("min_separation_m") && failures[0].contains("collided"),
+        "{j}"
+    );
+    // Each vehicle's track was checked against its own mission.
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("summary.json")).expect("json"),
+    )
+    .expect("json");
+    let results = summary["results"].as_array().expect("results");
+    let apart = results
+        .iter()
+        .find(|r| r["case"] == "apart")
+        .expect("apart");
+    for v in ["a", "b", "c"] {
+        let checked = apart["checks"].as_array().expect("checks").iter().any(|k| {
+            k["name"] == "max_cross_track_m"
+                && k["passed"] == true
+                && k["measured"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with(&format!("'{v}': ")))
+        });
+        assert!(checked, "{v}: {apart}");
+    }
+    println!("{out}");
+}

@@ -4,8 +4,10 @@
 //!
 //! - [`route`]: the mission's planned route in the simulation's NED frame;
 //! - [`track`]: a recording read back (ground truth, battery energy);
+//! - [`encounters`]: a fleet's `encounters.csv` read back;
 //! - [`metrics`]: the measures, per flight and as distributions over seeds.
 
+pub mod encounters;
 pub mod metrics;
 pub mod plot;
 pub mod route;

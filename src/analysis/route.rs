@@ -73,9 +73,21 @@ impl Route {
     /// The route of `mission` flown from home, the origin of `frame`;
     /// `default_radius_m` where an item sets no acceptance radius.
     pub fn new(mission: &Mission, frame: &LocalFrame, default_radius_m: f64) -> Self {
+        Self::launched_at(mission, frame, default_radius_m, Vector2::zeros())
+    }
+
+    /// The route of a vehicle launched at `launch` (NED m, horizontal; one
+    /// vehicle of several starts away from home): its take-off and a return
+    /// to launch are there.
+    pub fn launched_at(
+        mission: &Mission,
+        frame: &LocalFrame,
+        default_radius_m: f64,
+        launch: Vector2<f64>,
+    ) -> Self {
         let home_alt = frame.origin().alt_m;
         let mut points = vec![RoutePoint {
-            ned_m: Vector3::zeros(),
+            ned_m: Vector3::new(launch.x, launch.y, 0.0),
             item: None,
             radius_m: default_radius_m,
         }];
@@ -86,7 +98,7 @@ impl Route {
             let Some(last) = points.last().map(|p| p.ned_m) else {
                 break;
             };
-            let Some(ned_m) = item_position(it, frame, home_alt, &last) else {
+            let Some(ned_m) = item_position(it, frame, home_alt, &last, &launch) else {
                 continue;
             };
             let r = it.params[1];
@@ -190,6 +202,7 @@ fn item_position(
     frame: &LocalFrame,
     home_alt: f64,
     last: &Vector3<f64>,
+    launch: &Vector2<f64>,
 ) -> Option<Vector3<f64>> {
     let up = if it.frame == FRAME_GLOBAL {
         it.z - home_alt
@@ -199,7 +212,7 @@ fn item_position(
     let has_xy = it.is_global() && (it.x != 0.0 || it.y != 0.0);
     let xy = |lat: f64, lon: f64| frame.to_ned(&GeoPoint::from_deg(lat, lon, home_alt)).xy();
     match it.command {
-        commands::NAV_RETURN_TO_LAUNCH => Some(Vector3::new(0.0, 0.0, last.z)),
+        commands::NAV_RETURN_TO_LAUNCH => Some(Vector3::new(launch.x, launch.y, last.z)),
         commands::NAV_TAKEOFF => {
             let p = if has_xy { xy(it.x, it.y) } else { last.xy() };
             Some(Vector3::new(p.x, p.y, -up))

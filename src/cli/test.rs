@@ -162,6 +162,114 @@ fn child_args(
     Ok(v)
 }
 
+/// One flight a pair's recording holds: the vehicle's name (None: the one
+/// vehicle), its recording directory and its mission file.
+type Flight = (Option<String>, PathBuf, PathBuf);
+
+/// The flights of a pair's recording: the directory itself with the case's
+/// mission, or for a fleet (a scenario of several vehicles) every
+/// SimpleFlight vehicle's directory with its own mission (relative to the
+/// scenario file) or the case's.
+fn flights_of(c: &Case, dir: &Path) -> Result<Vec<Flight>, String> {
+    if dir.join("ground_truth.csv").is_file() || !dir.join("encounters.csv").is_file() {
+        return Ok(vec![(None, dir.to_path_buf(), c.mission.clone())]);
+    }
+    let meta = std::fs::read_to_string(dir.join("meta.json"))
+        .map_err(|e| format!("no recording to check: meta.json: {e}"))?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&meta).map_err(|e| format!("meta.json: {e}"))?;
+    let base = c
+        .scenario
+        .as_deref()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let vehicles = meta
+        .pointer("/scenario/vehicles")
+        .and_then(|v| v.as_array())
+        .ok_or("meta.json: no scenario.vehicles")?;
+    Ok(vehicles
+        .iter()
+        .filter(|v| v.pointer("/controller/kind").and_then(|k| k.as_str()) == Some("simpleflight"))
+        .filter_map(|v| {
+            let name = v.get("name")?.as_str()?.to_string();
+            let mission = match v.pointer("/controller/mission").and_then(|m| m.as_str()) {
+                Some(m) => base.join(m),
+                None => c.mission.clone(),
+            };
+            Some((Some(name.clone()), dir.join(&name), mission))
+        })
+        .collect())
+}
+
+/// Every assertion of `c` on every flight (named for a fleet), and the
+/// fleet's separation once.
+fn check_flights(
+    c: &Case,
+    dir: &Path,
+    flights: &[Flight],
+    problems: &mut Vec<String>,
+) -> Vec<Check> {
+    let encounters = match mavsitl::analysis::encounters::Encounters::load(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            problems.push(format!("encounters: {e}"));
+            None
+        }
+    };
+    let per_flight = mavsitl::suite::Expect {
+        min_separation_m: None,
+        ..c.expect.clone()
+    };
+    let mut checks = Vec::new();
+    for (name, fdir, mission) in flights {
+        let (track, mission) = match (Track::load(fdir), Mission::load(mission)) {
+            (Ok(t), Ok(m)) => (t, m),
+            (Err(e), _) => {
+                problems.push(format!("no recording to check: {e}"));
+                continue;
+            }
+            (_, Err(e)) => {
+                problems.push(format!("mission: {e}"));
+                continue;
+            }
+        };
+        let frame = LocalFrame::new(track.home.unwrap_or(GeoPoint::from_deg(0.0, 0.0, 0.0)));
+        let radius = if c.vehicle == Some(Vehicle::Boat) {
+            3.0
+        } else {
+            2.0
+        };
+        // A fleet's vehicle launched where it stood.
+        let launch = match (name, track.samples.first()) {
+            (Some(_), Some(s)) => s.pos_ned_m.xy(),
+            _ => nalgebra::Vector2::zeros(),
+        };
+        let route = Route::launched_at(&mission, &frame, radius, launch);
+        let metrics = MissionMetrics::measure(&track, &route);
+        let ev = Evidence {
+            track: &track,
+            metrics: &metrics,
+            mission: &mission,
+            frame: &frame,
+            encounters: None,
+        };
+        checks.extend(evaluate(&per_flight, &ev).into_iter().map(|mut k| {
+            if let Some(n) = name {
+                k.measured = format!("'{n}': {}", k.measured);
+            }
+            k
+        }));
+    }
+    if let Some(b) = c.expect.min_separation_m {
+        checks.push(mavsitl::suite::check::min_separation(
+            b,
+            encounters.as_ref(),
+        ));
+    }
+    checks
+}
+
 /// Judges one finished pair.
 fn judge(s: &Suite, c: &Case, seed: u64, dir: PathBuf, o: &ChildOutcome) -> Verdict {
     let mut problems = Vec::new();
@@ -172,30 +280,10 @@ fn judge(s: &Suite, c: &Case, seed: u64, dir: PathBuf, o: &ChildOutcome) -> Verd
     } else if o.exit == Some(2) {
         problems.push("the run refused its input (exit 2; see run.log)".into());
     }
-    let checks = match (Track::load(&dir), Mission::load(&c.mission)) {
-        (Ok(track), Ok(mission)) => {
-            let frame = LocalFrame::new(track.home.unwrap_or(GeoPoint::from_deg(0.0, 0.0, 0.0)));
-            let radius = if c.vehicle == Some(Vehicle::Boat) {
-                3.0
-            } else {
-                2.0
-            };
-            let route = Route::new(&mission, &frame, radius);
-            let metrics = MissionMetrics::measure(&track, &route);
-            let ev = Evidence {
-                track: &track,
-                metrics: &metrics,
-                mission: &mission,
-                frame: &frame,
-            };
-            evaluate(&c.expect, &ev)
-        }
-        (Err(e), _) => {
-            problems.push(format!("no recording to check: {e}"));
-            Vec::new()
-        }
-        (_, Err(e)) => {
-            problems.push(format!("mission: {e}"));
+    let checks = match flights_of(c, &dir) {
+        Ok(flights) => check_flights(c, &dir, &flights, &mut problems),
+        Err(e) => {
+            problems.push(e);
             Vec::new()
         }
     };

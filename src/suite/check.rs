@@ -2,6 +2,7 @@
 //! name, what was expected and what was measured, with units, so that a
 //! failure reads on its own in a JUnit report.
 
+use crate::analysis::encounters::Encounters;
 use crate::analysis::{MissionMetrics, Track};
 use crate::autopilot::geofence::{Breach, Geofence};
 use crate::geo::LocalFrame;
@@ -58,6 +59,8 @@ pub struct Evidence<'a> {
     pub mission: &'a Mission,
     /// The frame around home.
     pub frame: &'a LocalFrame,
+    /// A fleet's encounters (None: one vehicle).
+    pub encounters: Option<&'a Encounters>,
 }
 
 /// Evaluates every assertion `expect` makes.
@@ -116,7 +119,48 @@ pub fn evaluate(expect: &Expect, ev: &Evidence<'_>) -> Vec<Check> {
         Some(NoCrash::Limit(l)) => out.push(no_crash(l, t)),
         _ => {}
     }
+    if let Some(b) = expect.min_separation_m {
+        out.push(min_separation(b, ev.encounters));
+    }
     out
+}
+
+/// The fleet's closest approach against a bound. Pairs never within the
+/// proximity range were not measured: the bound must lie within it.
+pub fn min_separation(bound: f64, e: Option<&Encounters>) -> Check {
+    let (measured, passed) = match e {
+        None => ("one vehicle: no encounters.csv".to_string(), false),
+        Some(e) => match e.closest() {
+            Some(c) => (
+                format!(
+                    "{:.3} m ('{}' and '{}' at {:.1} s{})",
+                    c.min_separation_m,
+                    c.vehicles.0,
+                    c.vehicles.1,
+                    c.closest_s,
+                    if c.collision_s.is_some() { ", collided" } else { "" }
+                ),
+                c.min_separation_m >= bound,
+            ),
+            None if bound <= e.proximity_m => (
+                format!("no pair within the proximity range of {} m", e.proximity_m),
+                true,
+            ),
+            None => (
+                format!(
+                    "no pair within {} m; separations beyond the scenario's proximity_m are not measured",
+                    e.proximity_m
+                ),
+                false,
+            ),
+        },
+    };
+    Check {
+        name: "min_separation_m",
+        expected: format!("≥ {bound} m"),
+        measured,
+        passed,
+    }
 }
 
 fn fence(want: bool, ev: &Evidence<'_>) -> Check {

@@ -123,6 +123,9 @@ pub struct Expect {
     pub statustext_absent: Option<Vec<String>>,
     /// No flip (tilt past 80°) and no ground impact faster than the limit.
     pub no_crash: Option<NoCrash>,
+    /// Vehicles of a fleet never closer than this, centre to centre, m
+    /// (measured within the scenario's `proximity_m`).
+    pub min_separation_m: Option<f64>,
 }
 
 impl Expect {
@@ -147,6 +150,7 @@ impl Expect {
                 .clone()
                 .or_else(|| d.statustext_absent.clone()),
             no_crash: self.no_crash.or(d.no_crash),
+            min_separation_m: self.min_separation_m.or(d.min_separation_m),
         }
     }
 }
@@ -376,6 +380,7 @@ fn check_bounds(e: &Expect) -> Result<(), String> {
         ("landed_within_m", e.landed_within_m),
         ("max_duration_s", e.max_duration_s),
         ("max_altitude_m", e.max_altitude_m),
+        ("min_separation_m", e.min_separation_m),
         ("min_battery_remaining", e.min_battery_remaining),
         (
             "no_crash",

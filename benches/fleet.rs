@@ -1,0 +1,78 @@
+//! Many vehicles in one world: the cost of a lockstep tick against the
+//! number of SimpleFlight quads, N = 1, 10, 100, each with its estimator,
+//! four sensors and 1 kHz physics, flying in a grid 30 m apart (take-off to
+//! 10 m, then holding), with the encounter sweep running. One sample is 1 s
+//! of sim time from 10 s on (in the air); the real-time factor is 1 s over
+//! the measured time, the cost per vehicle the time over N.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use mavsitl::autopilot::setup::{fleet, PilotPlan};
+use mavsitl::mission::Mission;
+use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::sim::Lockstep;
+use mavsitl::time::SimTime;
+
+const TAKEOFF: &str = "QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t47.397742\t8.545594\t488\t1\n1\t0\t3\t22\t0\t0\t0\t0\t0\t0\t10\t1\n";
+
+/// N quads in a square grid 30 m apart, in the air after 10 s.
+fn airborne(n: usize) -> Lockstep {
+    let side = (n as f64).sqrt().ceil() as usize;
+    let vehicles: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "name": format!("q{i}"), "kind": "multirotor",
+                "initial": {"north_m": 30.0 * (i / side) as f64, "east_m": 30.0 * (i % side) as f64},
+                "controller": {"kind": "simpleflight"}
+            })
+        })
+        .collect();
+    let src = ScenarioSource {
+        name: "fleet".into(),
+        base_dir: ".".into(),
+    };
+    let scenario = Scenario::from_json(
+        &serde_json::json!({ "vehicles": vehicles }).to_string(),
+        &src,
+    )
+    .expect("scenario");
+    let mission = Mission::parse(TAKEOFF, "takeoff").expect("mission");
+    let plan = PilotPlan {
+        mission: &mission,
+        mission_name: "takeoff",
+        param_file: None,
+        auto_arm: true,
+    };
+    let mut ls = if n == 1 {
+        // One vehicle: `fly`'s own set-up (no fleet, no sweep).
+        mavsitl::autopilot::setup::flight(&mission, "takeoff", &scenario, &src, None, true)
+            .expect("flight")
+            .lockstep
+    } else {
+        fleet(&scenario, &src, &plan).expect("fleet").lockstep
+    };
+    ls.run_until(SimTime::from_secs(10), &mut ())
+        .expect("climb");
+    ls
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fleet");
+    group.sample_size(10);
+    for n in [1usize, 10, 100] {
+        group.bench_with_input(BenchmarkId::new("one_sim_second", n), &n, |b, &n| {
+            b.iter_batched(
+                || airborne(n),
+                |mut ls| {
+                    let end = ls.sim().time() + 1_000_000;
+                    ls.run_until(end, &mut ()).expect("run");
+                    ls
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
