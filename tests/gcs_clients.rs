@@ -320,3 +320,176 @@ fn instance_shifts_system_id_and_port() {
         "heartbeat from system 8, component 1, PX4, port 18577"
     );
 }
+
+/// A QGroundControl plan: take off to `alt` m where the vehicle stands
+/// (`start`, NED m from the default home), fly a square of `side` m towards
+/// `east_sign` · east, return to launch.
+fn square_plan(
+    dir: &std::path::Path,
+    name: &str,
+    start: (f64, f64),
+    side: f64,
+    east_sign: f64,
+    alt: f64,
+) -> String {
+    let h = mavsitl::scenario::DEFAULT_HOME;
+    let frame = mavsitl::geo::LocalFrame::new(mavsitl::geo::GeoPoint::from_deg(
+        h.lat_deg, h.lon_deg, h.alt_m,
+    ));
+    let ll = |n: f64, e: f64| {
+        let g = frame.to_geodetic(&nalgebra::Vector3::new(n, e, 0.0));
+        (g.lat_deg(), g.lon_deg())
+    };
+    let (n0, e0) = start;
+    let e1 = e0 + east_sign * side;
+    let mut items = Vec::new();
+    let corners = [
+        (n0, e0),
+        (n0 + side, e0),
+        (n0 + side, e1),
+        (n0, e1),
+        (n0, e0),
+    ];
+    for (i, (n, e)) in corners.iter().enumerate() {
+        let (lat, lon) = ll(*n, *e);
+        items.push(serde_json::json!({
+            "type": "SimpleItem", "autoContinue": true, "doJumpId": i + 1, "frame": 3,
+            "command": if i == 0 { 22 } else { 16 },
+            "params": [0, 0, 0, null, lat, lon, alt]
+        }));
+    }
+    items.push(serde_json::json!({
+        "type": "SimpleItem", "autoContinue": true, "doJumpId": 6, "frame": 2,
+        "command": 20, "params": [0, 0, 0, 0, 0, 0, 0]
+    }));
+    let (hlat, hlon) = ll(n0, e0);
+    let plan = serde_json::json!({
+        "fileType": "Plan", "version": 1, "groundStation": "QGroundControl",
+        "geoFence": {"circles": [], "polygons": [], "version": 2},
+        "rallyPoints": {"points": [], "version": 2},
+        "mission": {"version": 2, "firmwareType": 12, "vehicleType": 2, "cruiseSpeed": 15,
+                    "hoverSpeed": 5, "plannedHomePosition": [hlat, hlon, h.alt_m], "items": items}
+    });
+    let path = dir.join(name);
+    std::fs::write(&path, plan.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    path.display().to_string()
+}
+
+/// `serve --count 3`: MAVSDK connects to all three vehicles (system ids
+/// 41–43, each on its own port as PX4 SITL's instances 40–42 are) and flies
+/// two of them at once, each its own square at its own height.
+#[test]
+fn mavsdk_flies_two_of_three_vehicles_at_once() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let rec = dir.path().join("rec");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .current_dir(root())
+        .args([
+            "serve",
+            "--count",
+            "3",
+            "--instance",
+            "40",
+            "--speedup",
+            "10",
+        ])
+        .arg("--record")
+        .arg(&rec)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+    let mut lines = BufReader::new(stdout).lines();
+    for k in 0..3 {
+        let l = lines
+            .next()
+            .and_then(Result::ok)
+            .unwrap_or_else(|| panic!("no banner line {k}"));
+        assert!(
+            l.contains(&format!("system id {}", 41 + k))
+                && l.contains(&format!("udp 127.0.0.1:{}", 18610 + k)),
+            "{l}"
+        );
+    }
+    std::thread::spawn(move || for _ in lines {});
+    let plans = [
+        "-".to_string(),
+        square_plan(dir.path(), "v1.plan", (0.0, 5.0), 25.0, -1.0, 20.0),
+        square_plan(dir.path(), "v2.plan", (0.0, 10.0), 25.0, 1.0, 30.0),
+    ];
+    let clients: Vec<_> = plans
+        .iter()
+        .enumerate()
+        .map(|(k, plan)| {
+            Command::new(python())
+                .current_dir(root().join("tests/python"))
+                .arg("mavsdk_mission.py")
+                .args(["native", &(14580 + k).to_string(), plan, "quad", "1.5"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect();
+    let outs: Vec<String> = clients
+        .into_iter()
+        .map(|c| {
+            let o = c.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            )
+        })
+        .collect();
+    // SAFETY: kill(2) on our own child: Ctrl-C, so the recording closes.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for (k, out) in outs.iter().enumerate() {
+        println!("--- vehicle {k} ---\n{out}");
+        assert!(
+            out.lines().any(|l| l.starts_with("OK")),
+            "vehicle {k}:\n{out}\n{err}"
+        );
+    }
+    assert!(outs[0].contains("ready at"), "{}", outs[0]);
+    assert!(outs[1].contains("progress 6 / 6") && outs[2].contains("progress 6 / 6"));
+    // Flying at once: both were more than 5 m up at the same sim time; and
+    // they never touched.
+    let airborne = |name: &str| -> Vec<u64> {
+        let gt = std::fs::read_to_string(rec.join(name).join("ground_truth.csv"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        gt.lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let f: Vec<f64> = l.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+                (*f.get(3)? < -5.0).then_some(*f.first()? as u64)
+            })
+            .collect()
+    };
+    let (a, b) = (airborne("quad1"), airborne("quad2"));
+    assert!(!a.is_empty() && !b.is_empty());
+    let overlap = a.iter().filter(|t| b.binary_search(t).is_ok()).count();
+    println!(
+        "{} of {} samples of quad1 in the air overlap quad2's",
+        overlap,
+        a.len()
+    );
+    assert!(overlap * 2 > a.len(), "{overlap} of {}", a.len());
+    assert!(!err.contains("collision"), "{err}");
+    let enc = std::fs::read_to_string(rec.join("encounters.csv")).unwrap_or_default();
+    let rows: Vec<&str> = enc
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("vehicle_a"))
+        .collect();
+    assert!(!rows.is_empty(), "{enc}");
+    assert!(
+        rows.iter()
+            .all(|r| r.split(',').nth(12).is_some_and(str::is_empty)),
+        "{enc}"
+    );
+}

@@ -180,6 +180,32 @@ impl GcsSession {
         )
     }
 
+    /// A session for one SimpleFlight vehicle of a fleet, at instance
+    /// `args.instance` (the caller shifts it per vehicle).
+    pub fn for_pilot(
+        args: &GcsArgs,
+        pilot: &mavsitl::autopilot::setup::Pilot,
+        mission: Option<&Mission>,
+        scenario: &Scenario,
+        frame: LocalFrame,
+        tlog: Option<PathBuf>,
+    ) -> Result<Self, CliError> {
+        Self::open(
+            args,
+            SessionParts {
+                status: pilot.status.clone(),
+                requests: pilot.requests.clone(),
+                params: pilot.params.clone(),
+                mission,
+                scenario,
+                frame,
+                multicopter: pilot.multicopter,
+                motors: pilot.motors,
+                tlog,
+            },
+        )
+    }
+
     /// Binds the socket and sets the endpoint up.
     fn open(args: &GcsArgs, parts: SessionParts) -> Result<Self, CliError> {
         let n = args.instance as u16;

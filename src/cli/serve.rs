@@ -1,18 +1,20 @@
-//! `mavsitl serve`: SimpleFlight as a MAVLink vehicle, waiting for a ground
-//! station (QGroundControl, MAVSDK, MAVProxy, pymavlink) to fly it.
+//! `mavsitl serve`: SimpleFlight as a MAVLink vehicle — or `--count N` of
+//! them in one world, ports and system ids as PX4 SITL's multi-vehicle set-up
+//! assigns them — waiting for a ground station (QGroundControl, MAVSDK,
+//! MAVProxy, pymavlink) to fly it.
 
 use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
 
-use mavsitl::autopilot::setup;
+use mavsitl::autopilot::setup::{self, Fleet, PilotPlan};
 use mavsitl::geo::ExportFrame;
-use mavsitl::scenario::Home;
-use mavsitl::sim::Observer;
+use mavsitl::scenario::{ControllerSpec, Home};
+use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::fly::{load_inputs, InputArgs, VehicleArg};
+use super::fly::{load_inputs, FlightInputs, InputArgs, VehicleArg};
 use super::gcs::{GcsArgs, GcsSession, Pacer, Speedup};
 use super::NextTick;
 use super::{home, CliError};
@@ -59,6 +61,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "S")]
     pub duration: Option<f64>,
 
+    /// Serve N SimpleFlight vehicles in one world, 5 m apart eastwards:
+    /// vehicle k is instance --instance + k (system id 1 + instance + k, its
+    /// ports shifted by k as PX4 SITL's are). A scenario gives either one
+    /// vehicle (copied) or N.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=200))]
+    pub count: u8,
+
     /// Ground-station link.
     #[command(flatten)]
     pub gcs: GcsArgs,
@@ -68,10 +77,141 @@ pub struct ServeArgs {
 const MAX_SPEED_SERVICE_US: u64 = 20_000;
 /// Sim time between network services when paced.
 const PACED_SERVICE_US: u64 = 4_000;
+/// East spacing of the vehicles of `--count`, m.
+const COUNT_SPACING_M: f64 = 5.0;
+
+/// The vehicles to serve: with `--count N`, the scenario's one vehicle
+/// copied N times 5 m apart eastwards (or its N vehicles), all flown by
+/// SimpleFlight; else the scenario's SimpleFlight vehicles, or its first.
+fn serve_vehicles(inputs: &mut FlightInputs, count: u8) -> Result<(), CliError> {
+    let vehicles = &mut inputs.scenario.vehicles;
+    let n = count as usize;
+    if n > 1 {
+        match vehicles.len() {
+            1 => {
+                let one = vehicles[0].clone();
+                vehicles.clear();
+                for k in 0..n {
+                    let mut v = one.clone();
+                    v.name = format!("{}{k}", one.name);
+                    v.initial.east_m += COUNT_SPACING_M * k as f64;
+                    vehicles.push(v);
+                }
+            }
+            m if m == n => {}
+            m => {
+                return Err(CliError::input(
+                    format!("--count {n} with a scenario of {m} vehicles"),
+                    "give a scenario of one vehicle (copied) or of N",
+                ))
+            }
+        }
+        for v in vehicles.iter_mut() {
+            v.controller = ControllerSpec::SimpleFlight(Default::default());
+        }
+        return Ok(());
+    }
+    let any = vehicles
+        .iter()
+        .any(|v| matches!(v.controller, ControllerSpec::SimpleFlight(_)));
+    if let (false, Some(v)) = (any, vehicles.first_mut()) {
+        v.controller = ControllerSpec::SimpleFlight(Default::default());
+    }
+    Ok(())
+}
+
+/// The link arguments of the `k`-th vehicle: its instance, and an explicit
+/// bind port or client ports shifted by `k`.
+fn vehicle_link(args: &GcsArgs, k: u8) -> GcsArgs {
+    let mut a = args.clone();
+    a.instance = args.instance.saturating_add(k);
+    if let Ok(mut b) = args.gcs_bind.parse::<std::net::SocketAddr>() {
+        if b.port() != 0 {
+            b.set_port(b.port().saturating_add(k as u16));
+        }
+        a.gcs_bind = b.to_string();
+    }
+    for o in &mut a.gcs_out {
+        o.set_port(o.port().saturating_add(k as u16));
+    }
+    a
+}
+
+/// One session per SimpleFlight vehicle of `fleet`.
+fn open_sessions(
+    args: &ServeArgs,
+    fleet: &Fleet,
+    inputs: &FlightInputs,
+) -> Result<Vec<GcsSession>, CliError> {
+    let frame = *fleet.lockstep.sim().world().frame();
+    let several = fleet.pilots.len() > 1;
+    fleet
+        .pilots
+        .iter()
+        .enumerate()
+        .map(|(k, pilot)| {
+            let tlog = args.record.as_ref().map(|d| {
+                let name = fleet
+                    .lockstep
+                    .sim()
+                    .vehicles()
+                    .get(pilot.index)
+                    .map_or("vehicle", |v| v.name());
+                match several {
+                    true => d.join(name).join("telemetry.tlog"),
+                    false => d.join("telemetry.tlog"),
+                }
+            });
+            if let Some(parent) = tlog.as_ref().and_then(|t| t.parent()) {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            GcsSession::for_pilot(
+                &vehicle_link(&args.gcs, k as u8),
+                pilot,
+                Some(&inputs.mission),
+                &inputs.scenario,
+                frame,
+                tlog,
+            )
+        })
+        .collect()
+}
+
+/// The start-up lines: one per vehicle.
+fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[GcsSession], inputs: &FlightInputs) {
+    let speed = match args.gcs.speedup {
+        Speedup::Max => "as fast as possible".to_string(),
+        Speedup::Factor(k) => format!("{k}x real time"),
+    };
+    let sim = fleet.lockstep.sim();
+    let frame = sim.world().frame();
+    for (k, (pilot, session)) in fleet.pilots.iter().zip(sessions).enumerate() {
+        let local = session
+            .link
+            .local_addr()
+            .map_or_else(|e| e.to_string(), |a| a.to_string());
+        let at = sim.vehicles().get(pilot.index).map_or_else(
+            || frame.origin(),
+            |v| frame.to_geodetic(&v.body().state.pos_ned_m),
+        );
+        let ground_alt = frame.origin().alt_m;
+        println!(
+            "mavsitl serve: {} ({}), system id {}, at {:.7},{:.7},{:.1}; MAVLink on udp {local}; {speed}; {} mission items",
+            if pilot.multicopter { "quad" } else { "boat" },
+            inputs.mission_name,
+            1 + args.gcs.instance as u32 + k as u32,
+            at.lat_deg(),
+            at.lon_deg(),
+            ground_alt,
+            inputs.mission.items.len(),
+        );
+    }
+    let _ = std::io::stdout().flush();
+}
 
 /// Runs `mavsitl serve`.
 pub fn run(args: ServeArgs) -> Result<(), CliError> {
-    let inputs = load_inputs(
+    let mut inputs = load_inputs(
         &InputArgs {
             mission: args.mission.as_ref(),
             vehicle: args.vehicle,
@@ -84,56 +224,38 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         },
         false,
     )?;
+    serve_vehicles(&mut inputs, args.count)?;
     let build = || {
-        setup::flight(
-            &inputs.mission,
-            &inputs.mission_name,
-            &inputs.scenario,
-            &inputs.source,
-            inputs.params(),
-            false,
-        )
-        .map_err(|e| CliError::input(e, "check the mission, scenario and parameter file"))
+        let plan = PilotPlan {
+            mission: &inputs.mission,
+            mission_name: &inputs.mission_name,
+            param_file: inputs.params(),
+            auto_arm: false,
+        };
+        setup::fleet(&inputs.scenario, &inputs.source, &plan)
+            .map_err(|e| CliError::input(e, "check the mission, scenario and parameter file"))
     };
-    let mut flight = build()?;
-    for w in &flight.warnings {
-        eprintln!("warning: {}: {}", inputs.mission_name, w.message);
+    let mut fleet = build()?;
+    if let Some(p) = fleet.pilots.first() {
+        for w in &p.warnings {
+            eprintln!("warning: {}: {}", inputs.mission_name, w.message);
+        }
     }
-    let scenario = &inputs.scenario;
-    let frame = *flight.lockstep.sim().world().frame();
     if let Some(dir) = &args.record {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::input(format!("{}: cannot create: {e}", dir.display()), ""))?;
     }
-    let mut session = GcsSession::for_flight(&args.gcs, &flight, &inputs, args.record.as_deref())?;
+    let mut sessions = open_sessions(&args, &fleet, &inputs)?;
+    let scenario = &inputs.scenario;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
     let mut recorder = super::open_recorder(
         args.record.as_deref(),
         scenario,
-        flight.lockstep.sim(),
+        fleet.lockstep.sim(),
         ExportFrame::Ned,
     )?;
-    let local = session
-        .link
-        .local_addr()
-        .map_err(|e| CliError::run(e.to_string()))?;
-    let origin = frame.origin();
-    println!(
-        "mavsitl serve: {} ({}), system id {}, at {:.7},{:.7},{:.1}; MAVLink on udp {local}; {}; {} mission items",
-        if flight.multicopter { "quad" } else { "boat" },
-        inputs.mission_name,
-        1 + args.gcs.instance as u32,
-        origin.lat_deg(),
-        origin.lon_deg(),
-        origin.alt_m,
-        match args.gcs.speedup {
-            Speedup::Max => "as fast as possible".to_string(),
-            Speedup::Factor(k) => format!("{k}x real time"),
-        },
-        inputs.mission.items.len(),
-    );
-    let _ = std::io::stdout().flush();
+    print_banner(&args, &fleet, &sessions, &inputs);
     let period = rate.period_us();
     let service_every = match args.gcs.speedup {
         Speedup::Max => MAX_SPEED_SERVICE_US,
@@ -145,69 +267,123 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     let mut resets = 0u32;
     let mut outcome: Result<(), String> = Ok(());
     let mut recording = true;
+    let mut collisions_told = 0;
     loop {
-        let now = flight.lockstep.sim().time();
+        let now = fleet.lockstep.sim().time();
         match super::next_tick(now, end, &pacer, period) {
             NextTick::Interrupted | NextTick::Ended => break,
             NextTick::Wait(d) => {
-                session.service(now);
+                for s in &mut sessions {
+                    s.service(now);
+                }
                 last_service = Some(now);
-                session.wait(d);
+                if let Some(s) = sessions.first() {
+                    s.wait(d);
+                }
                 continue;
             }
             NextTick::Due => {}
         }
         let step = match (recorder.as_mut(), recording) {
-            (Some(r), true) => flight.lockstep.tick(r),
-            _ => flight.lockstep.tick(&mut ()),
+            (Some(r), true) => fleet.lockstep.tick(r),
+            _ => fleet.lockstep.tick(&mut ()),
         };
         if let Err(e) = step {
             outcome = Err(format!("simulation stopped: {e}"));
             break;
         }
-        let now = flight.lockstep.sim().time();
-        session.set_silent(super::link_cut(flight.lockstep.sim()));
+        let now = fleet.lockstep.sim().time();
+        collisions_told = tell_collisions(fleet.lockstep.sim(), collisions_told);
         if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + service_every) {
-            let sim = flight.lockstep.sim();
-            let throttle = sim.actuators(0).map_or(0.0, |a| {
-                let n = flight.motors.max(2);
-                a.controls.iter().take(n).map(|u| u.abs()).sum::<f64>() / n as f64
-            });
-            session.endpoint.set_throttle(throttle);
-            session.service(now);
+            service_all(&mut sessions, &fleet, now);
             last_service = Some(now);
         }
-        if session.endpoint.take_reset() {
-            flight = build()?;
-            session
-                .endpoint
-                .rebind(flight.status.clone(), flight.requests.clone());
+        if sessions.iter_mut().any(|s| s.endpoint.take_reset()) {
+            fleet = build()?;
+            for (s, p) in sessions.iter_mut().zip(&fleet.pilots) {
+                s.endpoint.rebind(p.status.clone(), p.requests.clone());
+            }
             pacer.restart(SimTime::ZERO);
             last_service = None;
             resets += 1;
+            collisions_told = 0;
             if recording && recorder.is_some() {
                 eprintln!("note: recordings cover the run up to the reboot");
                 recording = false;
             }
         }
     }
-    session.finish();
-    let sim_time = flight.lockstep.sim().time();
+    for s in &mut sessions {
+        s.finish();
+    }
+    let sim = fleet.lockstep.sim();
     if let Some(r) = recorder.as_mut() {
-        let _ = r.on_tick(flight.lockstep.sim());
-        r.finish(flight.lockstep.sim(), outcome.is_ok())
+        let _ = r.on_tick(sim);
+        r.finish(sim, outcome.is_ok())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
-    let s = session.link.stats();
+    print_end(&args, &sessions, sim, resets);
+    outcome.map_err(CliError::run)
+}
+
+/// Services every vehicle's link: each sees its own cut link fault and
+/// throttle.
+fn service_all(sessions: &mut [GcsSession], fleet: &Fleet, now: SimTime) {
+    let sim = fleet.lockstep.sim();
+    for (s, p) in sessions.iter_mut().zip(&fleet.pilots) {
+        let v = sim.vehicles().get(p.index);
+        s.set_silent(v.is_some_and(|v| v.faults().links.gcs_lost));
+        let throttle = sim.actuators(p.index).map_or(0.0, |a| {
+            let n = p.motors.max(2);
+            a.controls.iter().take(n).map(|u| u.abs()).sum::<f64>() / n as f64
+        });
+        s.endpoint.set_throttle(throttle);
+        s.service(now);
+    }
+}
+
+/// Says on stderr which vehicles collided since `told`; returns the count.
+fn tell_collisions(sim: &Simulation, told: usize) -> usize {
+    let Some(m) = sim.encounters() else {
+        return told;
+    };
+    let name = |i: usize| sim.vehicles().get(i).map_or("?", |v| v.name());
+    for c in m.collisions().iter().skip(told) {
+        eprintln!(
+            "collision: '{}' and '{}' at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s; both motors stopped",
+            name(c.a),
+            name(c.b),
+            c.time,
+            c.point_ned_m.x,
+            c.point_ned_m.y,
+            c.point_ned_m.z,
+            c.closing_speed_m_s
+        );
+    }
+    m.collisions().len()
+}
+
+/// The closing lines.
+fn print_end(args: &ServeArgs, sessions: &[GcsSession], sim: &Simulation, resets: u32) {
     println!("mavsitl serve stopped");
-    println!("  sim time            {:.1} s", sim_time.as_secs_f64());
+    println!("  sim time            {:.1} s", sim.time().as_secs_f64());
     println!("  reboots             {resets}");
-    println!(
-        "  frames              {} in, {} out, {} rejected (signature), {} undecodable",
-        s.frames_in, s.frames_out, s.rejected_signature, s.undecodable
-    );
+    for s in sessions {
+        let st = s.link.stats();
+        println!(
+            "  frames              {} in, {} out, {} rejected (signature), {} undecodable",
+            st.frames_in, st.frames_out, st.rejected_signature, st.undecodable
+        );
+    }
+    if let Some(e) = sim.encounters() {
+        println!(
+            "  encounters          {} (within {:.0} m), {} collisions",
+            e.encounters().len(),
+            e.proximity_m(),
+            e.collisions().len()
+        );
+    }
     if let Some(dir) = &args.record {
         println!("  recorded to         {}", dir.display());
     }
-    outcome.map_err(CliError::run)
 }

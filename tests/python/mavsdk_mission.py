@@ -5,6 +5,7 @@ for landed (quad) or back home (boat) and disarmed. Checks the track against
 the plan and that the battery drained. Exits non-zero on any failure.
 
 usage: mavsdk_mission.py native|grpc PORT PLAN quad|boat MAX_XTRACK_M [GRPC_PORT]
+(PLAN "-": only connect and wait until the vehicle is ready to fly)
 
 native: the `mavsdk` 4.x package (ctypes binding, mavsdk.asyncio API).
 grpc:   the `mavsdk-grpc` package (the classic System() API over mavsdk_server).
@@ -130,6 +131,15 @@ async def main():
     grpc_port = sys.argv[6] if len(sys.argv) > 6 else "50051"
     v = Native() if api == "native" else Grpc()
     await v.connect(port, grpc_port)
+    if plan == "-":
+        # Watch only: the vehicle is there and ready to fly.
+        await first(v.health(), lambda h: h.is_armable and h.is_global_position_ok, 60,
+                    "health all OK")
+        home = await first(v.home(), lambda h: True, 10, "home")
+        print(f"ready at {home.latitude_deg:.7f},{home.longitude_deg:.7f}")
+        v.close()
+        print("OK")
+        return
     health = await first(
         v.health(),
         lambda h: h.is_global_position_ok and h.is_home_position_ok and h.is_armable
