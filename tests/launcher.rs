@@ -406,3 +406,58 @@ fn params_need_a_firmware_mavsitl_starts() {
         "{stderr}"
     );
 }
+
+#[test]
+fn count_starts_one_px4_per_vehicle_of_one_world_and_stops_them_all() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mark = tmp.path().join("mark");
+    let rec = tmp.path().join("rec");
+    let out = px4("63")
+        .args(["--count", "2", "--duration", "3"])
+        .arg("--record")
+        .arg(&rec)
+        .env("STANDIN_MARK", &mark)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("2 PX4 instances (63..=64) flying one world"),
+        "{stdout}"
+    );
+    // Each instance on its own simulator port, its console in its
+    // vehicle's recording; the world's encounters beside them.
+    for (name, port) in [("quad0", 4623), ("quad1", 4624)] {
+        let log = std::fs::read_to_string(rec.join(name).join("firmware.log")).expect("log");
+        assert!(
+            log.contains(&format!("Simulator connected on TCP port {port}")),
+            "{name}: {log}"
+        );
+        let gt = std::fs::read_to_string(rec.join(name).join("ground_truth.csv")).expect("gt");
+        assert!(
+            gt.lines().count() > 500,
+            "{name}: {} rows",
+            gt.lines().count()
+        );
+    }
+    let enc = std::fs::read_to_string(rec.join("encounters.csv")).expect("encounters");
+    assert!(enc.contains("quad0,quad1,"), "{enc}");
+    // Both were asked to stop.
+    let marks = std::fs::read_to_string(&mark).expect("marks");
+    assert_eq!(
+        marks.lines().filter(|l| l.starts_with("SIGTERM")).count(),
+        2,
+        "{marks}"
+    );
+}
+
+#[test]
+fn count_needs_a_launched_px4() {
+    let out = mavsitl()
+        .args(["px4", "--count", "2"])
+        .output()
+        .expect("run");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--count needs --px4-build"), "{stderr}");
+}

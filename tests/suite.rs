@@ -351,6 +351,7 @@ fn a_typo_in_a_suite_is_a_clear_error() {
 fn the_firmware_suites_load_and_ask_for_their_firmware() {
     for (suite, flag) in [
         ("suites/px4.toml", "--px4-build"),
+        ("suites/px4_regression.toml", "--px4-build"),
         ("suites/ardupilot.toml", "--ardupilot"),
     ] {
         let o = mavsitl().args(["test", suite]).output().expect("run");

@@ -142,6 +142,8 @@ pub(super) struct FirmwareFlight {
     on_mission: bool,
     mission_end: SimTime,
     wall: Instant,
+    /// The vehicle it flies (its index in the simulation).
+    vehicle: usize,
 }
 
 impl FirmwareFlight {
@@ -219,7 +221,22 @@ impl FirmwareFlight {
             on_mission: false,
             mission_end: SimTime::from_secs_f64(args.mission_timeout.max(0.0)),
             wall: Instant::now(),
+            vehicle: 0,
         })
+    }
+
+    /// The flight of vehicle `index` of a fleet, launched at `launch` (NED m,
+    /// horizontal), flying `mission`: its metrics against its own legs.
+    pub fn for_vehicle(
+        mut self,
+        index: usize,
+        mission: &mavsitl::mission::Mission,
+        frame: &mavsitl::geo::LocalFrame,
+        launch: nalgebra::Vector2<f64>,
+    ) -> Self {
+        self.vehicle = index;
+        self.legs = PlannedLegs::launched_at(mission, frame, launch);
+        self
     }
 
     /// Whether a plan is flown.
@@ -247,8 +264,17 @@ impl FirmwareFlight {
             return Some(Err(msg));
         }
         let gs = self.gs.as_ref()?;
-        gs.set_cut(super::link_cut(sim));
-        for e in sim.fault_events().iter().skip(self.faults_seen) {
+        gs.set_cut(
+            sim.vehicles()
+                .get(self.vehicle)
+                .is_some_and(|v| v.faults().links.gcs_lost),
+        );
+        for e in sim
+            .fault_events()
+            .iter()
+            .skip(self.faults_seen)
+            .filter(|e| e.vehicle == self.vehicle)
+        {
             let active = e.transition == mavsitl::faults::FaultTransition::Start;
             if let Some((name, value)) = self.dialect.sim_param_for(e.kind, active) {
                 eprintln!(
@@ -275,7 +301,7 @@ impl FirmwareFlight {
         }
         let phase = gs.phase();
         self.on_mission = phase == Phase::Flying && self.armed;
-        if let Some(v) = sim.vehicles().first() {
+        if let Some(v) = sim.vehicles().get(self.vehicle) {
             self.metrics
                 .sample(&v.ground_truth(), self.on_mission, &self.legs);
         }
@@ -306,7 +332,7 @@ impl FirmwareFlight {
             Ok(()) => {
                 let end = self.after_tick(sim);
                 if let Some(seq) = self.reached.take() {
-                    sim.note_item_reached(0, seq);
+                    sim.note_item_reached(self.vehicle, seq);
                 }
                 end.map_or(Judged::Go, Judged::End)
             }

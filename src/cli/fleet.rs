@@ -73,7 +73,7 @@ impl Member {
 }
 
 /// "collision with 'b' at 12.3 s, N 1.0 E 2.0 D -10.0 m, closing at 4.1 m/s".
-fn collision_text(sim: &Simulation, i: usize) -> String {
+pub(super) fn collision_text(sim: &Simulation, i: usize) -> String {
     let c: Option<&Collision> = sim
         .encounters()
         .and_then(|m| m.collisions().iter().find(|c| c.a == i || c.b == i));
@@ -88,9 +88,37 @@ fn collision_text(sim: &Simulation, i: usize) -> String {
     )
 }
 
+/// East spacing of the vehicles of `--count`, m.
+pub(super) const COUNT_SPACING_M: f64 = 5.0;
+
+/// `--count N` vehicles: the scenario's one vehicle copied N times,
+/// `COUNT_SPACING_M` apart eastwards (named `<name><k>`), or its N vehicles.
+pub(super) fn copies(inputs: &mut FlightInputs, count: u8) -> Result<(), CliError> {
+    let vehicles = &mut inputs.scenario.vehicles;
+    let n = count as usize;
+    match vehicles.len() {
+        1 if n > 1 => {
+            let one = vehicles[0].clone();
+            vehicles.clear();
+            for k in 0..n {
+                let mut v = one.clone();
+                v.name = format!("{}{k}", one.name);
+                v.initial.east_m += COUNT_SPACING_M * k as f64;
+                vehicles.push(v);
+            }
+            Ok(())
+        }
+        m if m == n => Ok(()),
+        m => Err(CliError::input(
+            format!("--count {n} with a scenario of {m} vehicles"),
+            "give a scenario of one vehicle (copied) or of N",
+        )),
+    }
+}
+
 /// With no vehicle given to SimpleFlight, the first flies the command
 /// line's mission (as `fly` flies a one-vehicle scenario).
-fn give_first_to_simpleflight(inputs: &mut FlightInputs) {
+pub(super) fn give_first_to_simpleflight(inputs: &mut FlightInputs) {
     let any = inputs
         .scenario
         .vehicles

@@ -19,6 +19,7 @@ mod home;
 mod launch;
 mod plot;
 mod px4;
+mod px4_fleet;
 mod replay;
 mod serve;
 mod sim;

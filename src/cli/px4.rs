@@ -89,6 +89,12 @@ pub struct Px4Args {
     #[arg(long, value_name = "DIR", env = "PX4_BUILD_DIR")]
     pub px4_build: Option<PathBuf>,
 
+    /// Fly N vehicles of one world with N PX4 instances (--instance + k),
+    /// 5 m apart eastwards, each flying the --mission moved to its start;
+    /// needs --px4-build.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=32))]
+    pub count: u8,
+
     /// A flight in one command.
     #[command(flatten)]
     pub flight: FirmwareFlightArgs,
@@ -163,7 +169,8 @@ pub(super) struct Px4Setup<'a> {
 }
 
 impl<'a> Px4Setup<'a> {
-    fn of(args: &'a Px4Args) -> Self {
+    /// The command line's setup (instance, bind, workdir, record).
+    pub(super) fn of(args: &'a Px4Args) -> Self {
         Px4Setup {
             instance: args.instance,
             bind: args.bind,
@@ -274,8 +281,14 @@ pub(super) fn build(
 }
 
 /// The bridge's options from the command line and the scenario.
-fn options(args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
-    let mut opts = bridge_options(&Px4Setup::of(args), inputs, args.px4_build.is_some());
+pub(super) fn options(args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
+    options_for(&Px4Setup::of(args), args, inputs)
+}
+
+/// The bridge's options for `setup` (one instance of `--count`), with the
+/// command line's waits.
+pub(super) fn options_for(setup: &Px4Setup, args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
+    let mut opts = bridge_options(setup, inputs, args.px4_build.is_some());
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
     opts.give_up_after = Duration::from_secs_f64(args.px4_timeout.max(0.1));
     opts
@@ -334,7 +347,7 @@ pub(super) fn listen(opts: &Px4Options, other: &str) -> Result<Px4Port, CliError
 }
 
 /// --speedup, else PX4_SIM_SPEED_FACTOR, else as fast as PX4 answers.
-fn speedup_of(args: &Px4Args) -> Result<Speedup, CliError> {
+pub(super) fn speedup_of(args: &Px4Args) -> Result<Speedup, CliError> {
     if let Some(s) = args.speedup {
         return Ok(s);
     }
@@ -434,6 +447,9 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
     let inputs = args
         .world
         .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Quad)?;
+    if args.count > 1 {
+        return super::px4_fleet::run(&args, inputs);
+    }
     if args.udp && args.px4_build.is_some() {
         return Err(CliError::input(
             "--udp cannot be used with --px4-build: PX4's stock start-up connects over TCP",

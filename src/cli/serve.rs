@@ -77,46 +77,18 @@ pub struct ServeArgs {
 const MAX_SPEED_SERVICE_US: u64 = 20_000;
 /// Sim time between network services when paced.
 const PACED_SERVICE_US: u64 = 4_000;
-/// East spacing of the vehicles of `--count`, m.
-const COUNT_SPACING_M: f64 = 5.0;
-
-/// The vehicles to serve: with `--count N`, the scenario's one vehicle
-/// copied N times 5 m apart eastwards (or its N vehicles), all flown by
-/// SimpleFlight; else the scenario's SimpleFlight vehicles, or its first.
+/// The vehicles to serve: with `--count N`, N vehicles (see
+/// [`super::fleet::copies`]), all flown by SimpleFlight; else the scenario's
+/// SimpleFlight vehicles, or its first.
 fn serve_vehicles(inputs: &mut FlightInputs, count: u8) -> Result<(), CliError> {
-    let vehicles = &mut inputs.scenario.vehicles;
-    let n = count as usize;
-    if n > 1 {
-        match vehicles.len() {
-            1 => {
-                let one = vehicles[0].clone();
-                vehicles.clear();
-                for k in 0..n {
-                    let mut v = one.clone();
-                    v.name = format!("{}{k}", one.name);
-                    v.initial.east_m += COUNT_SPACING_M * k as f64;
-                    vehicles.push(v);
-                }
-            }
-            m if m == n => {}
-            m => {
-                return Err(CliError::input(
-                    format!("--count {n} with a scenario of {m} vehicles"),
-                    "give a scenario of one vehicle (copied) or of N",
-                ))
-            }
-        }
-        for v in vehicles.iter_mut() {
+    if count > 1 {
+        super::fleet::copies(inputs, count)?;
+        for v in inputs.scenario.vehicles.iter_mut() {
             v.controller = ControllerSpec::SimpleFlight(Default::default());
         }
         return Ok(());
     }
-    let any = vehicles
-        .iter()
-        .any(|v| matches!(v.controller, ControllerSpec::SimpleFlight(_)));
-    if let (false, Some(v)) = (any, vehicles.first_mut()) {
-        v.controller = ControllerSpec::SimpleFlight(Default::default());
-    }
+    super::fleet::give_first_to_simpleflight(inputs);
     Ok(())
 }
 

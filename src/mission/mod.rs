@@ -140,6 +140,44 @@ pub enum MissionError {
 }
 
 impl Mission {
+    /// The same plan moved `by` metres (north, east) in `frame`: every item,
+    /// fence vertex and rally point with a position, and the planned home,
+    /// each at its own altitude (one of several vehicles flying the plan
+    /// from its own start).
+    pub fn translated(
+        &self,
+        frame: &crate::geo::LocalFrame,
+        by: nalgebra::Vector2<f64>,
+    ) -> Mission {
+        let alt = frame.origin().alt_m;
+        let shift = |lat: f64, lon: f64| {
+            let ned = frame.to_ned(&crate::geo::GeoPoint::from_deg(lat, lon, alt));
+            let g = frame.to_geodetic(&nalgebra::Vector3::new(ned.x + by.x, ned.y + by.y, ned.z));
+            (g.lat_deg(), g.lon_deg())
+        };
+        let move_item = |it: &MissionItem| {
+            let mut it = *it;
+            if it.is_global() && (it.x != 0.0 || it.y != 0.0) {
+                (it.x, it.y) = shift(it.x, it.y);
+            }
+            it
+        };
+        Mission {
+            items: self.items.iter().map(move_item).collect(),
+            fence: self.fence.iter().map(move_item).collect(),
+            rally: self.rally.iter().map(move_item).collect(),
+            home: self.home.map(|h| {
+                let (lat_deg, lon_deg) = shift(h.lat_deg, h.lon_deg);
+                PlanHome {
+                    lat_deg,
+                    lon_deg,
+                    alt_m: h.alt_m,
+                }
+            }),
+            ..self.clone()
+        }
+    }
+
     /// Reads a `.plan` (JSON) or `QGC WPL` file, chosen by its content.
     ///
     /// # Errors
