@@ -353,6 +353,7 @@ fn the_firmware_suites_load_and_ask_for_their_firmware() {
         ("suites/px4.toml", "--px4-build"),
         ("suites/px4_regression.toml", "--px4-build"),
         ("suites/ardupilot.toml", "--ardupilot"),
+        ("suites/ardupilot_regression.toml", "--ardupilot"),
     ] {
         let o = mavsitl().args(["test", suite]).output().expect("run");
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
