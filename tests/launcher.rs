@@ -461,3 +461,60 @@ fn count_needs_a_launched_px4() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--count needs --px4-build"), "{stderr}");
 }
+
+#[test]
+fn ardupilot_count_starts_one_instance_per_vehicle_each_with_its_ground_station() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mark = tmp.path().join("mark");
+    let rec = tmp.path().join("rec");
+    let out = mavsitl()
+        .args([
+            "ardupilot",
+            "--vehicle",
+            "quad",
+            "--count",
+            "2",
+            "--instance",
+            "25",
+        ])
+        .args(["--ready-timeout", "2"])
+        .arg("--mission")
+        .arg(repo("missions/quad_square.plan"))
+        .arg("--ardupilot")
+        .arg(repo("tests/standins/ardupilot"))
+        .arg("--record")
+        .arg(&rec)
+        .env("STANDIN_MARK", &mark)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    // Each ran only because its own ground station connected (TCP 5760 +
+    // 10 N); neither gets a GPS fix from the stand-in, so both flights fail
+    // on readiness, each with its own summary.
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("2 ArduPilot instances (25..=26) flying one world"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout
+            .matches("ArduPilot was not ready to fly within --ready-timeout 2 s")
+            .count(),
+        2,
+        "{stdout}\n{stderr}"
+    );
+    for (name, port) in [("quad0", 6010), ("quad1", 6020)] {
+        let log = std::fs::read_to_string(rec.join(name).join("firmware.log")).expect("log");
+        assert!(
+            log.contains(&format!("Connection on serial port {port}")),
+            "{name}: {log}"
+        );
+        assert!(rec.join(name).join("mission_events.csv").is_file());
+    }
+    let marks = std::fs::read_to_string(&mark).expect("marks");
+    assert_eq!(
+        marks.lines().filter(|l| l.starts_with("SIGTERM")).count(),
+        2,
+        "{marks}"
+    );
+}

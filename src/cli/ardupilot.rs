@@ -82,6 +82,12 @@ pub struct ArduPilotArgs {
     #[arg(long, value_name = "FILES")]
     pub defaults: Option<String>,
 
+    /// Fly N vehicles of one world with N ArduPilot instances (--instance +
+    /// k), 5 m apart eastwards, each flying the --mission moved to its start;
+    /// needs --ardupilot.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=32))]
+    pub count: u8,
+
     /// A flight in one command.
     #[command(flatten)]
     pub flight: FirmwareFlightArgs,
@@ -163,9 +169,10 @@ fn ardupilot_files(
 /// How to start ArduPilot: the SITL binary with the JSON backend, its own
 /// pacing at --speedup, the home, the stock defaults plus ours, instance N,
 /// in a fresh working directory (no eeprom.bin from an earlier run).
-fn launch_spec(
+pub(super) fn launch_spec(
     path: &Path,
     args: &ArduPilotArgs,
+    (instance, record): (u8, Option<&Path>),
     inputs: &FlightInputs,
     multicopter: bool,
     params: &[(String, String)],
@@ -194,8 +201,8 @@ fn launch_spec(
         // answers each frame at once.
         _ => 1000.0,
     };
-    let workdir = super::launch::scratch_dir("ardupilot", args.instance);
-    let log = match &args.record {
+    let workdir = super::launch::scratch_dir("ardupilot", instance);
+    let log = match record {
         Some(dir) => dir.join("firmware.log"),
         None => workdir.join("firmware.log"),
     };
@@ -212,7 +219,7 @@ fn launch_spec(
             format!("{},{},{},{}", h.lat_deg, h.lon_deg, h.alt_m, h.heading_deg),
             "--defaults".into(),
             defaults,
-            format!("-I{}", args.instance),
+            format!("-I{instance}"),
         ]
         .into_iter()
         .map(Into::into)
@@ -266,7 +273,7 @@ fn physics_rate_for(scenario_hz: u32, frame_rate: u32) -> u32 {
 
 /// The frame rate: --frame-rate, else the vehicle's default; refused when a
 /// frame is not a whole number of microseconds.
-fn frame_rate_of(args: &ArduPilotArgs, multicopter: bool) -> Result<u32, CliError> {
+pub(super) fn frame_rate_of(args: &ArduPilotArgs, multicopter: bool) -> Result<u32, CliError> {
     let frame_rate = args.frame_rate.unwrap_or(if multicopter {
         QUAD_FRAME_RATE_HZ
     } else {
@@ -317,22 +324,15 @@ fn print_instructions(
     let _ = std::io::stdout().flush();
 }
 
-/// Runs `mavsitl ardupilot`.
-pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
-    let mut inputs =
-        args.world
-            .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Boat)?;
-    let multicopter = inputs
-        .scenario
-        .vehicles
-        .first()
-        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
-    let frame_rate = frame_rate_of(&args, multicopter)?;
-    let params = args
-        .flight
-        .firmware_params(args.ardupilot.is_some(), "--ardupilot")?;
-    let opts = ArduPilotOptions {
-        bind: SocketAddr::new(args.bind, 9002 + 10 * args.instance as u16),
+/// The bridge's options for `instance` (UDP 9002 + 10 × instance).
+pub(super) fn options(
+    args: &ArduPilotArgs,
+    instance: u8,
+    multicopter: bool,
+    frame_rate: u32,
+) -> ArduPilotOptions {
+    ArduPilotOptions {
+        bind: SocketAddr::new(args.bind, 9002 + 10 * instance as u16),
         frame_rate_hz: frame_rate,
         map: if multicopter {
             ChannelMap::quad_x()
@@ -342,10 +342,14 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         give_up_after: Duration::from_secs_f64(args.timeout.max(0.1)),
         stop: Some(&super::STOP_RUN),
         launched: args.ardupilot.is_some(),
-    };
+    }
+}
+
+/// The physics rate a whole multiple of the frame rate, and the IMU sampled
+/// once a frame: ArduPilot takes one IMU sample per frame, so every reply
+/// carries a fresh noisy sample.
+pub(super) fn at_frame_rate(inputs: &mut FlightInputs, frame_rate: u32) {
     inputs.scenario.physics_rate_hz = physics_rate_for(inputs.scenario.physics_rate_hz, frame_rate);
-    // ArduPilot takes one IMU sample per frame: sample the IMU model at the
-    // frame rate, so every reply carries a fresh noisy sample.
     for v in &mut inputs.scenario.vehicles {
         if v.sensors.imu.rate_hz != frame_rate {
             tracing::info!(
@@ -355,6 +359,27 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             v.sensors.imu.rate_hz = frame_rate;
         }
     }
+}
+
+/// Runs `mavsitl ardupilot`.
+pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
+    let mut inputs =
+        args.world
+            .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Boat)?;
+    if args.count > 1 {
+        return super::ardupilot_fleet::run(&args, inputs);
+    }
+    let multicopter = inputs
+        .scenario
+        .vehicles
+        .first()
+        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+    let frame_rate = frame_rate_of(&args, multicopter)?;
+    let params = args
+        .flight
+        .firmware_params(args.ardupilot.is_some(), "--ardupilot")?;
+    let opts = options(&args, args.instance, multicopter, frame_rate);
+    at_frame_rate(&mut inputs, frame_rate);
     let mut ls = build(&inputs, &opts)?;
     let scenario = &inputs.scenario;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
@@ -368,7 +393,14 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
         "",
     );
     let launch = match &args.ardupilot {
-        Some(path) => Some(launch_spec(path, &args, &inputs, multicopter, &params)?),
+        Some(path) => Some(launch_spec(
+            path,
+            &args,
+            (args.instance, args.record.as_deref()),
+            &inputs,
+            multicopter,
+            &params,
+        )?),
         None => {
             print_instructions(&args, &inputs, &opts, multicopter);
             None

@@ -142,6 +142,8 @@ pub(super) struct FirmwareFlight {
     on_mission: bool,
     mission_end: SimTime,
     wall: Instant,
+    /// When the flight's run ended (wall), if marked before [`Self::finish`].
+    ended: Option<Instant>,
     /// The vehicle it flies (its index in the simulation).
     vehicle: usize,
 }
@@ -221,6 +223,7 @@ impl FirmwareFlight {
             on_mission: false,
             mission_end: SimTime::from_secs_f64(args.mission_timeout.max(0.0)),
             wall: Instant::now(),
+            ended: None,
             vehicle: 0,
         })
     }
@@ -248,6 +251,12 @@ impl FirmwareFlight {
     /// lines of its console.
     pub fn exited(&self) -> Option<String> {
         self.firmware.as_ref().and_then(Firmware::exited)
+    }
+
+    /// Marks the end of the run's wall time (a fleet's flights, finished one
+    /// after another, all end when the loop does).
+    pub fn mark_end(&mut self) {
+        self.ended.get_or_insert_with(Instant::now);
     }
 
     /// Whether mavsitl started the firmware.
@@ -377,7 +386,11 @@ impl FirmwareFlight {
             self.events.extend(gs.take_events());
             gs.stop();
         }
-        let wall_s = self.wall.elapsed().as_secs_f64();
+        let wall_s = self
+            .ended
+            .unwrap_or_else(Instant::now)
+            .duration_since(self.wall)
+            .as_secs_f64();
         let Some(gs) = self.gs.as_ref() else {
             return;
         };

@@ -8,9 +8,11 @@
 
 mod airsim;
 mod ardupilot;
+mod ardupilot_fleet;
 mod compare;
 mod compare_report;
 mod firmware;
+mod firmware_fleet;
 mod fleet;
 mod flights;
 mod fly;

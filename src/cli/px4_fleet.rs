@@ -12,20 +12,12 @@ use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::bridge::px4::Px4Bridge;
 use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
-use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{flight_title, FirmwareFlight, Judged};
+use super::firmware::FirmwareFlight;
+use super::firmware_fleet::{fly, Fleet, Member};
 use super::fly::FlightInputs;
-use super::gcs::Pacer;
 use super::px4::{Px4Args, Px4Setup};
-use super::{CliError, NextTick};
-
-/// One vehicle's PX4: its simulator port and its flight.
-struct Member {
-    name: String,
-    flight: FirmwareFlight,
-    outcome: Option<Result<(), String>>,
-}
+use super::CliError;
 
 /// Sets up instance k: bridge attached to vehicle k, PX4 launched, its
 /// ground station flying the plan moved to the vehicle's start.
@@ -88,11 +80,7 @@ fn member(
         &frame,
     )?
     .for_vehicle(k, &mission, &frame, start);
-    Ok(Member {
-        name,
-        flight,
-        outcome: None,
-    })
+    Ok(Member::new(name, flight))
 }
 
 /// Runs `mavsitl px4 --count N`.
@@ -126,111 +114,14 @@ pub(super) fn run(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), CliErr
         args.instance,
         args.instance as usize + members.len() - 1
     );
-    let rate = PhysicsRate::new(inputs.scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let end = args.duration.map(SimTime::from_secs_f64);
-    let pacer = Pacer::new(super::px4::speedup_of(args)?, SimTime::ZERO);
-    let outcome: Result<(), String> = loop {
-        match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
-            NextTick::Interrupted => break Err("interrupted".into()),
-            NextTick::Ended => break Ok(()),
-            NextTick::Wait(d) => {
-                std::thread::sleep(d);
-                continue;
-            }
-            NextTick::Due => {}
-        }
-        let step = match recorder.as_mut() {
-            Some(r) => ls.tick(r),
-            None => ls.tick(&mut ()),
-        };
-        if let Err(e) = step {
-            // The firmware that exited, if one did, is the cause.
-            let why = members
-                .iter()
-                .find_map(|m| m.flight.exited().map(|w| format!("{}: {w}", m.name)));
-            break Err(why.unwrap_or_else(|| e.to_string()));
-        }
-        follow(&mut members, &mut ls);
-        if members.iter().all(|m| m.outcome.is_some()) {
-            break Ok(());
-        }
-    };
-    finish(members, &ls, &inputs, args, outcome, recorder.as_mut())
-}
-
-/// After a tick: each flight on its own; a collision ends both.
-fn follow(members: &mut [Member], ls: &mut Lockstep) {
-    for (k, m) in members.iter_mut().enumerate() {
-        if m.outcome.is_some() {
-            continue;
-        }
-        if ls.sim().is_wrecked(k) {
-            m.outcome = Some(Err(super::fleet::collision_text(ls.sim(), k)));
-            continue;
-        }
-        match m.flight.judge(Ok(()), ls.sim_mut()) {
-            Judged::Go => {}
-            Judged::End(o) => m.outcome = Some(o),
-            Judged::Lost(why) => m.outcome = Some(Err(why)),
-        }
-    }
-}
-
-/// Stops every PX4, writes the records, prints a summary per vehicle.
-fn finish(
-    members: Vec<Member>,
-    ls: &Lockstep,
-    inputs: &FlightInputs,
-    args: &Px4Args,
-    outcome: Result<(), String>,
-    recorder: Option<&mut mavsitl::record::Recorder>,
-) -> Result<(), CliError> {
-    let sim = ls.sim();
-    let mut failed = Vec::new();
-    let multicopter = inputs
-        .scenario
-        .vehicles
-        .first()
-        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
-    let all_ok = outcome.is_ok();
-    for m in members {
-        let own = match (&m.outcome, &outcome) {
-            (Some(o), _) => o.clone(),
-            (None, Err(e)) => Err(e.clone()),
-            // No plan flown: the run's end (--duration) is its end.
-            (None, Ok(())) if !m.flight.flies_mission() => Ok(()),
-            (None, Ok(())) => Err("the run ended first".into()),
-        };
-        if own.is_err() {
-            failed.push(m.name.clone());
-        }
-        let title = format!(
-            "{} — vehicle '{}'",
-            flight_title("px4", inputs, multicopter),
-            m.name
-        );
-        let dir = args.record.as_ref().map(|d| d.join(&m.name));
-        m.flight.finish(sim, &own, dir.as_deref(), title);
-    }
-    if let Some(r) = recorder {
-        r.finish(sim, all_ok && failed.is_empty())
-            .map_err(|e| CliError::run(format!("recording: {e}")))?;
-    }
-    if let Some(e) = sim.encounters() {
-        println!(
-            "  encounters          {} (within {:.0} m), {} collisions",
-            e.encounters().len(),
-            e.proximity_m(),
-            e.collisions().len()
-        );
-    }
-    outcome.map_err(CliError::run)?;
-    match failed.is_empty() {
-        true => Ok(()),
-        false => Err(CliError::run(format!(
-            "flights failed: {}",
-            failed.join(", ")
-        ))),
-    }
+    fly(Fleet {
+        command: "px4",
+        members,
+        lockstep: ls,
+        inputs: &inputs,
+        record: args.record.as_deref(),
+        duration: args.duration,
+        speedup: super::px4::speedup_of(args)?,
+        recorder: recorder.as_mut(),
+    })
 }

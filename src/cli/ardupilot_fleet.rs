@@ -1,0 +1,143 @@
+//! `mavsitl ardupilot --count N --ardupilot PATH`: N ArduPilot SITL instances
+//! flying N vehicles of one world. Instance k (`--instance` + k) has its own
+//! JSON port (UDP 9002 + 10 × (instance + k)), its own ground station (TCP
+//! 5760 + 10 × (instance + k)) flying the plan moved to its vehicle's start,
+//! and the same home: the JSON backend's positions are NED from it, so each
+//! sees where its vehicle really is.
+
+use mavsitl::bridge::ardupilot::ArduPilotBridge;
+use mavsitl::bridge::ground_station::Firmware as Dialect;
+use mavsitl::geo::ExportFrame;
+use mavsitl::sim::Lockstep;
+
+use super::ardupilot::ArduPilotArgs;
+use super::firmware::FirmwareFlight;
+use super::firmware_fleet::{fly, Fleet, Member};
+use super::fly::FlightInputs;
+use super::gcs::Speedup;
+use super::CliError;
+
+/// What every instance shares.
+struct Common<'a> {
+    args: &'a ArduPilotArgs,
+    inputs: &'a FlightInputs,
+    multicopter: bool,
+    frame_rate: u32,
+    params: &'a [(String, String)],
+}
+
+/// Sets up instance k: bridge attached to vehicle k, ArduPilot launched,
+/// its ground station flying the plan moved to the vehicle's start.
+fn member(c: &Common, ls: &mut Lockstep, k: usize) -> Result<Member, CliError> {
+    let (args, inputs) = (c.args, c.inputs);
+    let path = args.ardupilot.as_ref().ok_or_else(|| {
+        CliError::input("--count needs --ardupilot", "mavsitl starts every instance")
+    })?;
+    let sim = ls.sim();
+    let frame = *sim.world().frame();
+    let (name, start) = sim
+        .vehicles()
+        .get(k)
+        .map(|v| (v.name().to_string(), v.body().state.pos_ned_m.xy()))
+        .ok_or_else(|| CliError::run("no such vehicle"))?;
+    let record = args.record.as_ref().map(|d| d.join(&name));
+    if let Some(d) = &record {
+        std::fs::create_dir_all(d)
+            .map_err(|e| CliError::input(format!("{}: cannot create: {e}", d.display()), ""))?;
+    }
+    let instance = args.instance.checked_add(k as u8).ok_or_else(|| {
+        CliError::input("--instance + --count passes 255", "use a lower --instance")
+    })?;
+    let opts = super::ardupilot::options(args, instance, c.multicopter, c.frame_rate);
+    let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
+        CliError::input(
+            format!("cannot bind UDP {}: {e}", opts.bind),
+            "another simulator may hold it: use --instance N",
+        )
+    })?;
+    ls.attach(k, Box::new(bridge)).map_err(|e| {
+        CliError::input(e.to_string(), "the frame rate must divide the physics rate")
+    })?;
+    let launch = super::ardupilot::launch_spec(
+        path,
+        args,
+        (instance, record.as_deref()),
+        inputs,
+        c.multicopter,
+        c.params,
+    )?;
+    let mission = inputs.mission.translated(&frame, start);
+    let own = FlightInputs {
+        mission: mission.clone(),
+        mission_name: inputs.mission_name.clone(),
+        scenario: inputs.scenario.clone(),
+        source: inputs.source.clone(),
+        param_text: None,
+    };
+    let dialect = if c.multicopter {
+        Dialect::ArduCopter
+    } else {
+        Dialect::ArduRover
+    };
+    let flight =
+        FirmwareFlight::start(dialect, instance, &own, &args.flight, Some(launch), &frame)?
+            .for_vehicle(k, &mission, &frame, start);
+    Ok(Member::new(name, flight))
+}
+
+/// Runs `mavsitl ardupilot --count N`.
+pub(super) fn run(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError> {
+    if args.ardupilot.is_none() {
+        return Err(CliError::input(
+            "--count needs --ardupilot: mavsitl starts every instance",
+            "add --ardupilot <ArduPilot checkout>",
+        ));
+    }
+    super::fleet::copies(&mut inputs, args.count)?;
+    let multicopter = inputs
+        .scenario
+        .vehicles
+        .first()
+        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+    let frame_rate = super::ardupilot::frame_rate_of(args, multicopter)?;
+    let params = args.flight.firmware_params(true, "--ardupilot")?;
+    super::ardupilot::at_frame_rate(&mut inputs, frame_rate);
+    let sim = inputs
+        .scenario
+        .build_simulation(&inputs.source)
+        .map_err(|e| CliError::input(e.to_string(), "see the README's scenario reference"))?;
+    let mut ls = Lockstep::new(sim);
+    let mut recorder = super::open_recorder(
+        args.record.as_deref(),
+        &inputs.scenario,
+        ls.sim(),
+        ExportFrame::Ned,
+    )?;
+    let common = Common {
+        args,
+        inputs: &inputs,
+        multicopter,
+        frame_rate,
+        params: &params,
+    };
+    let mut members = Vec::new();
+    for k in 0..inputs.scenario.vehicles.len() {
+        members.push(member(&common, &mut ls, k)?);
+    }
+    println!(
+        "mavsitl ardupilot: {} ArduPilot instances ({}..={}) flying one world",
+        members.len(),
+        args.instance,
+        args.instance as usize + members.len() - 1
+    );
+    fly(Fleet {
+        command: "ardupilot",
+        members,
+        lockstep: ls,
+        inputs: &inputs,
+        record: args.record.as_deref(),
+        duration: args.duration,
+        speedup: args.speedup.unwrap_or(Speedup::Max),
+        recorder: recorder.as_mut(),
+    })
+}

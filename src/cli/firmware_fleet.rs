@@ -1,0 +1,171 @@
+//! What `px4 --count` and `ardupilot --count` share: N firmware instances
+//! flying N vehicles of one world in one lockstep loop that advances only
+//! when every firmware has answered its step; each flight ends on its own
+//! (a collision ends both vehicles'), and gets its own summary.
+
+use std::path::Path;
+
+use mavsitl::record::Recorder;
+use mavsitl::sim::Lockstep;
+use mavsitl::time::{PhysicsRate, SimTime};
+
+use super::firmware::{flight_title, FirmwareFlight, Judged};
+use super::fly::FlightInputs;
+use super::gcs::{Pacer, Speedup};
+use super::{CliError, NextTick};
+
+/// One vehicle's firmware flight.
+pub(super) struct Member {
+    name: String,
+    flight: FirmwareFlight,
+    outcome: Option<Result<(), String>>,
+}
+
+impl Member {
+    /// Vehicle `name`'s flight, under way.
+    pub fn new(name: String, flight: FirmwareFlight) -> Self {
+        Member {
+            name,
+            flight,
+            outcome: None,
+        }
+    }
+}
+
+/// A fleet ready to fly.
+pub(super) struct Fleet<'a> {
+    /// The subcommand, for titles ("px4").
+    pub command: &'static str,
+    /// One per vehicle, in vehicle order.
+    pub members: Vec<Member>,
+    /// The loop, a bridge attached to every vehicle.
+    pub lockstep: Lockstep,
+    /// The world's inputs.
+    pub inputs: &'a FlightInputs,
+    /// The recording directory (each vehicle in `<name>/`).
+    pub record: Option<&'a Path>,
+    /// Stop after this much sim time, s.
+    pub duration: Option<f64>,
+    /// Pacing.
+    pub speedup: Speedup,
+    /// The recorder.
+    pub recorder: Option<&'a mut Recorder>,
+}
+
+/// Flies the fleet to its end and reports it.
+pub(super) fn fly(mut f: Fleet) -> Result<(), CliError> {
+    let rate = PhysicsRate::new(f.inputs.scenario.physics_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), ""))?;
+    let end = f.duration.map(SimTime::from_secs_f64);
+    let pacer = Pacer::new(f.speedup, SimTime::ZERO);
+    let ls = &mut f.lockstep;
+    let outcome: Result<(), String> = loop {
+        match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
+            NextTick::Interrupted => break Err("interrupted".into()),
+            NextTick::Ended => break Ok(()),
+            NextTick::Wait(d) => {
+                std::thread::sleep(d);
+                continue;
+            }
+            NextTick::Due => {}
+        }
+        let step = match f.recorder.as_deref_mut() {
+            Some(r) => ls.tick(r),
+            None => ls.tick(&mut ()),
+        };
+        if let Err(e) = step {
+            // The firmware that exited, if one did, is the cause.
+            let why = f
+                .members
+                .iter()
+                .find_map(|m| m.flight.exited().map(|w| format!("{}: {w}", m.name)));
+            break Err(why.unwrap_or_else(|| e.to_string()));
+        }
+        follow(&mut f.members, ls);
+        if f.members.iter().all(|m| m.outcome.is_some()) {
+            break Ok(());
+        }
+    };
+    for m in &mut f.members {
+        m.flight.mark_end();
+    }
+    finish(f, outcome)
+}
+
+/// After a tick: each flight on its own; a collision ends both.
+fn follow(members: &mut [Member], ls: &mut Lockstep) {
+    for (k, m) in members.iter_mut().enumerate() {
+        if m.outcome.is_some() {
+            continue;
+        }
+        if ls.sim().is_wrecked(k) {
+            m.outcome = Some(Err(super::fleet::collision_text(ls.sim(), k)));
+            continue;
+        }
+        match m.flight.judge(Ok(()), ls.sim_mut()) {
+            Judged::Go => {}
+            Judged::End(o) => m.outcome = Some(o),
+            Judged::Lost(why) => m.outcome = Some(Err(why)),
+        }
+    }
+}
+
+/// Stops every firmware, writes the records, prints a summary per vehicle.
+fn finish(f: Fleet, outcome: Result<(), String>) -> Result<(), CliError> {
+    let Fleet {
+        command,
+        members,
+        lockstep,
+        inputs,
+        record,
+        recorder,
+        ..
+    } = f;
+    let sim = lockstep.sim();
+    let mut failed = Vec::new();
+    let multicopter = inputs
+        .scenario
+        .vehicles
+        .first()
+        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+    let all_ok = outcome.is_ok();
+    for m in members {
+        let own = match (&m.outcome, &outcome) {
+            (Some(o), _) => o.clone(),
+            (None, Err(e)) => Err(e.clone()),
+            // No plan flown: the run's end (--duration) is its end.
+            (None, Ok(())) if !m.flight.flies_mission() => Ok(()),
+            (None, Ok(())) => Err("the run ended first".into()),
+        };
+        if own.is_err() {
+            failed.push(m.name.clone());
+        }
+        let title = format!(
+            "{} — vehicle '{}'",
+            flight_title(command, inputs, multicopter),
+            m.name
+        );
+        let dir = record.map(|d| d.join(&m.name));
+        m.flight.finish(sim, &own, dir.as_deref(), title);
+    }
+    if let Some(r) = recorder {
+        r.finish(sim, all_ok && failed.is_empty())
+            .map_err(|e| CliError::run(format!("recording: {e}")))?;
+    }
+    if let Some(e) = sim.encounters() {
+        println!(
+            "  encounters          {} (within {:.0} m), {} collisions",
+            e.encounters().len(),
+            e.proximity_m(),
+            e.collisions().len()
+        );
+    }
+    outcome.map_err(CliError::run)?;
+    match failed.is_empty() {
+        true => Ok(()),
+        false => Err(CliError::run(format!(
+            "flights failed: {}",
+            failed.join(", ")
+        ))),
+    }
+}
