@@ -493,3 +493,59 @@ fn mavsdk_flies_two_of_three_vehicles_at_once() {
         "{enc}"
     );
 }
+
+/// `serve --count 2 --adsb`: vehicle 0's link reports vehicle 1 as ADS-B
+/// traffic, where it stands (5 m east of vehicle 0), seen by a plain
+/// mavlink-crate listener.
+#[test]
+fn a_fleet_reports_the_other_vehicles_as_adsb_traffic() {
+    let listener = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    listener
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["serve", "--count", "2", "--adsb", "--instance", "50"])
+        .args(["--gcs-bind", "127.0.0.1:0", "--speedup", "5"])
+        .args(["--gcs-out", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut buf = [0u8; 4096];
+    let mut seen = None;
+    for _ in 0..500 {
+        let Ok((n, _)) = listener.recv_from(&mut buf) else {
+            break;
+        };
+        let mut r = MavlinkReader::new(&buf[..n]);
+        while let Ok((h, m)) = r.read_any_message::<MavMessage>() {
+            if let MavMessage::ADSB_VEHICLE(a) = &m {
+                seen = Some((h.system_id, a.clone()));
+            }
+        }
+        if seen.is_some() {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let (from, a) = seen.unwrap_or_else(|| panic!("no ADSB_VEHICLE"));
+    // Sent by vehicle 0 (system id 51), about vehicle 1.
+    assert_eq!(from, 51);
+    assert_eq!(a.ICAO_address & 0xFFF, 1);
+    assert_eq!(&a.callsign[..6], b"QUAD1\0");
+    let h = mavsitl::scenario::DEFAULT_HOME;
+    let frame = mavsitl::geo::LocalFrame::new(mavsitl::geo::GeoPoint::from_deg(
+        h.lat_deg, h.lon_deg, h.alt_m,
+    ));
+    let at = frame.to_ned(&mavsitl::geo::GeoPoint::from_deg(
+        a.lat as f64 * 1e-7,
+        a.lon as f64 * 1e-7,
+        h.alt_m,
+    ));
+    assert!((at.x.abs(), (at.y - 5.0).abs()) < (0.1, 0.1), "{at:?}");
+    assert!(a
+        .flags
+        .contains(mavlink::dialects::common::AdsbFlags::ADSB_FLAGS_SIMULATED));
+}

@@ -6,3 +6,4 @@ pub mod ardupilot;
 pub mod ground_station;
 pub mod param_file;
 pub mod px4;
+pub mod traffic;

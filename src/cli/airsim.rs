@@ -265,6 +265,7 @@ fn run_px4(
         gcs_forward: None,
         keep_workdir: args.keep_workdir,
         params: None,
+        adsb: false,
     };
     let flight = FirmwareFlight::start(
         Dialect::Px4,

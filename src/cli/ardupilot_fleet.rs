@@ -139,5 +139,6 @@ pub(super) fn run(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), 
         duration: args.duration,
         speedup: args.speedup.unwrap_or(Speedup::Max),
         recorder: recorder.as_mut(),
+        adsb: args.flight.adsb,
     })
 }

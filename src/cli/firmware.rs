@@ -51,6 +51,12 @@ pub struct FirmwareFlightArgs {
     #[arg(long)]
     pub keep_workdir: bool,
 
+    /// With --count: send each firmware the other vehicles as ADS-B traffic
+    /// (ADSB_VEHICLE at 2 Hz over its ground-station link), for its own
+    /// traffic avoidance.
+    #[arg(long)]
+    pub adsb: bool,
+
     /// Firmware parameters set at start-up, over the airframe's (a launched
     /// firmware): `NAME VALUE` or `NAME,VALUE` lines, or QGroundControl's
     /// .params. PX4 gets them as PX4_PARAM_<NAME> variables, ArduPilot as a
@@ -251,6 +257,14 @@ impl FirmwareFlight {
     /// lines of its console.
     pub fn exited(&self) -> Option<String> {
         self.firmware.as_ref().and_then(Firmware::exited)
+    }
+
+    /// Sends the firmware `msgs` over its ground-station link (none without
+    /// a plan flown).
+    pub fn send(&self, msgs: Vec<mavlink::dialects::common::MavMessage>) {
+        if let Some(gs) = &self.gs {
+            gs.send(msgs);
+        }
     }
 
     /// Marks the end of the run's wall time (a fleet's flights, finished one

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use mavsitl::bridge::traffic::{traffic_for, TRAFFIC_PERIOD_US};
 use mavsitl::record::Recorder;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
@@ -50,6 +51,8 @@ pub(super) struct Fleet<'a> {
     pub speedup: Speedup,
     /// The recorder.
     pub recorder: Option<&'a mut Recorder>,
+    /// Send each firmware the others as ADS-B traffic.
+    pub adsb: bool,
 }
 
 /// Flies the fleet to its end and reports it.
@@ -59,6 +62,7 @@ pub(super) fn fly(mut f: Fleet) -> Result<(), CliError> {
     let end = f.duration.map(SimTime::from_secs_f64);
     let pacer = Pacer::new(f.speedup, SimTime::ZERO);
     let ls = &mut f.lockstep;
+    let mut next_traffic = SimTime::ZERO;
     let outcome: Result<(), String> = loop {
         match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
             NextTick::Interrupted => break Err("interrupted".into()),
@@ -82,6 +86,12 @@ pub(super) fn fly(mut f: Fleet) -> Result<(), CliError> {
             break Err(why.unwrap_or_else(|| e.to_string()));
         }
         follow(&mut f.members, ls);
+        if f.adsb && ls.sim().time() >= next_traffic {
+            next_traffic = ls.sim().time() + TRAFFIC_PERIOD_US;
+            for (k, m) in f.members.iter().enumerate() {
+                m.flight.send(traffic_for(k, ls.sim()));
+            }
+        }
         if f.members.iter().all(|m| m.outcome.is_some()) {
             break Ok(());
         }

@@ -291,6 +291,12 @@ impl GcsSession {
         self.out.clear();
     }
 
+    /// Sends `msgs` with the next service (e.g. ADSB_VEHICLE traffic).
+    pub fn queue(&mut self, msgs: Vec<mavlink::dialects::common::MavMessage>) {
+        self.out
+            .extend(msgs.into_iter().map(mavsitl::wire::Outgoing::Msg));
+    }
+
     /// Cuts or restores the link (a `gcs_link_loss` fault): while cut, what
     /// arrives is dropped and nothing is sent.
     pub fn set_silent(&mut self, silent: bool) {

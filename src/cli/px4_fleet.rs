@@ -123,5 +123,6 @@ pub(super) fn run(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), CliErr
         duration: args.duration,
         speedup: super::px4::speedup_of(args)?,
         recorder: recorder.as_mut(),
+        adsb: args.flight.adsb,
     })
 }

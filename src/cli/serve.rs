@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use mavsitl::autopilot::setup::{self, Fleet, PilotPlan};
+use mavsitl::bridge::traffic::{traffic_for, TRAFFIC_PERIOD_US};
 use mavsitl::geo::ExportFrame;
 use mavsitl::scenario::{ControllerSpec, Home};
 use mavsitl::sim::{Observer, Simulation};
@@ -67,6 +68,11 @@ pub struct ServeArgs {
     /// vehicle (copied) or N.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=200))]
     pub count: u8,
+
+    /// With --count: each vehicle also reports the others as ADS-B traffic
+    /// (ADSB_VEHICLE at 2 Hz), for ground stations' traffic maps.
+    #[arg(long)]
+    pub adsb: bool,
 
     /// Ground-station link.
     #[command(flatten)]
@@ -240,6 +246,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     let mut outcome: Result<(), String> = Ok(());
     let mut recording = true;
     let mut collisions_told = 0;
+    let mut next_traffic = SimTime::ZERO;
     loop {
         let now = fleet.lockstep.sim().time();
         match super::next_tick(now, end, &pacer, period) {
@@ -266,6 +273,12 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         }
         let now = fleet.lockstep.sim().time();
         collisions_told = tell_collisions(fleet.lockstep.sim(), collisions_told);
+        if args.adsb && now >= next_traffic {
+            next_traffic = now + TRAFFIC_PERIOD_US;
+            for (s, p) in sessions.iter_mut().zip(&fleet.pilots) {
+                s.queue(traffic_for(p.index, fleet.lockstep.sim()));
+            }
+        }
         if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + service_every) {
             service_all(&mut sessions, &fleet, now);
             last_service = Some(now);

@@ -53,7 +53,13 @@ struct Shared {
     reached: usize,
     nav_items: usize,
     frames_in: u64,
+    /// Messages to send the firmware as they are (traffic), oldest first;
+    /// at most [`OUTBOX_MAX`] wait.
+    outbox: Vec<MavMessage>,
 }
+
+/// The most messages waiting to go out (a firmware not yet connected).
+const OUTBOX_MAX: usize = 256;
 
 enum Conn {
     Udp {
@@ -231,6 +237,7 @@ impl GroundStationHandle {
             reached: 0,
             nav_items: gs.nav_items(),
             frames_in: 0,
+            outbox: Vec::new(),
         }));
         let quit = Arc::new(AtomicBool::new(false));
         let cut = Arc::new(AtomicBool::new(false));
@@ -260,6 +267,15 @@ impl GroundStationHandle {
     /// is known).
     pub fn set_firmware_param(&self, name: &'static str, value: f32) {
         lock(&self.shared).params.push((name, value));
+    }
+
+    /// Sends `msgs` to the firmware as they are (e.g. ADSB_VEHICLE traffic);
+    /// beyond a backlog of 256 unsent, the oldest are dropped.
+    pub fn send(&self, msgs: impl IntoIterator<Item = MavMessage>) {
+        let mut s = lock(&self.shared);
+        s.outbox.extend(msgs);
+        let over = s.outbox.len().saturating_sub(OUTBOX_MAX);
+        s.outbox.drain(..over);
     }
 
     /// The bound UDP address (PX4), if any.
@@ -357,6 +373,7 @@ fn run(
                 }
             }
             s.params = kept;
+            out.append(&mut s.outbox);
         }
         if silent {
             out.clear();
