@@ -79,9 +79,16 @@ fn member(c: &Common, ls: &mut Lockstep, k: usize) -> Result<Member, CliError> {
     } else {
         Dialect::ArduRover
     };
-    let flight =
-        FirmwareFlight::start(dialect, instance, &own, &args.flight, Some(launch), &frame)?
-            .for_vehicle(k, &mission, &frame, start);
+    let flight = FirmwareFlight::start_as(
+        dialect,
+        instance,
+        &own,
+        &args.flight,
+        Some(launch),
+        &frame,
+        false,
+    )?
+    .for_vehicle(k, &mission, &frame, start);
     Ok(Member::new(name, flight))
 }
 

@@ -165,6 +165,21 @@ impl FirmwareFlight {
         launch: Option<LaunchSpec>,
         frame: &mavsitl::geo::LocalFrame,
     ) -> Result<Self, CliError> {
+        Self::start_as(dialect, instance, inputs, args, launch, frame, true)
+    }
+
+    /// [`Self::start`] for one flight of several (`alone` false): its
+    /// ground station's failure ends this flight only, not the run's
+    /// lockstep waits.
+    pub fn start_as(
+        dialect: Dialect,
+        instance: u8,
+        inputs: &FlightInputs,
+        args: &FirmwareFlightArgs,
+        launch: Option<LaunchSpec>,
+        frame: &mavsitl::geo::LocalFrame,
+        alone: bool,
+    ) -> Result<Self, CliError> {
         let clock = Arc::new(AtomicU64::new(0));
         let multicopter = inputs
             .scenario
@@ -198,7 +213,7 @@ impl FirmwareFlight {
                         firmware: addr,
                         forward: args.gcs_forward,
                         sim_clock: clock.clone(),
-                        stop_run: Some(&super::STOP_RUN),
+                        stop_run: alone.then_some(&super::STOP_RUN),
                     },
                 )
                 .map_err(|e| {

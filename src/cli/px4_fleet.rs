@@ -71,13 +71,14 @@ fn member(
         source: inputs.source.clone(),
         param_text: None,
     };
-    let flight = FirmwareFlight::start(
+    let flight = FirmwareFlight::start_as(
         Dialect::Px4,
         instance,
         &own,
         &args.flight,
         Some(launch),
         &frame,
+        false,
     )?
     .for_vehicle(k, &mission, &frame, start);
     Ok(Member::new(name, flight))
