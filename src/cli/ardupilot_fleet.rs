@@ -11,8 +11,7 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 
 use super::ardupilot::ArduPilotArgs;
-use super::firmware::FirmwareFlight;
-use super::firmware_fleet::{fly, Fleet, Member};
+use super::firmware_fleet::{fly, Fleet, Member, Slot};
 use super::fly::FlightInputs;
 use super::gcs::Speedup;
 use super::CliError;
@@ -33,22 +32,9 @@ fn member(c: &Common, ls: &mut Lockstep, k: usize) -> Result<Member, CliError> {
     let path = args.ardupilot.as_ref().ok_or_else(|| {
         CliError::input("--count needs --ardupilot", "mavsitl starts every instance")
     })?;
-    let sim = ls.sim();
-    let frame = *sim.world().frame();
-    let (name, start) = sim
-        .vehicles()
-        .get(k)
-        .map(|v| (v.name().to_string(), v.body().state.pos_ned_m.xy()))
-        .ok_or_else(|| CliError::run("no such vehicle"))?;
-    let record = args.record.as_ref().map(|d| d.join(&name));
-    if let Some(d) = &record {
-        std::fs::create_dir_all(d)
-            .map_err(|e| CliError::input(format!("{}: cannot create: {e}", d.display()), ""))?;
-    }
-    let instance = args.instance.checked_add(k as u8).ok_or_else(|| {
-        CliError::input("--instance + --count passes 255", "use a lower --instance")
-    })?;
-    let opts = super::ardupilot::options(args, instance, c.multicopter, c.frame_rate);
+    let frame = *ls.sim().world().frame();
+    let slot = Slot::of(ls.sim(), k, args.instance, args.record.as_deref())?;
+    let opts = super::ardupilot::options(args, slot.instance, c.multicopter, c.frame_rate);
     let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
         CliError::input(
             format!("cannot bind UDP {}: {e}", opts.bind),
@@ -61,35 +47,17 @@ fn member(c: &Common, ls: &mut Lockstep, k: usize) -> Result<Member, CliError> {
     let launch = super::ardupilot::launch_spec(
         path,
         args,
-        (instance, record.as_deref()),
+        (slot.instance, slot.record.as_deref()),
         inputs,
         c.multicopter,
         c.params,
     )?;
-    let mission = inputs.mission.translated(&frame, start);
-    let own = FlightInputs {
-        mission: mission.clone(),
-        mission_name: inputs.mission_name.clone(),
-        scenario: inputs.scenario.clone(),
-        source: inputs.source.clone(),
-        param_text: None,
-    };
     let dialect = if c.multicopter {
         Dialect::ArduCopter
     } else {
         Dialect::ArduRover
     };
-    let flight = FirmwareFlight::start_as(
-        dialect,
-        instance,
-        &own,
-        &args.flight,
-        Some(launch),
-        &frame,
-        false,
-    )?
-    .for_vehicle(k, &mission, &frame, start);
-    Ok(Member::new(name, flight))
+    slot.start(dialect, inputs, &args.flight, launch, &frame)
 }
 
 /// Runs `mavsitl ardupilot --count N`.

@@ -3,16 +3,20 @@
 //! when every firmware has answered its step; each flight ends on its own
 //! (a collision ends both vehicles'), and gets its own summary.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use mavsitl::bridge::ground_station::Firmware as Dialect;
+use mavsitl::geo::LocalFrame;
 
 use mavsitl::bridge::traffic::{traffic_for, TRAFFIC_PERIOD_US};
 use mavsitl::record::Recorder;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{flight_title, FirmwareFlight, Judged};
+use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::fly::FlightInputs;
 use super::gcs::{Pacer, Speedup};
+use super::launch::LaunchSpec;
 use super::{CliError, NextTick};
 
 /// One vehicle's firmware flight.
@@ -30,6 +34,86 @@ impl Member {
             flight,
             outcome: None,
         }
+    }
+}
+
+/// Vehicle k of a fleet as its firmware needs it.
+pub(super) struct Slot {
+    /// Its index.
+    pub index: usize,
+    /// Its name.
+    pub name: String,
+    /// Where it stands at the start, NED m (horizontal).
+    pub start: nalgebra::Vector2<f64>,
+    /// Its recording directory (made), when recording.
+    pub record: Option<PathBuf>,
+    /// Its firmware's instance: the first instance + k.
+    pub instance: u8,
+}
+
+impl Slot {
+    /// Vehicle `k` of `sim`, its firmware instance `first + k`, recording
+    /// into `record/<name>`.
+    pub fn of(
+        sim: &mavsitl::sim::Simulation,
+        k: usize,
+        first: u8,
+        record: Option<&Path>,
+    ) -> Result<Slot, CliError> {
+        let (name, start) = sim
+            .vehicles()
+            .get(k)
+            .map(|v| (v.name().to_string(), v.body().state.pos_ned_m.xy()))
+            .ok_or_else(|| CliError::run("no such vehicle"))?;
+        let record = record.map(|d| d.join(&name));
+        if let Some(d) = &record {
+            std::fs::create_dir_all(d)
+                .map_err(|e| CliError::input(format!("{}: cannot create: {e}", d.display()), ""))?;
+        }
+        let instance = u8::try_from(k)
+            .ok()
+            .and_then(|k| first.checked_add(k))
+            .ok_or_else(|| {
+                CliError::input("--instance + --count passes 255", "use a lower --instance")
+            })?;
+        Ok(Slot {
+            index: k,
+            name,
+            start,
+            record,
+            instance,
+        })
+    }
+
+    /// Starts this vehicle's flight: its firmware launched as `launch`, its
+    /// ground station flying `inputs`' plan moved to the vehicle's start.
+    pub fn start(
+        self,
+        dialect: Dialect,
+        inputs: &FlightInputs,
+        args: &FirmwareFlightArgs,
+        launch: LaunchSpec,
+        frame: &LocalFrame,
+    ) -> Result<Member, CliError> {
+        let mission = inputs.mission.translated(frame, self.start);
+        let own = FlightInputs {
+            mission: mission.clone(),
+            mission_name: inputs.mission_name.clone(),
+            scenario: inputs.scenario.clone(),
+            source: inputs.source.clone(),
+            param_text: None,
+        };
+        let flight = FirmwareFlight::start_as(
+            dialect,
+            self.instance,
+            &own,
+            args,
+            Some(launch),
+            frame,
+            false,
+        )?
+        .for_vehicle(self.index, &mission, frame, self.start);
+        Ok(Member::new(self.name, flight))
     }
 }
 

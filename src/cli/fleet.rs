@@ -72,7 +72,23 @@ impl Member {
     }
 }
 
-/// "collision with 'b' at 12.3 s, N 1.0 E 2.0 D -10.0 m, closing at 4.1 m/s".
+/// "at 12.3 s, N 1.0 E 2.0 D -10.0 m, closing at 4.1 m/s": when, where and
+/// how fast a collision happened.
+fn collision_where(c: &Collision) -> String {
+    format!(
+        "at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s",
+        c.time, c.point_ned_m.x, c.point_ned_m.y, c.point_ned_m.z, c.closing_speed_m_s
+    )
+}
+
+/// "'a' and 'b' at 12.3 s, N 1.0 …": a collision of `sim`'s vehicles.
+pub(super) fn collision_line(sim: &Simulation, c: &Collision) -> String {
+    let name = |i: usize| sim.vehicles().get(i).map_or("?", |v| v.name());
+    format!("'{}' and '{}' {}", name(c.a), name(c.b), collision_where(c))
+}
+
+/// "collision with 'b' at 12.3 s, …": vehicle `i`'s collision, as its
+/// flight's failure.
 pub(super) fn collision_text(sim: &Simulation, i: usize) -> String {
     let c: Option<&Collision> = sim
         .encounters()
@@ -82,10 +98,7 @@ pub(super) fn collision_text(sim: &Simulation, i: usize) -> String {
     };
     let other = if c.a == i { c.b } else { c.a };
     let name = sim.vehicles().get(other).map_or("?", |v| v.name());
-    format!(
-        "collision with '{name}' at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s",
-        c.time, c.point_ned_m.x, c.point_ned_m.y, c.point_ned_m.z, c.closing_speed_m_s
-    )
+    format!("collision with '{name}' {}", collision_where(c))
 }
 
 /// East spacing of the vehicles of `--count`, m.
@@ -302,15 +315,6 @@ fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, 
     }
     println!("  collisions          {}", e.collisions().len());
     for c in e.collisions() {
-        println!(
-            "    '{}' and '{}' at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s",
-            name(c.a),
-            name(c.b),
-            c.time,
-            c.point_ned_m.x,
-            c.point_ned_m.y,
-            c.point_ned_m.z,
-            c.closing_speed_m_s
-        );
+        println!("    {}", collision_line(sim, c));
     }
 }

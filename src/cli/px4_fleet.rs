@@ -6,15 +6,12 @@
 //! that stops answering ends the run after `--px4-timeout`, as for one
 //! vehicle; a collision ends the flights of both vehicles.
 
-use std::path::PathBuf;
-
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::bridge::px4::Px4Bridge;
 use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 
-use super::firmware::FirmwareFlight;
-use super::firmware_fleet::{fly, Fleet, Member};
+use super::firmware_fleet::{fly, Fleet, Member, Slot};
 use super::fly::FlightInputs;
 use super::px4::{Px4Args, Px4Setup};
 use super::CliError;
@@ -31,24 +28,11 @@ fn member(
     let build = args.px4_build.as_ref().ok_or_else(|| {
         CliError::input("--count needs --px4-build", "mavsitl starts every instance")
     })?;
-    let sim = ls.sim();
-    let frame = *sim.world().frame();
-    let (name, start) = sim
-        .vehicles()
-        .get(k)
-        .map(|v| (v.name().to_string(), v.body().state.pos_ned_m.xy()))
-        .ok_or_else(|| CliError::run("no such vehicle"))?;
-    let record: Option<PathBuf> = args.record.as_ref().map(|d| d.join(&name));
-    if let Some(d) = &record {
-        std::fs::create_dir_all(d)
-            .map_err(|e| CliError::input(format!("{}: cannot create: {e}", d.display()), ""))?;
-    }
-    let instance = args.instance.checked_add(k as u8).ok_or_else(|| {
-        CliError::input("--instance + --count passes 255", "use a lower --instance")
-    })?;
+    let frame = *ls.sim().world().frame();
+    let slot = Slot::of(ls.sim(), k, args.instance, args.record.as_deref())?;
     let setup = Px4Setup {
-        instance,
-        record: record.as_deref(),
+        instance: slot.instance,
+        record: slot.record.as_deref(),
         params,
         ..Px4Setup::of(args)
     };
@@ -63,25 +47,7 @@ fn member(
         })?;
     let speedup = super::px4::speedup_of(args)?;
     let launch = super::px4::launch_spec(build, &setup, inputs, speedup)?;
-    let mission = inputs.mission.translated(&frame, start);
-    let own = FlightInputs {
-        mission: mission.clone(),
-        mission_name: inputs.mission_name.clone(),
-        scenario: inputs.scenario.clone(),
-        source: inputs.source.clone(),
-        param_text: None,
-    };
-    let flight = FirmwareFlight::start_as(
-        Dialect::Px4,
-        instance,
-        &own,
-        &args.flight,
-        Some(launch),
-        &frame,
-        false,
-    )?
-    .for_vehicle(k, &mission, &frame, start);
-    Ok(Member::new(name, flight))
+    slot.start(Dialect::Px4, inputs, &args.flight, launch, &frame)
 }
 
 /// Runs `mavsitl px4 --count N`.

@@ -332,17 +332,10 @@ fn tell_collisions(sim: &Simulation, told: usize) -> usize {
     let Some(m) = sim.encounters() else {
         return told;
     };
-    let name = |i: usize| sim.vehicles().get(i).map_or("?", |v| v.name());
     for c in m.collisions().iter().skip(told) {
         eprintln!(
-            "collision: '{}' and '{}' at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s; both motors stopped",
-            name(c.a),
-            name(c.b),
-            c.time,
-            c.point_ned_m.x,
-            c.point_ned_m.y,
-            c.point_ned_m.z,
-            c.closing_speed_m_s
+            "collision: {}; both motors stopped",
+            super::fleet::collision_line(sim, c)
         );
     }
     m.collisions().len()
