@@ -540,3 +540,58 @@ fn ardupilot_count_starts_one_instance_per_vehicle_each_with_its_ground_station(
         "{marks}"
     );
 }
+
+#[test]
+fn fly_mixes_simpleflight_and_a_launched_px4_in_one_world() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mark = tmp.path().join("mark");
+    let rec = tmp.path().join("rec");
+    let scenario = tmp.path().join("mixed.json");
+    std::fs::copy(
+        repo("missions/quad_square.plan"),
+        tmp.path().join("square.plan"),
+    )
+    .expect("plan");
+    std::fs::write(
+        &scenario,
+        r#"{"vehicles": [
+          {"name": "sf", "kind": "multirotor",
+           "controller": {"kind": "simpleflight", "mission": "square.plan"}},
+          {"name": "px", "kind": "multirotor", "initial": {"north_m": -30},
+           "controller": {"kind": "px4", "instance": 65, "mission": "square.plan"}}]}"#,
+    )
+    .expect("scenario");
+    let out = mavsitl()
+        .args(["fly", "--scenario"])
+        .arg(&scenario)
+        .arg("--px4-build")
+        .arg(repo("tests/standins/px4_sitl_default"))
+        .arg("--record")
+        .arg(&rec)
+        .env("STANDIN_MARK", &mark)
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    // SimpleFlight flies its square; the PX4 stand-in, which speaks no
+    // MAVLink to a ground station, is never ready: its flight fails alone.
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("1 of 2 flights failed: px"), "{stderr}");
+    assert!(
+        stdout.contains("vehicle 'sf' (quad, seed 0)\n  result              mission completed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAILED: PX4 was not ready to fly within --ready-timeout 120 s"),
+        "{stdout}"
+    );
+    // PX4 was instance 65, on its own simulator port, its console in its
+    // vehicle's recording, and stopped at the end.
+    let log = std::fs::read_to_string(rec.join("px/firmware.log")).expect("log");
+    assert!(
+        log.contains("Simulator connected on TCP port 4625"),
+        "{log}"
+    );
+    assert!(rec.join("sf/ground_truth.csv").is_file());
+    let marks = std::fs::read_to_string(&mark).expect("marks");
+    assert_eq!(marks.lines().count(), 1, "{marks}");
+}

@@ -235,7 +235,9 @@ pub struct Fleet {
 /// Prepares every vehicle of `scenario`: those whose controller is
 /// `simpleflight` fly their own mission with their own parameter file (paths
 /// relative to the scenario file), else `default`'s (the command line's);
-/// the passive ones hold their commands. `default.auto_arm` applies to all.
+/// the passive ones hold their commands; firmware vehicles get nothing
+/// attached (the caller attaches their bridges). `default.auto_arm`
+/// applies to all.
 ///
 /// # Errors
 /// One line naming the vehicle and what is wrong.
@@ -247,7 +249,7 @@ pub fn fleet(
     let sim = scenario
         .build_simulation(source)
         .map_err(|e| e.to_string())?;
-    let mut controllers: Vec<Box<dyn crate::controller::FlightController>> = Vec::new();
+    let mut controllers: Vec<(usize, Box<dyn crate::controller::FlightController>)> = Vec::new();
     let mut pilots = Vec::new();
     for (i, spec) in scenario.vehicles.iter().enumerate() {
         let at = |what: &str, e: String| {
@@ -255,8 +257,10 @@ pub fn fleet(
         };
         match &spec.controller {
             ControllerSpec::Passive(p) => {
-                controllers.push(Box::new(crate::controller::Passive::new(p)))
+                controllers.push((i, Box::new(crate::controller::Passive::new(p))))
             }
+            // Firmware: its bridge is attached by whoever starts it.
+            ControllerSpec::Px4(_) | ControllerSpec::ArduPilot(_) => {}
             ControllerSpec::SimpleFlight(sf) => {
                 let own = match &sf.mission {
                     Some(m) => {
@@ -291,13 +295,13 @@ pub fn fleet(
                 };
                 let (sf, pilot) = simpleflight_for(i, &plan, scenario, source, &sim)
                     .map_err(|e| format!("vehicle '{}': {e}", spec.name))?;
-                controllers.push(Box::new(sf));
+                controllers.push((i, Box::new(sf)));
                 pilots.push(pilot);
             }
         }
     }
     let mut lockstep = Lockstep::new(sim);
-    for (i, c) in controllers.into_iter().enumerate() {
+    for (i, c) in controllers {
         lockstep.attach(i, c).map_err(|e| e.to_string())?;
     }
     Ok(Fleet { lockstep, pilots })

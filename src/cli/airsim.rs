@@ -237,6 +237,7 @@ fn run_px4(
         keep_workdir: args.keep_workdir,
         record: args.record.as_deref(),
         params: &px4.parameters,
+        vehicle: 0,
     };
     let opts = super::px4::bridge_options(&setup, &inputs, args.px4_build.is_some());
     let port = super::px4::listen(&opts, "give the vehicle another TcpPort")?;

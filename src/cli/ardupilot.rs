@@ -258,16 +258,16 @@ fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep, Cli
 /// the lowest such rate that still samples the gyro above 1.8 × Copter's
 /// 400 Hz loop, and every frame is a UDP round trip (it flies the quad square
 /// about 14 % faster than 1000 Hz did).
-const QUAD_FRAME_RATE_HZ: u32 = 800;
+pub(super) const QUAD_FRAME_RATE_HZ: u32 = 800;
 
 /// Frames a second by default for a boat: above 1.8 × Rover's 50 Hz loop, and
 /// a fifth of the round trips of 1000 Hz.
-const BOAT_FRAME_RATE_HZ: u32 = 200;
+pub(super) const BOAT_FRAME_RATE_HZ: u32 = 200;
 
 /// The physics rate for `frame_rate` frames a second: the smallest whole
 /// multiple of the frame rate at least the scenario's rate, so each frame is a
 /// whole number of ticks and no coarser than the scenario asks.
-fn physics_rate_for(scenario_hz: u32, frame_rate: u32) -> u32 {
+pub(super) fn physics_rate_for(scenario_hz: u32, frame_rate: u32) -> u32 {
     scenario_hz.div_ceil(frame_rate).max(1) * frame_rate
 }
 

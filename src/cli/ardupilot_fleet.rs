@@ -17,47 +17,90 @@ use super::gcs::Speedup;
 use super::CliError;
 
 /// What every instance shares.
-struct Common<'a> {
-    args: &'a ArduPilotArgs,
-    inputs: &'a FlightInputs,
-    multicopter: bool,
-    frame_rate: u32,
-    params: &'a [(String, String)],
+pub(super) struct Common<'a> {
+    /// The command line (or a vehicle's equivalent of it).
+    pub args: &'a ArduPilotArgs,
+    /// The world.
+    pub inputs: &'a FlightInputs,
+    /// Frames a second.
+    pub frame_rate: u32,
 }
 
 /// Sets up instance k: bridge attached to vehicle k, ArduPilot launched,
 /// its ground station flying the plan moved to the vehicle's start.
-fn member(c: &Common, ls: &mut Lockstep, k: usize) -> Result<Member, CliError> {
+fn member(
+    c: &Common,
+    ls: &mut Lockstep,
+    k: usize,
+    params: &[(String, String)],
+) -> Result<Member, CliError> {
+    let slot = Slot::of(ls.sim(), k, c.args.instance, c.args.record.as_deref())?;
+    let mission = c
+        .inputs
+        .mission
+        .translated(ls.sim().world().frame(), slot.start);
+    attach(c, (mission, &c.inputs.mission_name), ls, slot, params)
+}
+
+/// ArduPilot for one vehicle of a world: its bridge attached to the slot's
+/// vehicle, ArduPilot (Copter or Rover by the vehicle's kind) launched as
+/// the slot's instance with `params`, its ground station flying `mission`.
+pub(super) fn attach(
+    c: &Common,
+    (mission, mission_name): (mavsitl::mission::Mission, &str),
+    ls: &mut Lockstep,
+    slot: Slot,
+    params: &[(String, String)],
+) -> Result<Member, CliError> {
     let (args, inputs) = (c.args, c.inputs);
     let path = args.ardupilot.as_ref().ok_or_else(|| {
-        CliError::input("--count needs --ardupilot", "mavsitl starts every instance")
+        CliError::input(
+            format!(
+                "vehicle '{}' is flown by ArduPilot: give --ardupilot",
+                slot.name
+            ),
+            "mavsitl starts ArduPilot for it",
+        )
     })?;
+    let multicopter = inputs
+        .scenario
+        .vehicles
+        .get(slot.index)
+        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
     let frame = *ls.sim().world().frame();
-    let slot = Slot::of(ls.sim(), k, args.instance, args.record.as_deref())?;
-    let opts = super::ardupilot::options(args, slot.instance, c.multicopter, c.frame_rate);
+    let opts = super::ardupilot::options(args, slot.instance, multicopter, c.frame_rate);
     let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
         CliError::input(
             format!("cannot bind UDP {}: {e}", opts.bind),
-            "another simulator may hold it: use --instance N",
+            "another simulator may hold it: give it another instance",
         )
     })?;
-    ls.attach(k, Box::new(bridge)).map_err(|e| {
+    ls.attach(slot.index, Box::new(bridge)).map_err(|e| {
         CliError::input(e.to_string(), "the frame rate must divide the physics rate")
     })?;
+    // ArduPilot simulates at the frame rate mavsitl steps it at.
+    let mut params = params.to_vec();
+    params.push(("SIM_RATE_HZ".into(), c.frame_rate.to_string()));
     let launch = super::ardupilot::launch_spec(
         path,
         args,
         (slot.instance, slot.record.as_deref()),
         inputs,
-        c.multicopter,
-        c.params,
+        multicopter,
+        &params,
     )?;
-    let dialect = if c.multicopter {
+    let dialect = if multicopter {
         Dialect::ArduCopter
     } else {
         Dialect::ArduRover
     };
-    slot.start(dialect, inputs, &args.flight, launch, &frame)
+    slot.start(
+        dialect,
+        (inputs, mission, mission_name),
+        &args.flight,
+        launch,
+        &frame,
+    )
 }
 
 /// Runs `mavsitl ardupilot --count N`.
@@ -91,13 +134,11 @@ pub(super) fn run(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), 
     let common = Common {
         args,
         inputs: &inputs,
-        multicopter,
         frame_rate,
-        params: &params,
     };
     let mut members = Vec::new();
     for k in 0..inputs.scenario.vehicles.len() {
-        members.push(member(&common, &mut ls, k)?);
+        members.push(member(&common, &mut ls, k, &params)?);
     }
     println!(
         "mavsitl ardupilot: {} ArduPilot instances ({}..={}) flying one world",

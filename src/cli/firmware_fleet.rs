@@ -13,7 +13,7 @@ use mavsitl::record::Recorder;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
+use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::fly::FlightInputs;
 use super::gcs::{Pacer, Speedup};
 use super::launch::LaunchSpec;
@@ -21,19 +21,28 @@ use super::{CliError, NextTick};
 
 /// One vehicle's firmware flight.
 pub(super) struct Member {
+    index: usize,
     name: String,
+    mission_name: String,
     flight: FirmwareFlight,
     outcome: Option<Result<(), String>>,
 }
 
 impl Member {
-    /// Vehicle `name`'s flight, under way.
-    pub fn new(name: String, flight: FirmwareFlight) -> Self {
+    /// Vehicle `index`'s (`name`'s) flight of `mission_name`, under way.
+    pub fn new(index: usize, name: String, mission_name: String, flight: FirmwareFlight) -> Self {
         Member {
+            index,
             name,
+            mission_name,
             flight,
             outcome: None,
         }
+    }
+
+    /// Whether its flight is over.
+    pub fn done(&self) -> bool {
+        self.outcome.is_some()
     }
 }
 
@@ -60,6 +69,22 @@ impl Slot {
         first: u8,
         record: Option<&Path>,
     ) -> Result<Slot, CliError> {
+        let instance = u8::try_from(k)
+            .ok()
+            .and_then(|k| first.checked_add(k))
+            .ok_or_else(|| {
+                CliError::input("--instance + --count passes 255", "use a lower --instance")
+            })?;
+        Self::at(sim, k, instance, record)
+    }
+
+    /// Vehicle `k` of `sim` flown by firmware instance `instance`.
+    pub fn at(
+        sim: &mavsitl::sim::Simulation,
+        k: usize,
+        instance: u8,
+        record: Option<&Path>,
+    ) -> Result<Slot, CliError> {
         let (name, start) = sim
             .vehicles()
             .get(k)
@@ -70,12 +95,6 @@ impl Slot {
             std::fs::create_dir_all(d)
                 .map_err(|e| CliError::input(format!("{}: cannot create: {e}", d.display()), ""))?;
         }
-        let instance = u8::try_from(k)
-            .ok()
-            .and_then(|k| first.checked_add(k))
-            .ok_or_else(|| {
-                CliError::input("--instance + --count passes 255", "use a lower --instance")
-            })?;
         Ok(Slot {
             index: k,
             name,
@@ -86,19 +105,18 @@ impl Slot {
     }
 
     /// Starts this vehicle's flight: its firmware launched as `launch`, its
-    /// ground station flying `inputs`' plan moved to the vehicle's start.
+    /// ground station flying `mission` (named `mission_name`).
     pub fn start(
         self,
         dialect: Dialect,
-        inputs: &FlightInputs,
+        (inputs, mission, mission_name): (&FlightInputs, mavsitl::mission::Mission, &str),
         args: &FirmwareFlightArgs,
         launch: LaunchSpec,
         frame: &LocalFrame,
     ) -> Result<Member, CliError> {
-        let mission = inputs.mission.translated(frame, self.start);
         let own = FlightInputs {
             mission: mission.clone(),
-            mission_name: inputs.mission_name.clone(),
+            mission_name: mission_name.to_string(),
             scenario: inputs.scenario.clone(),
             source: inputs.source.clone(),
             param_text: None,
@@ -113,7 +131,12 @@ impl Slot {
             false,
         )?
         .for_vehicle(self.index, &mission, frame, self.start);
-        Ok(Member::new(self.name, flight))
+        Ok(Member::new(
+            self.index,
+            self.name,
+            mission_name.to_string(),
+            flight,
+        ))
     }
 }
 
@@ -162,12 +185,7 @@ pub(super) fn fly(mut f: Fleet) -> Result<(), CliError> {
             None => ls.tick(&mut ()),
         };
         if let Err(e) = step {
-            // The firmware that exited, if one did, is the cause.
-            let why = f
-                .members
-                .iter()
-                .find_map(|m| m.flight.exited().map(|w| format!("{}: {w}", m.name)));
-            break Err(why.unwrap_or_else(|| e.to_string()));
+            break Err(cause(&f.members).unwrap_or_else(|| e.to_string()));
         }
         follow(&mut f.members, ls);
         if f.adsb && ls.sim().time() >= next_traffic {
@@ -180,20 +198,25 @@ pub(super) fn fly(mut f: Fleet) -> Result<(), CliError> {
             break Ok(());
         }
     };
-    for m in &mut f.members {
-        m.flight.mark_end();
-    }
+    mark_end(&mut f.members);
     finish(f, outcome)
 }
 
+/// Why the loop stopped: the firmware that exited, if one did.
+pub(super) fn cause(members: &[Member]) -> Option<String> {
+    members
+        .iter()
+        .find_map(|m| m.flight.exited().map(|w| format!("{}: {w}", m.name)))
+}
+
 /// After a tick: each flight on its own; a collision ends both.
-fn follow(members: &mut [Member], ls: &mut Lockstep) {
-    for (k, m) in members.iter_mut().enumerate() {
+pub(super) fn follow(members: &mut [Member], ls: &mut Lockstep) {
+    for m in members.iter_mut() {
         if m.outcome.is_some() {
             continue;
         }
-        if ls.sim().is_wrecked(k) {
-            m.outcome = Some(Err(super::fleet::collision_text(ls.sim(), k)));
+        if ls.sim().is_wrecked(m.index) {
+            m.outcome = Some(Err(super::fleet::collision_text(ls.sim(), m.index)));
             continue;
         }
         match m.flight.judge(Ok(()), ls.sim_mut()) {
@@ -216,32 +239,8 @@ fn finish(f: Fleet, outcome: Result<(), String>) -> Result<(), CliError> {
         ..
     } = f;
     let sim = lockstep.sim();
-    let mut failed = Vec::new();
-    let multicopter = inputs
-        .scenario
-        .vehicles
-        .first()
-        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
     let all_ok = outcome.is_ok();
-    for m in members {
-        let own = match (&m.outcome, &outcome) {
-            (Some(o), _) => o.clone(),
-            (None, Err(e)) => Err(e.clone()),
-            // No plan flown: the run's end (--duration) is its end.
-            (None, Ok(())) if !m.flight.flies_mission() => Ok(()),
-            (None, Ok(())) => Err("the run ended first".into()),
-        };
-        if own.is_err() {
-            failed.push(m.name.clone());
-        }
-        let title = format!(
-            "{} — vehicle '{}'",
-            flight_title(command, inputs, multicopter),
-            m.name
-        );
-        let dir = record.map(|d| d.join(&m.name));
-        m.flight.finish(sim, &own, dir.as_deref(), title);
-    }
+    let failed = report(members, sim, (inputs, command), record, &outcome);
     if let Some(r) = recorder {
         r.finish(sim, all_ok && failed.is_empty())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
@@ -261,5 +260,52 @@ fn finish(f: Fleet, outcome: Result<(), String>) -> Result<(), CliError> {
             "flights failed: {}",
             failed.join(", ")
         ))),
+    }
+}
+
+/// Stops every member's firmware, writes its records into `record/<name>`
+/// and prints its summary (titled for `command`); returns the names of the
+/// flights that failed. `run` is how the loop ended.
+pub(super) fn report(
+    members: Vec<Member>,
+    sim: &mavsitl::sim::Simulation,
+    (inputs, command): (&FlightInputs, &str),
+    record: Option<&Path>,
+    run: &Result<(), String>,
+) -> Vec<String> {
+    let mut failed = Vec::new();
+    for m in members {
+        let own = match (&m.outcome, run) {
+            (Some(o), _) => o.clone(),
+            (None, Err(e)) => Err(e.clone()),
+            // No plan flown: the run's end (--duration) is its end.
+            (None, Ok(())) if !m.flight.flies_mission() => Ok(()),
+            (None, Ok(())) => Err("the run ended first".into()),
+        };
+        if own.is_err() {
+            failed.push(m.name.clone());
+        }
+        let multicopter = inputs
+            .scenario
+            .vehicles
+            .get(m.index)
+            .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+        let title = format!(
+            "mavsitl {command} {} ({}, seed {}) — vehicle '{}'",
+            m.mission_name,
+            if multicopter { "quad" } else { "boat" },
+            inputs.scenario.seed,
+            m.name
+        );
+        let dir = record.map(|d| d.join(&m.name));
+        m.flight.finish(sim, &own, dir.as_deref(), title);
+    }
+    failed
+}
+
+/// Marks every member's end of wall time.
+pub(super) fn mark_end(members: &mut [Member]) {
+    for m in members {
+        m.flight.mark_end();
     }
 }

@@ -150,6 +150,7 @@ fn mission_of(inputs: &FlightInputs, index: usize) -> Result<(Mission, String), 
         .get(index)
         .and_then(|v| match &v.controller {
             ControllerSpec::SimpleFlight(sf) => sf.mission.clone(),
+            ControllerSpec::Px4(f) | ControllerSpec::ArduPilot(f) => f.mission.clone(),
             ControllerSpec::Passive(_) => None,
         });
     match own {
@@ -172,6 +173,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         ));
     }
     give_first_to_simpleflight(&mut inputs);
+    let frame_rate = super::fleet_firmware::prepare(&mut inputs);
     let plan = PilotPlan {
         mission: &inputs.mission,
         mission_name: &inputs.mission_name,
@@ -181,6 +183,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
     let fleet = setup::fleet(&inputs.scenario, &inputs.source, &plan)
         .map_err(|e| CliError::input(e, "check the scenario, its missions and parameter files"))?;
     let mut lockstep = fleet.lockstep;
+    let mut firmware = super::fleet_firmware::attach_all(args, &inputs, &mut lockstep, frame_rate)?;
     let frame = *lockstep.sim().world().frame();
     let mut members = Vec::new();
     for pilot in fleet.pilots {
@@ -217,23 +220,29 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
     let end = SimTime::from_secs_f64(args.timeout);
     let wall = Instant::now();
     let mut stopped: Option<String> = None;
-    while lockstep.sim().time() < end && members.iter().any(|m| m.outcome.is_none()) {
+    let flying = |m: &[Member], f: &[super::firmware_fleet::Member]| {
+        m.iter().any(|m| m.outcome.is_none()) || f.iter().any(|f| !f.done())
+    };
+    while lockstep.sim().time() < end && flying(&members, &firmware) {
         let step = match recorder.as_mut() {
             Some(r) => lockstep.tick(r),
             None => lockstep.tick(&mut ()),
         };
         if let Err(e) = step {
-            stopped = Some(format!("simulation stopped: {e}"));
+            let why = super::firmware_fleet::cause(&firmware);
+            stopped = Some(why.unwrap_or_else(|| format!("simulation stopped: {e}")));
             break;
         }
         for m in &mut members {
             m.follow(lockstep.sim());
         }
+        super::firmware_fleet::follow(&mut firmware, &mut lockstep);
         if lockstep.sim().tick().is_multiple_of(1024) && super::interrupted() {
             stopped = Some("interrupted".into());
             break;
         }
     }
+    super::firmware_fleet::mark_end(&mut firmware);
     let sim = lockstep.sim();
     for m in &mut members {
         if m.outcome.is_none() {
@@ -245,33 +254,45 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
             })));
         }
     }
-    let all_ok = members.iter().all(|m| matches!(m.outcome, Some(Ok(()))));
+    let run = match &stopped {
+        Some(why) => Err(why.clone()),
+        None => Ok(()),
+    };
+    let flights = members.len() + firmware.len();
+    print_summaries(&members, sim, &inputs, wall.elapsed().as_secs_f64());
+    let mut failed: Vec<String> = members
+        .iter()
+        .filter(|m| !matches!(m.outcome, Some(Ok(()))))
+        .map(|m| m.name.clone())
+        .collect();
+    failed.extend(super::firmware_fleet::report(
+        firmware,
+        sim,
+        (&inputs, "fly"),
+        args.record.as_deref(),
+        &run,
+    ));
     if let Some(r) = recorder.as_mut() {
-        r.finish(sim, all_ok)
+        r.finish(sim, failed.is_empty())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
-    print_summaries(&members, sim, &inputs, wall.elapsed().as_secs_f64());
+    print_encounters(sim);
     if let Some(dir) = &args.record {
         println!("  recorded to         {}", dir.display());
     }
-    let failed: Vec<&str> = members
-        .iter()
-        .filter(|m| !matches!(m.outcome, Some(Ok(()))))
-        .map(|m| m.name.as_str())
-        .collect();
     if failed.is_empty() {
         Ok(())
     } else {
         Err(CliError::run(format!(
             "{} of {} flights failed: {}",
             failed.len(),
-            members.len(),
+            flights,
             failed.join(", ")
         )))
     }
 }
 
-/// One summary per vehicle, then the encounters.
+/// One summary per SimpleFlight vehicle.
 fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, wall_s: f64) {
     for m in members {
         let st = m.pilot.status.borrow();
@@ -294,6 +315,10 @@ fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, 
         }
         .print();
     }
+}
+
+/// The world's encounters and collisions.
+fn print_encounters(sim: &Simulation) {
     let Some(e) = sim.encounters() else {
         return;
     };

@@ -87,6 +87,16 @@ pub struct FlyArgs {
     /// Ground-station link (with --gcs).
     #[command(flatten)]
     pub gcs_args: GcsArgs,
+
+    /// PX4's build directory, for a scenario's vehicles flown by PX4
+    /// (`"controller": {"kind": "px4", "instance": N}`).
+    #[arg(long, value_name = "DIR", env = "PX4_BUILD_DIR")]
+    pub px4_build: Option<PathBuf>,
+
+    /// An ArduPilot checkout or SITL binary, for a scenario's vehicles flown
+    /// by ArduPilot (`"controller": {"kind": "ardupilot", "instance": N}`).
+    #[arg(long, value_name = "PATH", env = "ARDUPILOT_HOME")]
+    pub ardupilot: Option<PathBuf>,
 }
 
 const DEFAULT_MISSION: &str = include_str!("../../missions/quad_square.plan");

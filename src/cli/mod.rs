@@ -14,6 +14,7 @@ mod compare_report;
 mod firmware;
 mod firmware_fleet;
 mod fleet;
+mod fleet_firmware;
 mod flights;
 mod fly;
 mod gcs;

@@ -166,6 +166,8 @@ pub(super) struct Px4Setup<'a> {
     /// PX4 parameters to set at start-up besides the airframe's (name,
     /// value): `PX4_PARAM_<NAME>` variables for PX4's rcS.
     pub params: &'a [(String, String)],
+    /// The vehicle it flies (its airframe and RC script), by index.
+    pub vehicle: usize,
 }
 
 impl<'a> Px4Setup<'a> {
@@ -177,6 +179,7 @@ impl<'a> Px4Setup<'a> {
             keep_workdir: args.flight.keep_workdir,
             record: args.record.as_deref(),
             params: &[],
+            vehicle: 0,
         }
     }
 }
@@ -194,7 +197,7 @@ pub(super) fn launch_spec(
     let airframe = inputs
         .scenario
         .vehicles
-        .first()
+        .get(setup.vehicle)
         .map_or("", |v| v.airframe.as_str());
     let (_, text) = env_file(airframe);
     let mut env = env_vars(text);
@@ -307,7 +310,7 @@ pub(super) fn bridge_options(
     opts.launched = launched;
     opts.rc = scenario
         .vehicles
-        .first()
+        .get(setup.vehicle)
         .and_then(|v| v.rc.as_ref())
         .map(|rc| RcSchedule {
             every_steps: (250 / rc.rate_hz.max(1)) as u64,

@@ -25,20 +25,46 @@ fn member(
     k: usize,
     params: &[(String, String)],
 ) -> Result<Member, CliError> {
+    let slot = Slot::of(ls.sim(), k, args.instance, args.record.as_deref())?;
+    let mission = inputs
+        .mission
+        .translated(ls.sim().world().frame(), slot.start);
+    attach(
+        args,
+        (inputs, mission, &inputs.mission_name),
+        ls,
+        slot,
+        params,
+    )
+}
+
+/// PX4 for one vehicle of a world: its bridge attached to the slot's
+/// vehicle, PX4 launched as the slot's instance with `params`, its ground
+/// station flying `mission`.
+pub(super) fn attach(
+    args: &Px4Args,
+    (inputs, mission, mission_name): (&FlightInputs, mavsitl::mission::Mission, &str),
+    ls: &mut Lockstep,
+    slot: Slot,
+    params: &[(String, String)],
+) -> Result<Member, CliError> {
     let build = args.px4_build.as_ref().ok_or_else(|| {
-        CliError::input("--count needs --px4-build", "mavsitl starts every instance")
+        CliError::input(
+            format!("vehicle '{}' is flown by PX4: give --px4-build", slot.name),
+            "mavsitl starts PX4 for it",
+        )
     })?;
     let frame = *ls.sim().world().frame();
-    let slot = Slot::of(ls.sim(), k, args.instance, args.record.as_deref())?;
     let setup = Px4Setup {
         instance: slot.instance,
         record: slot.record.as_deref(),
         params,
+        vehicle: slot.index,
         ..Px4Setup::of(args)
     };
     let opts = super::px4::options_for(&setup, args, inputs);
-    let port = super::px4::listen(&opts, "use --instance N")?;
-    ls.attach(k, Box::new(Px4Bridge::new(opts, port, frame)))
+    let port = super::px4::listen(&opts, "give it another instance")?;
+    ls.attach(slot.index, Box::new(Px4Bridge::new(opts, port, frame)))
         .map_err(|e| {
             CliError::input(
                 e.to_string(),
@@ -47,7 +73,13 @@ fn member(
         })?;
     let speedup = super::px4::speedup_of(args)?;
     let launch = super::px4::launch_spec(build, &setup, inputs, speedup)?;
-    slot.start(Dialect::Px4, inputs, &args.flight, launch, &frame)
+    slot.start(
+        Dialect::Px4,
+        (inputs, mission, mission_name),
+        &args.flight,
+        launch,
+        &frame,
+    )
 }
 
 /// Runs `mavsitl px4 --count N`.

@@ -43,12 +43,13 @@ impl Scenario {
         for (i, spec) in self.vehicles.iter().enumerate() {
             let controller: Box<dyn FlightController> = match &spec.controller {
                 ControllerSpec::Passive(p) => Box::new(Passive::new(p)),
-                ControllerSpec::SimpleFlight(_) => {
+                ControllerSpec::SimpleFlight(_)
+                | ControllerSpec::Px4(_)
+                | ControllerSpec::ArduPilot(_) => {
                     return Err(ScenarioError::Invalid {
                         file: source.name.clone(),
                         key: format!("vehicles[{i}].controller"),
-                        message: "SimpleFlight flies it: run the scenario with `mavsitl fly`"
-                            .into(),
+                        message: "a mission flight: run the scenario with `mavsitl fly`".into(),
                     })
                 }
             };

@@ -401,6 +401,21 @@ impl Scenario {
             }
             match &v.controller {
                 ControllerSpec::SimpleFlight(_) => {}
+                ControllerSpec::Px4(f) | ControllerSpec::ArduPilot(f) => {
+                    let same = |o: &VehicleSpec| match (&o.controller, &v.controller) {
+                        (ControllerSpec::Px4(g), ControllerSpec::Px4(_))
+                        | (ControllerSpec::ArduPilot(g), ControllerSpec::ArduPilot(_)) => {
+                            g.instance == f.instance
+                        }
+                        _ => false,
+                    };
+                    if self.vehicles[..i].iter().any(same) {
+                        return bad(
+                            &format!("{key}.controller.instance"),
+                            format!("instance {} is another vehicle's", f.instance),
+                        );
+                    }
+                }
                 ControllerSpec::Passive(p) => {
                     if let Err(e) = rate.divider(p.rate_hz) {
                         return bad(&format!("{key}.controller.rate_hz"), e.to_string());

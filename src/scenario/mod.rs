@@ -218,6 +218,29 @@ pub enum ControllerSpec {
     /// SimpleFlight flying a mission (`mavsitl fly`).
     #[serde(rename = "simpleflight")]
     SimpleFlight(SimpleFlightSpec),
+    /// PX4 SITL flying a mission (`mavsitl fly --px4-build`).
+    #[serde(rename = "px4")]
+    Px4(FirmwareSpec),
+    /// ArduPilot SITL flying a mission (`mavsitl fly --ardupilot`).
+    #[serde(rename = "ardupilot")]
+    ArduPilot(FirmwareSpec),
+}
+
+/// A vehicle a firmware flies, launched by mavsitl with mavsitl as its
+/// ground station.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirmwareSpec {
+    /// The firmware's instance (its ports), distinct per firmware.
+    pub instance: u8,
+    /// Its mission (.plan or WPL), relative to the scenario file; None: the
+    /// command line's mission.
+    #[serde(default)]
+    pub mission: Option<std::path::PathBuf>,
+    /// Its parameter file (`NAME VALUE` lines), relative to the scenario
+    /// file, set at its start-up.
+    #[serde(default)]
+    pub params: Option<std::path::PathBuf>,
 }
 
 /// A vehicle SimpleFlight flies.
