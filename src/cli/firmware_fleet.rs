@@ -245,14 +245,7 @@ fn finish(f: Fleet, outcome: Result<(), String>) -> Result<(), CliError> {
         r.finish(sim, all_ok && failed.is_empty())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
-    if let Some(e) = sim.encounters() {
-        println!(
-            "  encounters          {} (within {:.0} m), {} collisions",
-            e.encounters().len(),
-            e.proximity_m(),
-            e.collisions().len()
-        );
-    }
+    super::fleet::print_encounter_row(sim);
     outcome.map_err(CliError::run)?;
     match failed.is_empty() {
         true => Ok(()),

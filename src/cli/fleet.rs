@@ -317,6 +317,18 @@ fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, 
     }
 }
 
+/// The one summary row of a world's encounters (none with one vehicle).
+pub(super) fn print_encounter_row(sim: &Simulation) {
+    if let Some(e) = sim.encounters() {
+        println!(
+            "  encounters          {} (within {:.0} m), {} collisions",
+            e.encounters().len(),
+            e.proximity_m(),
+            e.collisions().len()
+        );
+    }
+}
+
 /// The world's encounters and collisions.
 fn print_encounters(sim: &Simulation) {
     let Some(e) = sim.encounters() else {

@@ -139,13 +139,17 @@ pub(super) fn attach_all(
         let slot = Slot::at(ls.sim(), i, f.instance, args.record.as_deref())?;
         let instance = f.instance.to_string();
         let member = if px4 {
-            let mut a = Px4Cli::parse_from(["px4", "--instance", &instance]).args;
+            let mut a = Px4Cli::try_parse_from(["px4", "--instance", &instance])
+                .map_err(|e| CliError::run(format!("vehicle '{}': {e}", v.name)))?
+                .args;
             a.px4_build = args.px4_build.clone();
             a.record = args.record.clone();
             a.flight = flight_args(args, &name);
             super::px4_fleet::attach(&a, (inputs, mission, &name), ls, slot, &params)?
         } else {
-            let mut a = ArduPilotCli::parse_from(["ardupilot", "--instance", &instance]).args;
+            let mut a = ArduPilotCli::try_parse_from(["ardupilot", "--instance", &instance])
+                .map_err(|e| CliError::run(format!("vehicle '{}': {e}", v.name)))?
+                .args;
             a.ardupilot = args.ardupilot.clone();
             a.record = args.record.clone();
             a.flight = flight_args(args, &name);

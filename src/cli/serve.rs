@@ -353,14 +353,7 @@ fn print_end(args: &ServeArgs, sessions: &[GcsSession], sim: &Simulation, resets
             st.frames_in, st.frames_out, st.rejected_signature, st.undecodable
         );
     }
-    if let Some(e) = sim.encounters() {
-        println!(
-            "  encounters          {} (within {:.0} m), {} collisions",
-            e.encounters().len(),
-            e.proximity_m(),
-            e.collisions().len()
-        );
-    }
+    super::fleet::print_encounter_row(sim);
     if let Some(dir) = &args.record {
         println!("  recorded to         {}", dir.display());
     }
