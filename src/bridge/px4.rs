@@ -177,21 +177,47 @@ impl Link {
         }
     }
 
-    fn set_mode(&mut self, mode: Option<Duration>) -> std::io::Result<()> {
-        match (self, mode) {
-            (Link::Tcp(s), None) => s.set_nonblocking(true),
-            // Blocking reads wait up to `t`; so do writes, which a PX4 that
-            // stopped reading would otherwise block for ever (the send
-            // buffer full): they come back WouldBlock, back-pressure.
-            (Link::Tcp(s), Some(t)) => {
+    /// Makes the socket blocking, reads waiting up to `t`; so do TCP
+    /// writes, which a PX4 that stopped reading would otherwise block for
+    /// ever (the send buffer full): they come back WouldBlock, back-pressure.
+    fn set_timeout(&mut self, t: Duration) -> std::io::Result<()> {
+        match self {
+            Link::Tcp(s) => {
                 s.set_nonblocking(false)?;
                 s.set_read_timeout(Some(t))?;
                 s.set_write_timeout(Some(t))
             }
-            (Link::Udp(s), None) => s.set_nonblocking(true),
-            (Link::Udp(s), Some(t)) => {
+            Link::Udp(s) => {
                 s.set_nonblocking(false)?;
                 s.set_read_timeout(Some(t))
+            }
+        }
+    }
+
+    /// Reads what is there without blocking, whatever the socket's mode
+    /// (`MSG_DONTWAIT`: one system call, no mode change): WouldBlock when
+    /// nothing is.
+    fn read_now(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::fd::AsRawFd;
+        let fd = match self {
+            Link::Tcp(s) => s.as_raw_fd(),
+            Link::Udp(s) => s.as_raw_fd(),
+        };
+        // SAFETY: recv into a buffer this call borrows mutably, of its length,
+        // on a socket this link owns.
+        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+        match usize::try_from(n) {
+            Ok(0) if matches!(self, Link::Udp(_)) => {
+                Err(std::io::Error::from(ErrorKind::WouldBlock))
+            }
+            Ok(n) => Ok(n),
+            Err(_) => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == ErrorKind::ConnectionRefused && matches!(self, Link::Udp(_)) {
+                    Err(std::io::Error::from(ErrorKind::Interrupted))
+                } else {
+                    Err(e)
+                }
             }
         }
     }
@@ -349,8 +375,8 @@ pub struct Px4Bridge {
     stats: Px4Stats,
     freewheel_start: Option<Instant>,
     freewheel_steps: u64,
-    /// The socket's read mode: None non-blocking, Some(timeout) blocking.
-    read_mode: Option<Duration>,
+    /// The socket's read timeout, once set (it is always blocking then).
+    read_timeout: Option<Duration>,
     /// Time of PX4's newest HIL_ACTUATOR_CONTROLS, µs.
     last_answer_us: Option<u64>,
     /// Recent gaps between PX4's answers while armed, µs (ring).
@@ -382,6 +408,12 @@ impl std::fmt::Debug for Px4Bridge {
 /// that stops reading is noticed in seconds rather than after the kernel's
 /// autotuned megabytes.
 const SEND_BUFFER_BYTES: libc::c_int = 64 * 1024;
+/// How long a read polls before it blocks (see [`Px4Bridge::read`]).
+const SPIN_WAIT: Duration = Duration::from_micros(200);
+/// Steps between looks for a newer connection (a restarted PX4): the look is
+/// a system call, and a restart is rare (the old connection's end is seen at
+/// once anyway).
+const ACCEPT_EVERY_STEPS: u64 = 64;
 
 fn bound_send_buffer(s: &std::net::TcpStream) {
     use std::os::fd::AsRawFd;
@@ -450,7 +482,7 @@ impl Px4Bridge {
             },
             freewheel_start: None,
             freewheel_steps: 0,
-            read_mode: Some(Duration::ZERO),
+            read_timeout: None,
             last_answer_us: None,
             answer_gaps_us: [0; ANSWER_GAPS],
             answer_gap_next: 0,
@@ -508,14 +540,17 @@ impl Px4Bridge {
     }
 
     /// Starts over on a new connection.
-    fn adopt(&mut self, link: Link) {
+    fn adopt(&mut self, mut link: Link) {
+        // Blocking with a timeout from the first write on (see
+        // [`Link::set_timeout`]).
+        let t = Duration::from_secs(1);
+        self.read_timeout = link.set_timeout(t).ok().map(|()| t);
         self.stream = Some(link);
         self.rx.clear();
         self.first_answer = false;
         self.last_sensor = None;
         self.freewheel_start = None;
         self.freewheel_steps = 0;
-        self.read_mode = Some(Duration::ZERO);
         self.last_answer_us = None;
         self.answer_gaps_us = [0; ANSWER_GAPS];
         self.last_heard = Instant::now();
@@ -630,24 +665,34 @@ impl Px4Bridge {
                 return Ok(false);
             };
             let left = deadline.saturating_duration_since(Instant::now());
-            // Change the socket's mode only when it differs (each change is a
-            // system call, and a lockstep step should cost two: write, read).
-            let mode = if left.is_zero() {
-                None
-            } else {
-                Some(left.max(Duration::from_micros(1)))
+            // PX4 usually answers within tens of µs, less than a sleeping
+            // thread's wake-up: poll for up to SPIN_WAIT before blocking.
+            let spin_until = Instant::now() + SPIN_WAIT.min(left);
+            let got = loop {
+                match s.read_now(&mut buf) {
+                    Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < spin_until => {
+                        std::hint::spin_loop();
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock && !left.is_zero() => {
+                        let left = deadline
+                            .saturating_duration_since(Instant::now())
+                            .max(Duration::from_micros(1));
+                        // The socket stays blocking with a timeout; it is set
+                        // only when it differs (each change is a system call):
+                        // within 20 % of the wanted one is close enough.
+                        if !self
+                            .read_timeout
+                            .is_some_and(|a| a >= left && a <= left + left / 5)
+                        {
+                            s.set_timeout(left)?;
+                            self.read_timeout = Some(left);
+                        }
+                        break s.read(&mut buf);
+                    }
+                    other => break other,
+                }
             };
-            let same = match (self.read_mode, mode) {
-                (None, None) => true,
-                // A blocking timeout within 20 % of the wanted one is close enough.
-                (Some(a), Some(b)) => a >= b && a <= b + b / 5,
-                _ => false,
-            };
-            if !same {
-                s.set_mode(mode)?;
-                self.read_mode = mode;
-            }
-            let n = match s.read(&mut buf) {
+            let n = match got {
                 Ok(0) => {
                     tracing::warn!("PX4 closed the connection");
                     self.stream = None;
@@ -697,6 +742,13 @@ impl Px4Bridge {
                         "answer from the future refused"
                     );
                     return false;
+                }
+                if !self.first_answer {
+                    tracing::info!(
+                        time_usec = a.time_usec,
+                        free_wheeled_steps = self.freewheel_steps,
+                        "PX4's first answer: lockstep from here"
+                    );
                 }
                 self.first_answer = true;
                 self.stats.lockstep = a.flags & 1 != 0;
@@ -978,7 +1030,8 @@ impl FlightController for Px4Bridge {
         // A newer connection replaces the current one (PX4 restarted): hand it
         // to the next run.
         let had = self.stream.is_some();
-        if self.accept_pending()? && had {
+        let look = !had || self.stats.steps.is_multiple_of(ACCEPT_EVERY_STEPS);
+        if look && self.accept_pending()? && had {
             self.port.borrow_mut().pending = self.stream.take();
             self.publish();
             return Err(ControllerError::Disconnected(RESTARTED.into()));
