@@ -29,7 +29,7 @@ fn serve() -> u16 {
         )
         .expect("quad");
         let build = move || {
-            mavsitl::autopilot::setup::flight(
+            mavsitl::setup::flight(
                 &mavsitl::mission::Mission::default(),
                 "none",
                 &quad,

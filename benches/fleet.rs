@@ -6,9 +6,9 @@
 //! the measured time, the cost per vehicle the time over N.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use mavsitl::autopilot::setup::{fleet, PilotPlan};
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::setup::{fleet, PilotPlan};
 use mavsitl::sim::Lockstep;
 use mavsitl::time::SimTime;
 
@@ -44,7 +44,7 @@ fn airborne(n: usize) -> Lockstep {
     };
     let mut ls = if n == 1 {
         // One vehicle: `fly`'s own set-up (no fleet, no sweep).
-        mavsitl::autopilot::setup::flight(&mission, "takeoff", &scenario, &src, None, true)
+        mavsitl::setup::flight(&mission, "takeoff", &scenario, &src, None, true)
             .expect("flight")
             .lockstep
     } else {

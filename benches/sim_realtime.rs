@@ -43,15 +43,8 @@ fn bench(c: &mut Criterion) {
         quad.home.alt_m = h.alt_m;
     }
     let fly = || {
-        let f = mavsitl::autopilot::setup::flight(
-            &mission,
-            "quad_square",
-            &quad,
-            &quad_src,
-            None,
-            true,
-        )
-        .expect("flight");
+        let f = mavsitl::setup::flight(&mission, "quad_square", &quad, &quad_src, None, true)
+            .expect("flight");
         let mut ls = f.lockstep;
         while ls.sim().time() < SimTime::from_secs(400) {
             ls.tick(&mut ()).expect("tick");

@@ -8,35 +8,33 @@
 //! Frames: world local NED around the scenario's home, body FRD. Units: SI, named
 //! in identifiers (`_m`, `_m_s`, `_rad_s`, `_n`, `_pa`).
 //!
-//! Dependencies point down: `cli` → `scenario` → `sim` → `vehicle` → `physics` →
-//! `world` → `geo` / `time`; the sensor and physics models read
-//! [`faults::FaultEffects`], and `faults` depends only on `time`. [`airsim`] (AirSim's
-//! API) sits just under `cli`: it drives a SimpleFlight flight (`autopilot`) and the
-//! loop (`sim`). Nothing below `cli` prints to stdout.
+//! The layers are crates, so the compiler keeps dependencies pointing down:
+//!
+//! | crate | modules (re-exported here under the same names) | depends on |
+//! |---|---|---|
+//! | `mavsitl-core` | [`time`], [`geo`], [`rng`], [`atmosphere`], [`magnetic`], [`param`], [`faults`], [`samples`], [`controller`] | — |
+//! | `mavsitl-guidance` | [`guidance`] (the ArduPilot port) | — |
+//! | `mavsitl-mavlink` | [`wire`], [`mission`], [`mission_protocol`], [`tlog`] | core |
+//! | `mavsitl-sim` | [`world`], [`physics`], [`sensors`], [`vehicle`], [`replay`], [`sim`], [`encounter`], [`scenario`], [`record`] | core |
+//! | `mavsitl-simpleflight` | [`autopilot`] (SimpleFlight and its GCS endpoint) | core, guidance, mavlink |
+//! | `mavsitl-bridges` | [`bridge`] (PX4, ArduPilot, the firmware ground station) | core, mavlink |
+//! | `mavsitl` (this crate) | [`setup`] (a scenario wired to SimpleFlight), [`airsim`], [`analysis`], [`metrics`], [`suite`], and the `mavsitl` binary's CLI | all of them |
+//!
+//! SimpleFlight and the bridges meet the simulation only through
+//! [`controller::FlightController`] and the samples in `mavsitl-core`; only this
+//! crate wires them to a world. Nothing below the CLI prints to stdout.
 
 #![warn(missing_docs)]
 
 pub mod airsim;
 pub mod analysis;
-pub mod autopilot;
-pub mod bridge;
-pub mod controller;
-pub mod encounter;
-pub mod faults;
-pub mod geo;
-pub mod guidance;
 pub mod metrics;
-pub mod mission;
-pub mod mission_protocol;
-pub mod physics;
-pub mod record;
-pub mod replay;
-pub mod rng;
-pub mod scenario;
-pub mod sensors;
-pub mod sim;
+pub mod setup;
 pub mod suite;
-pub mod time;
-pub mod vehicle;
-pub mod wire;
-pub mod world;
+
+pub use mavsitl_bridges as bridge;
+pub use mavsitl_core::{atmosphere, controller, faults, geo, magnetic, param, rng, samples, time};
+pub use mavsitl_guidance as guidance;
+pub use mavsitl_mavlink::{mission, mission_protocol, tlog, wire};
+pub use mavsitl_sim::{encounter, physics, record, replay, scenario, sensors, sim, vehicle, world};
+pub use mavsitl_simpleflight as autopilot;

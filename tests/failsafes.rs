@@ -9,11 +9,11 @@ use mavlink::dialects::common::{
     MavAutopilot, MavMessage, MavModeFlag, MavState, MavType, HEARTBEAT_DATA,
 };
 use mavsitl::autopilot::gcs::Endpoint;
-use mavsitl::autopilot::setup::{self, Flight};
 use mavsitl::autopilot::FlightMode;
 use mavsitl::faults::parse_fault_arg;
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::setup::{self, Flight};
 use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::SimTime;
 use mavsitl::wire::{CommandIn, Incoming, Outgoing};

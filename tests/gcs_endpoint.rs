@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use mavlink::dialects::common::{MavMessage, MavResult, MavSysStatusSensor};
 use mavsitl::autopilot::gcs::Endpoint;
-use mavsitl::autopilot::setup::{self, Flight};
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::setup::{self, Flight};
 use mavsitl::time::SimTime;
 use mavsitl::wire::{CommandIn, Incoming, Outgoing};
 

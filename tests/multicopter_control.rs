@@ -7,12 +7,12 @@ use std::rc::Rc;
 use mavsitl::autopilot::airframe::MAX_MOTORS;
 use mavsitl::autopilot::estimator::{Estimator, EstimatorParams};
 use mavsitl::autopilot::multicopter::{McParams, McSetpoint, MulticopterControl};
-use mavsitl::autopilot::setup::multicopter_airframe;
 use mavsitl::controller::{Actuators, ControllerError, FlightController, SensorFrame};
 use mavsitl::geo::{GeoPoint, LocalFrame};
 use mavsitl::physics::airframes;
 use mavsitl::scenario::{parse_date, Scenario, ScenarioSource};
 use mavsitl::sensors::mag::earth_field_ned_gauss;
+use mavsitl::setup::multicopter_airframe;
 use mavsitl::time::SimTime;
 use nalgebra::Vector3;
 

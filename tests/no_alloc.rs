@@ -137,8 +137,8 @@ fn simpleflight_flying_a_leg_allocates_nothing() {
         Scenario::from_json(r#"{"vehicles":[{"kind":"multirotor"}]}"#, &src).expect("scenario");
     let plan = include_str!("../missions/quad_square.plan");
     let mission = mavsitl::mission::Mission::parse(plan, "square").expect("plan");
-    let mut f = mavsitl::autopilot::setup::flight(&mission, "square", &scenario, &src, None, true)
-        .expect("flight");
+    let mut f =
+        mavsitl::setup::flight(&mission, "square", &scenario, &src, None, true).expect("flight");
     // Take-off done, flying north on the first leg from 31 s to 42 s.
     f.lockstep
         .run_until(SimTime::from_secs(32), &mut ())
@@ -196,7 +196,7 @@ fn client_datagram() -> Vec<u8> {
 
 /// A served flight and its ground station, on loopback.
 struct Served {
-    flight: mavsitl::autopilot::setup::Flight,
+    flight: mavsitl::setup::Flight,
     endpoint: mavsitl::autopilot::gcs::Endpoint,
     link: mavsitl::autopilot::gcs::UdpLink,
     client: std::net::UdpSocket,
@@ -252,8 +252,8 @@ fn endpoint_under_load_allocates_nothing() {
     let mission =
         mavsitl::mission::Mission::parse(include_str!("../missions/quad_square.plan"), "square")
             .expect("plan");
-    let flight = mavsitl::autopilot::setup::flight(&mission, "square", &scenario, &src, None, true)
-        .expect("flight");
+    let flight =
+        mavsitl::setup::flight(&mission, "square", &scenario, &src, None, true).expect("flight");
     let endpoint = flight.endpoint(Some(&mission));
     let client = std::net::UdpSocket::bind("127.0.0.1:0").expect("client");
     client.set_nonblocking(true).expect("nonblocking");

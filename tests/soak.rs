@@ -12,9 +12,9 @@ use mavlink::dialects::common::{
     MavAutopilot, MavMessage, MavModeFlag, MavState, MavType, HEARTBEAT_DATA,
     PARAM_REQUEST_READ_DATA,
 };
-use mavsitl::autopilot::setup;
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::setup;
 use mavsitl::time::SimTime;
 use mavsitl::wire::{CommandIn, Incoming, Outgoing};
 

@@ -23,11 +23,11 @@ use rmpv::Value;
 use super::rpc::{Call, ConnId};
 use super::types::{self, f64_of, map, vector3r, Kinematics};
 use crate::autopilot::estimator::EstimatedState;
-use crate::autopilot::setup::Flight;
 use crate::autopilot::{FlightMode, Lift, Request, RequestQueue, StatusHandle, YawTarget};
 use crate::replay::KinematicState;
 use crate::sensors::imu::ImuSample;
 use crate::sensors::TickSamples;
+use crate::setup::Flight;
 use crate::sim::{Lockstep, Observer, SimError, Simulation};
 use crate::time::SimTime;
 

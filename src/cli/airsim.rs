@@ -12,13 +12,13 @@ use clap::Args;
 use mavsitl::airsim::api::FirmwarePilot;
 use mavsitl::airsim::settings::{Px4Settings, VehicleType};
 use mavsitl::airsim::{settings, AirSimApi, Incoming, Server};
-use mavsitl::autopilot::setup;
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::bridge::px4::Px4Port;
 use mavsitl::geo::ExportFrame;
 use mavsitl::mission::Mission;
 use mavsitl::record::Recorder;
 use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::setup;
 use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::SimTime;
 

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::LocalFrame;
 
-use mavsitl::bridge::traffic::{traffic_for, TRAFFIC_PERIOD_US};
+use mavsitl::bridge::traffic::TRAFFIC_PERIOD_US;
+
+use super::traffic::traffic_for;
 use mavsitl::record::Recorder;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};

@@ -7,11 +7,11 @@
 
 use std::time::Instant;
 
-use mavsitl::autopilot::setup::{self, Pilot, PilotPlan};
 use mavsitl::encounter::Collision;
 use mavsitl::metrics::{FlightMetrics, PlannedLegs};
 use mavsitl::mission::Mission;
 use mavsitl::scenario::ControllerSpec;
+use mavsitl::setup::{self, Pilot, PilotPlan};
 use mavsitl::sim::Simulation;
 use mavsitl::time::SimTime;
 

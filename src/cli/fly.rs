@@ -6,12 +6,13 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 
-use mavsitl::autopilot::{setup, StatusHandle};
+use mavsitl::autopilot::StatusHandle;
 use mavsitl::geo::ExportFrame;
 use mavsitl::metrics::{FlightMetrics, PlannedLegs};
 use mavsitl::mission::Mission;
 use mavsitl::record::Recorder;
 use mavsitl::scenario::{Home, Scenario, ScenarioSource};
+use mavsitl::setup;
 use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
@@ -66,7 +67,7 @@ pub struct FlyArgs {
     pub record: Option<PathBuf>,
 
     /// Frame of the recordings.
-    #[arg(long, value_enum, default_value_t = ExportFrame::Ned)]
+    #[arg(long, default_value = "ned", value_parser = super::export_frame_parser())]
     pub frame: ExportFrame,
 
     /// Fly on perfect state (AirSim's SimpleFlight behaviour) instead of the

@@ -10,13 +10,13 @@ use mavlink::dialects::common::MavAutopilot;
 
 use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig, LinkConfig, UdpLink};
 use mavsitl::autopilot::params::ParamStore;
-use mavsitl::autopilot::setup::Flight;
 use mavsitl::autopilot::{RequestQueue, StatusHandle};
 use mavsitl::geo::LocalFrame;
 use mavsitl::mission::Mission;
-use mavsitl::record::tlog::TlogWriter;
 use mavsitl::scenario::Scenario;
+use mavsitl::setup::Flight;
 use mavsitl::time::SimTime;
+use mavsitl::tlog::TlogWriter;
 
 use super::fly::FlightInputs;
 use super::CliError;
@@ -184,7 +184,7 @@ impl GcsSession {
     /// `args.instance` (the caller shifts it per vehicle).
     pub fn for_pilot(
         args: &GcsArgs,
-        pilot: &mavsitl::autopilot::setup::Pilot,
+        pilot: &mavsitl::setup::Pilot,
         mission: Option<&Mission>,
         scenario: &Scenario,
         frame: LocalFrame,

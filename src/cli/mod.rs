@@ -3,8 +3,9 @@
 //! Owns argument parsing (clap; the doc comments here are the only place help text
 //! lives), logging set-up, turning library errors into one line plus a hint and an
 //! exit code (0 success, 1 the run failed, 2 bad input), progress display and the
-//! summary printed on stdout. It is the only place that reads the wall clock or
-//! prints.
+//! summary printed on stdout. It is the only place that prints, and the only
+//! place that paces the simulation on the wall clock (the bridges and links
+//! below read it only for socket timeouts).
 
 mod airsim;
 mod ardupilot;
@@ -29,6 +30,7 @@ mod sim;
 mod summary;
 mod test;
 mod test_report;
+mod traffic;
 
 use clap::{Parser, Subcommand};
 
@@ -321,4 +323,23 @@ fn link_cut(sim: &mavsitl::sim::Simulation) -> bool {
     sim.vehicles()
         .first()
         .is_some_and(|v| v.faults().links.gcs_lost)
+}
+
+/// `--frame`: the frames a recording may be written in.
+pub(crate) fn export_frame_parser(
+) -> impl clap::builder::TypedValueParser<Value = mavsitl::geo::ExportFrame> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    use mavsitl::geo::ExportFrame;
+    PossibleValuesParser::new([
+        PossibleValue::new("ned")
+            .help("World north-east-down, body forward-right-down (the simulation's own)"),
+        PossibleValue::new("enu").help("World east-north-up, body forward-left-up (ROS REP-103)"),
+        PossibleValue::new("iso8855")
+            .help("World north-west-up, body forward-left-up (ISO 8855 vehicle axes)"),
+    ])
+    .map(|s| match s.as_str() {
+        "enu" => ExportFrame::Enu,
+        "iso8855" => ExportFrame::Iso8855,
+        _ => ExportFrame::Ned,
+    })
 }

@@ -39,7 +39,7 @@ pub struct ReplayArgs {
     pub home: Option<Home>,
 
     /// Frame of the recordings.
-    #[arg(long, value_enum, default_value_t = ExportFrame::Ned)]
+    #[arg(long, default_value = "ned", value_parser = super::export_frame_parser())]
     pub frame: ExportFrame,
 }
 

@@ -8,8 +8,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use mavsitl::autopilot::setup::{self, Fleet, PilotPlan};
-use mavsitl::bridge::traffic::{traffic_for, TRAFFIC_PERIOD_US};
+use mavsitl::bridge::traffic::TRAFFIC_PERIOD_US;
+use mavsitl::setup::{self, Fleet, PilotPlan};
+
+use super::traffic::traffic_for;
 use mavsitl::geo::ExportFrame;
 use mavsitl::scenario::{ControllerSpec, Home};
 use mavsitl::sim::{Observer, Simulation};

@@ -47,7 +47,7 @@ pub struct SimArgs {
     pub record: Option<PathBuf>,
 
     /// Frame of recorded positions, velocities and attitudes.
-    #[arg(long, value_enum, default_value_t = ExportFrame::Ned)]
+    #[arg(long, default_value = "ned", value_parser = super::export_frame_parser())]
     pub frame: ExportFrame,
 }
 

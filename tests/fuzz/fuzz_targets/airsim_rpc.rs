@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use libfuzzer_sys::fuzz_target;
 use mavsitl::airsim::{rpc, AirSimApi};
-use mavsitl::autopilot::setup;
+use mavsitl::setup;
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use mavsitl::autopilot::gcs::Endpoint;
-use mavsitl::autopilot::setup::{self, Flight};
+use mavsitl::setup::{self, Flight};
 use mavsitl::mission::Mission;
 use mavsitl::scenario::{Scenario, ScenarioSource};
 use mavsitl::time::SimTime;

@@ -1,0 +1,266 @@
+//! Simulation time and rates.
+//!
+//! Owns the one clock of the simulation: [`SimTime`], an integer count of
+//! microseconds that only the lockstep loop advances, and [`Rate`], an integer
+//! divider of the physics tick. The simulation (`mavsitl-sim`) and SimpleFlight
+//! never read the wall clock; real-time pacing is a layer on top of the loop
+//! (the CLI), and the firmware bridges and ground-station links read it only
+//! for their sockets' timeouts (how long to wait for a firmware, never what
+//! time the simulation is at).
+
+use std::fmt;
+use std::ops::{Add, Sub};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Simulation time in whole microseconds since the start of the run.
+///
+/// Monotonic, starts at zero, advanced only by the lockstep loop in whole physics
+/// ticks, so there is no floating-point accumulation of time.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+pub struct SimTime(u64);
+
+impl SimTime {
+    /// The start of every run.
+    pub const ZERO: SimTime = SimTime(0);
+
+    /// A time from whole microseconds.
+    pub const fn from_micros(us: u64) -> Self {
+        SimTime(us)
+    }
+
+    /// A time from whole seconds.
+    pub const fn from_secs(s: u64) -> Self {
+        SimTime(s * 1_000_000)
+    }
+
+    /// A time from seconds, rounded to the nearest microsecond (negative and
+    /// non-finite inputs give zero).
+    pub fn from_secs_f64(s: f64) -> Self {
+        if s.is_finite() && s > 0.0 {
+            SimTime((s * 1e6).round() as u64)
+        } else {
+            SimTime(0)
+        }
+    }
+
+    /// Whole microseconds.
+    pub const fn as_micros(self) -> u64 {
+        self.0
+    }
+
+    /// Whole nanoseconds (the EuRoC timestamp unit).
+    pub const fn as_nanos(self) -> u128 {
+        self.0 as u128 * 1000
+    }
+
+    /// Seconds as `f64` (exact below 2^53 µs, about 285 years).
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 * 1e-6
+    }
+
+    /// Seconds elapsed since `earlier` (0 if `earlier` is later).
+    pub fn secs_since(self, earlier: SimTime) -> f64 {
+        (self - earlier) as f64 * 1e-6
+    }
+}
+
+impl Add<u64> for SimTime {
+    type Output = SimTime;
+    /// Adds microseconds.
+    fn add(self, us: u64) -> SimTime {
+        SimTime(self.0 + us)
+    }
+}
+
+impl Sub for SimTime {
+    type Output = u64;
+    /// Microseconds between two times (saturating at zero).
+    fn sub(self, rhs: SimTime) -> u64 {
+        self.0.saturating_sub(rhs.0)
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{:06} s", self.0 / 1_000_000, self.0 % 1_000_000)
+    }
+}
+
+/// Errors in choosing rates.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum RateError {
+    /// The physics rate is outside 250–4000 Hz.
+    #[error("physics rate {hz} Hz is outside {min}–{max} Hz")]
+    PhysicsOutOfRange {
+        /// The rejected rate.
+        hz: u32,
+        /// Lowest accepted rate.
+        min: u32,
+        /// Highest accepted rate.
+        max: u32,
+    },
+    /// The physics period would not be a whole number of microseconds.
+    #[error("physics rate {hz} Hz does not divide one second into whole microseconds (try 250, 400, 500, 1000, 2000 or 4000)")]
+    PhysicsNotWholeMicros {
+        /// The rejected rate.
+        hz: u32,
+    },
+    /// A rate is not an integer divider of the physics rate.
+    #[error("{hz} Hz is not an integer divider of the {physics_hz} Hz physics rate")]
+    NotADivider {
+        /// The rejected rate.
+        hz: u32,
+        /// The physics rate it must divide.
+        physics_hz: u32,
+    },
+}
+
+/// The physics tick rate, 250–4000 Hz, with a whole-microsecond period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PhysicsRate {
+    hz: u32,
+}
+
+impl PhysicsRate {
+    /// Lowest accepted physics rate, Hz.
+    pub const MIN_HZ: u32 = 250;
+    /// Highest accepted physics rate, Hz.
+    pub const MAX_HZ: u32 = 4000;
+    /// The default, 1 kHz.
+    pub const DEFAULT: PhysicsRate = PhysicsRate { hz: 1000 };
+
+    /// Checks and builds a physics rate.
+    ///
+    /// # Errors
+    /// [`RateError`] when outside 250–4000 Hz or when 1 s / hz is not whole µs.
+    pub fn new(hz: u32) -> Result<Self, RateError> {
+        if !(Self::MIN_HZ..=Self::MAX_HZ).contains(&hz) {
+            return Err(RateError::PhysicsOutOfRange {
+                hz,
+                min: Self::MIN_HZ,
+                max: Self::MAX_HZ,
+            });
+        }
+        if 1_000_000 % hz != 0 {
+            return Err(RateError::PhysicsNotWholeMicros { hz });
+        }
+        Ok(PhysicsRate { hz })
+    }
+
+    /// Rate in Hz.
+    pub fn hz(self) -> u32 {
+        self.hz
+    }
+
+    /// Tick period in whole microseconds.
+    pub fn period_us(self) -> u64 {
+        1_000_000 / u64::from(self.hz)
+    }
+
+    /// Tick period in seconds.
+    pub fn dt_s(self) -> f64 {
+        self.period_us() as f64 * 1e-6
+    }
+
+    /// A rate `hz` expressed as a divider of this physics rate.
+    ///
+    /// # Errors
+    /// [`RateError::NotADivider`] when `hz` is zero or does not divide the physics rate.
+    pub fn divider(self, hz: u32) -> Result<Rate, RateError> {
+        if hz == 0 || hz > self.hz || !self.hz.is_multiple_of(hz) {
+            return Err(RateError::NotADivider {
+                hz,
+                physics_hz: self.hz,
+            });
+        }
+        Ok(Rate {
+            divider: self.hz / hz,
+        })
+    }
+}
+
+impl Default for PhysicsRate {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// A rate as an integer divider of the physics tick: due on every `divider`-th tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    divider: u32,
+}
+
+impl Rate {
+    /// Every physics tick.
+    pub const EVERY_TICK: Rate = Rate { divider: 1 };
+
+    /// The divider (physics ticks per occurrence).
+    pub fn divider(self) -> u32 {
+        self.divider
+    }
+
+    /// Whether tick number `tick` (counted from 0) is one of this rate's ticks.
+    pub fn is_due(self, tick: u64) -> bool {
+        tick.is_multiple_of(u64::from(self.divider))
+    }
+
+    /// The period of this rate in whole microseconds, given the physics rate.
+    pub fn period_us(self, physics: PhysicsRate) -> u64 {
+        physics.period_us() * u64::from(self.divider)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn physics_rate_bounds_and_whole_micros() {
+        assert!(PhysicsRate::new(1000).is_ok());
+        assert!(PhysicsRate::new(250).is_ok());
+        assert!(PhysicsRate::new(4000).is_ok());
+        assert!(matches!(
+            PhysicsRate::new(249),
+            Err(RateError::PhysicsOutOfRange { .. })
+        ));
+        assert!(matches!(
+            PhysicsRate::new(4001),
+            Err(RateError::PhysicsOutOfRange { .. })
+        ));
+        assert_eq!(
+            PhysicsRate::new(3000),
+            Err(RateError::PhysicsNotWholeMicros { hz: 3000 })
+        );
+        assert_eq!(PhysicsRate::new(400).map(|r| r.period_us()), Ok(2500));
+    }
+
+    #[test]
+    fn dividers() {
+        let p = PhysicsRate::new(1000).unwrap();
+        let r = p.divider(250).unwrap();
+        assert_eq!(r.divider(), 4);
+        assert!(r.is_due(0) && r.is_due(4) && !r.is_due(5));
+        assert_eq!(r.period_us(p), 4000);
+        assert!(p.divider(300).is_err());
+        assert!(p.divider(0).is_err());
+        assert!(p.divider(2000).is_err());
+    }
+
+    #[test]
+    fn time_arithmetic_is_integer() {
+        let mut t = SimTime::ZERO;
+        for _ in 0..1_000_000 {
+            t = t + 1000;
+        }
+        assert_eq!(t, SimTime::from_secs(1000));
+        assert_eq!(t.as_nanos(), 1_000_000_000_000);
+        assert_eq!(SimTime::from_secs_f64(0.0025).as_micros(), 2500);
+        assert_eq!(SimTime::from_secs_f64(f64::NAN), SimTime::ZERO);
+        assert_eq!(format!("{}", SimTime::from_micros(1_500_001)), "1.500001 s");
+    }
+}

@@ -1,0 +1,814 @@
+//! `AR_WPNav` and `AR_PivotTurn`: waypoint navigation for rovers and boats —
+//! S-curve legs with corner blending, the track time-scaling that keeps the
+//! target near the vehicle, reached detection, cross-track error and pivot
+//! turns; and the PSC input-shaping path Guided uses when S-curves are off.
+//!
+//! Ported from ArduPilot's `libraries/AR_WPNav/AR_WPNav.cpp`, `AR_PivotTurn.cpp`
+//! (GPLv3). Parameters `WP_*` with ArduPilot's defaults. Positions are local NE
+//! metres (the vertical is unused: rovers and boats drive on a surface);
+//! bearings are radians from north, clockwise positive.
+
+use nalgebra::{Vector2, Vector3};
+
+use super::attitude_control::ArAttitudeControl;
+use super::control::wrap_pi;
+use super::pos_control::{ArPosControl, NavState};
+use super::scurve::SCurve;
+
+/// AR_WPNAV_SNAP_MAX, m/s⁴: the snap handed to the S-curves.
+pub const SNAP_MAX: f32 = 15.0;
+/// AR_WPNAV_ACCEL_MAX, m/s²: used when the attitude controller has no limit.
+pub const ACCEL_MAX_DEFAULT: f64 = 20.0;
+/// AR_WPNAV_SPEED_MIN, m/s.
+pub const SPEED_MIN: f64 = 0.05;
+const TIMEOUT_S: f64 = 0.1;
+const SPEED_UPDATE_MIN_S: f64 = 0.5;
+
+/// `WP_*` parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WpNavParams {
+    /// WP_SPEED, m/s.
+    pub speed: f64,
+    /// WP_RADIUS, m.
+    pub radius: f64,
+    /// WP_ACCEL, m/s² (0: from ATC).
+    pub accel: f64,
+    /// WP_JERK, m/s³ (0: equal to the acceleration).
+    pub jerk: f64,
+    /// WP_PIVOT_ANGLE, deg (0 disables).
+    pub pivot_angle: f64,
+    /// WP_PIVOT_RATE, deg/s.
+    pub pivot_rate: f64,
+    /// WP_PIVOT_DELAY, s.
+    pub pivot_delay: f64,
+}
+
+impl Default for WpNavParams {
+    fn default() -> Self {
+        WpNavParams {
+            speed: 2.0,
+            radius: 2.0,
+            accel: 0.0,
+            jerk: 0.0,
+            pivot_angle: 60.0,
+            pivot_rate: 60.0,
+            pivot_delay: 0.0,
+        }
+    }
+}
+
+/// `AR_PivotTurn`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ArPivotTurn {
+    enabled: bool,
+    active: bool,
+    delay_start_s: Option<f64>,
+}
+
+/// AR_PIVOT_ANGLE_ACCURACY, deg.
+const PIVOT_ANGLE_ACCURACY_DEG: f64 = 5.0;
+
+impl ArPivotTurn {
+    /// Enables or disables pivoting (skid-steer vehicles can pivot).
+    pub fn enable(&mut self, on: bool) {
+        self.enabled = on;
+        if !on {
+            self.active = false;
+        }
+    }
+
+    /// Whether a pivot is in progress (`active`).
+    pub fn active(&self) -> bool {
+        self.enabled && self.active
+    }
+
+    /// Stops any pivot.
+    pub fn deactivate(&mut self) {
+        self.active = false;
+        self.delay_start_s = None;
+    }
+
+    /// Whether a heading change would need a pivot (`would_activate`).
+    pub fn would_activate(&self, yaw_change_rad: f64, p: &WpNavParams) -> bool {
+        self.enabled
+            && p.pivot_angle > 5.0
+            && wrap_pi(yaw_change_rad).abs() > p.pivot_angle.to_radians()
+    }
+
+    /// Starts or ends a pivot for `desired_heading` (`check_activation`).
+    pub fn check_activation(
+        &mut self,
+        desired_heading_rad: f64,
+        yaw_rad: f64,
+        force: bool,
+        now_s: f64,
+        p: &WpNavParams,
+    ) {
+        if !self.enabled || p.pivot_angle <= 5.0 {
+            self.active = false;
+            return;
+        }
+        let err = wrap_pi(desired_heading_rad - yaw_rad).abs();
+        if err > p.pivot_angle.to_radians() || force {
+            self.active = true;
+            self.delay_start_s = None;
+            return;
+        }
+        if self.active
+            && err < PIVOT_ANGLE_ACCURACY_DEG.to_radians()
+            && self.delay_start_s.is_none()
+        {
+            self.delay_start_s = Some(now_s);
+        }
+        if let Some(t0) = self.delay_start_s {
+            if now_s - t0 >= p.pivot_delay.clamp(0.0, 60.0) {
+                self.active = false;
+                self.delay_start_s = None;
+            }
+        }
+    }
+
+    /// Turn rate toward `heading` at WP_PIVOT_RATE, updating the activation
+    /// (`get_turn_rate_rads`).
+    pub fn get_turn_rate_rads(
+        &mut self,
+        heading_rad: f64,
+        atc: &ArAttitudeControl,
+        s: &NavState,
+        p: &WpNavParams,
+    ) -> f64 {
+        let rate =
+            atc.get_turn_rate_from_heading(heading_rad, p.pivot_rate.to_radians(), s.yaw_rad);
+        self.check_activation(heading_rad, s.yaw_rad, false, s.now_s, p);
+        rate
+    }
+}
+
+/// Which path the navigator follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NavType {
+    SCurve,
+    PscInputShaping,
+}
+
+/// `AR_WPNav`.
+#[derive(Debug, Clone)]
+pub struct ArWpNav {
+    /// Parameters.
+    pub params: WpNavParams,
+    /// The position controller it drives.
+    pub pos_control: ArPosControl,
+    pivot: ArPivotTurn,
+    base_speed_max: f64,
+    nudge_speed_max: f64,
+    last_speed_update_s: Option<f64>,
+    scurve_prev_leg: SCurve,
+    scurve_this_leg: SCurve,
+    scurve_next_leg: SCurve,
+    track_scalar_dt: f64,
+    fast_waypoint: bool,
+    pivot_at_next_wp: bool,
+    reached_destination: bool,
+    orig_and_dest_valid: bool,
+    origin_ne: Vector2<f64>,
+    destination_ne: Vector2<f64>,
+    nav_type: NavType,
+    turn_radius: f64,
+    overspeed_enabled: bool,
+    reversed: bool,
+    last_update_s: Option<f64>,
+    desired_speed_limited: f64,
+    desired_turn_rate: f64,
+    desired_lat_accel: f64,
+    desired_heading: f64,
+    cross_track_error: f64,
+    distance_to_destination: f64,
+    wp_bearing: f64,
+}
+
+impl ArWpNav {
+    /// A navigator with `params` and position-controller `psc`.
+    pub fn new(params: WpNavParams, psc: ArPosControl) -> Self {
+        ArWpNav {
+            params,
+            pos_control: psc,
+            pivot: ArPivotTurn::default(),
+            base_speed_max: params.speed,
+            nudge_speed_max: 0.0,
+            last_speed_update_s: None,
+            scurve_prev_leg: SCurve::new(),
+            scurve_this_leg: SCurve::new(),
+            scurve_next_leg: SCurve::new(),
+            track_scalar_dt: 1.0,
+            fast_waypoint: false,
+            pivot_at_next_wp: false,
+            reached_destination: false,
+            orig_and_dest_valid: false,
+            origin_ne: Vector2::zeros(),
+            destination_ne: Vector2::zeros(),
+            nav_type: NavType::SCurve,
+            turn_radius: 0.0,
+            overspeed_enabled: false,
+            reversed: false,
+            last_update_s: None,
+            desired_speed_limited: 0.0,
+            desired_turn_rate: 0.0,
+            desired_lat_accel: 0.0,
+            desired_heading: 0.0,
+            cross_track_error: 0.0,
+            distance_to_destination: 0.0,
+            wp_bearing: 0.0,
+        }
+    }
+
+    /// Turning radius and whether the vehicle can pivot (`set_turn_params`).
+    pub fn set_turn_params(&mut self, turn_radius: f64, pivot_possible: bool) {
+        self.turn_radius = if pivot_possible { 0.0 } else { turn_radius };
+        self.pivot.enable(pivot_possible);
+        self.pos_control
+            .set_turn_params(turn_radius, pivot_possible);
+    }
+
+    /// Sailboats may exceed the speed target 5× when the wind allows.
+    pub fn set_overspeed_enabled(&mut self, on: bool) {
+        self.overspeed_enabled = on;
+    }
+
+    /// Drive backwards.
+    pub fn set_reversed(&mut self, reversed: bool) {
+        self.reversed = reversed;
+    }
+
+    /// Initialises limits and paths at the vehicle's stopping point (`init`).
+    pub fn init(&mut self, speed_max: f64, s: &NavState, atc: &ArAttitudeControl) {
+        self.base_speed_max = if speed_max > 0.0 {
+            speed_max
+        } else {
+            self.params.speed
+        }
+        .max(SPEED_MIN);
+        let mut atc_accel = atc.params.accel_max.min(atc.get_decel_max());
+        if atc_accel <= 0.0 {
+            atc_accel = ACCEL_MAX_DEFAULT;
+        }
+        let accel = if self.params.accel > 0.0 {
+            self.params.accel.min(atc_accel)
+        } else {
+            atc_accel
+        };
+        let jerk = if self.params.jerk > 0.0 {
+            self.params.jerk
+        } else {
+            accel
+        };
+        self.pos_control.set_limits(
+            self.base_speed_max,
+            accel,
+            atc.get_turn_lat_accel_max(),
+            jerk,
+        );
+        self.scurve_prev_leg.init();
+        self.scurve_this_leg.init();
+        self.scurve_next_leg.init();
+        self.track_scalar_dt = 1.0;
+        self.reached_destination = false;
+        self.fast_waypoint = false;
+        self.pivot.deactivate();
+        self.pivot_at_next_wp = false;
+        self.set_origin_and_destination_to_stopping_point(s, atc);
+        self.nudge_speed_max = 0.0;
+        self.last_speed_update_s = None;
+    }
+
+    /// Origin and destination at the vehicle's stopping point
+    /// (`set_origin_and_destination_to_stopping_point`).
+    fn set_origin_and_destination_to_stopping_point(
+        &mut self,
+        s: &NavState,
+        atc: &ArAttitudeControl,
+    ) {
+        let stop = self.stopping_point(s, atc);
+        self.origin_ne = stop;
+        self.destination_ne = stop;
+        self.orig_and_dest_valid = true;
+    }
+
+    fn stopping_point(&self, s: &NavState, atc: &ArAttitudeControl) -> Vector2<f64> {
+        let v = s.vel_ne_m_s;
+        let speed = v.norm();
+        if speed <= 0.0 {
+            return s.pos_ne_m;
+        }
+        s.pos_ne_m + v / speed * atc.get_stopping_distance(speed)
+    }
+
+    /// Whether [`ArWpNav::update`] ran within the last 100 ms (`is_active`).
+    pub fn is_active(&self, now_s: f64) -> bool {
+        self.last_update_s.is_some_and(|t| now_s - t <= TIMEOUT_S)
+    }
+
+    /// Sets the speed limit, m/s; refuses below 0.05 (`set_speed_max`).
+    pub fn set_speed_max(&mut self, speed: f64) -> bool {
+        if speed.is_nan() || speed < SPEED_MIN {
+            return false;
+        }
+        self.base_speed_max = speed;
+        true
+    }
+
+    /// Pilot nudge speed, m/s (`set_nudge_speed_max`).
+    pub fn set_nudge_speed_max(&mut self, speed: f64) {
+        self.nudge_speed_max = speed.max(0.0);
+    }
+
+    /// Heads for `destination` (NE m), flying through it towards
+    /// `next_destination` if given (`set_desired_location`).
+    pub fn set_desired_location(
+        &mut self,
+        destination: Vector2<f64>,
+        next_destination: Option<Vector2<f64>>,
+        s: &NavState,
+        atc: &ArAttitudeControl,
+    ) -> bool {
+        if !destination.iter().all(|x| x.is_finite())
+            || next_destination.is_some_and(|n| !n.iter().all(|x| x.is_finite()))
+        {
+            return false;
+        }
+        // Re-anchored (not re-initialised: limits and speed stay) when
+        // inactive, interrupted, or after the other controller.
+        if !self.is_active(s.now_s) || !self.reached_destination || self.nav_type != NavType::SCurve
+        {
+            self.set_origin_and_destination_to_stopping_point(s, atc);
+            self.scurve_prev_leg.init();
+            self.scurve_this_leg.init();
+            self.scurve_next_leg.init();
+        }
+        self.scurve_prev_leg = self.scurve_this_leg.clone();
+        self.origin_ne = self.destination_ne;
+        self.destination_ne = destination;
+        self.orig_and_dest_valid = true;
+        self.reached_destination = false;
+        self.update_distance_and_bearing(s);
+        if !self.fast_waypoint {
+            self.pivot.deactivate();
+            let bearing = self.wp_bearing
+                + if self.reversed {
+                    std::f64::consts::PI
+                } else {
+                    0.0
+                };
+            self.pivot.check_activation(
+                bearing,
+                s.yaw_rad,
+                self.pivot_at_next_wp,
+                s.now_s,
+                &self.params,
+            );
+        }
+        let p = &self.pos_control;
+        let (speed, accel, jerk) = (
+            p.get_speed_max() as f32,
+            p.get_accel_max() as f32,
+            p.get_jerk_max() as f32,
+        );
+        let o = Vector3::new(self.origin_ne.x as f32, self.origin_ne.y as f32, 0.0);
+        let d = Vector3::new(destination.x as f32, destination.y as f32, 0.0);
+        if self.fast_waypoint && !self.scurve_next_leg.finished() {
+            self.scurve_this_leg = self.scurve_next_leg.clone();
+        } else {
+            self.scurve_this_leg
+                .calculate_track(&o, &d, speed, speed, speed, accel, accel, SNAP_MAX, jerk);
+        }
+        self.scurve_next_leg.init();
+        self.fast_waypoint = false;
+        self.pivot_at_next_wp = false;
+        if let Some(n) = next_destination {
+            let b1 = bearing(&self.origin_ne, &destination);
+            let b2 = bearing(&destination, &n);
+            let corner = wrap_pi(b2 - b1);
+            self.pivot_at_next_wp = self.pivot.would_activate(corner, &self.params);
+            if !self.pivot_at_next_wp {
+                let nn = Vector3::new(n.x as f32, n.y as f32, 0.0);
+                self.scurve_next_leg
+                    .calculate_track(&d, &nn, speed, speed, speed, accel, accel, SNAP_MAX, jerk);
+                self.fast_waypoint = true;
+            }
+        }
+        self.nav_type = NavType::SCurve;
+        self.update_distance_and_bearing(s);
+        true
+    }
+
+    /// Stops at the stopping point (`set_desired_location_to_stopping_location`).
+    pub fn set_desired_location_to_stopping_location(
+        &mut self,
+        s: &NavState,
+        atc: &ArAttitudeControl,
+    ) -> bool {
+        let stop = self.stopping_point(s, atc);
+        self.set_desired_location(stop, None, s, atc)
+    }
+
+    /// Heads for `destination` by PSC input shaping, for targets that change
+    /// often (`set_desired_location_expect_fast_update`).
+    pub fn set_desired_location_expect_fast_update(
+        &mut self,
+        destination: Vector2<f64>,
+        s: &NavState,
+        atc: &ArAttitudeControl,
+    ) -> bool {
+        if !destination.iter().all(|x| x.is_finite()) {
+            return false;
+        }
+        if !self.is_active(s.now_s) || self.nav_type != NavType::PscInputShaping {
+            self.set_origin_and_destination_to_stopping_point(s, atc);
+        }
+        self.origin_ne = self.destination_ne;
+        self.destination_ne = destination;
+        self.orig_and_dest_valid = true;
+        self.reached_destination = false;
+        self.update_distance_and_bearing(s);
+        self.pivot
+            .check_activation(self.wp_bearing, s.yaw_rad, false, s.now_s, &self.params);
+        self.nav_type = NavType::PscInputShaping;
+        true
+    }
+
+    fn update_distance_and_bearing(&mut self, s: &NavState) {
+        let d = self.destination_ne - s.pos_ne_m;
+        self.distance_to_destination = d.norm();
+        self.wp_bearing = if self.distance_to_destination > 0.0 {
+            d.y.atan2(d.x)
+        } else {
+            s.yaw_rad
+        };
+    }
+
+    /// Runs one step (`update`): advances the target and computes the desired
+    /// speed and turn rate.
+    pub fn update(&mut self, dt: f64, s: &NavState, atc: &ArAttitudeControl) {
+        if !s.armed || !self.orig_and_dest_valid {
+            self.desired_speed_limited = atc.get_desired_speed_accel_limited(0.0, dt, s.now_s);
+            self.desired_lat_accel = 0.0;
+            self.desired_turn_rate = 0.0;
+            self.cross_track_error = 0.0;
+            return;
+        }
+        if !self.is_active(s.now_s) {
+            self.desired_speed_limited = s.forward_speed_m_s();
+        }
+        self.last_update_s = Some(s.now_s);
+        self.update_distance_and_bearing(s);
+        self.update_speed_max(s.now_s);
+        if !self.pivot.active() {
+            match self.nav_type {
+                NavType::SCurve => self.advance_wp_target_along_track(s, dt),
+                NavType::PscInputShaping => self.update_psc_input_shaping(s, dt),
+            }
+        }
+        self.update_steering_and_speed(s, dt, atc);
+    }
+
+    fn update_speed_max(&mut self, now_s: f64) {
+        let speed = self.base_speed_max.max(self.nudge_speed_max);
+        if speed == self.pos_control.get_speed_max() {
+            return;
+        }
+        if self
+            .last_speed_update_s
+            .is_some_and(|t| now_s - t < SPEED_UPDATE_MIN_S)
+        {
+            return;
+        }
+        self.last_speed_update_s = Some(now_s);
+        let p = &self.pos_control;
+        let (accel, lat, jerk) = (p.get_accel_max(), p.get_lat_accel_max(), p.get_jerk_max());
+        self.pos_control.set_limits(speed, accel, lat, jerk);
+        let v = speed as f32;
+        self.scurve_this_leg.set_speed_max(v, v, v);
+        self.scurve_next_leg.set_speed_max(v, v, v);
+    }
+
+    fn advance_wp_target_along_track(&mut self, s: &NavState, dt: f64) {
+        // Time scaling: slow the target when the vehicle falls behind.
+        let desired_vel = self.pos_control.get_desired_velocity();
+        let raw = if desired_vel.norm() > 0.0 {
+            let u = desired_vel.normalize();
+            let track_error = self.pos_control.get_pos_error().dot(&u);
+            let track_velocity = s.vel_ne_m_s.dot(&u);
+            let max_ratio = if self.overspeed_enabled { 5.0 } else { 1.0 };
+            (0.05
+                + (track_velocity - self.pos_control.params.pos_p * track_error)
+                    / desired_vel.norm())
+            .clamp(0.0, max_ratio)
+        } else {
+            1.0
+        };
+        let (accel, jerk) = (
+            self.pos_control.get_accel_max(),
+            self.pos_control.get_jerk_max(),
+        );
+        let tc = if jerk > 0.0 { accel / jerk } else { 1.0 };
+        self.track_scalar_dt += (raw - self.track_scalar_dt) * (dt / tc);
+
+        let mut pos = Vector3::new(self.origin_ne.x as f32, self.origin_ne.y as f32, 0.0);
+        let mut vel = Vector3::zeros();
+        let mut acc = Vector3::zeros();
+        let wp_radius = self.params.radius.max(self.turn_radius) as f32;
+        let lat = self.pos_control.get_lat_accel_max() as f32;
+        let finished = self.scurve_this_leg.advance_target_along_track(
+            &mut self.scurve_prev_leg,
+            &mut self.scurve_next_leg,
+            wp_radius,
+            lat,
+            self.fast_waypoint,
+            (self.track_scalar_dt * dt) as f32,
+            &mut pos,
+            &mut vel,
+            &mut acc,
+        );
+        if !self.pos_control.is_active(s.now_s) {
+            self.pos_control.init(s);
+        }
+        self.pos_control.set_pos_vel_accel_target(
+            pos.xy().cast(),
+            vel.xy().cast(),
+            acc.xy().cast(),
+        );
+        if !self.reached_destination && finished {
+            self.reached_destination = self.fast_waypoint
+                || self.distance_to_destination <= self.params.radius
+                || past_interval_finish_line(&s.pos_ne_m, &self.origin_ne, &self.destination_ne);
+        }
+    }
+
+    fn update_psc_input_shaping(&mut self, s: &NavState, dt: f64) {
+        if !self.pos_control.is_active(s.now_s) {
+            self.pos_control.init(s);
+        }
+        let dest = self.destination_ne;
+        self.pos_control.input_pos_target(&dest, dt);
+        if !self.reached_destination {
+            self.reached_destination = (dest - self.pos_control.get_pos_target()).norm() < 0.01
+                && (self.pos_control.get_pos_target() - s.pos_ne_m).norm() < self.params.radius;
+        }
+    }
+
+    fn update_steering_and_speed(&mut self, s: &NavState, dt: f64, atc: &ArAttitudeControl) {
+        self.cross_track_error = self.calc_crosstrack_error(s);
+        self.pos_control.set_reversed(self.reversed);
+        self.pos_control.update(dt, s, atc);
+        if self.pivot.active() {
+            self.desired_speed_limited = atc.get_desired_speed_accel_limited(0.0, dt, s.now_s);
+            self.desired_heading = self.wp_bearing
+                + if self.reversed {
+                    std::f64::consts::PI
+                } else {
+                    0.0
+                };
+            self.desired_turn_rate = if self.desired_speed_limited == 0.0 {
+                let p = self.params;
+                self.pivot
+                    .get_turn_rate_rads(self.desired_heading, atc, s, &p)
+            } else {
+                0.0
+            };
+            self.desired_lat_accel = 0.0;
+        } else {
+            self.desired_speed_limited = self.pos_control.get_desired_speed();
+            self.desired_turn_rate = self.pos_control.get_desired_turn_rate_rads();
+            self.desired_lat_accel = self.pos_control.get_desired_lat_accel();
+        }
+    }
+
+    /// Cross-track error, m; for a northbound track a vehicle to the east is
+    /// negative (`calc_crosstrack_error`).
+    fn calc_crosstrack_error(&self, s: &NavState) -> f64 {
+        let track = self.destination_ne - self.origin_ne;
+        let len = track.norm();
+        if len < 1e-6 {
+            return (self.destination_ne - s.pos_ne_m).norm();
+        }
+        let d = track / len;
+        let v = s.pos_ne_m - self.origin_ne;
+        v.x * d.y - v.y * d.x
+    }
+
+    /// Desired speed, m/s (`get_speed`).
+    pub fn get_speed(&self) -> f64 {
+        self.desired_speed_limited
+    }
+
+    /// Desired turn rate, rad/s, positive clockwise (`get_turn_rate_rads`).
+    pub fn get_turn_rate_rads(&self) -> f64 {
+        self.desired_turn_rate
+    }
+
+    /// Desired lateral acceleration, m/s².
+    pub fn get_lat_accel(&self) -> f64 {
+        self.desired_lat_accel
+    }
+
+    /// Bearing to the destination, rad (`wp_bearing_cd` in radians).
+    pub fn wp_bearing_rad(&self) -> f64 {
+        self.wp_bearing
+    }
+
+    /// Heading held during a pivot, rad (`nav_bearing_cd` in radians).
+    pub fn nav_bearing_rad(&self) -> f64 {
+        self.desired_heading
+    }
+
+    /// Bearing the vehicle should follow now, rad: the pivot heading while
+    /// pivoting, else the bearing to the destination (`oa_wp_bearing_cd`
+    /// without object avoidance).
+    pub fn oa_wp_bearing_rad(&self) -> f64 {
+        if self.pivot.active() {
+            self.desired_heading
+        } else {
+            self.wp_bearing
+        }
+    }
+
+    /// Cross-track error of the last update, m (`crosstrack_error`).
+    pub fn crosstrack_error(&self) -> f64 {
+        self.cross_track_error
+    }
+
+    /// Distance to the destination, m.
+    pub fn get_distance_to_destination(&self) -> f64 {
+        self.distance_to_destination
+    }
+
+    /// Whether the destination has been reached (`reached_destination`).
+    pub fn reached_destination(&self) -> bool {
+        self.reached_destination
+    }
+
+    /// Whether the current leg blends into the next (`is_fast_waypoint`).
+    pub fn is_fast_waypoint(&self) -> bool {
+        self.fast_waypoint
+    }
+
+    /// Whether a pivot turn is in progress.
+    pub fn pivot_active(&self) -> bool {
+        self.pivot.active()
+    }
+
+    /// The destination, NE m.
+    pub fn get_destination(&self) -> Vector2<f64> {
+        self.destination_ne
+    }
+
+    /// The origin of the current leg, NE m.
+    pub fn get_origin(&self) -> Vector2<f64> {
+        self.origin_ne
+    }
+
+    /// The position target, NE m.
+    pub fn get_position_target(&self) -> Vector2<f64> {
+        self.pos_control.get_pos_target()
+    }
+}
+
+/// Bearing from `a` to `b`, rad from north, clockwise positive.
+pub fn bearing(a: &Vector2<f64>, b: &Vector2<f64>) -> f64 {
+    let d = b - a;
+    d.y.atan2(d.x)
+}
+
+/// Whether `pos` is past the line through `to` perpendicular to from→to
+/// (`Location::past_interval_finish_line`).
+pub fn past_interval_finish_line(
+    pos: &Vector2<f64>,
+    from: &Vector2<f64>,
+    to: &Vector2<f64>,
+) -> bool {
+    let v2 = to - from;
+    let l2 = v2.norm_squared();
+    if l2 <= 0.0 {
+        return true;
+    }
+    (pos - from).dot(&v2) / l2 >= 1.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attitude_control::AttitudeParams;
+    use crate::pos_control::PosControlParams;
+
+    /// A navigator as a mode entry leaves it (`init`).
+    fn nav() -> (ArWpNav, ArAttitudeControl) {
+        let mut w = ArWpNav::new(
+            WpNavParams::default(),
+            ArPosControl::new(PosControlParams::default()),
+        );
+        let atc = ArAttitudeControl::new(AttitudeParams::default());
+        w.init(0.0, &at(Vector2::zeros(), 0.0, 0.0), &atc);
+        (w, atc)
+    }
+
+    fn at(pos: Vector2<f64>, yaw: f64, t: f64) -> NavState {
+        NavState {
+            now_s: t,
+            armed: true,
+            pos_ne_m: pos,
+            yaw_rad: yaw,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn crosstrack_sign_and_finish_line() {
+        let (mut w, atc) = nav();
+        // The first leg starts at the vehicle's stopping point: here, at rest at home.
+        w.set_desired_location(
+            Vector2::new(10.0, 0.0),
+            None,
+            &at(Vector2::zeros(), 0.0, 0.0),
+            &atc,
+        );
+        assert_eq!(w.get_origin(), Vector2::zeros());
+        let s = at(Vector2::new(5.0, 1.0), 0.0, 0.0);
+        // Northbound track, vehicle 1 m east: negative.
+        assert!((w.calc_crosstrack_error(&s) + 1.0).abs() < 1e-12);
+        let west = at(Vector2::new(5.0, -2.0), 0.0, 0.0);
+        assert!((w.calc_crosstrack_error(&west) - 2.0).abs() < 1e-12);
+        let o = Vector2::zeros();
+        let d = Vector2::new(10.0, 0.0);
+        assert!(!past_interval_finish_line(&Vector2::new(9.9, 3.0), &o, &d));
+        assert!(past_interval_finish_line(&Vector2::new(10.1, -3.0), &o, &d));
+    }
+
+    #[test]
+    fn pivot_activation_follows_the_angle_and_delay() {
+        let p = WpNavParams {
+            pivot_delay: 1.0,
+            ..WpNavParams::default()
+        };
+        let mut pv = ArPivotTurn::default();
+        pv.enable(true);
+        assert!(pv.would_activate(70f64.to_radians(), &p));
+        assert!(!pv.would_activate(50f64.to_radians(), &p));
+        pv.check_activation(90f64.to_radians(), 0.0, false, 0.0, &p);
+        assert!(pv.active());
+        // Aligned within 5°: stays active for WP_PIVOT_DELAY, then ends.
+        pv.check_activation(90f64.to_radians(), 88f64.to_radians(), false, 1.0, &p);
+        assert!(pv.active());
+        pv.check_activation(90f64.to_radians(), 88f64.to_radians(), false, 2.1, &p);
+        assert!(!pv.active());
+        pv.enable(false);
+        pv.check_activation(180f64.to_radians(), 0.0, true, 3.0, &p);
+        assert!(!pv.active(), "disabled pivots never activate");
+    }
+
+    #[test]
+    fn a_stuck_vehicle_holds_the_target_back() {
+        // Time scaling: if the vehicle does not move, the S-curve clock slows to
+        // the 5 % allowance and the target stays close instead of running away.
+        let (mut w, atc) = nav();
+        let s0 = at(Vector2::zeros(), 0.0, 0.0);
+        w.set_desired_location(Vector2::new(100.0, 0.0), None, &s0, &atc);
+        let mut t = 0.0;
+        while t < 60.0 {
+            w.update(0.02, &at(Vector2::zeros(), 0.0, t), &atc);
+            t += 0.02;
+        }
+        let target = w.get_position_target();
+        assert!(target.norm() < 15.0, "target ran away to {target}");
+        assert!(!w.reached_destination());
+        assert!(w.get_speed() > 0.0, "it still asks to move");
+    }
+
+    #[test]
+    fn speed_limit_reaches_the_legs_within_half_a_second() {
+        let (mut w, atc) = nav();
+        let s0 = at(Vector2::zeros(), 0.0, 0.0);
+        w.set_desired_location(Vector2::new(100.0, 0.0), None, &s0, &atc);
+        assert!(!w.set_speed_max(0.01), "below AR_WPNAV_SPEED_MIN");
+        assert!(w.set_speed_max(0.7));
+        w.update(0.02, &s0, &atc);
+        assert_eq!(w.pos_control.get_speed_max(), 0.7);
+        assert!((w.scurve_this_leg.get_speed_along_track() - 0.7).abs() < 1e-12);
+        // A second change within 500 ms waits.
+        assert!(w.set_speed_max(1.5));
+        w.update(0.02, &at(Vector2::zeros(), 0.0, 0.2), &atc);
+        assert_eq!(w.pos_control.get_speed_max(), 0.7);
+        w.update(0.02, &at(Vector2::zeros(), 0.0, 0.6), &atc);
+        assert_eq!(w.pos_control.get_speed_max(), 1.5);
+    }
+
+    #[test]
+    fn disarmed_or_invalid_inputs_do_not_move() {
+        let (mut w, atc) = nav();
+        let s = NavState {
+            armed: false,
+            ..at(Vector2::zeros(), 0.0, 0.0)
+        };
+        assert!(!w.set_desired_location(Vector2::new(f64::NAN, 0.0), None, &s, &atc));
+        w.update(0.02, &s, &atc);
+        assert_eq!((w.get_speed(), w.get_turn_rate_rads()), (0.0, 0.0));
+    }
+}

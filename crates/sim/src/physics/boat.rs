@@ -1,0 +1,438 @@
+//! Surface vessel: thrusters, rudder, hull hydrodynamics, hydrostatics, windage → wrench.
+//!
+//! Turns normalised actuator commands and the environment into a [`Wrench`]; the
+//! rigid body (with the hull's added mass) integrates it. Model after Fossen,
+//! *Handbook of Marine Craft Hydrodynamics and Motion Control* (2011):
+//!
+//! - **Added mass** (surge, sway, heave; roll, pitch, yaw) goes into the rigid
+//!   body's mass matrix, with its Coriolis and Munk terms on the water-relative
+//!   velocity (see `rigid_body`).
+//! - **Damping**, linear + quadratic, on the velocity relative to the water
+//!   (current): surge X = −(X_u·u_r + X_uu·|u_r|·u_r), sway likewise, yaw
+//!   N = −(N_r·r + N_rr·|r|·r); heave, roll and pitch linear. Scaled by how wet the
+//!   hull is and by a zone's drag scale.
+//! - **Hydrostatics**: buoyancy ρ_w·g·A_wp·(immersion) up, so the hull floats at
+//!   the draft m/(ρ_w·A_wp); righting moments −ρ_w·g·∇·GM·sin(angle) in roll and
+//!   pitch (metacentric heights GM_T, GM_L).
+//! - **Windage**: ½·ρ_a·C_d·A·|v_a|·v_a on the frontal and lateral areas, with v_a
+//!   the velocity relative to the wind.
+//! - **Actuators**, two layouts:
+//!   - `twin_thrusters` (PX4's boat, skid steering): left and right thrusters,
+//!     commands −1..1 on `left_channel` / `right_channel`, plus an optional rudder
+//!     on `rudder_channel`;
+//!   - `throttle_rudder` (ArduPilot Rover motorboat): one centreline thruster on
+//!     `throttle_channel` (−1..1) and a rudder on `steering_channel` (−1..1,
+//!     positive turns right).
+//!
+//!   Thrust follows its command with a first-order lag; reverse thrust is
+//!   `thruster_reverse_ratio` of forward. The rudder's side force is
+//!   ½·ρ_w·A_r·C_Lα·δ·V_r², with V_r² = u_r·|u_r| + 2T/(ρ_w·A_disk) (free stream
+//!   plus propeller slipstream, actuator-disk theory), so a rudder steers even at
+//!   low speed with the throttle open.
+
+use nalgebra::{Matrix3, Vector3};
+use serde::{Deserialize, Serialize};
+
+use super::params::{check_range, check_range3, params_struct, ParamError};
+use super::rigid_body::{BodyState, MassError, MassProperties, Wrench};
+use crate::world::Environment;
+
+/// Static thrust per electrical watt of a small electric marine thruster, N/W
+/// (a Blue Robotics T200 at 16 V gives about 0.12 N/W near full power).
+pub const THRUSTER_N_PER_W: f64 = 0.12;
+
+/// How the boat's actuators are arranged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoatLayout {
+    /// Differential twin thrusters (PX4 boat): left, right, optional rudder.
+    TwinThrusters,
+    /// One thruster and a rudder (ArduPilot Rover motorboat).
+    ThrottleRudder,
+}
+
+params_struct! {
+    /// Everything that defines a boat. Numbers live in the airframe files.
+    pub struct BoatParams / BoatOverrides {
+        /// Actuator layout: `twin_thrusters` or `throttle_rudder`.
+        pub layout: BoatLayout,
+        /// Mass, kg. Range 0.5–10 000.
+        pub mass_kg: f64,
+        /// Principal moments of inertia about the CG (roll, pitch, yaw), kg·m².
+        pub inertia_kg_m2: [f64; 3],
+        /// Added mass in surge, sway, heave (−X_u̇, −Y_v̇, −Z_ẇ), kg.
+        pub added_mass_kg: [f64; 3],
+        /// Added inertia in roll, pitch, yaw (−K_ṗ, −M_q̇, −N_ṙ), kg·m².
+        pub added_inertia_kg_m2: [f64; 3],
+        /// Waterplane area A_wp, m² (length × beam × waterplane coefficient).
+        pub waterplane_area_m2: f64,
+        /// Hull depth from keel to deck, m (buoyancy stops growing beyond it).
+        pub hull_depth_m: f64,
+        /// Height of the CG above the keel, m.
+        pub cg_above_keel_m: f64,
+        /// Transverse metacentric height GM_T, m (inclining experiment).
+        pub metacentric_height_roll_m: f64,
+        /// Longitudinal metacentric height GM_L, m.
+        pub metacentric_height_pitch_m: f64,
+        /// Surge damping: linear X_u (N·s/m) and quadratic X_uu (N·s²/m²).
+        pub surge_damping: [f64; 2],
+        /// Sway damping: linear Y_v (N·s/m) and quadratic Y_vv (N·s²/m²).
+        pub sway_damping: [f64; 2],
+        /// Yaw damping: linear N_r (N·m·s/rad) and quadratic N_rr (N·m·s²/rad²).
+        pub yaw_damping: [f64; 2],
+        /// Heave damping, N·s/m.
+        pub heave_damping_n_s_m: f64,
+        /// Roll and pitch damping, N·m·s/rad.
+        pub roll_pitch_damping_n_m_s: [f64; 2],
+        /// Frontal and lateral windage areas above water, m².
+        pub windage_area_m2: [f64; 2],
+        /// Windage drag coefficient C_d.
+        pub windage_drag_coefficient: f64,
+        /// Full forward thrust of one thruster, N (bollard pull).
+        pub thruster_max_thrust_n: f64,
+        /// Reverse thrust as a fraction of forward, 0–1.
+        pub thruster_reverse_ratio: f64,
+        /// Thruster time constant, s.
+        pub thruster_tau_s: f64,
+        /// Thruster position: x (forward, negative aft), lateral half-separation
+        /// of twin thrusters (0 for one on the centreline), z (down), m.
+        pub thruster_position_m: [f64; 3],
+        /// Propeller disk area of one thruster, m² (slipstream over the rudder).
+        pub thruster_disk_area_m2: f64,
+        /// Rudder area, m² (0: no rudder).
+        pub rudder_area_m2: f64,
+        /// Rudder lift-curve slope C_Lα, per rad.
+        pub rudder_lift_slope_per_rad: f64,
+        /// Rudder deflection at full steering command, deg.
+        pub rudder_max_deg: f64,
+        /// Rudder position x (negative aft), m.
+        pub rudder_x_m: f64,
+        /// Rudder servo time constant, s.
+        pub rudder_tau_s: f64,
+        /// Channel of the left thruster (twin layout).
+        pub left_channel: usize,
+        /// Channel of the right thruster (twin layout).
+        pub right_channel: usize,
+        /// Channel of the rudder (twin layout, if a rudder is fitted).
+        pub rudder_channel: usize,
+        /// Channel of the throttle (throttle + rudder layout).
+        pub throttle_channel: usize,
+        /// Channel of the steering (throttle + rudder layout).
+        pub steering_channel: usize,
+    }
+}
+
+impl BoatParams {
+    /// Checks every value for range and consistency.
+    ///
+    /// # Errors
+    /// [`ParamError`] naming the first bad field.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_range("mass_kg", self.mass_kg, 0.5, 10_000.0)?;
+        check_range3("inertia_kg_m2", &self.inertia_kg_m2, 1e-4, 1e6)?;
+        check_range3("added_mass_kg", &self.added_mass_kg, 0.0, 1e5)?;
+        check_range3("added_inertia_kg_m2", &self.added_inertia_kg_m2, 0.0, 1e6)?;
+        check_range("waterplane_area_m2", self.waterplane_area_m2, 1e-3, 1e3)?;
+        check_range("hull_depth_m", self.hull_depth_m, 0.01, 20.0)?;
+        check_range("cg_above_keel_m", self.cg_above_keel_m, 0.0, 20.0)?;
+        check_range(
+            "metacentric_height_roll_m",
+            self.metacentric_height_roll_m,
+            1e-3,
+            100.0,
+        )?;
+        check_range(
+            "metacentric_height_pitch_m",
+            self.metacentric_height_pitch_m,
+            1e-3,
+            1000.0,
+        )?;
+        for (name, v) in [
+            ("surge_damping", self.surge_damping),
+            ("sway_damping", self.sway_damping),
+            ("yaw_damping", self.yaw_damping),
+            ("roll_pitch_damping_n_m_s", self.roll_pitch_damping_n_m_s),
+            ("windage_area_m2", self.windage_area_m2),
+        ] {
+            check_range(&format!("{name}[0]"), v[0], 0.0, 1e6)?;
+            check_range(&format!("{name}[1]"), v[1], 0.0, 1e6)?;
+        }
+        check_range("heave_damping_n_s_m", self.heave_damping_n_s_m, 0.0, 1e6)?;
+        check_range(
+            "windage_drag_coefficient",
+            self.windage_drag_coefficient,
+            0.0,
+            5.0,
+        )?;
+        check_range(
+            "thruster_max_thrust_n",
+            self.thruster_max_thrust_n,
+            0.0,
+            1e6,
+        )?;
+        check_range(
+            "thruster_reverse_ratio",
+            self.thruster_reverse_ratio,
+            0.0,
+            1.0,
+        )?;
+        check_range("thruster_tau_s", self.thruster_tau_s, 1e-3, 10.0)?;
+        check_range3(
+            "thruster_position_m",
+            &self.thruster_position_m,
+            -100.0,
+            100.0,
+        )?;
+        check_range(
+            "thruster_disk_area_m2",
+            self.thruster_disk_area_m2,
+            1e-5,
+            100.0,
+        )?;
+        check_range("rudder_area_m2", self.rudder_area_m2, 0.0, 100.0)?;
+        check_range(
+            "rudder_lift_slope_per_rad",
+            self.rudder_lift_slope_per_rad,
+            0.0,
+            10.0,
+        )?;
+        check_range("rudder_max_deg", self.rudder_max_deg, 0.0, 60.0)?;
+        check_range("rudder_x_m", self.rudder_x_m, -100.0, 100.0)?;
+        check_range("rudder_tau_s", self.rudder_tau_s, 1e-3, 10.0)?;
+        for (name, c) in [
+            ("left_channel", self.left_channel),
+            ("right_channel", self.right_channel),
+            ("rudder_channel", self.rudder_channel),
+            ("throttle_channel", self.throttle_channel),
+            ("steering_channel", self.steering_channel),
+        ] {
+            if c >= mavsitl_core::controller::MAX_ACTUATORS {
+                return Err(ParamError {
+                    field: name.into(),
+                    problem: format!(
+                        "channel {c} is beyond the {} actuator channels",
+                        mavsitl_core::controller::MAX_ACTUATORS
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Mass properties with added mass for the rigid body.
+    ///
+    /// # Errors
+    /// [`MassError`] if the values are not physical.
+    pub fn mass_properties(&self) -> Result<MassProperties, MassError> {
+        MassProperties::with_added_mass(
+            self.mass_kg,
+            Matrix3::from_diagonal(&Vector3::from(self.inertia_kg_m2)),
+            Vector3::from(self.added_mass_kg),
+            Vector3::from(self.added_inertia_kg_m2),
+        )
+    }
+
+    /// Immersion of the keel at equilibrium (the draft), m, in water of density `rho_w`.
+    pub fn draft_m(&self, rho_w: f64) -> f64 {
+        self.mass_kg / (rho_w * self.waterplane_area_m2)
+    }
+
+    /// NED down coordinate of the CG when floating at rest (water surface z = 0).
+    pub fn floating_z_m(&self, rho_w: f64) -> f64 {
+        self.draft_m(rho_w) - self.cg_above_keel_m
+    }
+}
+
+/// A boat's propulsion and hydrodynamics.
+#[derive(Debug, Clone)]
+pub struct Boat {
+    params: BoatParams,
+    thrust_n: [f64; 2],
+    rudder_rad: f64,
+    alpha_thrust: f64,
+    alpha_rudder: f64,
+    /// Thrust multiplier per thruster (a failure), 0..1.
+    thrust_scale: [f64; 2],
+}
+
+/// Clamps a command into −1..1, NaN to 0.
+fn sanitize(u: f64) -> f64 {
+    if u.is_nan() {
+        0.0
+    } else {
+        u.clamp(-1.0, 1.0)
+    }
+}
+
+impl Boat {
+    /// A boat at rest, for physics tick `dt_s`.
+    pub fn new(params: BoatParams, dt_s: f64) -> Self {
+        Boat {
+            alpha_thrust: 1.0 - (-dt_s / params.thruster_tau_s).exp(),
+            alpha_rudder: 1.0 - (-dt_s / params.rudder_tau_s).exp(),
+            params,
+            thrust_n: [0.0; 2],
+            thrust_scale: [1.0; 2],
+            rudder_rad: 0.0,
+        }
+    }
+
+    /// The boat parameters.
+    pub fn params(&self) -> &BoatParams {
+        &self.params
+    }
+
+    /// Scales what each thruster delivers (left, right; or the single
+    /// thruster first), 0..1: a thruster failure. 1 is nominal.
+    pub fn set_thrust_scale(&mut self, scale: [f64; 2]) {
+        self.thrust_scale = scale.map(|k| {
+            if k.is_finite() {
+                k.clamp(0.0, 1.0)
+            } else {
+                1.0
+            }
+        });
+    }
+
+    /// Thrust per thruster (left, right; or the single thruster first), N.
+    pub fn thrust_n(&self) -> [f64; 2] {
+        self.thrust_n
+    }
+
+    /// Electrical power the thrusters draw, W: |thrust| / [`THRUSTER_N_PER_W`].
+    pub fn electrical_power_w(&self) -> f64 {
+        self.thrust_n.iter().map(|t| t.abs()).sum::<f64>() / THRUSTER_N_PER_W
+    }
+
+    /// Current rudder angle, rad (positive turns right).
+    pub fn rudder_rad(&self) -> f64 {
+        self.rudder_rad
+    }
+
+    fn thrust_for(&self, u: f64) -> f64 {
+        let p = &self.params;
+        if u >= 0.0 {
+            u * p.thruster_max_thrust_n
+        } else {
+            u * p.thruster_max_thrust_n * p.thruster_reverse_ratio
+        }
+    }
+
+    /// Advances thrusters and rudder by one tick under `controls` and returns the
+    /// wrench (propulsion, damping, hydrostatics, windage) for that tick.
+    pub fn wrench(
+        &mut self,
+        controls: &[f64],
+        env: &Environment,
+        state: &BodyState,
+        _dt_s: f64,
+    ) -> Wrench {
+        let p = &self.params;
+        let ch = |i: usize| sanitize(controls.get(i).copied().unwrap_or(0.0));
+        let (targets, steer) = match p.layout {
+            BoatLayout::TwinThrusters => (
+                [
+                    self.thrust_for(ch(p.left_channel)),
+                    self.thrust_for(ch(p.right_channel)),
+                ],
+                if p.rudder_area_m2 > 0.0 {
+                    ch(p.rudder_channel)
+                } else {
+                    0.0
+                },
+            ),
+            BoatLayout::ThrottleRudder => (
+                [self.thrust_for(ch(p.throttle_channel)), 0.0],
+                ch(p.steering_channel),
+            ),
+        };
+        for ((t, target), k) in self.thrust_n.iter_mut().zip(targets).zip(self.thrust_scale) {
+            *t += (target * k - *t) * self.alpha_thrust;
+        }
+        self.rudder_rad +=
+            (steer * p.rudder_max_deg.to_radians() - self.rudder_rad) * self.alpha_rudder;
+
+        let rho_w = env.water_density_kg_m3;
+        let g = env.gravity_ned_m_s2.z;
+        let rt = state.att_ned_frd.inverse();
+        let v_r = rt * (state.vel_ned_m_s - env.current_ned_m_s);
+        let w = &state.rate_frd_rad_s;
+
+        let mut f_b = Vector3::zeros();
+        let mut tau = Vector3::zeros();
+
+        // Propulsion.
+        let [tx, half_sep, tz] = p.thruster_position_m;
+        let rudder_push_n = match p.layout {
+            BoatLayout::TwinThrusters => {
+                for (t, y) in self.thrust_n.iter().zip([-half_sep, half_sep]) {
+                    let r = Vector3::new(tx, y, tz);
+                    let f = Vector3::new(*t, 0.0, 0.0);
+                    f_b += f;
+                    tau += r.cross(&f);
+                }
+                0.5 * (self.thrust_n[0] + self.thrust_n[1])
+            }
+            BoatLayout::ThrottleRudder => {
+                let r = Vector3::new(tx, 0.0, tz);
+                let f = Vector3::new(self.thrust_n[0], 0.0, 0.0);
+                f_b += f;
+                tau += r.cross(&f);
+                self.thrust_n[0]
+            }
+        };
+
+        // Immersion and how wet the hull is.
+        let draft = p.draft_m(rho_w);
+        let immersion = (state.pos_ned_m.z + p.cg_above_keel_m).clamp(0.0, p.hull_depth_m);
+        let wet = (immersion / draft).clamp(0.0, 1.0);
+        let s = env.drag_scale * wet;
+
+        // Rudder.
+        if p.rudder_area_m2 > 0.0 {
+            let slip = 2.0 * rudder_push_n.max(0.0) / (rho_w * p.thruster_disk_area_m2);
+            let v2 = v_r.x * v_r.x.abs() + slip;
+            let side = -0.5
+                * rho_w
+                * p.rudder_area_m2
+                * p.rudder_lift_slope_per_rad
+                * self.rudder_rad
+                * v2
+                * wet;
+            f_b.y += side;
+            tau.z += p.rudder_x_m * side;
+        }
+
+        // Hull damping (water-relative).
+        let quad = |c: [f64; 2], v: f64| c[0] * v + c[1] * v.abs() * v;
+        f_b.x -= s * quad(p.surge_damping, v_r.x);
+        f_b.y -= s * quad(p.sway_damping, v_r.y);
+        tau.z -= s * quad(p.yaw_damping, w.z);
+        tau.x -= wet * p.roll_pitch_damping_n_m_s[0] * w.x;
+        tau.y -= wet * p.roll_pitch_damping_n_m_s[1] * w.y;
+
+        // Windage.
+        let v_a = rt * (state.vel_ned_m_s - env.wind_ned_m_s);
+        let k = 0.5 * env.air.density_kg_m3 * p.windage_drag_coefficient * env.drag_scale;
+        f_b.x -= k * p.windage_area_m2[0] * v_a.x.abs() * v_a.x;
+        f_b.y -= k * p.windage_area_m2[1] * v_a.y.abs() * v_a.y;
+
+        // Hydrostatics: buoyancy (world up), righting moments (body), heave damping.
+        let volume = p.waterplane_area_m2 * immersion;
+        let buoyancy = rho_w * g * volume;
+        let down_b = rt * Vector3::z();
+        tau.x -= buoyancy * p.metacentric_height_roll_m * down_b.y;
+        tau.y += buoyancy * p.metacentric_height_pitch_m * down_b.x;
+        let f_ned = Vector3::new(
+            0.0,
+            0.0,
+            -buoyancy - wet * p.heave_damping_n_s_m * state.vel_ned_m_s.z,
+        );
+
+        Wrench {
+            force_frd_n: f_b,
+            force_ned_n: f_ned,
+            torque_frd_nm: tau,
+        }
+    }
+}

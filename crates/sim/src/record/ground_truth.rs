@@ -1,0 +1,112 @@
+//! `ground_truth.csv`: the true state of one vehicle, EuRoC-style.
+
+use std::io::{self, Write};
+
+use super::rows::RowFile;
+use std::path::Path;
+
+use crate::sim::Simulation;
+use mavsitl_core::geo::ExportFrame;
+use mavsitl_core::time::Rate;
+
+/// The EuRoC ground-truth header (positions and velocities in the world frame R,
+/// rates in the body frame S).
+pub const HEADER: &str = "#timestamp [ns],p_RS_R_x [m],p_RS_R_y [m],p_RS_R_z [m],q_RS_w [],q_RS_x [],q_RS_y [],q_RS_z [],v_RS_R_x [m s^-1],v_RS_R_y [m s^-1],v_RS_R_z [m s^-1],w_RS_S_x [rad s^-1],w_RS_S_y [rad s^-1],w_RS_S_z [rad s^-1]";
+
+/// The header of `battery.csv`, written beside the ground truth at its rate.
+pub const BATTERY_HEADER: &str =
+    "#timestamp [ns],voltage [V],current [A],consumed [mAh],energy [J],remaining []";
+
+/// Writes one vehicle's ground truth (`ground_truth.csv`) and the true state
+/// of its battery (`battery.csv`, same directory) at a fixed rate.
+pub struct GroundTruthWriter {
+    out: RowFile,
+    battery: RowFile,
+    vehicle: usize,
+    frame: ExportFrame,
+    rate: Rate,
+}
+
+impl GroundTruthWriter {
+    /// Creates the file and writes the header.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn create(path: &Path, vehicle: usize, frame: ExportFrame, rate: Rate) -> io::Result<Self> {
+        let mut out = RowFile::create(path)?;
+        writeln!(out, "{HEADER}")?;
+        let mut battery = RowFile::create(&path.with_file_name("battery.csv"))?;
+        writeln!(battery, "{BATTERY_HEADER}")?;
+        Ok(GroundTruthWriter {
+            out,
+            battery,
+            vehicle,
+            frame,
+            rate,
+        })
+    }
+
+    /// Writes the row for the simulation's current time.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn write_row(&mut self, sim: &Simulation) -> io::Result<()> {
+        let Some(v) = sim.vehicles().get(self.vehicle) else {
+            return Ok(());
+        };
+        let s = &v.body().state;
+        let p = self.frame.world_vector(&s.pos_ned_m);
+        let q = self.frame.attitude(&s.att_ned_frd);
+        let vel = self.frame.world_vector(&s.vel_ned_m_s);
+        let w = self.frame.body_vector(&s.rate_frd_rad_s);
+        let b = v.battery().state();
+        writeln!(
+            self.battery,
+            "{},{},{},{},{},{}",
+            sim.time().as_nanos(),
+            b.voltage_v,
+            b.current_a,
+            b.consumed_mah,
+            b.consumed_j,
+            b.remaining
+        )?;
+        writeln!(
+            self.out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            sim.time().as_nanos(),
+            p.x,
+            p.y,
+            p.z,
+            q.w,
+            q.i,
+            q.j,
+            q.k,
+            vel.x,
+            vel.y,
+            vel.z,
+            w.x,
+            w.y,
+            w.z
+        )
+    }
+
+    /// Writes a row if this tick is one of the recording rate's.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn on_tick(&mut self, sim: &Simulation) -> io::Result<()> {
+        if self.rate.is_due(sim.tick()) {
+            self.write_row(sim)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes buffered rows.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.battery.flush()?;
+        self.out.flush()
+    }
+}

@@ -1,0 +1,788 @@
+//! Loading a scenario file: parse, type-check and validate, with errors that say
+//! where.
+//!
+//! Every error is one line: `FILE:LINE:COLUMN: KEY.PATH: what is wrong` for a
+//! parse or type error (unknown key, wrong type, bad JSON — NaN is not JSON), or
+//! `FILE: KEY.PATH: what is wrong` for a value that parses but is out of range.
+//! Airframe overrides are parsed from the borrowed text of the file, so their
+//! errors point at the exact line too.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use thiserror::Error;
+
+use super::{
+    AirframeOverrides, ControllerSpec, EnvironmentSpec, Home, InitialPose, RecordSpec, Scenario,
+    VehicleKind, VehicleSpec,
+};
+use crate::physics::BatteryParams;
+use crate::physics::{airframes, BoatParams, Integrator, MultirotorParams, ParamError};
+use crate::sensors::SensorsSpec;
+use crate::world::zones::MAX_ZONES;
+use crate::world::ZoneShape;
+use mavsitl_core::time::PhysicsRate;
+
+/// Where a scenario's text came from (for messages and relative paths).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioSource {
+    /// Name shown in messages (the path as given).
+    pub name: String,
+    /// Directory that relative paths inside the file are resolved against.
+    pub base_dir: PathBuf,
+}
+
+/// A scenario that could not be loaded.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {message}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The OS's reason.
+        message: String,
+    },
+    /// Not valid JSON, an unknown key, or a value of the wrong type.
+    #[error("{file}:{line}:{column}: {key}: {message}")]
+    Parse {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// Key path, e.g. `vehicles[0].overrides.mass_kg` (`.` for the top).
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A value parsed but is not acceptable.
+    #[error("{file}: {key}: {message}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// Key path.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl ScenarioError {
+    fn invalid(file: &str, key: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError::Invalid {
+            file: file.to_string(),
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The process exit code for this error (2: bad input).
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile<'a> {
+    #[serde(default)]
+    seed: u64,
+    #[serde(default = "default_date")]
+    date: String,
+    #[serde(default = "default_physics_rate")]
+    physics_rate_hz: u32,
+    #[serde(default = "default_duration")]
+    duration_s: f64,
+    #[serde(default)]
+    integrator: Integrator,
+    #[serde(default)]
+    home: Home,
+    #[serde(default)]
+    environment: EnvironmentSpec,
+    #[serde(borrow)]
+    vehicles: Vec<VehicleFile<'a>>,
+    #[serde(default)]
+    record: RecordSpec,
+    #[serde(default)]
+    faults: Vec<mavsitl_core::faults::FaultSpec>,
+    #[serde(default = "default_proximity")]
+    proximity_m: f64,
+}
+
+fn default_proximity() -> f64 {
+    crate::encounter::DEFAULT_PROXIMITY_M
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VehicleFile<'a> {
+    #[serde(default)]
+    name: Option<String>,
+    kind: VehicleKind,
+    airframe: Option<String>,
+    #[serde(borrow, default)]
+    overrides: Option<&'a RawValue>,
+    #[serde(default)]
+    initial: InitialPose,
+    #[serde(default)]
+    controller: ControllerSpec,
+    #[serde(default)]
+    sensors: SensorsSpec,
+    #[serde(default)]
+    battery: BatteryParams,
+    #[serde(default)]
+    rc: Option<super::RcScript>,
+    #[serde(default)]
+    collision_radius_m: Option<f64>,
+}
+
+fn default_date() -> String {
+    super::DEFAULT_DATE.to_string()
+}
+
+fn default_physics_rate() -> u32 {
+    1000
+}
+
+fn default_duration() -> f64 {
+    60.0
+}
+
+/// Line and column (1-based) of byte `offset` in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Typed parse of `text` (a sub-slice of `whole` starting at `offset`) with the
+/// key path prefixed by `prefix`.
+fn parse_at<'de, T: Deserialize<'de>>(
+    file: &str,
+    whole: &str,
+    text: &'de str,
+    prefix: &str,
+) -> Result<T, ScenarioError> {
+    let offset = (text.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize);
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        // serde_json counts lines from 1 within `text`; columns restart per line.
+        let (base_line, base_col) = line_col(whole, offset);
+        let (line, column) = if inner.line() <= 1 {
+            (base_line, base_col + inner.column().saturating_sub(1))
+        } else {
+            (base_line + inner.line() - 1, inner.column())
+        };
+        let key = match (prefix.is_empty(), path.as_str()) {
+            (true, ".") | (true, "") => ".".to_string(),
+            (true, p) => p.to_string(),
+            (false, ".") | (false, "") => prefix.to_string(),
+            (false, p) => format!("{prefix}.{p}"),
+        };
+        ScenarioError::Parse {
+            file: file.to_string(),
+            line,
+            column,
+            key,
+            message: strip_position(&inner.to_string()),
+        }
+    })?;
+    // Nothing but white space may follow the value.
+    de.end().map_err(|inner| {
+        let (base_line, base_col) = line_col(whole, offset);
+        let (line, column) = if inner.line() <= 1 {
+            (base_line, base_col + inner.column().saturating_sub(1))
+        } else {
+            (base_line + inner.line() - 1, inner.column())
+        };
+        ScenarioError::Parse {
+            file: file.to_string(),
+            line,
+            column,
+            key: if prefix.is_empty() {
+                ".".into()
+            } else {
+                prefix.to_string()
+            },
+            message: "text after the end of the JSON object".into(),
+        }
+    })?;
+    Ok(value)
+}
+
+/// serde_json appends " at line L column C"; we print the position ourselves.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+impl Scenario {
+    /// Reads and validates a scenario file.
+    ///
+    /// # Errors
+    /// [`ScenarioError`] naming the file, line, column and key of the problem.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Read {
+            file: name.clone(),
+            message: e.to_string(),
+        })?;
+        let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Scenario::from_json(&text, &ScenarioSource { name, base_dir })
+    }
+
+    /// Parses and validates scenario JSON text.
+    ///
+    /// # Errors
+    /// [`ScenarioError`] naming the source, line, column and key of the problem.
+    pub fn from_json(text: &str, source: &ScenarioSource) -> Result<Scenario, ScenarioError> {
+        // Editors may start a file with a UTF-8 byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let file = source.name.as_str();
+        let raw: ScenarioFile<'_> = parse_at(file, text, text, "")?;
+        let mut vehicles = Vec::with_capacity(raw.vehicles.len());
+        for (i, v) in raw.vehicles.iter().enumerate() {
+            let key = format!("vehicles[{i}]");
+            let overrides = match (v.kind, v.overrides) {
+                (VehicleKind::Multirotor, Some(o)) => AirframeOverrides::Multirotor(parse_at(
+                    file,
+                    text,
+                    o.get(),
+                    &format!("{key}.overrides"),
+                )?),
+                (VehicleKind::Multirotor, None) => {
+                    AirframeOverrides::Multirotor(Default::default())
+                }
+                (VehicleKind::Boat, Some(o)) => AirframeOverrides::Boat(parse_at(
+                    file,
+                    text,
+                    o.get(),
+                    &format!("{key}.overrides"),
+                )?),
+                (VehicleKind::Boat, None) => AirframeOverrides::Boat(Default::default()),
+            };
+            let airframe = v.airframe.clone().unwrap_or_else(|| {
+                match v.kind {
+                    VehicleKind::Multirotor => "generic_quad",
+                    VehicleKind::Boat => "usv_twin",
+                }
+                .to_string()
+            });
+            vehicles.push(VehicleSpec {
+                name: v.name.clone().unwrap_or_else(|| format!("vehicle{i}")),
+                kind: v.kind,
+                airframe,
+                overrides,
+                initial: v.initial.clone(),
+                controller: v.controller.clone(),
+                sensors: v.sensors.clone(),
+                battery: v.battery,
+                rc: v.rc.clone(),
+                collision_radius_m: v.collision_radius_m,
+            });
+        }
+        let scenario = Scenario {
+            seed: raw.seed,
+            date: raw.date,
+            physics_rate_hz: raw.physics_rate_hz,
+            duration_s: raw.duration_s,
+            integrator: raw.integrator,
+            home: raw.home,
+            environment: raw.environment,
+            vehicles,
+            record: raw.record,
+            faults: raw.faults,
+            proximity_m: raw.proximity_m,
+        };
+        scenario.validate(source)?;
+        Ok(scenario)
+    }
+
+    /// Checks every value that parsed for range and consistency, and that every
+    /// airframe resolves.
+    ///
+    /// # Errors
+    /// [`ScenarioError::Invalid`] naming the key.
+    pub fn validate(&self, source: &ScenarioSource) -> Result<(), ScenarioError> {
+        let file = source.name.as_str();
+        let bad = |key: &str, msg: String| Err(ScenarioError::invalid(file, key, msg));
+        let rate = match PhysicsRate::new(self.physics_rate_hz) {
+            Ok(r) => r,
+            Err(e) => return bad("physics_rate_hz", e.to_string()),
+        };
+        if !(self.duration_s.is_finite() && self.duration_s > 0.0 && self.duration_s <= 1e7) {
+            return bad(
+                "duration_s",
+                format!("{} is not within (0, 1e7] s", self.duration_s),
+            );
+        }
+        check_home(&self.home).or_else(|(k, m)| bad(&format!("home.{k}"), m))?;
+        if let Err(e) = super::parse_date(&self.date) {
+            return bad("date", e);
+        }
+        if let Err(e) = rate.divider(self.record.ground_truth_rate_hz) {
+            return bad("record.ground_truth_rate_hz", e.to_string());
+        }
+        let env = &self.environment;
+        finite_nonneg("environment.wind.speed_m_s", env.wind.speed_m_s, 100.0)
+            .and(finite("environment.wind.from_deg", env.wind.from_deg))
+            .and(bounded(
+                "environment.wind.down_m_s",
+                env.wind.down_m_s,
+                50.0,
+            ))
+            .and(finite_nonneg(
+                "environment.current.speed_m_s",
+                env.current.speed_m_s,
+                20.0,
+            ))
+            .and(finite(
+                "environment.current.towards_deg",
+                env.current.towards_deg,
+            ))
+            .or_else(|(k, m)| bad(&k, m))?;
+        if let Some(w20) = env.turbulence.and_then(|t| t.w20_m_s) {
+            finite_nonneg("environment.turbulence.w20_m_s", w20, 100.0)
+                .or_else(|(k, m)| bad(&k, m))?;
+        }
+        if env.zones.len() > MAX_ZONES {
+            return bad(
+                "environment.zones",
+                format!("{} zones; at most {MAX_ZONES}", env.zones.len()),
+            );
+        }
+        for (i, z) in env.zones.iter().enumerate() {
+            check_zone(z).or_else(|(k, m)| bad(&format!("environment.zones[{i}].{k}"), m))?;
+        }
+        if self.vehicles.is_empty() {
+            return bad("vehicles", "at least one vehicle is needed".into());
+        }
+        if !(self.proximity_m.is_finite() && self.proximity_m > 0.0 && self.proximity_m <= 10_000.0)
+        {
+            return bad(
+                "proximity_m",
+                format!("{} is not within (0, 10000] m", self.proximity_m),
+            );
+        }
+        for (i, v) in self.vehicles.iter().enumerate() {
+            let key = format!("vehicles[{i}]");
+            if self.vehicles[..i].iter().any(|o| o.name == v.name) {
+                return bad(
+                    &format!("{key}.name"),
+                    format!("'{}' is used by another vehicle", v.name),
+                );
+            }
+            self.resolve_airframe(i, source)?;
+            check_initial(&v.initial).or_else(|(k, m)| bad(&format!("{key}.initial.{k}"), m))?;
+            if let Err(e) = v.sensors.validate(rate) {
+                return bad(&format!("{key}.sensors"), e.to_string());
+            }
+            if let Err(e) = v.battery.validate() {
+                return bad(&format!("{key}.{}", e.field), e.problem);
+            }
+            if let Some(rc) = &v.rc {
+                check_rc(rc).or_else(|(k, m)| bad(&format!("{key}.rc.{k}"), m))?;
+            }
+            if let Some(r) = v.collision_radius_m {
+                if !(r.is_finite() && r > 0.0 && r <= 100.0) {
+                    return bad(
+                        &format!("{key}.collision_radius_m"),
+                        format!("{r} is not within (0, 100] m"),
+                    );
+                }
+            }
+            match &v.controller {
+                ControllerSpec::SimpleFlight(_) => {}
+                ControllerSpec::Px4(f) | ControllerSpec::ArduPilot(f) => {
+                    let same = |o: &VehicleSpec| match (&o.controller, &v.controller) {
+                        (ControllerSpec::Px4(g), ControllerSpec::Px4(_))
+                        | (ControllerSpec::ArduPilot(g), ControllerSpec::ArduPilot(_)) => {
+                            g.instance == f.instance
+                        }
+                        _ => false,
+                    };
+                    if self.vehicles[..i].iter().any(same) {
+                        return bad(
+                            &format!("{key}.controller.instance"),
+                            format!("instance {} is another vehicle's", f.instance),
+                        );
+                    }
+                }
+                ControllerSpec::Passive(p) => {
+                    if let Err(e) = rate.divider(p.rate_hz) {
+                        return bad(&format!("{key}.controller.rate_hz"), e.to_string());
+                    }
+                    if p.controls.len() > mavsitl_core::controller::MAX_ACTUATORS {
+                        return bad(
+                            &format!("{key}.controller.controls"),
+                            format!(
+                                "{} values; at most {}",
+                                p.controls.len(),
+                                mavsitl_core::controller::MAX_ACTUATORS
+                            ),
+                        );
+                    }
+                    if let Some(j) = p
+                        .controls
+                        .iter()
+                        .position(|c| !c.is_finite() || c.abs() > 1.0)
+                    {
+                        return bad(
+                            &format!("{key}.controller.controls[{j}]"),
+                            format!("{} is outside -1..=1", p.controls[j]),
+                        );
+                    }
+                }
+            }
+        }
+        self.validate_faults().or_else(|(k, m)| bad(&k, m))
+    }
+
+    /// Checks each fault, and that its vehicle and zone exist.
+    fn validate_faults(&self) -> Result<(), (String, String)> {
+        for (i, f) in self.faults.iter().enumerate() {
+            let key = |k: &str| format!("faults[{i}].{k}");
+            f.validate().map_err(|e| (key(&e.key), e.message))?;
+            self.fault_vehicle(f)
+                .ok_or_else(|| (key("vehicle"), "no vehicle of that name".to_string()))?;
+            if let Some(z) = &f.zone {
+                if self.fault_zone(z).is_none() {
+                    return Err((key("zone"), format!("no zone named '{z}'")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The index of the vehicle a fault applies to (the first by default).
+    pub fn fault_vehicle(&self, f: &mavsitl_core::faults::FaultSpec) -> Option<usize> {
+        match &f.vehicle {
+            Some(name) => self.vehicles.iter().position(|v| &v.name == name),
+            None => (!self.vehicles.is_empty()).then_some(0),
+        }
+    }
+
+    /// The index of the zone named `name`.
+    pub fn fault_zone(&self, name: &str) -> Option<usize> {
+        self.environment.zones.iter().position(|z| z.name == name)
+    }
+
+    /// The airframe of vehicle `index` with its overrides applied and validated.
+    ///
+    /// # Errors
+    /// [`ScenarioError`] for an unknown airframe, an unreadable airframe file, or a
+    /// value out of range.
+    pub fn resolve_airframe(
+        &self,
+        index: usize,
+        source: &ScenarioSource,
+    ) -> Result<Airframe, ScenarioError> {
+        let file = source.name.as_str();
+        let Some(v) = self.vehicles.get(index) else {
+            return Err(ScenarioError::invalid(
+                file,
+                "vehicles",
+                format!("no vehicle {index}"),
+            ));
+        };
+        let key = format!("vehicles[{index}]");
+        let from_file = v.airframe.ends_with(".json");
+        let text_owned;
+        let (af_file, text): (String, &str) = if from_file {
+            let path = source.base_dir.join(&v.airframe);
+            let name = path.display().to_string();
+            text_owned = std::fs::read_to_string(&path).map_err(|e| ScenarioError::Read {
+                file: name.clone(),
+                message: e.to_string(),
+            })?;
+            (name, text_owned.as_str())
+        } else {
+            let names: Vec<&str> = match v.kind {
+                VehicleKind::Multirotor => airframes::MULTIROTORS.to_vec(),
+                VehicleKind::Boat => airframes::BOATS.to_vec(),
+            };
+            match airframes::source(&v.airframe).filter(|_| names.contains(&v.airframe.as_str())) {
+                Some(t) => (format!("airframe '{}'", v.airframe), t),
+                None => {
+                    return Err(ScenarioError::invalid(
+                        file,
+                        format!("{key}.airframe"),
+                        format!(
+                        "unknown {:?} airframe '{}' (shipped: {}; or give a path ending in .json)",
+                        v.kind,
+                        v.airframe,
+                        names.join(", ")
+                    ),
+                    ))
+                }
+            }
+        };
+        let param_err = |e: ParamError| {
+            ScenarioError::invalid(
+                file,
+                format!("{key}.overrides.{}", e.field),
+                format!("{} (airframe {})", e.problem, v.airframe),
+            )
+        };
+        match (&v.overrides, v.kind) {
+            (AirframeOverrides::Multirotor(o), VehicleKind::Multirotor) => {
+                let mut p: MultirotorParams = parse_at(&af_file, text, text, "")?;
+                p.apply(o);
+                p.validate().map_err(param_err)?;
+                Ok(Airframe::Multirotor(p))
+            }
+            (AirframeOverrides::Boat(o), VehicleKind::Boat) => {
+                let mut p: BoatParams = parse_at(&af_file, text, text, "")?;
+                p.apply(o);
+                p.validate().map_err(param_err)?;
+                Ok(Airframe::Boat(p))
+            }
+            _ => Err(ScenarioError::invalid(
+                file,
+                format!("{key}.overrides"),
+                "overrides do not match the vehicle kind",
+            )),
+        }
+    }
+}
+
+/// A resolved airframe.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Airframe {
+    /// A multirotor's params.
+    Multirotor(MultirotorParams),
+    /// A boat's params.
+    Boat(BoatParams),
+}
+
+type Check = Result<(), (String, String)>;
+
+fn finite(key: &str, v: f64) -> Check {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err((key.to_string(), format!("{v} is not a finite number")))
+    }
+}
+
+/// A finite number within ±`max`.
+fn bounded(key: &str, v: f64, max: f64) -> Check {
+    if v.is_finite() && v.abs() <= max {
+        Ok(())
+    } else {
+        Err((key.to_string(), format!("{v:e} is outside -{max}..{max}")))
+    }
+}
+
+fn finite_nonneg(key: &str, v: f64, max: f64) -> Check {
+    if v.is_finite() && (0.0..=max).contains(&v) {
+        Ok(())
+    } else {
+        Err((key.to_string(), format!("{v} is outside 0..={max}")))
+    }
+}
+
+/// Checks the home point.
+pub(crate) fn check_home(h: &Home) -> Check {
+    if !(h.lat_deg.is_finite() && (-90.0..=90.0).contains(&h.lat_deg)) {
+        return Err((
+            "lat_deg".into(),
+            format!("{} is outside -90..=90", h.lat_deg),
+        ));
+    }
+    if !(h.lon_deg.is_finite() && (-180.0..=180.0).contains(&h.lon_deg)) {
+        return Err((
+            "lon_deg".into(),
+            format!("{} is outside -180..=180", h.lon_deg),
+        ));
+    }
+    if !(h.alt_m.is_finite() && (-500.0..=9000.0).contains(&h.alt_m)) {
+        return Err((
+            "alt_m".into(),
+            format!("{} is outside -500..=9000 m", h.alt_m),
+        ));
+    }
+    finite("heading_deg", h.heading_deg)
+}
+
+fn check_zone(z: &crate::world::ZoneSpec) -> Check {
+    match z.shape {
+        ZoneShape::Box {
+            min_ned_m,
+            max_ned_m,
+        } => {
+            for i in 0..3 {
+                finite(&format!("shape.box.min_ned_m[{i}]"), min_ned_m[i])?;
+                finite(&format!("shape.box.max_ned_m[{i}]"), max_ned_m[i])?;
+                if min_ned_m[i] > max_ned_m[i] {
+                    return Err((
+                        format!("shape.box.min_ned_m[{i}]"),
+                        format!("{} is above max {}", min_ned_m[i], max_ned_m[i]),
+                    ));
+                }
+            }
+        }
+        ZoneShape::Cylinder {
+            center_ne_m,
+            radius_m,
+            down_min_m,
+            down_max_m,
+        } => {
+            finite("shape.cylinder.center_ne_m[0]", center_ne_m[0])?;
+            finite("shape.cylinder.center_ne_m[1]", center_ne_m[1])?;
+            finite_nonneg("shape.cylinder.radius_m", radius_m, 1e7)?;
+            finite("shape.cylinder.down_min_m", down_min_m)?;
+            finite("shape.cylinder.down_max_m", down_max_m)?;
+            if down_min_m > down_max_m {
+                return Err((
+                    "shape.cylinder.down_min_m".into(),
+                    format!("{down_min_m} is below down_max_m {down_max_m}"),
+                ));
+            }
+        }
+    }
+    if let Some(w) = z.wind {
+        finite_nonneg("wind.speed_m_s", w.speed_m_s, 100.0)?;
+        finite("wind.from_deg", w.from_deg)?;
+        bounded("wind.down_m_s", w.down_m_s, 50.0)?;
+    }
+    if let Some(c) = z.current {
+        finite_nonneg("current.speed_m_s", c.speed_m_s, 20.0)?;
+        finite("current.towards_deg", c.towards_deg)?;
+    }
+    if let Some(mu) = z.ground_friction {
+        finite_nonneg("ground_friction", mu, 2.0)?;
+    }
+    if let Some(s) = z.drag_scale {
+        finite_nonneg("drag_scale", s, 100.0)?;
+    }
+    Ok(())
+}
+
+fn check_rc(rc: &super::RcScript) -> Check {
+    if rc.rate_hz == 0 || 250 % rc.rate_hz != 0 {
+        return Err((
+            "rate_hz".into(),
+            format!("{} does not divide 250 (e.g. 50, 25, 10)", rc.rate_hz),
+        ));
+    }
+    if rc.script.is_empty() {
+        return Err(("script".into(), "needs at least one point".into()));
+    }
+    let mut last = f64::NEG_INFINITY;
+    for (i, p) in rc.script.iter().enumerate() {
+        if !(p.t_s.is_finite() && p.t_s >= 0.0 && p.t_s > last) {
+            return Err((
+                format!("script[{i}].t_s"),
+                "times must be finite, ≥ 0 and increasing".into(),
+            ));
+        }
+        last = p.t_s;
+        if !(1..=18).contains(&p.channels.len()) {
+            return Err((format!("script[{i}].channels"), "1 to 18 channels".into()));
+        }
+        if let Some(v) = p.channels.iter().find(|v| !(800..=2200).contains(*v)) {
+            return Err((
+                format!("script[{i}].channels"),
+                format!("{v} µs is outside 800–2200"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_initial(p: &InitialPose) -> Check {
+    for (k, v) in [
+        ("north_m", p.north_m),
+        ("east_m", p.east_m),
+        ("roll_deg", p.roll_deg),
+        ("pitch_deg", p.pitch_deg),
+        ("yaw_deg", p.yaw_deg),
+    ] {
+        finite(k, v)?;
+    }
+    finite_nonneg("height_m", p.height_m, 10_000.0)?;
+    for i in 0..3 {
+        // Faster than any vehicle simulated here, or spinning faster than
+        // its rotors: a typo, which would only fail once the physics runs.
+        bounded(
+            &format!("velocity_ned_m_s[{i}]"),
+            p.velocity_ned_m_s[i],
+            300.0,
+        )?;
+        bounded(
+            &format!("rates_frd_deg_s[{i}]"),
+            p.rates_frd_deg_s[i],
+            36_000.0,
+        )?;
+    }
+    if let Some(r) = &p.rotor_commands {
+        for (i, u) in r.iter().enumerate() {
+            finite_nonneg(&format!("rotor_commands[{i}]"), *u, 1.0)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src() -> ScenarioSource {
+        ScenarioSource {
+            name: "s.json".into(),
+            base_dir: std::path::PathBuf::from("."),
+        }
+    }
+
+    #[test]
+    fn text_after_the_object_is_refused_with_its_position() {
+        let e = Scenario::from_json("{\"vehicles\":[{\"kind\":\"boat\"}]}\n} extra", &src())
+            .expect_err("trailing text");
+        assert_eq!(
+            e.to_string(),
+            "s.json:2:1: .: text after the end of the JSON object"
+        );
+        // White space after it is fine.
+        Scenario::from_json("{\"vehicles\":[{\"kind\":\"boat\"}]}\n\n  ", &src()).expect("ok");
+    }
+
+    #[test]
+    fn absurd_wind_and_velocities_are_refused_at_load() {
+        let e = Scenario::from_json(
+            r#"{"environment":{"wind":{"speed_m_s":1,"down_m_s":1e300}},"vehicles":[{"kind":"boat"}]}"#,
+            &src(),
+        )
+        .expect_err("wind");
+        assert!(
+            e.to_string()
+                .contains("environment.wind.down_m_s: 1e300 is outside -50..50"),
+            "{e}"
+        );
+        let e = Scenario::from_json(
+            r#"{"vehicles":[{"kind":"multirotor","initial":{"velocity_ned_m_s":[1e200,0,0]}}]}"#,
+            &src(),
+        )
+        .expect_err("velocity");
+        assert!(
+            e.to_string()
+                .contains("initial.velocity_ned_m_s[0]: 1e200 is outside"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_accepted() {
+        let s = Scenario::from_json("\u{feff}{\"vehicles\":[{\"kind\":\"boat\"}]}", &src())
+            .expect("BOM");
+        assert_eq!(s.vehicles.len(), 1);
+    }
+}

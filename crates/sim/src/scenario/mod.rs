@@ -1,0 +1,308 @@
+//! Scenario files: what a run simulates.
+//!
+//! Owns the scenario's schema (JSON, every struct `deny_unknown_fields`), its
+//! defaults, loading with errors that name the file, line, column and key path
+//! ([`load`]), validation of every value, and building the [`Simulation`] and
+//! controllers from it ([`build`]). It binds no sockets and starts nothing.
+//!
+//! Units are in the key names (`_m`, `_deg`, `_m_s`, `_hz`); positions are local
+//! NED around `home`; wind is given by where it blows *from*, current by where it
+//! flows *towards*.
+//!
+//! [`Simulation`]: crate::sim::Simulation
+
+pub mod build;
+pub mod load;
+
+use serde::{Deserialize, Serialize};
+
+use crate::physics::{BoatOverrides, Integrator, MultirotorOverrides};
+use crate::sensors::SensorsSpec;
+use crate::world::{CurrentSpec, GravityModel, TurbulenceSpec, WindSpec, ZoneSpec};
+use mavsitl_core::controller::PassiveSpec;
+
+pub use load::{ScenarioError, ScenarioSource};
+
+/// PX4's default SITL home (Zurich, Irchel park), also ours.
+pub const DEFAULT_HOME: Home = Home {
+    lat_deg: 47.397742,
+    lon_deg: 8.545594,
+    alt_m: 488.0,
+    heading_deg: 0.0,
+};
+
+/// A complete, validated scenario.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    /// Seed of every noise stream.
+    pub seed: u64,
+    /// UTC date of the simulated flight, `YYYY-MM-DD` (magnetic model, GPS time).
+    pub date: String,
+    /// Physics rate, Hz (250–4000, dividing 1 s into whole µs).
+    pub physics_rate_hz: u32,
+    /// Default run length, s (the CLI's `--duration` overrides it).
+    pub duration_s: f64,
+    /// Rigid-body integrator.
+    pub integrator: Integrator,
+    /// Home: origin of the local NED frame and the vehicles' reference.
+    pub home: Home,
+    /// Environment.
+    pub environment: EnvironmentSpec,
+    /// Vehicles (at least one).
+    pub vehicles: Vec<VehicleSpec>,
+    /// Recording settings.
+    pub record: RecordSpec,
+    /// Faults injected during the run.
+    pub faults: Vec<mavsitl_core::faults::FaultSpec>,
+    /// Pairs of vehicles closer than this are encounters (closest approach
+    /// recorded), m.
+    pub proximity_m: f64,
+}
+
+/// The home point.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Home {
+    /// Latitude, deg (WGS-84), −90..90.
+    pub lat_deg: f64,
+    /// Longitude, deg, −180..180.
+    pub lon_deg: f64,
+    /// Altitude of the ground (or water surface) at home above mean sea level, m.
+    pub alt_m: f64,
+    /// Heading the vehicles face at start, deg clockwise from north.
+    #[serde(default)]
+    pub heading_deg: f64,
+}
+
+impl Default for Home {
+    fn default() -> Self {
+        DEFAULT_HOME
+    }
+}
+
+/// The environment section.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvironmentSpec {
+    /// `constant` (9.806 65 m/s²) or `wgs84` (normal gravity by latitude, height).
+    #[serde(default)]
+    pub gravity: GravityModel,
+    /// Mean wind.
+    #[serde(default)]
+    pub wind: WindSpec,
+    /// Dryden turbulence (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turbulence: Option<TurbulenceSpec>,
+    /// Water current.
+    #[serde(default)]
+    pub current: CurrentSpec,
+    /// Zones (at most 64).
+    #[serde(default)]
+    pub zones: Vec<ZoneSpec>,
+}
+
+/// What kind of vehicle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VehicleKind {
+    /// A multirotor (quad, hexa, octo).
+    Multirotor,
+    /// A surface boat.
+    Boat,
+}
+
+/// Airframe overrides, typed by vehicle kind.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // a few per scenario, never in a hot path
+pub enum AirframeOverrides {
+    /// Multirotor fields.
+    Multirotor(MultirotorOverrides),
+    /// Boat fields.
+    Boat(BoatOverrides),
+}
+
+/// One vehicle.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VehicleSpec {
+    /// Name (default: `vehicle<N>`).
+    pub name: String,
+    /// Kind.
+    pub kind: VehicleKind,
+    /// A shipped airframe name, or a path to an airframe JSON file (relative to
+    /// the scenario file).
+    pub airframe: String,
+    /// Fields replacing the airframe's.
+    pub overrides: AirframeOverrides,
+    /// Where and how it starts.
+    pub initial: InitialPose,
+    /// What flies it.
+    pub controller: ControllerSpec,
+    /// Its sensors.
+    pub sensors: SensorsSpec,
+    /// Its battery.
+    pub battery: crate::physics::BatteryParams,
+    /// RC sticks a firmware in the loop receives (PX4: RC_CHANNELS), if any.
+    pub rc: Option<RcScript>,
+    /// The sphere it occupies for collisions with other vehicles, m (None:
+    /// from the airframe).
+    pub collision_radius_m: Option<f64>,
+}
+
+/// RC channel values over time, for firmware that wants a transmitter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RcScript {
+    /// Messages per second; divides 250 (PX4's step rate) [50].
+    #[serde(default = "default_rc_rate")]
+    pub rate_hz: u32,
+    /// Points in time order; each holds until the next.
+    pub script: Vec<RcPoint>,
+}
+
+fn default_rc_rate() -> u32 {
+    50
+}
+
+/// RC channels from a time on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RcPoint {
+    /// From this sim time, s.
+    pub t_s: f64,
+    /// Channel values, µs (1 to 18 channels, 800–2200).
+    pub channels: Vec<u16>,
+}
+
+/// Initial pose and motion of a vehicle.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialPose {
+    /// North of home, m.
+    #[serde(default)]
+    pub north_m: f64,
+    /// East of home, m.
+    #[serde(default)]
+    pub east_m: f64,
+    /// Height above the resting position, m: 0 = standing on its gear (multirotor)
+    /// or floating at its waterline (boat).
+    #[serde(default)]
+    pub height_m: f64,
+    /// Roll, deg.
+    #[serde(default)]
+    pub roll_deg: f64,
+    /// Pitch, deg.
+    #[serde(default)]
+    pub pitch_deg: f64,
+    /// Yaw relative to the home heading, deg.
+    #[serde(default)]
+    pub yaw_deg: f64,
+    /// Velocity over ground, NED, m/s.
+    #[serde(default)]
+    pub velocity_ned_m_s: [f64; 3],
+    /// Body rates, FRD, deg/s.
+    #[serde(default)]
+    pub rates_frd_deg_s: [f64; 3],
+    /// Start with the rotors already spinning at these commands (multirotor),
+    /// e.g. to start in hover.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotor_commands: Option<Vec<f64>>,
+}
+
+/// What flies a vehicle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ControllerSpec {
+    /// Constant actuator values.
+    Passive(PassiveSpec),
+    /// SimpleFlight flying a mission (`mavsitl fly`).
+    #[serde(rename = "simpleflight")]
+    SimpleFlight(SimpleFlightSpec),
+    /// PX4 SITL flying a mission (`mavsitl fly --px4-build`).
+    #[serde(rename = "px4")]
+    Px4(FirmwareSpec),
+    /// ArduPilot SITL flying a mission (`mavsitl fly --ardupilot`).
+    #[serde(rename = "ardupilot")]
+    ArduPilot(FirmwareSpec),
+}
+
+/// A vehicle a firmware flies, launched by mavsitl with mavsitl as its
+/// ground station.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirmwareSpec {
+    /// The firmware's instance (its ports), distinct per firmware.
+    pub instance: u8,
+    /// Its mission (.plan or WPL), relative to the scenario file; None: the
+    /// command line's mission.
+    #[serde(default)]
+    pub mission: Option<std::path::PathBuf>,
+    /// Its parameter file (`NAME VALUE` lines), relative to the scenario
+    /// file, set at its start-up.
+    #[serde(default)]
+    pub params: Option<std::path::PathBuf>,
+}
+
+/// A vehicle SimpleFlight flies.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimpleFlightSpec {
+    /// Its mission (.plan or WPL), relative to the scenario file; None: the
+    /// command line's mission.
+    #[serde(default)]
+    pub mission: Option<std::path::PathBuf>,
+    /// Its parameter file, relative to the scenario file.
+    #[serde(default)]
+    pub params: Option<std::path::PathBuf>,
+}
+
+impl Default for ControllerSpec {
+    fn default() -> Self {
+        ControllerSpec::Passive(PassiveSpec {
+            rate_hz: 250,
+            controls: Vec::new(),
+        })
+    }
+}
+
+/// Recording settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordSpec {
+    /// Ground-truth rows per second (divides the physics rate).
+    #[serde(default = "default_record_rate")]
+    pub ground_truth_rate_hz: u32,
+}
+
+fn default_record_rate() -> u32 {
+    200
+}
+
+impl Default for RecordSpec {
+    fn default() -> Self {
+        RecordSpec {
+            ground_truth_rate_hz: default_record_rate(),
+        }
+    }
+}
+
+/// The default flight date (fixed, so runs never depend on the day they run).
+pub const DEFAULT_DATE: &str = "2026-01-01";
+
+/// Parses a `YYYY-MM-DD` date.
+///
+/// # Errors
+/// A message saying what is wrong.
+pub fn parse_date(text: &str) -> Result<world_magnetic_model::time::Date, String> {
+    use world_magnetic_model::time::{Date, Month};
+    let parts: Vec<&str> = text.split('-').collect();
+    let bad = || format!("'{text}' is not a date as YYYY-MM-DD");
+    let [y, m, d] = parts.as_slice() else {
+        return Err(bad());
+    };
+    let year: i32 = y.parse().map_err(|_| bad())?;
+    let month: u8 = m.parse().map_err(|_| bad())?;
+    let day: u8 = d.parse().map_err(|_| bad())?;
+    let month = Month::try_from(month).map_err(|_| bad())?;
+    Date::from_calendar_date(year, month, day).map_err(|e| format!("'{text}': {e}"))
+}

@@ -1,0 +1,516 @@
+//! The simulation and its one lockstep loop.
+//!
+//! [`Simulation`] is world + vehicles + clock, and [`Simulation::step`] runs one
+//! physics tick for every vehicle. [`Lockstep`] is the loop of the design: each
+//! controller interval, (1) the controller hands over actuator commands, (2)
+//! physics advances tick by tick, (3) sensors sample, (4) the controller receives
+//! the sensor frame. Observers (recorders) watch every tick and never change
+//! anything. Time is the integer tick count; the wall clock is never read here.
+//!
+//! Once running, a tick allocates nothing (zone events, rare, go into a buffer
+//! reserved up front).
+
+use thiserror::Error;
+use tracing::info;
+
+use crate::encounter::{EncounterMonitor, Placed, DEFAULT_PROXIMITY_M};
+use crate::replay::KinematicState;
+use crate::vehicle::{NonFiniteState, Vehicle};
+use crate::world::{World, ZoneEvent, ZoneTransition};
+use mavsitl_core::controller::{Actuators, ControllerError, FlightController, SensorFrame};
+use mavsitl_core::faults::{FaultEvent, FaultSchedule};
+use mavsitl_core::time::{PhysicsRate, Rate, RateError, SimTime};
+
+/// Why a run stopped early.
+#[derive(Debug, Error)]
+pub enum SimError {
+    /// A vehicle's state stopped being finite.
+    #[error(transparent)]
+    NonFinite(#[from] NonFiniteState),
+    /// A controller failed.
+    #[error("controller '{name}' at {time}: {source}")]
+    Controller {
+        /// The controller's name.
+        name: String,
+        /// When.
+        time: SimTime,
+        /// What happened.
+        #[source]
+        source: ControllerError,
+    },
+    /// A controller's rate does not fit the physics rate.
+    #[error("controller '{name}': {source}")]
+    ControllerRate {
+        /// The controller's name.
+        name: String,
+        /// What is wrong.
+        #[source]
+        source: RateError,
+    },
+    /// A controller was attached to a vehicle that does not exist.
+    #[error("controller '{name}' is attached to vehicle {index}, but there are {count} vehicles")]
+    NoSuchVehicle {
+        /// The controller's name.
+        name: String,
+        /// The vehicle index asked for.
+        index: usize,
+        /// How many vehicles exist.
+        count: usize,
+    },
+    /// An observer (recorder) failed to write.
+    #[error("recorder: {0}")]
+    Observer(#[from] std::io::Error),
+}
+
+/// World, vehicles and the clock.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    world: World,
+    vehicles: Vec<Vehicle>,
+    commands: Vec<Actuators>,
+    rate: PhysicsRate,
+    dt_s: f64,
+    tick: u64,
+    time: SimTime,
+    zone_events: Vec<ZoneEvent>,
+    faults: FaultSchedule,
+    /// Highest mission item reached per vehicle (for `at_item` faults).
+    reached: Vec<Option<u32>>,
+    /// Pairs of vehicles meeting (with two vehicles or more).
+    encounters: Option<EncounterMonitor>,
+    /// Every vehicle's place after the tick, for the encounter sweep.
+    placed: Vec<Placed>,
+    /// Vehicles out of the flight after a collision: their motors stop.
+    wrecked: Vec<bool>,
+    /// The commands of a wrecked vehicle.
+    idle: Actuators,
+}
+
+impl Simulation {
+    /// A simulation at time zero.
+    pub fn new(world: World, vehicles: Vec<Vehicle>, rate: PhysicsRate) -> Self {
+        let commands = vec![Actuators::default(); vehicles.len()];
+        let zones = world.zones().specs().len();
+        let encounters = (vehicles.len() > 1).then(|| {
+            EncounterMonitor::new(
+                vehicles.iter().map(Vehicle::collision_radius_m).collect(),
+                DEFAULT_PROXIMITY_M,
+            )
+        });
+        let placed = vehicles
+            .iter()
+            .map(|v| Placed {
+                pos_ned_m: v.body().state.pos_ned_m,
+                vel_ned_m_s: v.body().state.vel_ned_m_s,
+            })
+            .collect();
+        Simulation {
+            encounters,
+            placed,
+            wrecked: vec![false; vehicles.len()],
+            idle: Actuators::default(),
+            world,
+            commands,
+            rate,
+            dt_s: rate.dt_s(),
+            tick: 0,
+            time: SimTime::ZERO,
+            zone_events: Vec::with_capacity(64 + 4 * zones * vehicles.len()),
+            faults: FaultSchedule::default(),
+            reached: vec![None; vehicles.len()],
+            vehicles,
+        }
+    }
+
+    /// The simulation with pairs of vehicles closer than `proximity_m` (m)
+    /// reported as encounters (default [`DEFAULT_PROXIMITY_M`]).
+    pub fn with_proximity_m(mut self, proximity_m: f64) -> Self {
+        if self.vehicles.len() > 1 {
+            self.encounters = Some(EncounterMonitor::new(
+                self.vehicles
+                    .iter()
+                    .map(Vehicle::collision_radius_m)
+                    .collect(),
+                proximity_m,
+            ));
+        }
+        self
+    }
+
+    /// Pairs of vehicles meeting: encounters and collisions (None with one
+    /// vehicle).
+    pub fn encounters(&self) -> Option<&EncounterMonitor> {
+        self.encounters.as_ref()
+    }
+
+    /// Whether vehicle `index` is out of the flight after a collision (its
+    /// motors stopped).
+    pub fn is_wrecked(&self, index: usize) -> bool {
+        self.wrecked.get(index).copied().unwrap_or(false)
+    }
+
+    /// The simulation with `faults` scheduled.
+    pub fn with_faults(mut self, faults: FaultSchedule) -> Self {
+        self.faults = faults;
+        self
+    }
+
+    /// The fault schedule.
+    pub fn faults(&self) -> &FaultSchedule {
+        &self.faults
+    }
+
+    /// Fault starts and ends so far.
+    pub fn fault_events(&self) -> &[FaultEvent] {
+        self.faults.events()
+    }
+
+    /// Notes that vehicle `index` reached mission item `seq` (0-based).
+    pub fn note_item_reached(&mut self, index: usize, seq: u32) {
+        if let Some(r) = self.reached.get_mut(index) {
+            *r = Some(r.map_or(seq, |old| old.max(seq)));
+        }
+    }
+
+    /// Starts and ends the faults due now and hands each vehicle its effects.
+    fn update_faults(&mut self) {
+        if self.faults.is_empty() {
+            return;
+        }
+        let (vehicles, reached) = (&self.vehicles, &self.reached);
+        self.faults.update(
+            self.time,
+            |v| vehicles.get(v).map_or(0, Vehicle::zone_mask),
+            |v| reached.get(v).copied().flatten(),
+        );
+        // Ramps (spoofing, drift, gusts) are evaluated at the tick's end, when
+        // the sensors sample.
+        let end = self.time + self.rate.period_us();
+        for (i, v) in self.vehicles.iter_mut().enumerate() {
+            v.set_faults(self.faults.effects(i, end));
+        }
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The vehicles, in scenario order.
+    pub fn vehicles(&self) -> &[Vehicle] {
+        &self.vehicles
+    }
+
+    /// The physics rate.
+    pub fn rate(&self) -> PhysicsRate {
+        self.rate
+    }
+
+    /// Ticks run so far.
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Current sim time.
+    pub fn time(&self) -> SimTime {
+        self.time
+    }
+
+    /// The commands vehicle `index` is flying with (ignored if out of range).
+    pub fn set_actuators(&mut self, index: usize, actuators: Actuators) {
+        if let Some(c) = self.commands.get_mut(index) {
+            *c = actuators;
+        }
+    }
+
+    /// Places vehicle `index` at `state` (ignored if out of range).
+    pub fn set_vehicle_state(&mut self, index: usize, state: crate::physics::BodyState) {
+        if let Some(v) = self.vehicles.get_mut(index) {
+            v.set_state(state);
+        }
+    }
+
+    /// Sets the mean wind outside zones, NED m/s (a scripted change).
+    pub fn set_wind_ned_m_s(&mut self, wind: nalgebra::Vector3<f64>) {
+        self.world.set_wind_ned_m_s(wind);
+    }
+
+    /// The commands in force for vehicle `index`.
+    pub fn actuators(&self, index: usize) -> Option<&Actuators> {
+        self.commands.get(index)
+    }
+
+    /// Zone entries and exits not yet taken.
+    pub fn zone_events(&self) -> &[ZoneEvent] {
+        &self.zone_events
+    }
+
+    /// Removes and returns the pending zone events.
+    pub fn take_zone_events(&mut self) -> Vec<ZoneEvent> {
+        std::mem::take(&mut self.zone_events)
+    }
+
+    /// Runs one physics tick for every vehicle.
+    ///
+    /// # Errors
+    /// [`SimError::NonFinite`] when a state stops being finite (the simulation
+    /// should not be stepped further).
+    pub fn step(&mut self) -> Result<(), SimError> {
+        self.update_faults();
+        let end = self.time + self.rate.period_us();
+        let end_tick = self.tick + 1;
+        for (i, (v, cmd)) in self.vehicles.iter_mut().zip(&self.commands).enumerate() {
+            let cmd = if self.wrecked.get(i) == Some(&true) {
+                &self.idle
+            } else {
+                cmd
+            };
+            let (entered, left) = v.step(&self.world, cmd, self.dt_s, end_tick, end)?;
+            Self::note_zones(
+                &self.world,
+                &mut self.zone_events,
+                self.time,
+                i,
+                v,
+                entered,
+                left,
+            );
+        }
+        self.tick += 1;
+        self.time = end;
+        self.meet();
+        Ok(())
+    }
+
+    /// After a tick: pairs meeting; a collision takes both vehicles out.
+    fn meet(&mut self) {
+        let Some(m) = self.encounters.as_mut() else {
+            return;
+        };
+        for (p, v) in self.placed.iter_mut().zip(&self.vehicles) {
+            let s = &v.body().state;
+            p.pos_ned_m = s.pos_ned_m;
+            p.vel_ned_m_s = s.vel_ned_m_s;
+        }
+        let new = m.update(self.time, &self.placed);
+        let all = m.collisions();
+        for c in all.iter().skip(all.len() - new) {
+            info!(time = %c.time, a = c.a, b = c.b, separation_m = c.separation_m, "collision");
+            for i in [c.a, c.b] {
+                if let Some(w) = self.wrecked.get_mut(i) {
+                    *w = true;
+                }
+            }
+        }
+    }
+
+    /// Advances one tick with vehicle `index` placed on `kinematic` instead of
+    /// integrated (pose replay); the other vehicles keep their state.
+    pub fn step_replay(&mut self, index: usize, kinematic: &KinematicState) {
+        self.update_faults();
+        let end = self.time + self.rate.period_us();
+        let end_tick = self.tick + 1;
+        if let Some(v) = self.vehicles.get_mut(index) {
+            let (entered, left) = v.step_kinematic(&self.world, kinematic, end_tick, end);
+            Self::note_zones(
+                &self.world,
+                &mut self.zone_events,
+                self.time,
+                index,
+                v,
+                entered,
+                left,
+            );
+        }
+        self.tick += 1;
+        self.time = end;
+        self.meet();
+    }
+
+    /// Records the zone entries and exits of vehicle `i` at `time`.
+    #[allow(clippy::too_many_arguments)]
+    fn note_zones(
+        world: &World,
+        events: &mut Vec<ZoneEvent>,
+        time: SimTime,
+        i: usize,
+        v: &Vehicle,
+        entered: u64,
+        left: u64,
+    ) {
+        {
+            if entered | left != 0 {
+                for (z, spec) in world.zones().specs().iter().enumerate() {
+                    let bit = 1u64 << z;
+                    let transition = if entered & bit != 0 {
+                        ZoneTransition::Enter
+                    } else if left & bit != 0 {
+                        ZoneTransition::Exit
+                    } else {
+                        continue;
+                    };
+                    info!(time = %time, vehicle = v.name(), zone = %spec.name, ?transition, "zone");
+                    events.push(ZoneEvent {
+                        time,
+                        vehicle: i,
+                        zone: z,
+                        transition,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Watches the simulation after every tick (recorders, progress). Never changes it.
+pub trait Observer {
+    /// Called after each tick.
+    ///
+    /// # Errors
+    /// An I/O error ends the run.
+    fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()>;
+}
+
+impl Observer for () {
+    fn on_tick(&mut self, _sim: &Simulation) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Slot {
+    controller: Box<dyn FlightController>,
+    vehicle: usize,
+    rate: Rate,
+    frame: SensorFrame,
+}
+
+/// The lockstep loop: a simulation and the controllers flying its vehicles.
+pub struct Lockstep {
+    sim: Simulation,
+    slots: Vec<Slot>,
+}
+
+impl Lockstep {
+    /// A loop around `sim` with no controllers yet.
+    pub fn new(sim: Simulation) -> Self {
+        Lockstep {
+            sim,
+            slots: Vec::new(),
+        }
+    }
+
+    /// Attaches `controller` to vehicle `vehicle`.
+    ///
+    /// # Errors
+    /// [`SimError`] when the vehicle does not exist or the controller's rate does
+    /// not divide the physics rate.
+    pub fn attach(
+        &mut self,
+        vehicle: usize,
+        controller: Box<dyn FlightController>,
+    ) -> Result<(), SimError> {
+        if vehicle >= self.sim.vehicles.len() {
+            return Err(SimError::NoSuchVehicle {
+                name: controller.name().to_string(),
+                index: vehicle,
+                count: self.sim.vehicles.len(),
+            });
+        }
+        let rate = self
+            .sim
+            .rate
+            .divider(controller.rate_hz())
+            .map_err(|source| SimError::ControllerRate {
+                name: controller.name().to_string(),
+                source,
+            })?;
+        self.slots.push(Slot {
+            controller,
+            vehicle,
+            rate,
+            frame: SensorFrame::default(),
+        });
+        Ok(())
+    }
+
+    /// Detaches every controller of vehicle `vehicle` (e.g. to attach a new
+    /// bridge when the firmware restarted but the simulation goes on).
+    pub fn detach(&mut self, vehicle: usize) {
+        self.slots.retain(|s| s.vehicle != vehicle);
+    }
+
+    /// The simulation.
+    pub fn sim(&self) -> &Simulation {
+        &self.sim
+    }
+
+    /// Mutable access to the simulation (between runs).
+    pub fn sim_mut(&mut self) -> &mut Simulation {
+        &mut self.sim
+    }
+
+    /// Runs until sim time reaches `end` (or the first error).
+    ///
+    /// # Errors
+    /// [`SimError`] from physics, a controller or an observer.
+    pub fn run_until(&mut self, end: SimTime, observer: &mut dyn Observer) -> Result<(), SimError> {
+        while self.sim.time < end {
+            self.tick(observer)?;
+        }
+        Ok(())
+    }
+
+    /// One physics tick with the controller exchanges due around it.
+    ///
+    /// # Errors
+    /// [`SimError`] from physics, a controller or an observer.
+    pub fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError> {
+        let tick = self.sim.tick;
+        for slot in &mut self.slots {
+            if slot.rate.is_due(tick) {
+                let a = slot.controller.actuators(self.sim.time).map_err(|source| {
+                    SimError::Controller {
+                        name: slot.controller.name().to_string(),
+                        time: self.sim.time,
+                        source,
+                    }
+                })?;
+                self.sim.set_actuators(slot.vehicle, a);
+            }
+        }
+        self.sim.step()?;
+        for slot in &mut self.slots {
+            let vehicle = &self.sim.vehicles[slot.vehicle];
+            slot.frame.collect(vehicle.samples());
+            if slot.rate.is_due(tick + 1) {
+                slot.frame.time = self.sim.time;
+                let b = vehicle.battery().state();
+                slot.frame.battery = Some(mavsitl_core::controller::PowerModuleSample {
+                    voltage_v: b.voltage_v,
+                    current_a: b.current_a,
+                    consumed_mah: b.consumed_mah,
+                    consumed_j: b.consumed_j,
+                    remaining: b.remaining,
+                });
+                slot.frame.ground_truth = slot
+                    .controller
+                    .wants_ground_truth()
+                    .then(|| vehicle.ground_truth());
+                slot.frame.links = vehicle.faults().links;
+                slot.frame.esc = vehicle.esc_sample();
+                let delivered = slot.controller.receive(&slot.frame);
+                slot.frame.clear();
+                if let Some(seq) = slot.controller.mission_progress() {
+                    self.sim.note_item_reached(slot.vehicle, seq);
+                }
+                delivered.map_err(|source| SimError::Controller {
+                    name: slot.controller.name().to_string(),
+                    time: self.sim.time,
+                    source,
+                })?;
+            }
+        }
+        observer.on_tick(&self.sim)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,412 @@
+//! A vehicle: a rigid body, its actuator/force model and its ground contact.
+//!
+//! The unit a scenario places. One tick reads as four verbs: sample the
+//! environment here → compute the wrench (actuators, drag, hydrostatics, ground)
+//! → integrate → derive the kinematic outputs (specific force once), then the
+//! sensors sample the new state.
+
+use nalgebra::Vector3;
+use thiserror::Error;
+
+use crate::physics::{
+    Battery, BatteryParams, Boat, ContactState, GroundContact, Multirotor, RigidBody, StepInputs,
+};
+use crate::replay::KinematicState;
+use crate::sensors::{ImuTruth, Sensors, TickSamples};
+use crate::world::{Environment, IsaCache, Turbulence, World};
+use mavsitl_core::controller::{Actuators, GroundTruth};
+use mavsitl_core::faults::FaultEffects;
+use mavsitl_core::rng::{noise_rng, NoiseSource};
+use mavsitl_core::time::SimTime;
+
+/// The force model of a vehicle.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // one per vehicle; a Box would add an indirection to every tick
+pub enum VehicleModel {
+    /// Rotors, body drag.
+    Multirotor(Multirotor),
+    /// Thrusters, rudder, hull.
+    Boat(Boat),
+}
+
+/// A state that stopped being finite.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[error("vehicle '{vehicle}': {field} became non-finite at {time}")]
+pub struct NonFiniteState {
+    /// The vehicle's name.
+    pub vehicle: String,
+    /// Which state field.
+    pub field: &'static str,
+    /// The tick's end time.
+    pub time: SimTime,
+}
+
+/// One simulated vehicle.
+#[derive(Debug, Clone)]
+pub struct Vehicle {
+    name: String,
+    id: u32,
+    body: RigidBody,
+    model: VehicleModel,
+    contact: Option<GroundContact>,
+    contact_state: ContactState,
+    turbulence: Option<Turbulence>,
+    zone_mask: u64,
+    env: Option<Environment>,
+    accel_ned_m_s2: Vector3<f64>,
+    specific_force_frd_m_s2: Vector3<f64>,
+    ang_accel_frd_rad_s2: Vector3<f64>,
+    sensors: Sensors,
+    samples: TickSamples,
+    air: IsaCache,
+    battery: Battery,
+    faults: FaultEffects,
+    collision_radius_m: f64,
+}
+
+/// The sphere a vehicle of `model` occupies, m: a multirotor's furthest rotor
+/// tip; a boat's furthest thruster or rudder from its centre, at least 0.5 m.
+fn default_collision_radius_m(model: &VehicleModel) -> f64 {
+    match model {
+        VehicleModel::Multirotor(m) => {
+            let p = m.params();
+            let hub = p
+                .rotor_geometry()
+                .iter()
+                .map(|(pos, _)| pos.xy().norm())
+                .fold(0.0, f64::max);
+            hub + p.propeller_diameter_m / 2.0
+        }
+        VehicleModel::Boat(b) => {
+            let p = b.params();
+            p.thruster_position_m[0]
+                .abs()
+                .max(p.rudder_x_m.abs())
+                .max(0.5)
+        }
+    }
+}
+
+impl Vehicle {
+    /// A vehicle named `name` with numeric id `id` (the index in the scenario, used
+    /// to derive its noise streams) in `world` with scenario `seed`, carrying
+    /// `sensors`.
+    pub fn new(
+        name: String,
+        id: u32,
+        body: RigidBody,
+        model: VehicleModel,
+        sensors: Sensors,
+        world: &World,
+        seed: u64,
+    ) -> Self {
+        let contact = match &model {
+            VehicleModel::Multirotor(m) => Some(m.params().ground_contact()),
+            VehicleModel::Boat(_) => None,
+        };
+        let turbulence = world
+            .turbulence_w20_m_s()
+            .map(|w20| Turbulence::new(w20, noise_rng(seed, id, NoiseSource::Turbulence)));
+        let zone_mask = world.zones().membership(&body.state.pos_ned_m);
+        // At rest on the ground or afloat the specific force is −g along body z.
+        let g = world
+            .environment(&body.state.pos_ned_m, zone_mask, &Vector3::zeros())
+            .gravity_ned_m_s2;
+        let specific = body.state.att_ned_frd.inverse() * (-g);
+        let collision_radius_m = default_collision_radius_m(&model);
+        Vehicle {
+            name,
+            id,
+            body,
+            model,
+            contact,
+            contact_state: ContactState::default(),
+            turbulence,
+            zone_mask,
+            env: None,
+            accel_ned_m_s2: Vector3::zeros(),
+            specific_force_frd_m_s2: specific,
+            ang_accel_frd_rad_s2: Vector3::zeros(),
+            sensors,
+            samples: TickSamples::default(),
+            air: IsaCache::default(),
+            battery: Battery::new(BatteryParams::default()),
+            faults: FaultEffects::default(),
+            collision_radius_m,
+        }
+    }
+
+    /// The radius of the sphere it occupies, for collisions with other
+    /// vehicles, m.
+    pub fn collision_radius_m(&self) -> f64 {
+        self.collision_radius_m
+    }
+
+    /// Sets the collision radius, m (a scenario's `collision_radius_m`).
+    pub fn set_collision_radius_m(&mut self, r: f64) {
+        self.collision_radius_m = r;
+    }
+
+    /// Sets what the active faults do to this vehicle from the next tick on.
+    pub fn set_faults(&mut self, faults: FaultEffects) {
+        let old = std::mem::replace(&mut self.faults, faults);
+        if old.rotor_thrust_scale != faults.rotor_thrust_scale
+            || old.thruster_thrust_scale != faults.thruster_thrust_scale
+        {
+            match &mut self.model {
+                VehicleModel::Multirotor(m) => m.set_thrust_scale(&faults.rotor_thrust_scale),
+                VehicleModel::Boat(b) => b.set_thrust_scale([
+                    faults.thruster_thrust_scale[0],
+                    faults.thruster_thrust_scale[1],
+                ]),
+            }
+        }
+        if old.battery != faults.battery {
+            self.battery
+                .set_fault(faults.battery.capacity_scale, faults.battery.voltage_drop_v);
+        }
+    }
+
+    /// The ESC telemetry (rotor speeds) of a multirotor.
+    pub fn esc_sample(&self) -> Option<mavsitl_core::controller::EscSample> {
+        let VehicleModel::Multirotor(m) = &self.model else {
+            return None;
+        };
+        let mut out = [crate::physics::multirotor::RotorOutput::default(); 8];
+        m.rotor_outputs(1.0, &mut out);
+        let mut e = mavsitl_core::controller::EscSample {
+            count: m.rotor_count().min(8),
+            ..Default::default()
+        };
+        for (s, o) in e.speed_rad_s.iter_mut().zip(&out) {
+            *s = o.speed_rad_s;
+        }
+        Some(e)
+    }
+
+    /// What the active faults do to this vehicle.
+    pub fn faults(&self) -> &FaultEffects {
+        &self.faults
+    }
+
+    /// Replaces the battery with one of `params`, fully reset.
+    pub fn with_battery(mut self, params: BatteryParams) -> Self {
+        self.battery = Battery::new(params);
+        self
+    }
+
+    /// The battery (its state at the end of the latest tick).
+    pub fn battery(&self) -> &Battery {
+        &self.battery
+    }
+
+    /// The sensors.
+    pub fn sensors(&self) -> &Sensors {
+        &self.sensors
+    }
+
+    /// Places the vehicle at `state` (before a run or a replay) without sampling.
+    pub fn set_state(&mut self, state: crate::physics::BodyState) {
+        self.body.state = state;
+    }
+
+    /// The sensor samples produced by the last tick.
+    pub fn samples(&self) -> &TickSamples {
+        &self.samples
+    }
+
+    /// The vehicle's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The vehicle's numeric id.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The rigid body (state and mass).
+    pub fn body(&self) -> &RigidBody {
+        &self.body
+    }
+
+    /// The force model.
+    pub fn model(&self) -> &VehicleModel {
+        &self.model
+    }
+
+    /// Bit mask of the zones the vehicle is in.
+    pub fn zone_mask(&self) -> u64 {
+        self.zone_mask
+    }
+
+    /// The environment the last tick used (None before the first tick).
+    pub fn environment(&self) -> Option<&Environment> {
+        self.env.as_ref()
+    }
+
+    /// Ground contact of the last tick.
+    pub fn contact(&self) -> &ContactState {
+        &self.contact_state
+    }
+
+    /// The true state after the last tick.
+    pub fn ground_truth(&self) -> GroundTruth {
+        let s = &self.body.state;
+        GroundTruth {
+            pos_ned_m: s.pos_ned_m,
+            vel_ned_m_s: s.vel_ned_m_s,
+            att_ned_frd: s.att_ned_frd,
+            rate_frd_rad_s: s.rate_frd_rad_s,
+            accel_ned_m_s2: self.accel_ned_m_s2,
+            specific_force_frd_m_s2: self.specific_force_frd_m_s2,
+            ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
+            landed: self.contact_state.on_ground(),
+            wind_ned_m_s: self.env.map(|e| e.wind_ned_m_s).unwrap_or_default(),
+        }
+    }
+
+    /// Advances one physics tick of `dt_s` under `actuators`, then samples the
+    /// sensors due at the end of the tick. Returns the zones entered and left (bit
+    /// masks). `end_tick` and `end_time` are the tick count and time at the end of
+    /// the tick.
+    ///
+    /// # Errors
+    /// [`NonFiniteState`] when the state stops being finite.
+    pub fn step(
+        &mut self,
+        world: &World,
+        actuators: &Actuators,
+        dt_s: f64,
+        end_tick: u64,
+        end_time: SimTime,
+    ) -> Result<(u64, u64), NonFiniteState> {
+        let before = self.body.state;
+        // 1. Environment here.
+        let mask = world.zones().membership(&before.pos_ned_m);
+        let changed = mask ^ self.zone_mask;
+        self.zone_mask = mask;
+        let gust = match self.turbulence.as_mut() {
+            Some(t) => {
+                let mean = world.mean_wind_ned_m_s(mask);
+                let airspeed = (before.vel_ned_m_s - mean).norm();
+                t.step(dt_s, (-before.pos_ned_m.z).max(0.0), airspeed, &mean)
+            }
+            None => Vector3::zeros(),
+        } + self.faults.gust_ned_m_s;
+        let env = world.environment_cached(&before.pos_ned_m, mask, &gust, &mut self.air);
+        // 2. Wrench.
+        let (mut wrench, inputs) = match &mut self.model {
+            VehicleModel::Multirotor(m) => {
+                let w = m.wrench(&actuators.controls, &env, &before, dt_s);
+                let inputs = StepInputs {
+                    gravity_ned_m_s2: env.gravity_ned_m_s2,
+                    fluid_vel_ned_m_s: env.wind_ned_m_s,
+                    rotor_momentum_frd: m.rotor_momentum_frd(),
+                };
+                (w, inputs)
+            }
+            VehicleModel::Boat(b) => {
+                let w = b.wrench(&actuators.controls, &env, &before, dt_s);
+                let inputs = StepInputs {
+                    gravity_ned_m_s2: env.gravity_ned_m_s2,
+                    fluid_vel_ned_m_s: env.current_ned_m_s,
+                    rotor_momentum_frd: Vector3::zeros(),
+                };
+                (w, inputs)
+            }
+        };
+        self.contact_state = match &self.contact {
+            Some(c) => c.apply(
+                &before,
+                self.body.mass(),
+                &env.gravity_ned_m_s2,
+                env.ground_friction,
+                &mut wrench,
+                dt_s,
+            ),
+            None => ContactState::default(),
+        };
+        let power_w = match &self.model {
+            VehicleModel::Multirotor(m) => {
+                m.shaft_power_w(env.air.density_kg_m3) / self.battery.params().propulsion_efficiency
+            }
+            VehicleModel::Boat(b) => b.electrical_power_w(),
+        };
+        self.battery.step(power_w, dt_s);
+        // 3. Integrate.
+        self.body.step(&wrench, &inputs, dt_s);
+        if let Some(c) = &self.contact {
+            c.project(&self.contact_state, &mut self.body.state);
+        }
+        // 4. Outputs.
+        let s = &self.body.state;
+        if let Some(field) = s.non_finite_field() {
+            return Err(NonFiniteState {
+                vehicle: self.name.clone(),
+                field,
+                time: end_time,
+            });
+        }
+        self.accel_ned_m_s2 = (s.vel_ned_m_s - before.vel_ned_m_s) / dt_s;
+        self.specific_force_frd_m_s2 =
+            s.att_ned_frd.inverse() * (self.accel_ned_m_s2 - env.gravity_ned_m_s2);
+        self.ang_accel_frd_rad_s2 = (s.rate_frd_rad_s - before.rate_frd_rad_s) / dt_s;
+        // 5. Sensors read the new state.
+        self.sample_sensors(world, env, end_tick, end_time);
+        Ok((changed & mask, changed & !mask))
+    }
+
+    /// Sets the state from outside instead of integrating (pose replay), then
+    /// samples the sensors due at the end of the tick, exactly as [`Vehicle::step`]
+    /// does after physics. Returns the zones entered and left.
+    pub fn step_kinematic(
+        &mut self,
+        world: &World,
+        kinematic: &KinematicState,
+        end_tick: u64,
+        end_time: SimTime,
+    ) -> (u64, u64) {
+        let s = kinematic.state;
+        let mask = world.zones().membership(&s.pos_ned_m);
+        let changed = mask ^ self.zone_mask;
+        self.zone_mask = mask;
+        let env = world.environment(&s.pos_ned_m, mask, &Vector3::zeros());
+        self.body.state = s;
+        self.contact_state = ContactState::default();
+        self.accel_ned_m_s2 = kinematic.accel_ned_m_s2;
+        self.specific_force_frd_m_s2 =
+            s.att_ned_frd.inverse() * (kinematic.accel_ned_m_s2 - env.gravity_ned_m_s2);
+        self.ang_accel_frd_rad_s2 = kinematic.ang_accel_frd_rad_s2;
+        self.sample_sensors(world, env, end_tick, end_time);
+        (changed & mask, changed & !mask)
+    }
+
+    /// Samples the sensors due at `end_time` from the body state and the
+    /// accelerations just stored, and keeps `env` as the tick's environment.
+    fn sample_sensors(
+        &mut self,
+        world: &World,
+        env: Environment,
+        end_tick: u64,
+        end_time: SimTime,
+    ) {
+        let truth = ImuTruth {
+            rate_frd_rad_s: self.body.state.rate_frd_rad_s,
+            ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
+            specific_force_frd_m_s2: self.specific_force_frd_m_s2,
+        };
+        let frame = world.frame();
+        self.samples = self.sensors.step(
+            end_tick,
+            end_time,
+            &self.body.state,
+            &truth,
+            &env,
+            frame,
+            frame.origin().alt_m,
+            &self.faults,
+        );
+        self.env = Some(env);
+    }
+}

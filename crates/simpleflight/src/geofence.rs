@@ -1,0 +1,236 @@
+//! SimpleFlight's geofence and rally points, from the fence and rally lists
+//! of a plan (MAV_CMD_NAV_FENCE_* and MAV_CMD_NAV_RALLY_POINT items), in the
+//! local NED frame around home.
+//!
+//! As PX4's geofence: the vehicle is inside when it is inside at least one
+//! inclusion polygon or circle (PX4 takes their union) and outside every
+//! exclusion, and within the cylinder of `GF_MAX_HOR_DIST` /
+//! `GF_MAX_VER_DIST` around home when those are positive.
+
+use nalgebra::{Vector2, Vector3};
+
+use mavsitl_core::geo::{GeoPoint, LocalFrame};
+use mavsitl_mavlink::mission::commands;
+use mavsitl_mavlink::mission::MissionItem;
+
+/// One fence shape, NE m around home.
+#[derive(Debug, Clone, PartialEq)]
+enum Shape {
+    Polygon(Vec<Vector2<f64>>),
+    Circle { centre: Vector2<f64>, radius_m: f64 },
+}
+
+impl Shape {
+    fn contains(&self, p: &Vector2<f64>) -> bool {
+        match self {
+            Shape::Circle { centre, radius_m } => (p - centre).norm() <= *radius_m,
+            Shape::Polygon(v) => {
+                // Even-odd ray casting along +E.
+                let mut inside = false;
+                let n = v.len();
+                for i in 0..n {
+                    let (a, b) = (v[i], v[(i + n - 1) % n]);
+                    if (a.x > p.x) != (b.x > p.x) {
+                        let y = a.y + (p.x - a.x) * (b.y - a.y) / (b.x - a.x);
+                        if p.y < y {
+                            inside = !inside;
+                        }
+                    }
+                }
+                inside
+            }
+        }
+    }
+}
+
+/// Why the vehicle is outside the fence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Breach {
+    /// Outside every inclusion shape.
+    Inclusion,
+    /// Inside an exclusion shape.
+    Exclusion,
+    /// Farther than GF_MAX_HOR_DIST from home.
+    MaxHorizontal,
+    /// Higher than GF_MAX_VER_DIST above home.
+    MaxVertical,
+}
+
+impl Breach {
+    /// A short description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Breach::Inclusion => "outside the inclusion fence",
+            Breach::Exclusion => "inside an exclusion fence",
+            Breach::MaxHorizontal => "beyond GF_MAX_HOR_DIST",
+            Breach::MaxVertical => "above GF_MAX_VER_DIST",
+        }
+    }
+}
+
+/// The fence.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Geofence {
+    inclusion: Vec<Shape>,
+    exclusion: Vec<Shape>,
+    /// GF_MAX_HOR_DIST, m (≤ 0: off).
+    pub max_hor_dist_m: f64,
+    /// GF_MAX_VER_DIST, m (≤ 0: off).
+    pub max_ver_dist_m: f64,
+}
+
+impl Geofence {
+    /// The fence of `items` (a plan's fence list; other commands are ignored),
+    /// in `frame`.
+    pub fn from_items(items: &[MissionItem], frame: &LocalFrame) -> Self {
+        let mut fence = Geofence::default();
+        let ne = |it: &MissionItem| {
+            let p = frame.to_ned(&GeoPoint::from_deg(it.x, it.y, frame.origin().alt_m));
+            Vector2::new(p.x, p.y)
+        };
+        let mut i = 0;
+        while let Some(it) = items.get(i) {
+            match it.command {
+                commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION
+                | commands::NAV_FENCE_POLYGON_VERTEX_EXCLUSION => {
+                    // param1 is the vertex count; the vertices follow in order.
+                    let count = if it.params[0].is_finite() && it.params[0] >= 3.0 {
+                        it.params[0] as usize
+                    } else {
+                        3
+                    };
+                    let verts: Vec<Vector2<f64>> = items
+                        .iter()
+                        .skip(i)
+                        .take(count)
+                        .take_while(|v| v.command == it.command)
+                        .map(ne)
+                        .collect();
+                    let n = verts.len().max(1);
+                    if verts.len() >= 3 {
+                        let shape = Shape::Polygon(verts);
+                        if it.command == commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION {
+                            fence.inclusion.push(shape);
+                        } else {
+                            fence.exclusion.push(shape);
+                        }
+                    }
+                    i += n;
+                    continue;
+                }
+                commands::NAV_FENCE_CIRCLE_INCLUSION | commands::NAV_FENCE_CIRCLE_EXCLUSION => {
+                    let radius_m = it.params[0];
+                    if radius_m.is_finite() && radius_m > 0.0 {
+                        let shape = Shape::Circle {
+                            centre: ne(it),
+                            radius_m,
+                        };
+                        if it.command == commands::NAV_FENCE_CIRCLE_INCLUSION {
+                            fence.inclusion.push(shape);
+                        } else {
+                            fence.exclusion.push(shape);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        fence
+    }
+
+    /// Whether any limit is set.
+    pub fn is_active(&self) -> bool {
+        !self.inclusion.is_empty()
+            || !self.exclusion.is_empty()
+            || self.max_hor_dist_m > 0.0
+            || self.max_ver_dist_m > 0.0
+    }
+
+    /// The breach at `pos_ned_m` for home at `home_ned_m`, if any.
+    pub fn check(&self, pos_ned_m: &Vector3<f64>, home_ned_m: &Vector3<f64>) -> Option<Breach> {
+        let p = pos_ned_m.xy();
+        if !self.inclusion.is_empty() && !self.inclusion.iter().any(|s| s.contains(&p)) {
+            return Some(Breach::Inclusion);
+        }
+        if self.exclusion.iter().any(|s| s.contains(&p)) {
+            return Some(Breach::Exclusion);
+        }
+        if self.max_hor_dist_m > 0.0 && (p - home_ned_m.xy()).norm() > self.max_hor_dist_m {
+            return Some(Breach::MaxHorizontal);
+        }
+        if self.max_ver_dist_m > 0.0 && home_ned_m.z - pos_ned_m.z > self.max_ver_dist_m {
+            return Some(Breach::MaxVertical);
+        }
+        None
+    }
+}
+
+/// Rally points of a plan's rally list, NED m around home (altitude relative
+/// to home, as QGroundControl writes them).
+pub fn rally_points(items: &[MissionItem], frame: &LocalFrame) -> Vec<Vector3<f64>> {
+    items
+        .iter()
+        .filter(|it| it.command == commands::NAV_RALLY_POINT)
+        .map(|it| {
+            let p = frame.to_ned(&GeoPoint::from_deg(it.x, it.y, frame.origin().alt_m));
+            Vector3::new(p.x, p.y, -it.z)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame() -> LocalFrame {
+        LocalFrame::new(GeoPoint::from_deg(47.0, 8.0, 400.0))
+    }
+
+    fn item(command: u16, n: f64, north_m: f64, east_m: f64) -> MissionItem {
+        let g = frame().to_geodetic(&Vector3::new(north_m, east_m, 0.0));
+        let (lat, lon) = (g.lat_deg(), g.lon_deg());
+        MissionItem {
+            command,
+            frame: 0,
+            params: [n, 0.0, 0.0, 0.0],
+            x: lat,
+            y: lon,
+            z: 0.0,
+            autocontinue: true,
+        }
+    }
+
+    #[test]
+    fn a_polygon_and_a_circle_bound_the_vehicle() {
+        let inc = commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION;
+        let items = [
+            item(inc, 4.0, -10.0, -10.0),
+            item(inc, 4.0, 50.0, -10.0),
+            item(inc, 4.0, 50.0, 10.0),
+            item(inc, 4.0, -10.0, 10.0),
+            item(commands::NAV_FENCE_CIRCLE_EXCLUSION, 5.0, 30.0, 0.0),
+        ];
+        let f = Geofence::from_items(&items, &frame());
+        let home = Vector3::zeros();
+        let at = |n: f64, e: f64| f.check(&Vector3::new(n, e, -10.0), &home);
+        assert_eq!(at(0.0, 0.0), None);
+        assert_eq!(at(49.0, 9.0), None);
+        assert_eq!(at(51.0, 0.0), Some(Breach::Inclusion));
+        assert_eq!(at(0.0, -10.5), Some(Breach::Inclusion));
+        assert_eq!(at(32.0, 2.0), Some(Breach::Exclusion));
+        let f = Geofence {
+            max_hor_dist_m: 20.0,
+            max_ver_dist_m: 15.0,
+            ..f
+        };
+        assert_eq!(
+            f.check(&Vector3::new(0.0, 0.0, -16.0), &home),
+            Some(Breach::MaxVertical)
+        );
+        assert_eq!(
+            f.check(&Vector3::new(21.0, 0.0, -1.0), &home),
+            Some(Breach::MaxHorizontal)
+        );
+    }
+}

@@ -1,0 +1,767 @@
+//! SimpleFlight's parameter store: every tunable, typed, with its default,
+//! range, unit and meaning — what a ground station lists and sets over MAVLink,
+//! and what a `NAME VALUE` parameter file (ArduPilot/PX4/QGC style) loads.
+//!
+//! Names are at most 16 characters (MAVLink's `param_id`). Where a parameter has
+//! a PX4 or ArduPilot equivalent it carries that name, so values copy over.
+
+use std::fmt::Write as _;
+
+use thiserror::Error;
+
+use mavsitl_guidance::params::GuidanceParams;
+
+/// Integer or float, as MAVLink's PARAM_VALUE types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// 32-bit float.
+    Float,
+    /// 32-bit signed integer.
+    Int,
+}
+
+/// A parameter's description.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamInfo {
+    /// Name, ≤ 16 characters, upper case.
+    pub name: &'static str,
+    /// Type.
+    pub kind: ParamKind,
+    /// Default value.
+    pub default: f64,
+    /// Smallest accepted value.
+    pub min: f64,
+    /// Largest accepted value.
+    pub max: f64,
+    /// Unit (empty when dimensionless).
+    pub units: &'static str,
+    /// What it does.
+    pub description: &'static str,
+}
+
+const fn f(
+    name: &'static str,
+    default: f64,
+    min: f64,
+    max: f64,
+    units: &'static str,
+    description: &'static str,
+) -> ParamInfo {
+    ParamInfo {
+        name,
+        kind: ParamKind::Float,
+        default,
+        min,
+        max,
+        units,
+        description,
+    }
+}
+
+const fn i(
+    name: &'static str,
+    default: f64,
+    min: f64,
+    max: f64,
+    description: &'static str,
+) -> ParamInfo {
+    ParamInfo {
+        name,
+        kind: ParamKind::Int,
+        default,
+        min,
+        max,
+        units: "",
+        description,
+    }
+}
+
+/// The SimpleFlight parameters besides the guidance port's (see [`GUIDANCE`]).
+pub const TABLE: &[ParamInfo] = &[
+    // Identity and mission behaviour (PX4 names QGC and MAVSDK read).
+    i(
+        "SYS_AUTOSTART",
+        4001.0,
+        0.0,
+        9_999_999.0,
+        "Airframe id reported to ground stations (PX4 meaning)",
+    ),
+    i("MAV_SYS_ID", 1.0, 1.0, 250.0, "MAVLink system id"),
+    i(
+        "MAV_COMP_ID",
+        1.0,
+        1.0,
+        250.0,
+        "MAVLink component id of the autopilot",
+    ),
+    i(
+        "SYS_AUTOCONFIG",
+        0.0,
+        0.0,
+        2.0,
+        "Reset parameters to the airframe defaults at boot (PX4 meaning; no effect)",
+    ),
+    // Failsafes (PX4 names, defaults and meanings).
+    i(
+        "GF_ACTION",
+        2.0,
+        0.0,
+        5.0,
+        "Geofence breach: 0 none, 1 warning, 2 hold, 3 return, 4 terminate, 5 land",
+    ),
+    f(
+        "GF_MAX_HOR_DIST",
+        0.0,
+        0.0,
+        10_000.0,
+        "m",
+        "Horizontal distance from home beyond which the fence is breached (0: off)",
+    ),
+    f(
+        "GF_MAX_VER_DIST",
+        0.0,
+        0.0,
+        10_000.0,
+        "m",
+        "Height above home beyond which the fence is breached (0: off)",
+    ),
+    f(
+        "BAT_LOW_THR",
+        0.15,
+        0.12,
+        0.5,
+        "",
+        "Remaining charge below which the battery is low",
+    ),
+    f(
+        "BAT_CRIT_THR",
+        0.07,
+        0.05,
+        0.5,
+        "",
+        "Remaining charge below which the battery is critical",
+    ),
+    f(
+        "BAT_EMERGEN_THR",
+        0.05,
+        0.03,
+        0.5,
+        "",
+        "Remaining charge below which the battery is an emergency",
+    ),
+    i(
+        "COM_LOW_BAT_ACT",
+        0.0,
+        0.0,
+        3.0,
+        "Battery failsafe: 0 warning, 2 land, 3 return at critical and land at emergency",
+    ),
+    f(
+        "COM_POS_FS_DELAY",
+        1.0,
+        0.0,
+        100.0,
+        "s",
+        "How long the position estimate must be invalid before the failsafe",
+    ),
+    f(
+        "COM_POS_FS_EPH",
+        5.0,
+        0.0,
+        1000.0,
+        "m",
+        "Horizontal accuracy beyond which the position estimate is invalid",
+    ),
+    i(
+        "NAV_DLL_ACT",
+        0.0,
+        0.0,
+        6.0,
+        "Data-link loss: 0 disabled, 1 hold, 2 return, 3 land, 5 terminate",
+    ),
+    f(
+        "COM_DL_LOSS_T",
+        10.0,
+        5.0,
+        300.0,
+        "s",
+        "Time without a ground-station heartbeat before the data link is lost",
+    ),
+    i(
+        "COM_ACT_FAIL_ACT",
+        0.0,
+        0.0,
+        4.0,
+        "Motor failure: 0 warning, 1 hold, 2 land, 3 return, 4 terminate",
+    ),
+    f(
+        "COM_DISARM_LAND",
+        2.0,
+        -1.0,
+        20.0,
+        "s",
+        "Disarm this long after landing (-1: never)",
+    ),
+    f(
+        "COM_DISARM_PRFLT",
+        10.0,
+        -1.0,
+        20.0,
+        "s",
+        "Disarm this long after arming if the vehicle does not take off (-1: never)",
+    ),
+    i(
+        "BAT1_N_CELLS",
+        4.0,
+        1.0,
+        24.0,
+        "Cells in series of battery 1",
+    ),
+    f(
+        "BAT1_V_CHARGED",
+        4.2,
+        3.0,
+        5.0,
+        "V",
+        "Cell voltage of a full battery",
+    ),
+    f(
+        "BAT1_V_EMPTY",
+        3.5,
+        2.5,
+        4.0,
+        "V",
+        "Cell voltage of an empty battery",
+    ),
+    f(
+        "BAT1_CAPACITY",
+        5000.0,
+        -1.0,
+        100_000.0,
+        "mAh",
+        "Capacity of battery 1",
+    ),
+    i(
+        "MAV_TYPE",
+        2.0,
+        0.0,
+        50.0,
+        "MAVLink vehicle type (2 quad, 11 surface boat)",
+    ),
+    f(
+        "MIS_TAKEOFF_ALT",
+        2.5,
+        0.0,
+        500.0,
+        "m",
+        "Take-off altitude above home when none is given",
+    ),
+    f(
+        "RTL_RETURN_ALT",
+        30.0,
+        0.0,
+        500.0,
+        "m",
+        "Return altitude above home (multicopter)",
+    ),
+    f(
+        "RTL_DESCEND_ALT",
+        10.0,
+        0.0,
+        500.0,
+        "m",
+        "Altitude to descend to above home before landing",
+    ),
+    f(
+        "NAV_ACC_RAD",
+        2.0,
+        0.05,
+        200.0,
+        "m",
+        "Waypoint acceptance radius when an item gives none",
+    ),
+    f(
+        "MPC_XY_CRUISE",
+        5.0,
+        0.5,
+        20.0,
+        "m/s",
+        "Mission horizontal speed (multicopter)",
+    ),
+    f(
+        "MPC_Z_V_AUTO_UP",
+        3.0,
+        0.5,
+        8.0,
+        "m/s",
+        "Mission climb speed",
+    ),
+    f(
+        "MPC_Z_V_AUTO_DN",
+        1.5,
+        0.3,
+        4.0,
+        "m/s",
+        "Mission descent speed",
+    ),
+    f(
+        "MPC_ACC_HOR",
+        3.0,
+        0.5,
+        15.0,
+        "m/s^2",
+        "Mission horizontal acceleration",
+    ),
+    f(
+        "MPC_ACC_UP_MAX",
+        2.0,
+        0.5,
+        15.0,
+        "m/s^2",
+        "Mission vertical acceleration",
+    ),
+    f("MPC_JERK_AUTO", 4.0, 0.5, 80.0, "m/s^3", "Mission jerk"),
+    f(
+        "MPC_LAND_SPEED",
+        0.7,
+        0.2,
+        3.0,
+        "m/s",
+        "Final landing speed",
+    ),
+    f(
+        "MPC_LAND_ALT1",
+        5.0,
+        0.0,
+        100.0,
+        "m",
+        "Below this height the landing slows to MPC_LAND_SPEED",
+    ),
+    f(
+        "MPC_TKO_SPEED",
+        1.5,
+        0.5,
+        5.0,
+        "m/s",
+        "Take-off climb speed",
+    ),
+    // Multicopter cascade.
+    f(
+        "MPC_XY_P",
+        0.95,
+        0.0,
+        2.0,
+        "1/s",
+        "Horizontal position gain",
+    ),
+    f("MPC_Z_P", 1.0, 0.0, 2.0, "1/s", "Vertical position gain"),
+    f(
+        "MPC_XY_VEL_P_ACC",
+        1.8,
+        0.0,
+        10.0,
+        "1/s",
+        "Horizontal velocity P",
+    ),
+    f(
+        "MPC_XY_VEL_I_ACC",
+        0.4,
+        0.0,
+        10.0,
+        "1/s^2",
+        "Horizontal velocity I",
+    ),
+    f(
+        "MPC_Z_VEL_P_ACC",
+        4.0,
+        0.0,
+        15.0,
+        "1/s",
+        "Vertical velocity P",
+    ),
+    f(
+        "MPC_Z_VEL_I_ACC",
+        2.0,
+        0.0,
+        10.0,
+        "1/s^2",
+        "Vertical velocity I",
+    ),
+    f(
+        "MPC_XY_VEL_MAX",
+        12.0,
+        0.0,
+        20.0,
+        "m/s",
+        "Horizontal speed limit",
+    ),
+    f(
+        "MPC_Z_VEL_MAX_UP",
+        3.0,
+        0.5,
+        8.0,
+        "m/s",
+        "Climb speed limit",
+    ),
+    f(
+        "MPC_Z_VEL_MAX_DN",
+        1.5,
+        0.5,
+        4.0,
+        "m/s",
+        "Descent speed limit",
+    ),
+    f("MPC_TILTMAX_AIR", 35.0, 20.0, 89.0, "deg", "Tilt limit"),
+    f("MC_ROLL_P", 6.5, 0.0, 12.0, "1/s", "Roll attitude gain"),
+    f("MC_PITCH_P", 6.5, 0.0, 12.0, "1/s", "Pitch attitude gain"),
+    f("MC_YAW_P", 2.8, 0.0, 5.0, "1/s", "Yaw attitude gain"),
+    f(
+        "MC_ROLLRATE_MAX",
+        220.0,
+        0.0,
+        1800.0,
+        "deg/s",
+        "Roll/pitch rate limit",
+    ),
+    f(
+        "MC_YAWRATE_MAX",
+        200.0,
+        0.0,
+        1800.0,
+        "deg/s",
+        "Yaw rate limit",
+    ),
+    f(
+        "SF_RATE_RP_K",
+        18.0,
+        0.0,
+        200.0,
+        "1/s",
+        "Roll/pitch rate loop bandwidth",
+    ),
+    f(
+        "SF_RATE_RP_I",
+        8.0,
+        0.0,
+        200.0,
+        "1/s^2",
+        "Roll/pitch rate loop integral",
+    ),
+    f(
+        "SF_RATE_Y_K",
+        8.0,
+        0.0,
+        200.0,
+        "1/s",
+        "Yaw rate loop bandwidth",
+    ),
+    f(
+        "SF_RATE_Y_I",
+        2.0,
+        0.0,
+        200.0,
+        "1/s^2",
+        "Yaw rate loop integral",
+    ),
+    // Estimator.
+    f(
+        "SF_EST_K_GRAV",
+        1.0,
+        0.0,
+        10.0,
+        "1/s",
+        "Attitude correction gain from gravity",
+    ),
+    f(
+        "SF_EST_K_MAG",
+        0.5,
+        0.0,
+        10.0,
+        "1/s",
+        "Heading correction gain from the magnetometer",
+    ),
+    f(
+        "SF_EST_K_BIAS",
+        0.02,
+        0.0,
+        1.0,
+        "1/s",
+        "Gyro bias learning gain",
+    ),
+    f(
+        "SF_EST_W_XY",
+        1.0,
+        0.05,
+        10.0,
+        "rad/s",
+        "Horizontal GPS fusion bandwidth",
+    ),
+    f(
+        "SF_EST_W_Z",
+        2.0,
+        0.05,
+        10.0,
+        "rad/s",
+        "Barometric height fusion bandwidth",
+    ),
+    i(
+        "SF_GROUND_TRUTH",
+        0.0,
+        0.0,
+        1.0,
+        "1: fly on perfect state instead of the estimator",
+    ),
+];
+
+/// The guidance port's parameters (ArduPilot names), served from the same store.
+pub const GUIDANCE: &[&str] = mavsitl_guidance::params::NAMES;
+
+/// A parameter that could not be set.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ParamError {
+    /// No such parameter.
+    #[error("unknown parameter {0}")]
+    Unknown(String),
+    /// Out of range or not a number.
+    #[error("{name}: {value} is outside {min}..={max}")]
+    Range {
+        /// Parameter.
+        name: String,
+        /// Value given.
+        value: f64,
+        /// Lower bound.
+        min: f64,
+        /// Upper bound.
+        max: f64,
+    },
+    /// A malformed line in a parameter file.
+    #[error("{file}:{line}: {message}")]
+    File {
+        /// File.
+        file: String,
+        /// Line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The store: current values of every parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamStore {
+    values: Vec<f64>,
+    guidance: GuidanceParams,
+}
+
+impl Default for ParamStore {
+    fn default() -> Self {
+        ParamStore {
+            values: TABLE.iter().map(|p| p.default).collect(),
+            guidance: GuidanceParams::default(),
+        }
+    }
+}
+
+impl ParamStore {
+    /// Number of parameters.
+    pub fn len(&self) -> usize {
+        TABLE.len() + GUIDANCE.len()
+    }
+
+    /// Whether the store is empty (never).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Name of parameter `index`.
+    pub fn name(&self, index: usize) -> Option<&'static str> {
+        TABLE
+            .get(index)
+            .map(|p| p.name)
+            .or_else(|| GUIDANCE.get(index.checked_sub(TABLE.len())?).copied())
+    }
+
+    /// Index of `name` (case-insensitive).
+    pub fn index(&self, name: &str) -> Option<usize> {
+        TABLE
+            .iter()
+            .position(|p| p.name.eq_ignore_ascii_case(name))
+            .or_else(|| {
+                GUIDANCE
+                    .iter()
+                    .position(|n| n.eq_ignore_ascii_case(name))
+                    .map(|i| i + TABLE.len())
+            })
+    }
+
+    /// Metadata of `name`, for the SimpleFlight table (guidance parameters
+    /// report float with a wide range).
+    pub fn info(&self, name: &str) -> Option<ParamInfo> {
+        TABLE
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
+            .copied()
+    }
+
+    /// Value of `name`.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        // (Compared without upper-casing a copy: SimpleFlight reads its
+        // parameters every control cycle.)
+        match TABLE.iter().position(|p| p.name.eq_ignore_ascii_case(name)) {
+            Some(i) => self.values.get(i).copied(),
+            None => self.guidance.get(name),
+        }
+    }
+
+    /// The guidance port's parameters.
+    pub fn guidance(&self) -> &GuidanceParams {
+        &self.guidance
+    }
+
+    /// Sets `name` to `value` after checking its range (integers are rounded).
+    ///
+    /// # Errors
+    /// [`ParamError`] for an unknown name or a value out of range.
+    pub fn set(&mut self, name: &str, value: f64) -> Result<(), ParamError> {
+        let upper = name.to_ascii_uppercase();
+        if let Some(i) = TABLE.iter().position(|p| p.name == upper) {
+            let p = TABLE[i];
+            let v = if p.kind == ParamKind::Int {
+                value.round()
+            } else {
+                value
+            };
+            if !(v.is_finite() && v >= p.min && v <= p.max) {
+                return Err(ParamError::Range {
+                    name: p.name.into(),
+                    value,
+                    min: p.min,
+                    max: p.max,
+                });
+            }
+            self.values[i] = v;
+            return Ok(());
+        }
+        self.guidance.set(&upper, value).map_err(|e| match e {
+            mavsitl_guidance::params::ParamSetError::Unknown(n) => ParamError::Unknown(n),
+            mavsitl_guidance::params::ParamSetError::NotFinite { name, value } => {
+                ParamError::Range {
+                    name,
+                    value,
+                    min: f64::MIN,
+                    max: f64::MAX,
+                }
+            }
+        })
+    }
+
+    /// Loads `NAME VALUE` lines (also `NAME,VALUE` and QGC's tab-separated
+    /// `vehicle component NAME VALUE type`); `#` starts a comment. Applies every
+    /// good line; returns the first bad one as an error after applying the rest.
+    ///
+    /// # Errors
+    /// [`ParamError::File`] naming the first bad line.
+    pub fn load(&mut self, text: &str, file: &str) -> Result<usize, ParamError> {
+        let mut applied = 0;
+        let mut first_error = None;
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let fields: Vec<&str> = line
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|s| !s.is_empty())
+                .collect();
+            let (name, value) = match fields.as_slice() {
+                [name, value] => (*name, *value),
+                [_, _, name, value, _] => (*name, *value),
+                _ => {
+                    first_error.get_or_insert(ParamError::File {
+                        file: file.into(),
+                        line: n + 1,
+                        message: format!("expected 'NAME VALUE', found '{line}'"),
+                    });
+                    continue;
+                }
+            };
+            let result = value
+                .parse::<f64>()
+                .map_err(|_| format!("{name}: '{value}' is not a number"))
+                .and_then(|v| self.set(name, v).map_err(|e| e.to_string()));
+            match result {
+                Ok(()) => applied += 1,
+                Err(message) => {
+                    first_error.get_or_insert(ParamError::File {
+                        file: file.into(),
+                        line: n + 1,
+                        message,
+                    });
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(applied),
+        }
+    }
+
+    /// Every parameter as `NAME VALUE` lines (loadable by [`ParamStore::load`]).
+    pub fn to_file(&self) -> String {
+        let mut s = String::from("# mavsitl SimpleFlight parameters\n");
+        for i in 0..self.len() {
+            if let Some(name) = self.name(i) {
+                let _ = writeln!(s, "{name} {}", self.get(name).unwrap_or(f64::NAN));
+            }
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_fit_mavlink_and_defaults_are_in_range() {
+        let s = ParamStore::default();
+        for i in 0..s.len() {
+            let n = s.name(i).unwrap();
+            assert!(n.len() <= 16, "{n}");
+            assert_eq!(s.index(n), Some(i));
+        }
+        for p in TABLE {
+            assert!(p.min <= p.default && p.default <= p.max, "{}", p.name);
+        }
+    }
+
+    #[test]
+    fn set_checks_range_and_file_loads() {
+        let mut s = ParamStore::default();
+        assert!(s.set("MPC_XY_CRUISE", 7.5).is_ok());
+        assert_eq!(s.get("mpc_xy_cruise"), Some(7.5));
+        assert!(matches!(
+            s.set("MPC_XY_CRUISE", 99.0),
+            Err(ParamError::Range { .. })
+        ));
+        assert!(matches!(s.set("NOPE", 1.0), Err(ParamError::Unknown(_))));
+        s.set("SF_GROUND_TRUTH", 0.6).unwrap();
+        assert_eq!(s.get("SF_GROUND_TRUTH"), Some(1.0), "integers round");
+        let e = s.load("# tuning\nWP_SPEED 3\nMIS_TAKEOFF_ALT,12\n1\t1\tRTL_RETURN_ALT\t40\t9\nBOGUS 1\nMPC_Z_P x\n", "p.parm").unwrap_err();
+        assert_eq!(e.to_string(), "p.parm:5: unknown parameter BOGUS");
+        assert_eq!(
+            (
+                s.get("WP_SPEED"),
+                s.get("MIS_TAKEOFF_ALT"),
+                s.get("RTL_RETURN_ALT")
+            ),
+            (Some(3.0), Some(12.0), Some(40.0))
+        );
+        let again = {
+            let mut t = ParamStore::default();
+            t.load(&s.to_file(), "saved").unwrap();
+            t
+        };
+        assert_eq!(again, s, "saved file loads back identically");
+    }
+}

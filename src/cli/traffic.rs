@@ -1,0 +1,17 @@
+//! The other vehicles of a world, as ADS-B traffic for one of them.
+
+use mavlink::dialects::common::MavMessage;
+
+use mavsitl::bridge::traffic::adsb_vehicle;
+use mavsitl::sim::Simulation;
+
+/// The traffic vehicle `me` sees: every other vehicle of `sim`.
+pub fn traffic_for(me: usize, sim: &Simulation) -> Vec<MavMessage> {
+    let frame = sim.world().frame();
+    sim.vehicles()
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != me)
+        .map(|(i, v)| adsb_vehicle(i, v.name(), &v.ground_truth(), frame))
+        .collect()
+}

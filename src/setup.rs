@@ -1,0 +1,346 @@
+//! Setting up a SimpleFlight run: a mission, a scenario and parameters in, the
+//! lockstep loop with SimpleFlight attached out. Shared by `mavsitl fly` and the
+//! benchmarks, so both run exactly the same thing.
+//!
+//! This is the one place where the autopilot meets the simulator's types: it
+//! turns the scenario's airframe into the [`VehicleConfig`] SimpleFlight is
+//! tuned with. The rest of `autopilot` never touches `physics`.
+
+use crate::autopilot::airframe::{BoatOutputs, MotorConfig, MulticopterAirframe};
+use crate::autopilot::gcs::{Endpoint, EndpointConfig};
+use crate::autopilot::geofence::{rally_points, Geofence};
+use crate::autopilot::mission_plan::{compile, PlanWarning, Step};
+use crate::autopilot::params::ParamStore;
+use crate::autopilot::{
+    RequestQueue, SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig,
+};
+use crate::mission::Mission;
+use crate::physics::boat::{BoatLayout, BoatParams};
+use crate::physics::multirotor::MultirotorParams;
+use crate::scenario::load::Airframe;
+use crate::scenario::{parse_date, ControllerSpec, Scenario, ScenarioSource};
+use crate::sim::Lockstep;
+use crate::world::atmosphere::RHO0_KG_M3;
+
+/// A flight ready to run.
+pub struct Flight {
+    /// The loop, SimpleFlight attached to vehicle 0.
+    pub lockstep: Lockstep,
+    /// SimpleFlight's status.
+    pub status: StatusHandle,
+    /// Whether the vehicle is a multicopter.
+    pub multicopter: bool,
+    /// Motors (multicopter) or 0.
+    pub motors: usize,
+    /// Mission items SimpleFlight will perform (skipped ones excluded).
+    pub total_items: usize,
+    /// Items that will be skipped, with why.
+    pub warnings: Vec<PlanWarning>,
+    /// The parameters in force.
+    pub params: ParamStore,
+    /// Where ground-station requests go.
+    pub requests: RequestQueue,
+}
+
+impl Flight {
+    /// This flight's ground-station endpoint, presented as PX4 vehicle 1
+    /// (sim time 0 at the Unix epoch), with `mission` already stored (the
+    /// mission the flight was prepared with, if any).
+    pub fn endpoint(&self, mission: Option<&Mission>) -> Endpoint {
+        let frame = *self.lockstep.sim().world().frame();
+        Endpoint::new(
+            EndpointConfig::px4_vehicle(1, self.multicopter, self.motors, frame, 0),
+            self.status.clone(),
+            self.requests.clone(),
+            self.params.clone(),
+            mission,
+        )
+    }
+}
+
+/// Defaults SimpleFlight uses for boats instead of ArduPilot's rover ones:
+/// steering feed-forward matched to differential thrust, a wider waypoint radius.
+pub const BOAT_DEFAULTS: &[(&str, f64)] = &[
+    ("ATC_STR_RAT_FF", 1.0),
+    ("ATC_STR_RAT_P", 0.3),
+    ("MAV_TYPE", 11.0),
+    ("SYS_AUTOSTART", 1070.0),
+    ("WP_RADIUS", 3.0),
+];
+
+/// Prepares a flight of `mission` in `scenario` (vehicle 0). `param_file`, if
+/// given, is (text, name) of a parameter file applied over the defaults.
+/// With `auto_arm` SimpleFlight arms itself and flies the mission; without,
+/// it waits for a ground station. Either way a multicopter mission without a
+/// take-off item starts with a climb to its first waypoint's altitude, as PX4
+/// does.
+///
+/// # Errors
+/// One line saying what is wrong (scenario, parameters or mission).
+pub fn flight(
+    mission: &Mission,
+    mission_name: &str,
+    scenario: &Scenario,
+    source: &ScenarioSource,
+    param_file: Option<(&str, &str)>,
+    auto_arm: bool,
+) -> Result<Flight, String> {
+    let sim = scenario
+        .build_simulation(source)
+        .map_err(|e| e.to_string())?;
+    let plan = PilotPlan {
+        mission,
+        mission_name,
+        param_file,
+        auto_arm,
+    };
+    let (sf, pilot) = simpleflight_for(0, &plan, scenario, source, &sim)?;
+    let mut lockstep = Lockstep::new(sim);
+    lockstep
+        .attach(0, Box::new(sf))
+        .map_err(|e| e.to_string())?;
+    Ok(Flight {
+        lockstep,
+        status: pilot.status,
+        multicopter: pilot.multicopter,
+        motors: pilot.motors,
+        total_items: pilot.total_items,
+        warnings: pilot.warnings,
+        params: pilot.params,
+        requests: pilot.requests,
+    })
+}
+
+/// What one SimpleFlight is to fly: a mission, parameters, whether it arms
+/// itself.
+#[derive(Debug, Clone, Copy)]
+pub struct PilotPlan<'a> {
+    /// The mission.
+    pub mission: &'a Mission,
+    /// Its name, for messages.
+    pub mission_name: &'a str,
+    /// A parameter file over the defaults: (text, name).
+    pub param_file: Option<(&'a str, &'a str)>,
+    /// Arm and fly the mission without a ground station.
+    pub auto_arm: bool,
+}
+
+/// One SimpleFlight vehicle, seen from outside.
+pub struct Pilot {
+    /// The vehicle's index in the scenario.
+    pub index: usize,
+    /// SimpleFlight's status.
+    pub status: StatusHandle,
+    /// Where ground-station requests go.
+    pub requests: RequestQueue,
+    /// Whether the vehicle is a multicopter.
+    pub multicopter: bool,
+    /// Motors (multicopter) or 0.
+    pub motors: usize,
+    /// Mission items SimpleFlight will perform (skipped ones excluded).
+    pub total_items: usize,
+    /// Items that will be skipped, with why.
+    pub warnings: Vec<PlanWarning>,
+    /// The parameters in force.
+    pub params: ParamStore,
+}
+
+/// SimpleFlight for vehicle `index` of `sim` (built from `scenario`),
+/// flying `plan`.
+fn simpleflight_for(
+    index: usize,
+    plan: &PilotPlan,
+    scenario: &Scenario,
+    source: &ScenarioSource,
+    sim: &crate::sim::Simulation,
+) -> Result<(SimpleFlight, Pilot), String> {
+    let vehicle = match scenario
+        .resolve_airframe(index, source)
+        .map_err(|e| e.to_string())?
+    {
+        Airframe::Multirotor(p) => VehicleConfig::Multirotor(multicopter_airframe(&p)),
+        Airframe::Boat(p) => VehicleConfig::Boat(boat_outputs(&p)),
+    };
+    let multicopter = matches!(vehicle, VehicleConfig::Multirotor(_));
+    let motors = match &vehicle {
+        VehicleConfig::Multirotor(a) => a.motors.len(),
+        VehicleConfig::Boat(_) => 0,
+    };
+    let mut params = ParamStore::default();
+    if !multicopter {
+        for (n, v) in BOAT_DEFAULTS {
+            params.set(n, *v).map_err(|e| e.to_string())?;
+        }
+    }
+    if let Some(hs) = plan.mission.hover_speed_m_s.filter(|_| multicopter) {
+        let _ = params.set("MPC_XY_CRUISE", hs.clamp(0.5, 20.0));
+    }
+    if let Some((text, name)) = plan.param_file {
+        params.load(text, name).map_err(|e| e.to_string())?;
+    }
+    let frame = *sim.world().frame();
+    let radius = params.get("NAV_ACC_RAD").unwrap_or(2.0);
+    let (steps, warnings) = compile(
+        plan.mission,
+        &frame,
+        scenario.home.alt_m,
+        multicopter,
+        radius,
+    )
+    .map_err(|e| format!("{}: {e}", plan.mission_name))?;
+    let total_items = steps
+        .iter()
+        .filter(|s| !matches!(s, Step::Skip { .. }))
+        .count();
+    let date = parse_date(&scenario.date)?;
+    let initial_down_m = sim
+        .vehicles()
+        .get(index)
+        .map_or(0.0, |v| v.body().state.pos_ned_m.z);
+    let (sf, status) = SimpleFlight::new(SimpleFlightConfig {
+        vehicle,
+        home: frame.origin(),
+        date,
+        params: params.clone(),
+        initial_down_m,
+        mission: steps,
+        auto_arm: plan.auto_arm,
+        geofence: Geofence::from_items(&plan.mission.fence, &frame),
+        rally: rally_points(&plan.mission.rally, &frame),
+    });
+    let requests = sf.request_queue();
+    Ok((
+        sf,
+        Pilot {
+            index,
+            status,
+            requests,
+            multicopter,
+            motors,
+            total_items,
+            warnings,
+            params,
+        },
+    ))
+}
+
+/// A fleet ready to run: every vehicle of the scenario flown by its
+/// controller — SimpleFlight with its own mission and parameters, or the
+/// passive one — in one lockstep loop.
+pub struct Fleet {
+    /// The loop.
+    pub lockstep: Lockstep,
+    /// The SimpleFlight vehicles, in scenario order.
+    pub pilots: Vec<Pilot>,
+}
+
+/// Prepares every vehicle of `scenario`: those whose controller is
+/// `simpleflight` fly their own mission with their own parameter file (paths
+/// relative to the scenario file), else `default`'s (the command line's);
+/// the passive ones hold their commands; firmware vehicles get nothing
+/// attached (the caller attaches their bridges). `default.auto_arm`
+/// applies to all.
+///
+/// # Errors
+/// One line naming the vehicle and what is wrong.
+pub fn fleet(
+    scenario: &Scenario,
+    source: &ScenarioSource,
+    default: &PilotPlan,
+) -> Result<Fleet, String> {
+    let sim = scenario
+        .build_simulation(source)
+        .map_err(|e| e.to_string())?;
+    let mut controllers: Vec<(usize, Box<dyn crate::controller::FlightController>)> = Vec::new();
+    let mut pilots = Vec::new();
+    for (i, spec) in scenario.vehicles.iter().enumerate() {
+        let at = |what: &str, e: String| {
+            format!("{}: vehicles[{i}].controller.{what}: {e}", source.name)
+        };
+        match &spec.controller {
+            ControllerSpec::Passive(p) => {
+                controllers.push((i, Box::new(crate::controller::Passive::new(p))))
+            }
+            // Firmware: its bridge is attached by whoever starts it.
+            ControllerSpec::Px4(_) | ControllerSpec::ArduPilot(_) => {}
+            ControllerSpec::SimpleFlight(sf) => {
+                let own = match &sf.mission {
+                    Some(m) => {
+                        let path = source.base_dir.join(m);
+                        let mission =
+                            Mission::load(&path).map_err(|e| at("mission", e.to_string()))?;
+                        Some((mission, path.display().to_string()))
+                    }
+                    None => None,
+                };
+                let (mission, name) = match &own {
+                    Some((m, n)) => (m, n.as_str()),
+                    None => (default.mission, default.mission_name),
+                };
+                let text = match &sf.params {
+                    Some(p) => {
+                        let path = source.base_dir.join(p);
+                        let text = std::fs::read_to_string(&path)
+                            .map_err(|e| at("params", format!("{}: {e}", path.display())))?;
+                        Some((text, path.display().to_string()))
+                    }
+                    None => None,
+                };
+                let plan = PilotPlan {
+                    mission,
+                    mission_name: name,
+                    param_file: match &text {
+                        Some((t, n)) => Some((t.as_str(), n.as_str())),
+                        None => default.param_file,
+                    },
+                    auto_arm: default.auto_arm,
+                };
+                let (sf, pilot) = simpleflight_for(i, &plan, scenario, source, &sim)
+                    .map_err(|e| format!("vehicle '{}': {e}", spec.name))?;
+                controllers.push((i, Box::new(sf)));
+                pilots.push(pilot);
+            }
+        }
+    }
+    let mut lockstep = Lockstep::new(sim);
+    for (i, c) in controllers {
+        lockstep.attach(i, c).map_err(|e| e.to_string())?;
+    }
+    Ok(Fleet { lockstep, pilots })
+}
+
+/// What a multicopter's autopilot is told of a simulated airframe: rotor
+/// positions and spins, mass, inertia, the rotor's torque-to-thrust ratio and
+/// its full thrust in sea-level standard air.
+pub fn multicopter_airframe(p: &MultirotorParams) -> MulticopterAirframe {
+    MulticopterAirframe {
+        mass_kg: p.mass_kg,
+        inertia_kg_m2: p.inertia_kg_m2,
+        motors: p
+            .rotor_geometry()
+            .iter()
+            .map(|(pos, spin)| MotorConfig {
+                pos_frd_m: pos.xy(),
+                yaw_sign: spin.yaw_sign(),
+            })
+            .collect(),
+        torque_per_thrust_m: p.power_coefficient * p.propeller_diameter_m
+            / (std::f64::consts::TAU * p.thrust_coefficient),
+        max_thrust_per_motor_n: p.max_thrust_n(RHO0_KG_M3),
+    }
+}
+
+/// The output channels of a simulated boat.
+pub fn boat_outputs(p: &BoatParams) -> BoatOutputs {
+    match p.layout {
+        BoatLayout::TwinThrusters => BoatOutputs::Differential {
+            left: p.left_channel,
+            right: p.right_channel,
+            rudder: (p.rudder_area_m2 > 0.0).then_some(p.rudder_channel),
+        },
+        BoatLayout::ThrottleRudder => BoatOutputs::ThrottleRudder {
+            throttle: p.throttle_channel,
+            steering: p.steering_channel,
+        },
+    }
+}
