@@ -18,7 +18,7 @@ use crate::mission::Mission;
 use crate::physics::boat::{BoatLayout, BoatParams};
 use crate::physics::multirotor::MultirotorParams;
 use crate::scenario::load::Airframe;
-use crate::scenario::{parse_date, ControllerSpec, Scenario, ScenarioSource};
+use crate::scenario::{ControllerSpec, Scenario, ScenarioSource};
 use crate::sim::Lockstep;
 use crate::world::atmosphere::RHO0_KG_M3;
 
@@ -192,7 +192,7 @@ fn simpleflight_for(
         .iter()
         .filter(|s| !matches!(s, Step::Skip { .. }))
         .count();
-    let date = parse_date(&scenario.date)?;
+    let date = scenario.date.date();
     let initial_down_m = sim
         .vehicles()
         .get(index)

@@ -187,7 +187,7 @@ fn lockstep(scenario_json: &str, frame_rate_hz: u32) -> (Lockstep, SocketAddr) {
     (ls, addr)
 }
 
-fn run(seconds: f64, restart: bool) -> (Result<(), String>, Report, SimTime) {
+fn run(seconds: f64, restart: bool) -> (Result<(), mavsitl::sim::SimError>, Report, SimTime) {
     let (mut ls, addr) = lockstep(
         r#"{"physics_rate_hz":2000,"vehicles":[{"kind":"multirotor","airframe":"generic_quad"}]}"#,
         400,
@@ -198,7 +198,7 @@ fn run(seconds: f64, restart: bool) -> (Result<(), String>, Report, SimTime) {
     let mut result = Ok(());
     while ls.sim().time() < end {
         if let Err(e) = ls.tick(&mut ()) {
-            result = Err(e.to_string());
+            result = Err(e);
             break;
         }
     }
@@ -214,7 +214,8 @@ fn sixty_seconds_of_lockstep_frames_close_the_loop() {
     let (result, rep, _) = run(60.0, true);
     // The run ends when the peer "restarts" ArduPilot.
     let e = result.expect_err("the restart must end the run");
-    assert!(e.contains(RESTARTED), "{e}");
+    assert!(e.is_restart(), "{e}");
+    assert!(e.to_string().contains(RESTARTED), "{e}");
     assert_eq!(rep.frames, 24_000);
     assert_eq!(rep.rejected, 0, "replies ArduPilot's parser would reject");
     assert_eq!(rep.bad_dt, 0, "timestamps must advance by exactly 1/400 s");

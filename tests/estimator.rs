@@ -7,7 +7,7 @@ use std::rc::Rc;
 use mavsitl::autopilot::estimator::{Estimator, EstimatorParams};
 use mavsitl::controller::{Actuators, ControllerError, FlightController, SensorFrame};
 use mavsitl::geo::{GeoPoint, LocalFrame};
-use mavsitl::scenario::{parse_date, Scenario, ScenarioSource};
+use mavsitl::scenario::{Scenario, ScenarioSource};
 use mavsitl::sensors::mag::earth_field_ned_gauss;
 use mavsitl::time::SimTime;
 
@@ -95,7 +95,7 @@ fn run(json: &str, controls: &[f64], secs: u64, initial_down: f64) -> Errors {
         scenario.home.lon_deg,
         scenario.home.alt_m,
     );
-    let mag = earth_field_ned_gauss(&home, parse_date(&scenario.date).expect("date")).expect("wmm");
+    let mag = earth_field_ned_gauss(&home, scenario.date.date()).expect("wmm");
     let errors = Rc::new(RefCell::new(Errors::default()));
     let probe = Probe {
         est: Estimator::new(

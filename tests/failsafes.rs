@@ -92,7 +92,7 @@ fn events(f: &Flight, kind: &str) -> Vec<(SimTime, String)> {
         .borrow()
         .events
         .iter()
-        .filter(|e| e.kind == kind)
+        .filter(|e| e.kind.as_str() == kind)
         .map(|e| (e.time, e.detail.clone()))
         .collect()
 }

@@ -10,7 +10,7 @@ use mavsitl::autopilot::multicopter::{McParams, McSetpoint, MulticopterControl};
 use mavsitl::controller::{Actuators, ControllerError, FlightController, SensorFrame};
 use mavsitl::geo::{GeoPoint, LocalFrame};
 use mavsitl::physics::airframes;
-use mavsitl::scenario::{parse_date, Scenario, ScenarioSource};
+use mavsitl::scenario::{Scenario, ScenarioSource};
 use mavsitl::sensors::mag::earth_field_ned_gauss;
 use mavsitl::setup::multicopter_airframe;
 use mavsitl::time::SimTime;
@@ -99,7 +99,7 @@ fn fly(airframe: &str) -> Log {
         scenario.home.lon_deg,
         scenario.home.alt_m,
     );
-    let mag = earth_field_ned_gauss(&home, parse_date(&scenario.date).expect("date")).expect("wmm");
+    let mag = earth_field_ned_gauss(&home, scenario.date.date()).expect("wmm");
     let af = airframes::multirotor(airframe).expect("airframe");
     let log = Rc::new(RefCell::new(Log::default()));
     let pilot = Pilot {

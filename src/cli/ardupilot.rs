@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use mavsitl::bridge::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap, RESTARTED};
+use mavsitl::bridge::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap};
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
@@ -438,12 +438,12 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             (Some(r), true) => ls.tick(r),
             _ => ls.tick(&mut ()),
         };
-        let msg = match flight.judge(step, ls.sim_mut()) {
+        let (msg, restarted) = match flight.judge(step, ls.sim_mut()) {
             Judged::Go => continue,
             Judged::End(o) => break o,
-            Judged::Lost(msg) => msg,
+            Judged::Lost { why, restarted } => (why, restarted),
         };
-        if !(msg.contains(RESTARTED) || args.wait_reconnect) {
+        if !(restarted || args.wait_reconnect) {
             break Err(msg);
         }
         restarts += 1;

@@ -125,8 +125,13 @@ pub(super) enum Judged {
     /// The run is over, with this outcome.
     End(Result<(), String>),
     /// The bridge lost a firmware started by hand: the caller may wait for
-    /// it to come back (the bridge's message).
-    Lost(String),
+    /// it to come back.
+    Lost {
+        /// The bridge's message.
+        why: String,
+        /// The firmware restarted (it is already back).
+        restarted: bool,
+    },
 }
 
 /// One flight of a firmware: the child process, the ground station, the
@@ -379,7 +384,10 @@ impl FirmwareFlight {
             Err(e) if self.launched() || self.flies_mission() => {
                 Judged::End(Err(self.explain(e.to_string())))
             }
-            Err(e) => Judged::Lost(e.to_string()),
+            Err(e) => Judged::Lost {
+                restarted: e.is_restart(),
+                why: e.to_string(),
+            },
         }
     }
 

@@ -224,7 +224,7 @@ pub(super) fn follow(members: &mut [Member], ls: &mut Lockstep) {
         match m.flight.judge(Ok(()), ls.sim_mut()) {
             Judged::Go => {}
             Judged::End(o) => m.outcome = Some(o),
-            Judged::Lost(why) => m.outcome = Some(Err(why)),
+            Judged::Lost { why, .. } => m.outcome = Some(Err(why)),
         }
     }
 }

@@ -121,12 +121,7 @@ fn read_key(path: &Path) -> Result<[u8; 32], CliError> {
 
 /// Unix time of the scenario's date at 00:00 UTC, µs.
 pub fn epoch_unix_us(scenario: &Scenario) -> u64 {
-    mavsitl::scenario::parse_date(&scenario.date)
-        .map(|d| {
-            let days = d.to_julian_day() as i64 - 2_440_588;
-            (days.max(0) as u64) * 86_400_000_000
-        })
-        .unwrap_or(0)
+    scenario.date.unix_midnight_us()
 }
 
 /// The endpoint on its socket, and the clocks it runs on.

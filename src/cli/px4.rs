@@ -9,9 +9,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use mavsitl::bridge::ground_station::Firmware as Dialect;
-use mavsitl::bridge::px4::{
-    Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats, RcSchedule, RESTARTED,
-};
+use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats, RcSchedule};
 use mavsitl::geo::ExportFrame;
 use mavsitl::record::Recorder;
 use mavsitl::sim::{Lockstep, Observer, Simulation};
@@ -528,12 +526,12 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         } else {
             ls.tick(&mut ())
         };
-        let msg = match flight.judge(step, ls.sim_mut()) {
+        let (msg, restarted) = match flight.judge(step, ls.sim_mut()) {
             Judged::Go => continue,
             Judged::End(o) => break o,
-            Judged::Lost(msg) => msg,
+            Judged::Lost { why, restarted } => (why, restarted),
         };
-        if !msg.contains(RESTARTED) && !wait_for_return(&args, &port, &opts, &msg) {
+        if !restarted && !wait_for_return(&args, &port, &opts, &msg) {
             break Err(format!(
                 "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",
                 opts.give_up_after.as_secs_f64()

@@ -428,7 +428,7 @@ impl FlightController for ArduPilotBridge {
         let t0 = Instant::now();
         loop {
             if self.opts.stop.is_some_and(|f| f.load(Ordering::Relaxed)) {
-                return Err(ControllerError::Disconnected("interrupted".into()));
+                return Err(ControllerError::Interrupted);
             }
             let (n, from) = match self.recv_packet() {
                 Ok(x) => x,
@@ -484,7 +484,7 @@ impl FlightController for ArduPilotBridge {
                 }
                 Some(last) if pkt.frame_count < last => {
                     self.last_count = None;
-                    return Err(ControllerError::Disconnected(RESTARTED.into()));
+                    return Err(ControllerError::Restarted(RESTARTED.into()));
                 }
                 Some(last) if pkt.frame_count > last + 1 => {
                     self.stats.gaps += (pkt.frame_count - last - 1) as u64;

@@ -43,13 +43,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mavlink::dialects::common::{
-    HilSensorUpdatedFlags, MavMessage, HIL_GPS_DATA, HIL_SENSOR_DATA, HIL_STATE_QUATERNION_DATA,
-    RC_CHANNELS_DATA,
+    HilActuatorControlsFlags, HilSensorUpdatedFlags, MavMessage, MavModeFlag, HIL_GPS_DATA,
+    HIL_SENSOR_DATA, HIL_STATE_QUATERNION_DATA, RC_CHANNELS_DATA,
 };
 
+use mavlink::MessageData;
 use mavsitl_core::controller::{Actuators, ControllerError, FlightController, SensorFrame};
 use mavsitl_core::geo::LocalFrame;
 use mavsitl_core::time::SimTime;
+use mavsitl_mavlink::mission::commands;
 use mavsitl_mavlink::wire::{self, deg_e7, Encoder, GpsScaled, Incoming, Outgoing};
 
 /// The error text of a run ended because PX4 reconnected.
@@ -565,7 +567,7 @@ impl Px4Bridge {
                 return Ok(());
             }
             if self.opts.stop.is_some_and(|f| f.load(Ordering::Relaxed)) {
-                return Err(ControllerError::Disconnected("interrupted".into()));
+                return Err(ControllerError::Interrupted);
             }
             if !told && self.opts.launched {
                 tracing::info!("waiting for the PX4 mavsitl started to connect");
@@ -730,7 +732,7 @@ impl Px4Bridge {
     /// Handles one message; true when it answers `step` (µs) or a later time.
     fn handle(&mut self, m: Incoming, step: Option<u64>) -> bool {
         match m {
-            Incoming::ActuatorControls(a) => {
+            Incoming::Msg(MavMessage::HIL_ACTUATOR_CONTROLS(a)) => {
                 // PX4 answers a step it was sent: a time after the last
                 // HIL_SENSOR is no answer (it would satisfy every later wait).
                 let sent = self.last_sensor.map_or(0, |t| t.as_micros());
@@ -751,9 +753,11 @@ impl Px4Bridge {
                     );
                 }
                 self.first_answer = true;
-                self.stats.lockstep = a.flags & 1 != 0;
+                self.stats.lockstep = a
+                    .flags
+                    .contains(HilActuatorControlsFlags::HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP);
                 let was_armed = self.stats.armed;
-                self.stats.armed = a.mode & 128 != 0;
+                self.stats.armed = a.mode.contains(MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED);
                 if let Some(prev) = self.last_answer_us {
                     if was_armed && self.stats.armed && a.time_usec > prev {
                         let slot = self.answer_gap_next % ANSWER_GAPS;
@@ -784,7 +788,10 @@ impl Px4Bridge {
                     false
                 }
             }
-            Incoming::Command(c) if c.command == 511 && c.params[0] as u32 == 115 => {
+            Incoming::Command(c)
+                if c.command == commands::SET_MESSAGE_INTERVAL
+                    && c.params[0] as u32 == HIL_STATE_QUATERNION_DATA::ID =>
+            {
                 let interval = c.params[1];
                 self.state_interval_us = if interval > 0.0 {
                     Some(interval as u64)
@@ -1034,7 +1041,7 @@ impl FlightController for Px4Bridge {
         if look && self.accept_pending()? && had {
             self.port.borrow_mut().pending = self.stream.take();
             self.publish();
-            return Err(ControllerError::Disconnected(RESTARTED.into()));
+            return Err(ControllerError::Restarted(RESTARTED.into()));
         }
         if self.stream.is_none() {
             if self.stats.steps > 0 {

@@ -155,6 +155,13 @@ pub enum ControllerError {
     /// The peer (firmware, GCS) went away or stopped answering.
     #[error("{0}")]
     Disconnected(String),
+    /// The peer restarted (a new connection, or its frame count went back):
+    /// the run may start over with it. The text says how it showed.
+    #[error("{0}")]
+    Restarted(String),
+    /// The run was interrupted (Ctrl-C) while the controller waited.
+    #[error("interrupted")]
+    Interrupted,
     /// The peer sent something the protocol does not allow.
     #[error("{0}")]
     Protocol(String),

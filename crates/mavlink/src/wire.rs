@@ -1,40 +1,28 @@
 //! MAVLink on the wire, shared by the GCS endpoint and the firmware bridges:
-//! frames in and out of byte buffers, optional signing, and our own decoding of the five messages whose typed form in the `mavlink`
-//! crate cannot carry what ground stations send.
+//! frames in and out of byte buffers, optional signing, and our own decoding of
+//! the four messages whose typed form in the `mavlink` crate cannot carry what
+//! ground stations send.
 //!
 //! The crate refuses a whole message when an enum field holds a value its
 //! dialect does not know. That would silently drop a COMMAND_LONG/COMMAND_INT
-//! with an unknown command (which must be answered UNSUPPORTED), a SET_MODE
-//! whose `base_mode` is a flag combination such as 1 or 157 (QGroundControl's
-//! PX4 mode changes) and a MISSION_ITEM(_INT) with an unknown command or frame
-//! (which must be answered with a mission error). Those are read here from the
-//! raw payload; everything else goes through the crate.
+//! with an unknown command (which must be answered UNSUPPORTED) and a
+//! MISSION_ITEM(_INT) with an unknown command or frame (which must be answered
+//! with a mission error). Those are read here from the raw payload; everything
+//! else goes through the crate (SET_MODE's and HIL_ACTUATOR_CONTROLS's flag
+//! fields keep every bit there). Message ids and CRC_EXTRA values are the
+//! crate's.
 
-use mavlink::dialects::common::MavMessage;
-use mavlink::{MAVLinkMessageRaw, MAVLinkV2MessageRaw, MavHeader, MavlinkVersion, Message};
+// MISSION_ITEM is deprecated in the dialect, and still sent by ground stations.
+#[allow(deprecated)]
+use mavlink::dialects::common::{
+    MavMessage, COMMAND_ACK_DATA, COMMAND_INT_DATA, COMMAND_LONG_DATA, MISSION_ITEM_DATA,
+    MISSION_ITEM_INT_DATA,
+};
+use mavlink::{
+    MAVLinkMessageRaw, MAVLinkV2MessageRaw, MavHeader, MavlinkVersion, Message, MessageData,
+};
 
 pub use mavlink::{SigningConfig, SigningData};
-
-/// Message ids decoded here.
-pub mod ids {
-    /// SET_MODE.
-    pub const SET_MODE: u32 = 11;
-    /// MISSION_ITEM.
-    pub const MISSION_ITEM: u32 = 39;
-    /// MISSION_ITEM_INT.
-    pub const MISSION_ITEM_INT: u32 = 73;
-    /// COMMAND_INT.
-    pub const COMMAND_INT: u32 = 75;
-    /// COMMAND_LONG.
-    pub const COMMAND_LONG: u32 = 76;
-    /// COMMAND_ACK.
-    pub const COMMAND_ACK: u32 = 77;
-    /// HIL_ACTUATOR_CONTROLS.
-    pub const HIL_ACTUATOR_CONTROLS: u32 = 93;
-}
-
-/// CRC_EXTRA of COMMAND_ACK (from the common dialect).
-const COMMAND_ACK_CRC_EXTRA: u8 = 143;
 
 /// A command from COMMAND_LONG or COMMAND_INT, command id kept as a number.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,17 +45,6 @@ pub struct CommandIn {
     pub confirmation: u8,
     /// COMMAND_INT: the frame and x/y as degE7; None for COMMAND_LONG.
     pub int_frame: Option<u8>,
-}
-
-/// SET_MODE, base mode kept as raw flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SetModeIn {
-    /// Target system.
-    pub target_system: u8,
-    /// Base mode flags.
-    pub base_mode: u8,
-    /// Custom mode.
-    pub custom_mode: u32,
 }
 
 /// A mission item as sent (int form: x/y as integers; float form converted).
@@ -101,19 +78,6 @@ pub struct MissionItemIn {
     pub is_int: bool,
 }
 
-/// HIL_ACTUATOR_CONTROLS, flags kept raw (PX4 may set bits the dialect lacks).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ActuatorControlsIn {
-    /// PX4's clock, µs (the HIL_SENSOR time it answers, in lockstep).
-    pub time_usec: u64,
-    /// Flags; bit 0 = lockstep.
-    pub flags: u64,
-    /// Normalised outputs.
-    pub controls: [f32; 16],
-    /// MAV_MODE_FLAG bits (128: armed).
-    pub mode: u8,
-}
-
 /// A decoded incoming message. (Held once per frame and moved, never stored
 /// in bulk: boxing the 280-byte message would cost an allocation per frame.)
 #[allow(clippy::large_enum_variant)]
@@ -123,12 +87,8 @@ pub enum Incoming {
     Msg(MavMessage),
     /// COMMAND_LONG / COMMAND_INT.
     Command(CommandIn),
-    /// SET_MODE.
-    SetMode(SetModeIn),
     /// MISSION_ITEM / MISSION_ITEM_INT.
     MissionItem(MissionItemIn),
-    /// HIL_ACTUATOR_CONTROLS.
-    ActuatorControls(ActuatorControlsIn),
 }
 
 /// Copies a (possibly zero-truncated) MAVLink 2 payload into a fixed buffer.
@@ -171,10 +131,11 @@ fn u8_at(b: &[u8], i: usize) -> u8 {
 ///
 /// # Errors
 /// The crate's parse error for messages it decodes (unknown id, bad enum).
+#[allow(deprecated)] // MISSION_ITEM (see the import)
 pub fn decode(raw: &MAVLinkMessageRaw) -> Result<Incoming, mavlink::error::ParserError> {
     let payload = raw.payload();
     match raw.message_id() {
-        ids::COMMAND_LONG => {
+        COMMAND_LONG_DATA::ID => {
             let b: [u8; 33] = padded(payload);
             Ok(Incoming::Command(CommandIn {
                 command: u16_at(&b, 28),
@@ -188,7 +149,7 @@ pub fn decode(raw: &MAVLinkMessageRaw) -> Result<Incoming, mavlink::error::Parse
                 int_frame: None,
             }))
         }
-        ids::COMMAND_INT => {
+        COMMAND_INT_DATA::ID => {
             let b: [u8; 35] = padded(payload);
             Ok(Incoming::Command(CommandIn {
                 command: u16_at(&b, 28),
@@ -202,17 +163,9 @@ pub fn decode(raw: &MAVLinkMessageRaw) -> Result<Incoming, mavlink::error::Parse
                 int_frame: Some(u8_at(&b, 32)),
             }))
         }
-        ids::SET_MODE => {
-            let b: [u8; 6] = padded(payload);
-            Ok(Incoming::SetMode(SetModeIn {
-                custom_mode: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                target_system: b[4],
-                base_mode: b[5],
-            }))
-        }
-        id @ (ids::MISSION_ITEM | ids::MISSION_ITEM_INT) => {
+        id @ (MISSION_ITEM_DATA::ID | MISSION_ITEM_INT_DATA::ID) => {
             let b: [u8; 38] = padded(payload);
-            let is_int = id == ids::MISSION_ITEM_INT;
+            let is_int = id == MISSION_ITEM_INT_DATA::ID;
             let (x, y) = if is_int {
                 (i32_at(&b, 16) as f64, i32_at(&b, 20) as f64)
             } else {
@@ -232,26 +185,6 @@ pub fn decode(raw: &MAVLinkMessageRaw) -> Result<Incoming, mavlink::error::Parse
                 autocontinue: u8_at(&b, 36),
                 mission_type: u8_at(&b, 37),
                 is_int,
-            }))
-        }
-        ids::HIL_ACTUATOR_CONTROLS => {
-            let b: [u8; 81] = padded(payload);
-            let mut controls = [0f32; 16];
-            for (i, c) in controls.iter_mut().enumerate() {
-                *c = f32_at(&b, 16 + 4 * i);
-            }
-            let u64_at = |i: usize| {
-                let mut a = [0u8; 8];
-                if let Some(s) = b.get(i..i + 8) {
-                    a.copy_from_slice(s);
-                }
-                u64::from_le_bytes(a)
-            };
-            Ok(Incoming::ActuatorControls(ActuatorControlsIn {
-                time_usec: u64_at(0),
-                flags: u64_at(8),
-                controls,
-                mode: u8_at(&b, 80),
             }))
         }
         id => {
@@ -361,9 +294,9 @@ impl Encoder {
                 bytes[4] = header.sequence;
                 bytes[5] = self.system_id;
                 bytes[6] = self.component_id;
-                bytes[7..10].copy_from_slice(&ids::COMMAND_ACK.to_le_bytes()[..3]);
+                bytes[7..10].copy_from_slice(&COMMAND_ACK_DATA::ID.to_le_bytes()[..3]);
                 bytes[10..10 + len].copy_from_slice(&payload[..len]);
-                let crc = mavlink::calculate_crc(&bytes[1..10 + len], COMMAND_ACK_CRC_EXTRA);
+                let crc = mavlink::calculate_crc(&bytes[1..10 + len], COMMAND_ACK_DATA::EXTRA_CRC);
                 bytes[10 + len..12 + len].copy_from_slice(&crc.to_le_bytes());
             }
         }
@@ -643,7 +576,7 @@ mod tests {
         buf[10 + 28..10 + 30].copy_from_slice(&54321u16.to_le_bytes());
         let crc = mavlink::calculate_crc(
             &buf[1..10 + len],
-            <MavMessage as Message>::extra_crc(ids::COMMAND_LONG),
+            <MavMessage as Message>::extra_crc(COMMAND_LONG_DATA::ID),
         );
         buf[10 + len..12 + len].copy_from_slice(&crc.to_le_bytes());
         let mut cmds = Vec::new();

@@ -62,6 +62,20 @@ pub enum SimError {
     Observer(#[from] std::io::Error),
 }
 
+impl SimError {
+    /// Whether a controller's peer restarted ([`ControllerError::Restarted`]):
+    /// the run may start over with it.
+    pub fn is_restart(&self) -> bool {
+        matches!(
+            self,
+            SimError::Controller {
+                source: ControllerError::Restarted(_),
+                ..
+            }
+        )
+    }
+}
+
 /// World, vehicles and the clock.
 #[derive(Debug, Clone)]
 pub struct Simulation {

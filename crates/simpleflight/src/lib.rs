@@ -28,10 +28,13 @@ pub mod mission_plan;
 pub mod multicopter;
 pub mod params;
 pub mod request;
+pub mod sensor_watch;
 pub mod simpleflight;
 
 pub use airframe::VehicleConfig;
 pub use request::{Lift, Request, RequestQueue, YawTarget};
+pub use sensor_watch::SensorsAlive;
 pub use simpleflight::{
-    FlightEvent, FlightMode, FlightStatus, SimpleFlight, SimpleFlightConfig, StatusHandle,
+    EventKind, FlightEvent, FlightMode, FlightStatus, SimpleFlight, SimpleFlightConfig,
+    StatusHandle,
 };

@@ -504,6 +504,22 @@ pub const TABLE: &[ParamInfo] = &[
         "rad/s",
         "Barometric height fusion bandwidth",
     ),
+    f(
+        "SF_ARM_EPH_MAX",
+        1.0,
+        0.1,
+        100.0,
+        "m",
+        "Pre-arm: GPS horizontal accuracy (eph) needed",
+    ),
+    f(
+        "SF_ARM_GPS_TIME",
+        2.0,
+        0.0,
+        600.0,
+        "s",
+        "Pre-arm: how long the GPS must have been that good",
+    ),
     i(
         "SF_GROUND_TRUTH",
         0.0,
@@ -544,6 +560,50 @@ pub enum ParamError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// The parameters SimpleFlight's mission runner reads, typed: taken from the
+/// store (defaults: [`TABLE`]'s) and taken again whenever one is set.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlightParams {
+    /// NAV_ACC_RAD: acceptance radius when an item gives none, m.
+    pub nav_acc_rad_m: f64,
+    /// RTL_RETURN_ALT: return altitude above home, m.
+    pub rtl_return_alt_m: f64,
+    /// MPC_XY_P: horizontal position gain, 1/s.
+    pub mpc_xy_p: f64,
+    /// MPC_XY_CRUISE: mission speed, m/s.
+    pub mpc_xy_cruise_m_s: f64,
+    /// MIS_TAKEOFF_ALT: take-off altitude above home when none is given, m.
+    pub mis_takeoff_alt_m: f64,
+    /// COM_DISARM_LAND: disarm this long after landing, s.
+    pub com_disarm_land_s: f64,
+    /// COM_DISARM_PRFLT: disarm this long after arming without taking off, s.
+    pub com_disarm_prflt_s: f64,
+    /// SF_ARM_EPH_MAX: GPS eph needed to arm, m.
+    pub sf_arm_eph_max_m: f64,
+    /// SF_ARM_GPS_TIME: how long the GPS must have been good to arm, s.
+    pub sf_arm_gps_time_s: f64,
+    /// SF_GROUND_TRUTH: fly on perfect state instead of the estimate.
+    pub sf_ground_truth: bool,
+}
+
+impl FlightParams {
+    /// The values in `store`.
+    pub fn from_store(store: &ParamStore) -> Self {
+        FlightParams {
+            nav_acc_rad_m: store.value("NAV_ACC_RAD"),
+            rtl_return_alt_m: store.value("RTL_RETURN_ALT"),
+            mpc_xy_p: store.value("MPC_XY_P"),
+            mpc_xy_cruise_m_s: store.value("MPC_XY_CRUISE"),
+            mis_takeoff_alt_m: store.value("MIS_TAKEOFF_ALT"),
+            com_disarm_land_s: store.value("COM_DISARM_LAND"),
+            com_disarm_prflt_s: store.value("COM_DISARM_PRFLT"),
+            sf_arm_eph_max_m: store.value("SF_ARM_EPH_MAX"),
+            sf_arm_gps_time_s: store.value("SF_ARM_GPS_TIME"),
+            sf_ground_truth: store.value("SF_GROUND_TRUTH") != 0.0,
+        }
+    }
 }
 
 /// The store: current values of every parameter.
@@ -611,6 +671,13 @@ impl ParamStore {
             Some(i) => self.values.get(i).copied(),
             None => self.guidance.get(name),
         }
+    }
+
+    /// Value of `name`, a parameter of the SimpleFlight table (its default
+    /// unless set). A name not in the table reads NaN, so a typo fails the
+    /// tests rather than flying on a made-up default.
+    pub fn value(&self, name: &str) -> f64 {
+        self.get(name).unwrap_or(f64::NAN)
     }
 
     /// The guidance port's parameters.
@@ -763,5 +830,33 @@ mod tests {
             t
         };
         assert_eq!(again, s, "saved file loads back identically");
+    }
+
+    #[test]
+    fn the_flight_snapshot_reads_the_table_and_follows_a_set() {
+        let mut store = ParamStore::default();
+        let p = FlightParams::from_store(&store);
+        let all = [
+            p.nav_acc_rad_m,
+            p.rtl_return_alt_m,
+            p.mpc_xy_p,
+            p.mpc_xy_cruise_m_s,
+            p.mis_takeoff_alt_m,
+            p.com_disarm_land_s,
+            p.com_disarm_prflt_s,
+            p.sf_arm_eph_max_m,
+            p.sf_arm_gps_time_s,
+        ];
+        assert!(
+            all.iter().all(|v| v.is_finite()),
+            "a name not in the table: {p:?}"
+        );
+        assert_eq!(
+            (p.nav_acc_rad_m, p.sf_arm_eph_max_m, p.sf_ground_truth),
+            (2.0, 1.0, false)
+        );
+        store.set("SF_ARM_GPS_TIME", 5.0).unwrap();
+        assert_eq!(FlightParams::from_store(&store).sf_arm_gps_time_s, 5.0);
+        assert!(store.value("NO_SUCH_PARAM").is_nan());
     }
 }

@@ -32,8 +32,9 @@ use super::failsafe::{
 use super::geofence::Geofence;
 use super::mission_plan::Step;
 use super::multicopter::{McParams, McSetpoint, MulticopterControl};
-use super::params::ParamStore;
+use super::params::{FlightParams, ParamStore};
 use super::request::{Request, RequestQueue, YawTarget};
+use super::sensor_watch::{Sensor, SensorWatch, SensorsAlive};
 use mavsitl_core::atmosphere::G0_M_S2;
 use mavsitl_core::controller::{
     Actuators, ControllerError, FlightController, GroundTruth, PowerModuleSample, SensorFrame,
@@ -80,14 +81,72 @@ impl FlightMode {
     }
 }
 
+/// What a [`FlightEvent`] records; its name is what `mission_events.csv` and
+/// the log say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// Armed.
+    Armed,
+    /// A mode change (detail: the mode).
+    Mode,
+    /// A mission item became current.
+    ItemCurrent,
+    /// A mission item was reached (detail: what it did).
+    ItemReached,
+    /// A mission item was skipped (detail: why).
+    ItemSkipped,
+    /// Landed.
+    Landed,
+    /// Disarmed (detail: why, if not commanded).
+    Disarmed,
+    /// The mission was completed.
+    MissionFinished,
+    /// A request was refused (detail: which and why).
+    Refused,
+    /// A failsafe condition that only warns.
+    Warning,
+    /// A failsafe action was taken (detail: cause and action).
+    Failsafe,
+    /// An emergency (severity 0) without an action.
+    Emergency,
+    /// A notice.
+    Notice,
+}
+
+impl EventKind {
+    /// The event's name (`item_reached`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Armed => "armed",
+            EventKind::Mode => "mode",
+            EventKind::ItemCurrent => "item_current",
+            EventKind::ItemReached => "item_reached",
+            EventKind::ItemSkipped => "item_skipped",
+            EventKind::Landed => "landed",
+            EventKind::Disarmed => "disarmed",
+            EventKind::MissionFinished => "mission_finished",
+            EventKind::Refused => "refused",
+            EventKind::Warning => "warning",
+            EventKind::Failsafe => "failsafe",
+            EventKind::Emergency => "emergency",
+            EventKind::Notice => "notice",
+        }
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One entry of the mission event log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlightEvent {
     /// When.
     pub time: SimTime,
-    /// What: `armed`, `mode`, `item_current`, `item_reached`, `item_skipped`,
-    /// `landed`, `disarmed`, `mission_finished`, `refused`.
-    pub kind: &'static str,
+    /// What.
+    pub kind: EventKind,
     /// Mission item concerned, if any.
     pub item: Option<usize>,
     /// Details.
@@ -120,8 +179,8 @@ pub struct FlightStatus {
     pub home_ned: Option<Vector3<f64>>,
     /// Why arming would be refused now (None: ready to arm).
     pub prearm_failure: Option<String>,
-    /// Data seen from IMU, GPS, barometer, magnetometer.
-    pub sensors_alive: [bool; 4],
+    /// Which sensors deliver.
+    pub sensors_alive: SensorsAlive,
     /// GPS has a 3-D fix.
     pub gps_fix: bool,
     /// The vehicle stands on the ground (multicopter: not flying; boats are
@@ -265,8 +324,7 @@ pub struct SimpleFlight {
     armed: bool,
     gps_ok: bool,
     gps_good_since: Option<SimTime>,
-    sensors_seen: [bool; 4],
-    sensors_last: [Option<SimTime>; 4],
+    sensors: SensorWatch,
     // Executor.
     next_step: usize,
     jumps_left: Vec<Option<i64>>,
@@ -300,6 +358,8 @@ pub struct SimpleFlight {
     /// COM_DISARM_LAND and COM_DISARM_PRFLT, s (read once, updated on set).
     disarm_land_s: f64,
     disarm_preflight_s: f64,
+    /// The parameters the mission runner reads, refreshed on every set.
+    fp: FlightParams,
     // Failsafes.
     failsafe: FailsafeMonitor,
     motor_detector: MotorFailureDetector,
@@ -371,7 +431,8 @@ impl SimpleFlight {
         let n = cfg.mission.len();
         let status: StatusHandle = Rc::new(RefCell::new(FlightStatus::default()));
         let start = Vector3::new(0.0, 0.0, cfg.initial_down_m);
-        let speed_xy = cfg.params.get("MPC_XY_CRUISE").unwrap_or(5.0);
+        let fp = FlightParams::from_store(&cfg.params);
+        let speed_xy = fp.mpc_xy_cruise_m_s;
         {
             let mut st = status.borrow_mut();
             st.on_ground = mc.is_some();
@@ -379,9 +440,9 @@ impl SimpleFlight {
             st.cruise_speed_m_s = speed_xy;
             st.mode = Some(FlightMode::Hold);
         }
-        let takeoff_alt_m = cfg.params.get("MIS_TAKEOFF_ALT").unwrap_or(2.5);
+        let takeoff_alt_m = fp.mis_takeoff_alt_m;
         let on_ground = mc.is_some();
-        let ground_truth = cfg.params.get("SF_GROUND_TRUTH").unwrap_or(0.0) != 0.0;
+        let ground_truth = fp.sf_ground_truth;
         let sf = SimpleFlight {
             est,
             ground_truth,
@@ -391,8 +452,7 @@ impl SimpleFlight {
             armed: false,
             gps_ok: false,
             gps_good_since: None,
-            sensors_seen: [false; 4],
-            sensors_last: [None; 4],
+            sensors: SensorWatch::default(),
             next_step: 0,
             jumps_left: vec![None; n],
             queue: Vec::new(),
@@ -416,8 +476,9 @@ impl SimpleFlight {
             on_ground,
             armed_at: SimTime::ZERO,
             landed_at: None,
-            disarm_land_s: cfg.params.get("COM_DISARM_LAND").unwrap_or(2.0),
-            disarm_preflight_s: cfg.params.get("COM_DISARM_PRFLT").unwrap_or(10.0),
+            disarm_land_s: fp.com_disarm_land_s,
+            disarm_preflight_s: fp.com_disarm_prflt_s,
+            fp,
             failsafe: FailsafeMonitor::new(FailsafeParams::from_params(&cfg.params)),
             motor_detector: MotorFailureDetector::default(),
             gcs_heard: None,
@@ -436,8 +497,8 @@ impl SimpleFlight {
         self.requests.clone()
     }
 
-    fn event(&self, time: SimTime, kind: &'static str, item: Option<usize>, detail: String) {
-        tracing::info!(%time, kind, ?item, %detail, "simpleflight");
+    fn event(&self, time: SimTime, kind: EventKind, item: Option<usize>, detail: String) {
+        tracing::info!(%time, kind = kind.as_str(), ?item, %detail, "simpleflight");
         self.status.borrow_mut().events.push(FlightEvent {
             time,
             kind,
@@ -450,7 +511,7 @@ impl SimpleFlight {
         if self.mode != mode {
             self.mode = mode;
             self.status.borrow_mut().mode = Some(mode);
-            self.event(time, "mode", None, mode.name().into());
+            self.event(time, EventKind::Mode, None, mode.name().into());
         }
     }
 
@@ -486,17 +547,14 @@ impl SimpleFlight {
     }
 
     fn preflight_failure(&self, now: SimTime) -> Option<String> {
-        let need = self.cfg.params.get("SF_ARM_GPS_TIME").unwrap_or(2.0);
+        let need = self.fp.sf_arm_gps_time_s;
         if let Some(t0) = self.gps_good_since {
             if ((now - t0) as f64) * 1e-6 < need {
                 return Some(format!("GPS good for less than {need} s"));
             }
         }
-        let names = ["IMU", "GPS", "barometer", "magnetometer"];
-        for (seen, name) in self.sensors_seen.iter().zip(names) {
-            if !seen {
-                return Some(format!("no {name} data"));
-            }
+        if let Some(s) = self.sensors.first_silent() {
+            return Some(format!("no {} data", s.name()));
         }
         if !self.gps_ok {
             return Some("no 3-D GPS fix".into());
@@ -523,7 +581,7 @@ impl SimpleFlight {
                 Step::Skip { command } => {
                     self.event(
                         now,
-                        "item_skipped",
+                        EventKind::ItemSkipped,
                         Some(i),
                         mavsitl_mavlink::mission::command_name(command),
                     );
@@ -537,13 +595,18 @@ impl SimpleFlight {
                             r.set_desired_speed(s);
                         }
                     }
-                    self.event(now, "item_reached", Some(i), format!("speed {speed_m_s:?}"));
+                    self.event(
+                        now,
+                        EventKind::ItemReached,
+                        Some(i),
+                        format!("speed {speed_m_s:?}"),
+                    );
                     self.status.borrow_mut().reached.push((now, i));
                 }
                 Step::SetHome { pos } => {
                     self.home_ned = pos.unwrap_or(self.state().pos_ned_m);
                     self.status.borrow_mut().home_ned = Some(self.home_ned);
-                    self.event(now, "item_reached", Some(i), "home set".into());
+                    self.event(now, EventKind::ItemReached, Some(i), "home set".into());
                     self.status.borrow_mut().reached.push((now, i));
                 }
                 Step::Jump { target, repeat } => {
@@ -552,11 +615,16 @@ impl SimpleFlight {
                         if *left > 0 {
                             *left -= 1;
                         }
-                        self.event(now, "item_reached", Some(i), format!("jump to {target}"));
+                        self.event(
+                            now,
+                            EventKind::ItemReached,
+                            Some(i),
+                            format!("jump to {target}"),
+                        );
                         self.next_step = target;
                     } else {
                         self.jumps_left[i] = None;
-                        self.event(now, "item_reached", Some(i), "jump done".into());
+                        self.event(now, EventKind::ItemReached, Some(i), "jump done".into());
                     }
                     self.status.borrow_mut().reached.push((now, i));
                 }
@@ -617,9 +685,9 @@ impl SimpleFlight {
     fn push_return(&mut self, item: Option<usize>) {
         let here = self.state().pos_ned_m;
         let dest = self.return_point(&here);
-        let radius = self.cfg.params.get("NAV_ACC_RAD").unwrap_or(2.0);
+        let radius = self.fp.nav_acc_rad_m;
         if self.mc.is_some() {
-            let rtl_alt = self.cfg.params.get("RTL_RETURN_ALT").unwrap_or(30.0);
+            let rtl_alt = self.fp.rtl_return_alt_m;
             let alt = rtl_alt.max(-here.z + self.home_ned.z);
             // In reverse: the queue is popped from the end.
             self.queue.push((
@@ -687,7 +755,7 @@ impl SimpleFlight {
     fn start_prim(&mut self, now: SimTime, prim: Prim, item: Option<usize>) {
         let s = self.state();
         if let Some(i) = item {
-            self.event(now, "item_current", Some(i), String::new());
+            self.event(now, EventKind::ItemCurrent, Some(i), String::new());
             self.status.borrow_mut().current_item = i;
         }
         let l = self.limits();
@@ -757,7 +825,7 @@ impl SimpleFlight {
 
     fn finish_prim(&mut self, now: SimTime, item: Option<usize>) {
         if let Some(i) = item {
-            self.event(now, "item_reached", Some(i), String::new());
+            self.event(now, EventKind::ItemReached, Some(i), String::new());
             self.status.borrow_mut().reached.push((now, i));
         }
         self.phase = Phase::Idle;
@@ -800,7 +868,7 @@ impl SimpleFlight {
         }
         st.finished = true;
         drop(st);
-        self.event(now, "mission_finished", None, String::new());
+        self.event(now, EventKind::MissionFinished, None, String::new());
         if self.status.borrow().landed {
             return;
         }
@@ -824,7 +892,7 @@ impl SimpleFlight {
             st.armed = true;
             st.landed = false;
         }
-        self.event(now, "armed", None, String::new());
+        self.event(now, EventKind::Armed, None, String::new());
         if let Some(mc) = self.mc.as_mut() {
             mc.reset();
         }
@@ -847,7 +915,7 @@ impl SimpleFlight {
         self.clear_failsafes();
         self.armed = false;
         self.status.borrow_mut().armed = false;
-        self.event(now, "disarmed", None, why.to_string());
+        self.event(now, EventKind::Disarmed, None, why.to_string());
         self.queue.clear();
         self.phase = Phase::Idle;
         self.after_program = None;
@@ -972,7 +1040,7 @@ impl SimpleFlight {
                     return;
                 }
                 if let Some(why) = self.preflight_failure(now).filter(|_| !force) {
-                    self.event(now, "refused", None, format!("arming: {why}"));
+                    self.event(now, EventKind::Refused, None, format!("arming: {why}"));
                     return;
                 }
                 self.arm(now);
@@ -984,7 +1052,12 @@ impl SimpleFlight {
                     return;
                 }
                 if !force && self.mc.is_some() && !self.on_ground {
-                    self.event(now, "refused", None, "disarming: in the air".into());
+                    self.event(
+                        now,
+                        EventKind::Refused,
+                        None,
+                        "disarming: in the air".into(),
+                    );
                     return;
                 }
                 if force {
@@ -1014,7 +1087,7 @@ impl SimpleFlight {
                 if !self.armed || (self.mc.is_some() && self.on_ground) {
                     return;
                 }
-                let radius = self.cfg.params.get("NAV_ACC_RAD").unwrap_or(2.0);
+                let radius = self.fp.nav_acc_rad_m;
                 let to = if self.mc.is_some() {
                     to
                 } else {
@@ -1088,6 +1161,7 @@ impl SimpleFlight {
             }
             Request::SetParam(name, value) => {
                 if self.cfg.params.set(name, value).is_ok() {
+                    self.fp = FlightParams::from_store(&self.cfg.params);
                     match name {
                         "MPC_XY_CRUISE" => self.apply(now, Request::ChangeSpeed(value)),
                         "MIS_TAKEOFF_ALT" => self.takeoff_alt_m = value,
@@ -1120,7 +1194,7 @@ impl SimpleFlight {
         {
             match prim {
                 Prim::Climb { .. } | Prim::Leg { .. } => {
-                    let kp = self.cfg.params.get("MPC_XY_P").unwrap_or(0.95);
+                    let kp = self.fp.mpc_xy_p;
                     let t = self.chain.advance(
                         DT,
                         &s.pos_ned_m,
@@ -1181,10 +1255,10 @@ impl SimpleFlight {
                         Vector2::new(v[0], v[1])
                     });
                     let height = self.cfg.initial_down_m - s.pos_ned_m.z;
-                    let vz = if height > p.get("MPC_LAND_ALT1").unwrap_or(5.0) {
-                        p.get("MPC_Z_V_AUTO_DN").unwrap_or(1.5)
+                    let vz = if height > p.value("MPC_LAND_ALT1") {
+                        p.value("MPC_Z_V_AUTO_DN")
                     } else {
-                        p.get("MPC_LAND_SPEED").unwrap_or(0.7)
+                        p.value("MPC_LAND_SPEED")
                     };
                     // Without a position estimate: descend level. Else go
                     // above the landing point first if far from it.
@@ -1216,7 +1290,7 @@ impl SimpleFlight {
                     match (still, self.touchdown_since) {
                         (true, None) => self.touchdown_since = Some(now),
                         (true, Some(t0)) if now.secs_since(t0) > 1.0 => {
-                            self.event(now, "landed", item, String::new());
+                            self.event(now, EventKind::Landed, item, String::new());
                             self.on_ground = true;
                             self.landed_at = Some(now);
                             {
@@ -1267,7 +1341,7 @@ impl SimpleFlight {
     fn offboard_request(&mut self, now: SimTime, o: Offboard) {
         let airborne = self.armed && self.mc.is_some() && !self.on_ground;
         if !airborne {
-            self.event(now, "refused", None, "offboard: not flying".into());
+            self.event(now, EventKind::Refused, None, "offboard: not flying".into());
             return;
         }
         if self.mode != FlightMode::Offboard || self.offboard.is_none() {
@@ -1441,14 +1515,12 @@ impl FlightController for SimpleFlight {
         let now = f.time;
         self.truth = f.ground_truth;
         for s in f.imu.iter() {
-            self.sensors_seen[0] = true;
-            self.sensors_last[0] = Some(now);
+            self.sensors.heard(Sensor::Imu, now);
             self.est.on_imu(s);
         }
-        let eph_max = self.cfg.params.get("SF_ARM_EPH_MAX").unwrap_or(1.0);
+        let eph_max = self.fp.sf_arm_eph_max_m;
         for g in f.gps.iter() {
-            self.sensors_seen[1] = true;
-            self.sensors_last[1] = Some(now);
+            self.sensors.heard(Sensor::Gps, now);
             self.gps_ok = g.fix == FixType::Fix3d;
             if self.gps_ok && g.eph_m <= eph_max {
                 self.gps_good_since.get_or_insert(g.delivered);
@@ -1458,24 +1530,17 @@ impl FlightController for SimpleFlight {
             self.est.on_gps(g);
         }
         for b in f.baro.iter() {
-            self.sensors_seen[2] = true;
-            self.sensors_last[2] = Some(now);
+            self.sensors.heard(Sensor::Baro, now);
             self.est.on_baro(b);
         }
         for m in f.mag.iter() {
-            self.sensors_seen[3] = true;
-            self.sensors_last[3] = Some(now);
+            self.sensors.heard(Sensor::Mag, now);
             self.est.on_mag(m);
         }
         {
             let mut st = self.status.borrow_mut();
             st.estimate = Some(self.state());
-            // A sensor is alive while its samples keep coming (GPS: 1.5 s,
-            // the others 0.5 s).
-            for (i, last) in self.sensors_last.iter().enumerate() {
-                let limit = if i == 1 { 1.5 } else { 0.5 };
-                st.sensors_alive[i] = last.is_some_and(|t| now.secs_since(t) <= limit);
-            }
+            st.sensors_alive = self.sensors.alive(now);
             st.gps_fix = self.gps_ok;
             if let Some(g) = f.gps.iter().last() {
                 st.gps = Some(*g);
@@ -1518,7 +1583,7 @@ impl FlightController for SimpleFlight {
                 }
                 Some(reason) if now > SimTime::from_secs(60) => {
                     self.status.borrow_mut().failure = Some(format!("arming refused: {reason}"));
-                    self.event(now, "refused", None, reason);
+                    self.event(now, EventKind::Refused, None, reason);
                 }
                 Some(_) => {}
             }

@@ -1,42 +1,99 @@
 //! MAV_CMD numbers SimpleFlight meets in missions, their names, and what it does
-//! with each: fly it, skip it with a warning, or refuse the mission.
+//! with each: fly it, skip it with a warning, or refuse the mission. The
+//! numbers come from the `mavlink` crate's `MavCmd`.
+
+use mavlink::dialects::common::MavCmd;
+use num_traits::FromPrimitive;
 
 /// MAV_CMD_NAV_WAYPOINT.
-pub const NAV_WAYPOINT: u16 = 16;
+pub const NAV_WAYPOINT: u16 = MavCmd::MAV_CMD_NAV_WAYPOINT as u16;
 /// MAV_CMD_NAV_LOITER_UNLIM.
-pub const NAV_LOITER_UNLIM: u16 = 17;
+pub const NAV_LOITER_UNLIM: u16 = MavCmd::MAV_CMD_NAV_LOITER_UNLIM as u16;
 /// MAV_CMD_NAV_LOITER_TURNS.
-pub const NAV_LOITER_TURNS: u16 = 18;
+pub const NAV_LOITER_TURNS: u16 = MavCmd::MAV_CMD_NAV_LOITER_TURNS as u16;
 /// MAV_CMD_NAV_LOITER_TIME.
-pub const NAV_LOITER_TIME: u16 = 19;
+pub const NAV_LOITER_TIME: u16 = MavCmd::MAV_CMD_NAV_LOITER_TIME as u16;
 /// MAV_CMD_NAV_RETURN_TO_LAUNCH.
-pub const NAV_RETURN_TO_LAUNCH: u16 = 20;
+pub const NAV_RETURN_TO_LAUNCH: u16 = MavCmd::MAV_CMD_NAV_RETURN_TO_LAUNCH as u16;
 /// MAV_CMD_NAV_LAND.
-pub const NAV_LAND: u16 = 21;
+pub const NAV_LAND: u16 = MavCmd::MAV_CMD_NAV_LAND as u16;
 /// MAV_CMD_NAV_TAKEOFF.
-pub const NAV_TAKEOFF: u16 = 22;
+pub const NAV_TAKEOFF: u16 = MavCmd::MAV_CMD_NAV_TAKEOFF as u16;
 /// MAV_CMD_NAV_SPLINE_WAYPOINT.
-pub const NAV_SPLINE_WAYPOINT: u16 = 82;
+pub const NAV_SPLINE_WAYPOINT: u16 = MavCmd::MAV_CMD_NAV_SPLINE_WAYPOINT as u16;
 /// MAV_CMD_NAV_DELAY.
-pub const NAV_DELAY: u16 = 93;
+pub const NAV_DELAY: u16 = MavCmd::MAV_CMD_NAV_DELAY as u16;
 /// MAV_CMD_DO_JUMP.
-pub const DO_JUMP: u16 = 177;
+pub const DO_JUMP: u16 = MavCmd::MAV_CMD_DO_JUMP as u16;
 /// MAV_CMD_DO_CHANGE_SPEED.
-pub const DO_CHANGE_SPEED: u16 = 178;
+pub const DO_CHANGE_SPEED: u16 = MavCmd::MAV_CMD_DO_CHANGE_SPEED as u16;
 /// MAV_CMD_DO_SET_HOME.
-pub const DO_SET_HOME: u16 = 179;
+pub const DO_SET_HOME: u16 = MavCmd::MAV_CMD_DO_SET_HOME as u16;
 /// MAV_CMD_NAV_FENCE_RETURN_POINT.
-pub const NAV_FENCE_RETURN_POINT: u16 = 5000;
+pub const NAV_FENCE_RETURN_POINT: u16 = MavCmd::MAV_CMD_NAV_FENCE_RETURN_POINT as u16;
 /// MAV_CMD_NAV_FENCE_POLYGON_VERTEX_INCLUSION.
-pub const NAV_FENCE_POLYGON_VERTEX_INCLUSION: u16 = 5001;
+pub const NAV_FENCE_POLYGON_VERTEX_INCLUSION: u16 =
+    MavCmd::MAV_CMD_NAV_FENCE_POLYGON_VERTEX_INCLUSION as u16;
 /// MAV_CMD_NAV_FENCE_POLYGON_VERTEX_EXCLUSION.
-pub const NAV_FENCE_POLYGON_VERTEX_EXCLUSION: u16 = 5002;
+pub const NAV_FENCE_POLYGON_VERTEX_EXCLUSION: u16 =
+    MavCmd::MAV_CMD_NAV_FENCE_POLYGON_VERTEX_EXCLUSION as u16;
 /// MAV_CMD_NAV_FENCE_CIRCLE_INCLUSION.
-pub const NAV_FENCE_CIRCLE_INCLUSION: u16 = 5003;
+pub const NAV_FENCE_CIRCLE_INCLUSION: u16 = MavCmd::MAV_CMD_NAV_FENCE_CIRCLE_INCLUSION as u16;
 /// MAV_CMD_NAV_FENCE_CIRCLE_EXCLUSION.
-pub const NAV_FENCE_CIRCLE_EXCLUSION: u16 = 5004;
+pub const NAV_FENCE_CIRCLE_EXCLUSION: u16 = MavCmd::MAV_CMD_NAV_FENCE_CIRCLE_EXCLUSION as u16;
 /// MAV_CMD_NAV_RALLY_POINT.
-pub const NAV_RALLY_POINT: u16 = 5100;
+pub const NAV_RALLY_POINT: u16 = MavCmd::MAV_CMD_NAV_RALLY_POINT as u16;
+
+// Commands (not mission items) a vehicle answers, and mission items it refuses.
+/// MAV_CMD_COMPONENT_ARM_DISARM.
+#[allow(deprecated)]
+pub const COMPONENT_ARM_DISARM: u16 = MavCmd::MAV_CMD_COMPONENT_ARM_DISARM as u16;
+/// MAV_CMD_MISSION_START.
+#[allow(deprecated)]
+pub const MISSION_START: u16 = MavCmd::MAV_CMD_MISSION_START as u16;
+/// MAV_CMD_DO_SET_MODE.
+#[allow(deprecated)]
+pub const DO_SET_MODE: u16 = MavCmd::MAV_CMD_DO_SET_MODE as u16;
+/// MAV_CMD_DO_REPOSITION.
+#[allow(deprecated)]
+pub const DO_REPOSITION: u16 = MavCmd::MAV_CMD_DO_REPOSITION as u16;
+/// MAV_CMD_DO_SET_MISSION_CURRENT.
+#[allow(deprecated)]
+pub const DO_SET_MISSION_CURRENT: u16 = MavCmd::MAV_CMD_DO_SET_MISSION_CURRENT as u16;
+/// MAV_CMD_REQUEST_MESSAGE.
+#[allow(deprecated)]
+pub const REQUEST_MESSAGE: u16 = MavCmd::MAV_CMD_REQUEST_MESSAGE as u16;
+/// MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES.
+#[allow(deprecated)]
+pub const REQUEST_AUTOPILOT_CAPABILITIES: u16 =
+    MavCmd::MAV_CMD_REQUEST_AUTOPILOT_CAPABILITIES as u16;
+/// MAV_CMD_REQUEST_PROTOCOL_VERSION.
+#[allow(deprecated)]
+pub const REQUEST_PROTOCOL_VERSION: u16 = MavCmd::MAV_CMD_REQUEST_PROTOCOL_VERSION as u16;
+/// MAV_CMD_GET_HOME_POSITION.
+#[allow(deprecated)]
+pub const GET_HOME_POSITION: u16 = MavCmd::MAV_CMD_GET_HOME_POSITION as u16;
+/// MAV_CMD_SET_MESSAGE_INTERVAL.
+#[allow(deprecated)]
+pub const SET_MESSAGE_INTERVAL: u16 = MavCmd::MAV_CMD_SET_MESSAGE_INTERVAL as u16;
+/// MAV_CMD_PREFLIGHT_REBOOT_SHUTDOWN.
+#[allow(deprecated)]
+pub const PREFLIGHT_REBOOT_SHUTDOWN: u16 = MavCmd::MAV_CMD_PREFLIGHT_REBOOT_SHUTDOWN as u16;
+/// MAV_CMD_DO_LAND_START.
+#[allow(deprecated)]
+pub const DO_LAND_START: u16 = MavCmd::MAV_CMD_DO_LAND_START as u16;
+/// MAV_CMD_DO_GO_AROUND.
+#[allow(deprecated)]
+pub const DO_GO_AROUND: u16 = MavCmd::MAV_CMD_DO_GO_AROUND as u16;
+/// MAV_CMD_DO_GRIPPER.
+#[allow(deprecated)]
+pub const DO_GRIPPER: u16 = MavCmd::MAV_CMD_DO_GRIPPER as u16;
+/// MAV_CMD_DO_VTOL_TRANSITION.
+#[allow(deprecated)]
+pub const DO_VTOL_TRANSITION: u16 = MavCmd::MAV_CMD_DO_VTOL_TRANSITION as u16;
+/// MAV_CMD_DO_WINCH.
+#[allow(deprecated)]
+pub const DO_WINCH: u16 = MavCmd::MAV_CMD_DO_WINCH as u16;
 
 /// What SimpleFlight does with a command in a mission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,67 +116,20 @@ pub fn classify(command: u16) -> Support {
         // Navigation commands (MAV_CMD 16–99) move the vehicle.
         16..=99 => Support::Refused,
         // VTOL transitions, landing sequences, payload placement, and the like.
-        3000 | 189 | 191 | 211 | 30001 => Support::Refused,
+        DO_VTOL_TRANSITION | DO_LAND_START | DO_GO_AROUND | DO_GRIPPER | DO_WINCH => {
+            Support::Refused
+        }
         _ => Support::Skipped,
     }
 }
 
-/// The MAV_CMD name of `command` (or `MAV_CMD_<number>`).
+/// The MAV_CMD name of `command` (the `mavlink` crate's), or
+/// `MAV_CMD_<number>` for one the common dialect does not define.
 pub fn command_name(command: u16) -> String {
-    let name = match command {
-        NAV_WAYPOINT => "NAV_WAYPOINT",
-        NAV_LOITER_UNLIM => "NAV_LOITER_UNLIM",
-        NAV_LOITER_TURNS => "NAV_LOITER_TURNS",
-        NAV_LOITER_TIME => "NAV_LOITER_TIME",
-        NAV_RETURN_TO_LAUNCH => "NAV_RETURN_TO_LAUNCH",
-        NAV_LAND => "NAV_LAND",
-        NAV_TAKEOFF => "NAV_TAKEOFF",
-        30 => "NAV_CONTINUE_AND_CHANGE_ALT",
-        31 => "NAV_LOITER_TO_ALT",
-        80 => "NAV_ROI",
-        81 => "NAV_PATHPLANNING",
-        NAV_SPLINE_WAYPOINT => "NAV_SPLINE_WAYPOINT",
-        84 => "NAV_VTOL_TAKEOFF",
-        85 => "NAV_VTOL_LAND",
-        92 => "NAV_GUIDED_ENABLE",
-        NAV_DELAY => "NAV_DELAY",
-        112 => "CONDITION_DELAY",
-        113 => "CONDITION_CHANGE_ALT",
-        114 => "CONDITION_DISTANCE",
-        115 => "CONDITION_YAW",
-        176 => "DO_SET_MODE",
-        DO_JUMP => "DO_JUMP",
-        DO_CHANGE_SPEED => "DO_CHANGE_SPEED",
-        DO_SET_HOME => "DO_SET_HOME",
-        181 => "DO_SET_RELAY",
-        183 => "DO_SET_SERVO",
-        189 => "DO_LAND_START",
-        191 => "DO_GO_AROUND",
-        195 => "DO_SET_ROI_LOCATION",
-        196 => "DO_SET_ROI_WPNEXT_OFFSET",
-        197 => "DO_SET_ROI_NONE",
-        201 => "DO_SET_ROI",
-        203 => "DO_DIGICAM_CONTROL",
-        205 => "DO_MOUNT_CONTROL",
-        206 => "DO_SET_CAM_TRIGG_DIST",
-        211 => "DO_GRIPPER",
-        214 => "DO_SET_CAM_TRIGG_INTERVAL",
-        1000 => "DO_GIMBAL_MANAGER_PITCHYAW",
-        2000 => "IMAGE_START_CAPTURE",
-        2001 => "IMAGE_STOP_CAPTURE",
-        2500 => "VIDEO_START_CAPTURE",
-        2501 => "VIDEO_STOP_CAPTURE",
-        3000 => "DO_VTOL_TRANSITION",
-        NAV_FENCE_RETURN_POINT => "NAV_FENCE_RETURN_POINT",
-        NAV_FENCE_POLYGON_VERTEX_INCLUSION => "NAV_FENCE_POLYGON_VERTEX_INCLUSION",
-        NAV_FENCE_POLYGON_VERTEX_EXCLUSION => "NAV_FENCE_POLYGON_VERTEX_EXCLUSION",
-        NAV_FENCE_CIRCLE_INCLUSION => "NAV_FENCE_CIRCLE_INCLUSION",
-        NAV_FENCE_CIRCLE_EXCLUSION => "NAV_FENCE_CIRCLE_EXCLUSION",
-        NAV_RALLY_POINT => "NAV_RALLY_POINT",
-        30001 => "DO_WINCH",
-        _ => return format!("MAV_CMD_{command}"),
-    };
-    format!("MAV_CMD_{name}")
+    match MavCmd::from_u32(u32::from(command)) {
+        Some(c) => format!("{c:?}"),
+        None => format!("MAV_CMD_{command}"),
+    }
 }
 
 #[cfg(test)]

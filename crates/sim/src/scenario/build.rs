@@ -114,7 +114,7 @@ impl Scenario {
                     (mass, VehicleModel::Boat(Boat::new(p, dt)))
                 }
             };
-            let date = super::parse_date(&self.date).map_err(|e| invalid("date".into(), e))?;
+            let date = self.date.date();
             let sensors = Sensors::new(
                 &spec.sensors,
                 rate,

@@ -90,8 +90,8 @@ impl ScenarioError {
 struct ScenarioFile<'a> {
     #[serde(default)]
     seed: u64,
-    #[serde(default = "default_date")]
-    date: String,
+    #[serde(default)]
+    date: super::ScenarioDate,
     #[serde(default = "default_physics_rate")]
     physics_rate_hz: u32,
     #[serde(default = "default_duration")]
@@ -137,10 +137,6 @@ struct VehicleFile<'a> {
     rc: Option<super::RcScript>,
     #[serde(default)]
     collision_radius_m: Option<f64>,
-}
-
-fn default_date() -> String {
-    super::DEFAULT_DATE.to_string()
 }
 
 fn default_physics_rate() -> u32 {
@@ -325,9 +321,6 @@ impl Scenario {
             );
         }
         check_home(&self.home).or_else(|(k, m)| bad(&format!("home.{k}"), m))?;
-        if let Err(e) = super::parse_date(&self.date) {
-            return bad("date", e);
-        }
         if let Err(e) = rate.divider(self.record.ground_truth_rate_hz) {
             return bad("record.ground_truth_rate_hz", e.to_string());
         }

@@ -36,8 +36,9 @@ pub const DEFAULT_HOME: Home = Home {
 pub struct Scenario {
     /// Seed of every noise stream.
     pub seed: u64,
-    /// UTC date of the simulated flight, `YYYY-MM-DD` (magnetic model, GPS time).
-    pub date: String,
+    /// UTC date of the simulated flight (magnetic model, GPS time), read
+    /// from `YYYY-MM-DD` once.
+    pub date: ScenarioDate,
     /// Physics rate, Hz (250–4000, dividing 1 s into whole µs).
     pub physics_rate_hz: u32,
     /// Default run length, s (the CLI's `--duration` overrides it).
@@ -289,6 +290,69 @@ impl Default for RecordSpec {
 /// The default flight date (fixed, so runs never depend on the day they run).
 pub const DEFAULT_DATE: &str = "2026-01-01";
 
+/// A UTC calendar date, parsed once when the scenario is read; written back
+/// as `YYYY-MM-DD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScenarioDate(world_magnetic_model::time::Date);
+
+impl ScenarioDate {
+    /// The date.
+    pub fn date(self) -> world_magnetic_model::time::Date {
+        self.0
+    }
+
+    /// Unix time of 00:00 UTC that day, µs (0 before 1970).
+    pub fn unix_midnight_us(self) -> u64 {
+        // Julian day 2 440 588 is 1970-01-01.
+        let days = i64::from(self.0.to_julian_day()) - 2_440_588;
+        (days.max(0) as u64) * 86_400_000_000
+    }
+}
+
+impl Default for ScenarioDate {
+    fn default() -> Self {
+        // DEFAULT_DATE is a valid date (tested).
+        parse_date(DEFAULT_DATE).map_or(
+            ScenarioDate(world_magnetic_model::time::Date::MIN),
+            ScenarioDate,
+        )
+    }
+}
+
+impl std::str::FromStr for ScenarioDate {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        parse_date(text).map(ScenarioDate)
+    }
+}
+
+impl std::fmt::Display for ScenarioDate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = self.0;
+        write!(
+            f,
+            "{:04}-{:02}-{:02}",
+            d.year(),
+            u8::from(d.month()),
+            d.day()
+        )
+    }
+}
+
+impl Serialize for ScenarioDate {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ScenarioDate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// Parses a `YYYY-MM-DD` date.
 ///
 /// # Errors
@@ -305,4 +369,27 @@ pub fn parse_date(text: &str) -> Result<world_magnetic_model::time::Date, String
     let day: u8 = d.parse().map_err(|_| bad())?;
     let month = Month::try_from(month).map_err(|_| bad())?;
     Date::from_calendar_date(year, month, day).map_err(|e| format!("'{text}': {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_date_is_read_once_and_written_back_as_it_was() {
+        let d: ScenarioDate = serde_json::from_str("\"2027-07-02\"").unwrap();
+        assert_eq!(d.to_string(), "2027-07-02");
+        assert_eq!(serde_json::to_string(&d).unwrap(), "\"2027-07-02\"");
+        assert_eq!(ScenarioDate::default().to_string(), DEFAULT_DATE);
+        assert_eq!(
+            "1970-01-02"
+                .parse::<ScenarioDate>()
+                .unwrap()
+                .unix_midnight_us(),
+            86_400_000_000
+        );
+        let e = serde_json::from_str::<ScenarioDate>("\"2027-02-30\"").unwrap_err();
+        assert!(e.to_string().contains("2027-02-30"), "{e}");
+        assert!("2027-7".parse::<ScenarioDate>().is_err());
+    }
 }

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use mavlink::dialects::common::*;
-use mavlink::Message;
+use mavlink::{Message, MessageData};
 use num_traits::FromPrimitive;
 
 use super::modes;
@@ -16,14 +16,16 @@ use super::params_protocol::{decode_value, value_message, ListStream};
 use super::telemetry::{self as tm, Context, STREAMS};
 use crate::mission_plan::{compile, Step};
 use crate::params::ParamStore;
-use crate::{FlightEvent, FlightMode, FlightStatus, Request, RequestQueue, StatusHandle};
+use crate::{
+    EventKind, FlightEvent, FlightMode, FlightStatus, Request, RequestQueue, StatusHandle,
+};
 use mavsitl_core::geo::{GeoPoint, LocalFrame};
 use mavsitl_core::time::SimTime;
-use mavsitl_mavlink::mission::Mission;
+use mavsitl_mavlink::mission::{commands as cmd, Mission};
 use mavsitl_mavlink::mission_protocol::{
     ItemRequest, ListType, MissionProtocol, Outcome, StoredItem, Stores,
 };
-use mavsitl_mavlink::wire::{CommandIn, Incoming, MissionItemIn, Outgoing, SetModeIn};
+use mavsitl_mavlink::wire::{CommandIn, Incoming, MissionItemIn, Outgoing};
 
 /// Highest reposition target above home a multicopter accepts, m.
 const MAX_REPOSITION_UP_M: f64 = 10_000.0;
@@ -83,19 +85,19 @@ pub fn event_statustexts(e: &FlightEvent) -> Vec<(MavSeverity, String)> {
     use MavSeverity::*;
     let one = |sev, text: String| vec![(sev, text)];
     match e.kind {
-        "armed" => one(MAV_SEVERITY_INFO, "Armed".into()),
-        "disarmed" if e.detail.is_empty() => one(MAV_SEVERITY_INFO, "Disarmed".into()),
-        "disarmed" => one(MAV_SEVERITY_INFO, format!("Disarmed ({})", e.detail)),
-        "landed" => one(MAV_SEVERITY_INFO, "Landing detected".into()),
-        "mission_finished" => one(MAV_SEVERITY_INFO, "Mission finished".into()),
-        "refused" | "warning" => one(MAV_SEVERITY_WARNING, e.detail.clone()),
-        "failsafe" => vec![
+        EventKind::Armed => one(MAV_SEVERITY_INFO, "Armed".into()),
+        EventKind::Disarmed if e.detail.is_empty() => one(MAV_SEVERITY_INFO, "Disarmed".into()),
+        EventKind::Disarmed => one(MAV_SEVERITY_INFO, format!("Disarmed ({})", e.detail)),
+        EventKind::Landed => one(MAV_SEVERITY_INFO, "Landing detected".into()),
+        EventKind::MissionFinished => one(MAV_SEVERITY_INFO, "Mission finished".into()),
+        EventKind::Refused | EventKind::Warning => one(MAV_SEVERITY_WARNING, e.detail.clone()),
+        EventKind::Failsafe => vec![
             (MAV_SEVERITY_CRITICAL, "Failsafe activated".into()),
             (MAV_SEVERITY_CRITICAL, e.detail.clone()),
         ],
-        "emergency" => one(MAV_SEVERITY_EMERGENCY, e.detail.clone()),
-        "notice" => one(MAV_SEVERITY_INFO, e.detail.clone()),
-        "item_skipped" => one(
+        EventKind::Emergency => one(MAV_SEVERITY_EMERGENCY, e.detail.clone()),
+        EventKind::Notice => one(MAV_SEVERITY_INFO, e.detail.clone()),
+        EventKind::ItemSkipped => one(
             MAV_SEVERITY_WARNING,
             format!("Item {} skipped: {}", e.item.unwrap_or(0), e.detail),
         ),
@@ -117,6 +119,21 @@ const RETRANSMIT_WINDOW: Duration = Duration::from_secs(3);
 
 /// A MAV_CMD number → our answer.
 type Answer = (MavResult, Option<String>);
+
+/// Accepted, nothing to tell the operator.
+fn accepted() -> Answer {
+    (MavResult::MAV_RESULT_ACCEPTED, None)
+}
+
+/// Denied, with the reason for the operator.
+fn denied(why: impl Into<String>) -> Answer {
+    (MavResult::MAV_RESULT_DENIED, Some(why.into()))
+}
+
+/// Not a command this vehicle supports.
+fn unsupported() -> Answer {
+    (MavResult::MAV_RESULT_UNSUPPORTED, None)
+}
 
 /// The vehicle side of the link.
 pub struct Endpoint {
@@ -292,12 +309,12 @@ impl Endpoint {
             multicopter: self.cfg.multicopter,
             fence_stored: !self.stores.list(ListType::Fence).is_empty(),
             epoch_unix_us: self.cfg.epoch_unix_us,
-            cells: self.params.get("BAT1_N_CELLS").unwrap_or(4.0) as u32,
+            cells: self.params.value("BAT1_N_CELLS") as u32,
         }
     }
 
     fn apply_mission(&mut self) {
-        let radius = self.params.get("NAV_ACC_RAD").unwrap_or(2.0);
+        let radius = self.params.value("NAV_ACC_RAD");
         match compile_list(
             self.stores.list(ListType::Mission),
             &self.cfg.frame,
@@ -331,9 +348,8 @@ impl Endpoint {
         }
         match msg {
             Incoming::Command(c) => self.on_command(now, link, peer, c, out),
-            Incoming::SetMode(m) => self.on_set_mode(m),
             Incoming::MissionItem(it) => self.on_mission_item(link, peer, &it, out),
-            Incoming::ActuatorControls(_) => {}
+            Incoming::Msg(MavMessage::SET_MODE(m)) => self.on_set_mode(&m),
             Incoming::Msg(m) => {
                 if let Some(t) = m.target_system_id() {
                     if t != 0 && t != self.cfg.system_id {
@@ -350,11 +366,11 @@ impl Endpoint {
         }
     }
 
-    fn on_set_mode(&mut self, m: SetModeIn) {
+    fn on_set_mode(&mut self, m: &SET_MODE_DATA) {
         if m.target_system != self.cfg.system_id && m.target_system != 0 {
             return;
         }
-        if m.base_mode & modes::CUSTOM_MODE_ENABLED == 0 {
+        if m.base_mode.bits() & modes::CUSTOM_MODE_ENABLED == 0 {
             return;
         }
         match modes::from_custom_mode(m.custom_mode) {
@@ -379,7 +395,7 @@ impl Endpoint {
         let mut msgs = self.take_scratch();
         let frame = self.cfg.frame;
         let multicopter = self.cfg.multicopter;
-        let radius = self.params.get("NAV_ACC_RAD").unwrap_or(2.0);
+        let radius = self.params.value("NAV_ACC_RAD");
         let mut steps = None;
         let outcome = self.missions.on_item(
             link,
@@ -669,239 +685,238 @@ impl Endpoint {
         self.cfg.frame.origin().alt_m - z
     }
 
-    /// Executes a command; returns the result, an operator message, and
-    /// messages to send after the ACK.
+    /// Executes a command (one handler each); returns the result, an
+    /// operator message, and messages to send after the ACK.
     fn execute(&mut self, now: SimTime, c: &CommandIn, extra: &mut Vec<MavMessage>) -> Answer {
-        use MavResult::*;
         let status = self.status.clone();
         let st = status.borrow();
-        let ok = (MAV_RESULT_ACCEPTED, None);
-        let deny = |why: &str| (MAV_RESULT_DENIED, Some(why.to_string()));
-        let p = c.params;
         match c.command {
-            // COMPONENT_ARM_DISARM
-            400 => {
-                let force = (p[1] - 21196.0).abs() < 0.5;
-                if p[0] > 0.5 {
-                    if st.armed {
-                        return ok;
-                    }
-                    if let (Some(why), false) = (&st.prearm_failure, force) {
-                        return deny(&format!("Arming denied: {why}"));
-                    }
-                    self.push(Request::Arm { force });
-                    ok
-                } else {
-                    if !st.armed {
-                        return ok;
-                    }
-                    if !force && self.cfg.multicopter && !st.on_ground {
-                        return deny("Disarming denied: not landed");
-                    }
-                    self.push(Request::Disarm { force });
-                    ok
-                }
-            }
-            // NAV_TAKEOFF
-            22 => {
-                if !self.cfg.multicopter {
-                    return deny("Takeoff denied: not a multicopter");
-                }
-                let default = self.params.get("MIS_TAKEOFF_ALT").unwrap_or(2.5);
-                let alt = if c.z.is_finite() {
-                    let rel = self.amsl(c, &st) - self.home_amsl(&st);
-                    if rel >= 1.0 {
-                        rel
-                    } else {
-                        default
-                    }
-                } else {
-                    default
-                };
-                self.push(Request::Takeoff { alt_m: alt });
-                (MAV_RESULT_ACCEPTED, Some(format!("Takeoff to {alt:.1} m")))
-            }
-            // NAV_LAND
-            21 => {
-                self.push(Request::SetMode(FlightMode::Land));
-                ok
-            }
-            // NAV_RETURN_TO_LAUNCH
-            20 => {
-                self.push(Request::SetMode(FlightMode::Return));
-                ok
-            }
-            // MISSION_START
-            300 => {
-                let n = self.stores.list(ListType::Mission).len();
-                if n == 0 {
-                    return deny("Mission start denied: no mission");
-                }
-                let first = if p[0].is_finite() && p[0] >= 0.0 {
-                    p[0] as usize
-                } else {
-                    0
-                };
-                if first >= n {
-                    return (
-                        MAV_RESULT_DENIED,
-                        Some(format!("Mission start denied: no item {first}")),
-                    );
-                }
-                if first > 0 || st.finished {
-                    self.push(Request::SetCurrent(first));
-                }
-                self.push(Request::SetMode(FlightMode::Mission));
-                ok
-            }
-            // DO_SET_MODE
-            176 => {
-                let base = p[0] as u32;
-                if base & modes::CUSTOM_MODE_ENABLED as u32 == 0 {
-                    return deny("Mode change denied: only custom (PX4) modes");
-                }
-                match modes::from_px4(p[1] as u8, p[2] as u8) {
-                    Some(mode) => {
-                        self.push(Request::SetMode(mode));
-                        ok
-                    }
-                    None => (
-                        MAV_RESULT_DENIED,
-                        Some(format!(
-                            "Mode {}/{} is not available in SimpleFlight",
-                            p[1], p[2]
-                        )),
-                    ),
-                }
-            }
-            // DO_REPOSITION
-            192 => self.reposition(c, &st),
-            // DO_CHANGE_SPEED
-            178 => {
-                let s = p[1] as f64;
-                let speed = if s > 0.0 {
-                    s
-                } else if s == -1.0 {
-                    self.params.get("MPC_XY_CRUISE").unwrap_or(5.0)
-                } else {
-                    return deny("Speed change denied: speed must be positive");
-                };
-                let max = self.params.get("MPC_XY_VEL_MAX").unwrap_or(12.0);
-                let speed = speed.min(max);
-                self.push(Request::ChangeSpeed(speed));
-                (MAV_RESULT_ACCEPTED, Some(format!("Speed {speed:.1} m/s")))
-            }
-            // DO_SET_MISSION_CURRENT
-            224 => {
-                let n = self.stores.list(ListType::Mission).len();
-                let seq = p[0];
-                if !(seq.is_finite() && seq >= 0.0 && (seq as usize) < n) {
-                    return deny("No such mission item");
-                }
-                self.push(Request::SetCurrent(seq as usize));
-                self.last_mission_current = None;
-                ok
-            }
-            // REQUEST_MESSAGE
-            512 => {
-                let id = p[0] as u32;
-                if self.can_send(id) {
-                    self.once.push(id);
-                    ok
-                } else {
-                    (MAV_RESULT_UNSUPPORTED, None)
-                }
-            }
-            // REQUEST_AUTOPILOT_CAPABILITIES
-            520 => {
+            cmd::COMPONENT_ARM_DISARM => self.arm_disarm(c, &st),
+            cmd::NAV_TAKEOFF => self.takeoff(c, &st),
+            cmd::NAV_LAND => self.request(Request::SetMode(FlightMode::Land)),
+            cmd::NAV_RETURN_TO_LAUNCH => self.request(Request::SetMode(FlightMode::Return)),
+            cmd::MISSION_START => self.mission_start(c, &st),
+            cmd::DO_SET_MODE => self.set_mode(c),
+            cmd::DO_REPOSITION => self.reposition(c, &st),
+            cmd::DO_CHANGE_SPEED => self.change_speed(c),
+            cmd::DO_SET_MISSION_CURRENT => self.set_mission_current(c),
+            cmd::REQUEST_MESSAGE => self.request_message(c),
+            cmd::REQUEST_AUTOPILOT_CAPABILITIES => {
                 extra.push(tm::autopilot_version(self.cfg.system_id));
-                ok
+                accepted()
             }
-            // REQUEST_PROTOCOL_VERSION
-            519 => {
+            cmd::REQUEST_PROTOCOL_VERSION => {
                 extra.push(tm::protocol_version());
-                ok
+                accepted()
             }
-            // GET_HOME_POSITION
-            410 => {
-                self.once.push(242);
-                ok
+            cmd::GET_HOME_POSITION => {
+                self.once.push(HOME_POSITION_DATA::ID);
+                accepted()
             }
-            // SET_MESSAGE_INTERVAL
-            511 => {
-                let id = p[0] as u32;
-                let interval = p[1];
-                // -1 stops the stream, 0 restores the default, else µs.
-                if !(interval.is_finite() && interval >= -1.0) {
-                    return (
-                        MAV_RESULT_DENIED,
-                        Some(format!("Message interval {interval} is not an interval")),
-                    );
-                }
-                match self.streams.iter_mut().find(|s| s.0 == id) {
-                    Some(s) => {
-                        s.1 = if interval < -0.5 {
-                            0
-                        } else if interval < 0.5 {
-                            STREAMS
-                                .iter()
-                                .find(|d| d.id == id)
-                                .map_or(0, |d| d.interval_us)
-                        } else {
-                            // At most one hour between messages.
-                            (interval as u64).min(3_600_000_000)
-                        };
-                        s.2 = now;
-                        ok
-                    }
-                    None => (MAV_RESULT_UNSUPPORTED, None),
-                }
-            }
-            // DO_SET_HOME
-            179 => {
-                let ned = if p[0] > 0.5 {
-                    match st.estimate {
-                        Some(e) => e.pos_ned_m,
-                        None => return deny("Home not set: no position yet"),
-                    }
-                } else {
-                    let (lat, lon) = match c.int_frame {
-                        Some(_) => (c.x * 1e-7, c.y * 1e-7),
-                        None => (c.x, c.y),
-                    };
-                    if !(lat.is_finite()
-                        && lon.is_finite()
-                        && (-90.0..=90.0).contains(&lat)
-                        && (-180.0..=180.0).contains(&lon)
-                        && c.z.is_finite())
-                    {
-                        return deny("Home not set: invalid position");
-                    }
-                    self.cfg
-                        .frame
-                        .to_ned(&GeoPoint::from_deg(lat, lon, self.amsl(c, &st)))
-                };
-                self.push(Request::SetHome(ned));
-                self.once.push(242);
-                (MAV_RESULT_ACCEPTED, Some("Home position set".into()))
-            }
-            // PREFLIGHT_REBOOT_SHUTDOWN
-            246 => {
-                if p[0].round() as i32 == 1 {
-                    if st.armed {
-                        return deny("Reboot denied: armed");
-                    }
-                    self.reset_requested = true;
-                    (
-                        MAV_RESULT_ACCEPTED,
-                        Some("Rebooting: simulation reset".into()),
-                    )
-                } else {
-                    (MAV_RESULT_UNSUPPORTED, None)
-                }
-            }
-            _ => (MAV_RESULT_UNSUPPORTED, None),
+            cmd::SET_MESSAGE_INTERVAL => self.set_message_interval(now, c),
+            cmd::DO_SET_HOME => self.set_home(c, &st),
+            cmd::PREFLIGHT_REBOOT_SHUTDOWN => self.reboot(c, &st),
+            _ => unsupported(),
         }
+    }
+
+    /// Queues `r` for SimpleFlight and accepts.
+    fn request(&mut self, r: Request) -> Answer {
+        self.push(r);
+        accepted()
+    }
+
+    /// MAV_CMD_COMPONENT_ARM_DISARM (param 2 = 21196 forces it).
+    fn arm_disarm(&mut self, c: &CommandIn, st: &FlightStatus) -> Answer {
+        let p = c.params;
+        let force = (p[1] - 21196.0).abs() < 0.5;
+        if p[0] > 0.5 {
+            if st.armed {
+                return accepted();
+            }
+            if let (Some(why), false) = (&st.prearm_failure, force) {
+                return denied(format!("Arming denied: {why}"));
+            }
+            self.request(Request::Arm { force })
+        } else {
+            if !st.armed {
+                return accepted();
+            }
+            if !force && self.cfg.multicopter && !st.on_ground {
+                return denied("Disarming denied: not landed");
+            }
+            self.request(Request::Disarm { force })
+        }
+    }
+
+    /// MAV_CMD_NAV_TAKEOFF: to param 7 above home if at least 1 m, else to
+    /// MIS_TAKEOFF_ALT.
+    fn takeoff(&mut self, c: &CommandIn, st: &FlightStatus) -> Answer {
+        if !self.cfg.multicopter {
+            return denied("Takeoff denied: not a multicopter");
+        }
+        let default = self.params.value("MIS_TAKEOFF_ALT");
+        let rel = self.amsl(c, st) - self.home_amsl(st);
+        let alt = if c.z.is_finite() && rel >= 1.0 {
+            rel
+        } else {
+            default
+        };
+        self.push(Request::Takeoff { alt_m: alt });
+        (
+            MavResult::MAV_RESULT_ACCEPTED,
+            Some(format!("Takeoff to {alt:.1} m")),
+        )
+    }
+
+    /// MAV_CMD_MISSION_START from item param 1 (0: the first).
+    fn mission_start(&mut self, c: &CommandIn, st: &FlightStatus) -> Answer {
+        let n = self.stores.list(ListType::Mission).len();
+        if n == 0 {
+            return denied("Mission start denied: no mission");
+        }
+        let p0 = c.params[0];
+        let first = if p0.is_finite() && p0 >= 0.0 {
+            p0 as usize
+        } else {
+            0
+        };
+        if first >= n {
+            return denied(format!("Mission start denied: no item {first}"));
+        }
+        if first > 0 || st.finished {
+            self.push(Request::SetCurrent(first));
+        }
+        self.request(Request::SetMode(FlightMode::Mission))
+    }
+
+    /// MAV_CMD_DO_SET_MODE with PX4's custom main and sub modes.
+    fn set_mode(&mut self, c: &CommandIn) -> Answer {
+        let p = c.params;
+        if (p[0] as u32) & modes::CUSTOM_MODE_ENABLED as u32 == 0 {
+            return denied("Mode change denied: only custom (PX4) modes");
+        }
+        match modes::from_px4(p[1] as u8, p[2] as u8) {
+            Some(mode) => self.request(Request::SetMode(mode)),
+            None => denied(format!(
+                "Mode {}/{} is not available in SimpleFlight",
+                p[1], p[2]
+            )),
+        }
+    }
+
+    /// MAV_CMD_DO_CHANGE_SPEED: param 2 m/s (−1: MPC_XY_CRUISE), at most
+    /// MPC_XY_VEL_MAX.
+    fn change_speed(&mut self, c: &CommandIn) -> Answer {
+        let s = c.params[1] as f64;
+        let speed = if s > 0.0 {
+            s
+        } else if s == -1.0 {
+            self.params.value("MPC_XY_CRUISE")
+        } else {
+            return denied("Speed change denied: speed must be positive");
+        };
+        let speed = speed.min(self.params.value("MPC_XY_VEL_MAX"));
+        self.push(Request::ChangeSpeed(speed));
+        (
+            MavResult::MAV_RESULT_ACCEPTED,
+            Some(format!("Speed {speed:.1} m/s")),
+        )
+    }
+
+    /// MAV_CMD_DO_SET_MISSION_CURRENT: param 1 the item.
+    fn set_mission_current(&mut self, c: &CommandIn) -> Answer {
+        let n = self.stores.list(ListType::Mission).len();
+        let seq = c.params[0];
+        if !(seq.is_finite() && seq >= 0.0 && (seq as usize) < n) {
+            return denied("No such mission item");
+        }
+        self.last_mission_current = None;
+        self.request(Request::SetCurrent(seq as usize))
+    }
+
+    /// MAV_CMD_REQUEST_MESSAGE: param 1 the message id, sent once.
+    fn request_message(&mut self, c: &CommandIn) -> Answer {
+        let id = c.params[0] as u32;
+        if !self.can_send(id) {
+            return unsupported();
+        }
+        self.once.push(id);
+        accepted()
+    }
+
+    /// MAV_CMD_SET_MESSAGE_INTERVAL: param 1 the message id, param 2 the
+    /// interval (µs; −1 stops the stream, 0 restores its default).
+    fn set_message_interval(&mut self, now: SimTime, c: &CommandIn) -> Answer {
+        let id = c.params[0] as u32;
+        let interval = c.params[1];
+        if !(interval.is_finite() && interval >= -1.0) {
+            return denied(format!("Message interval {interval} is not an interval"));
+        }
+        let Some(s) = self.streams.iter_mut().find(|s| s.0 == id) else {
+            return unsupported();
+        };
+        s.1 = if interval < -0.5 {
+            0
+        } else if interval < 0.5 {
+            STREAMS
+                .iter()
+                .find(|d| d.id == id)
+                .map_or(0, |d| d.interval_us)
+        } else {
+            // At most one hour between messages.
+            (interval as u64).min(3_600_000_000)
+        };
+        s.2 = now;
+        accepted()
+    }
+
+    /// MAV_CMD_DO_SET_HOME: param 1 = 1 here, else at params 5–7.
+    fn set_home(&mut self, c: &CommandIn, st: &FlightStatus) -> Answer {
+        let ned = if c.params[0] > 0.5 {
+            match st.estimate {
+                Some(e) => e.pos_ned_m,
+                None => return denied("Home not set: no position yet"),
+            }
+        } else {
+            let (lat, lon) = match c.int_frame {
+                Some(_) => (c.x * 1e-7, c.y * 1e-7),
+                None => (c.x, c.y),
+            };
+            if !(lat.is_finite()
+                && lon.is_finite()
+                && (-90.0..=90.0).contains(&lat)
+                && (-180.0..=180.0).contains(&lon)
+                && c.z.is_finite())
+            {
+                return denied("Home not set: invalid position");
+            }
+            self.cfg
+                .frame
+                .to_ned(&GeoPoint::from_deg(lat, lon, self.amsl(c, st)))
+        };
+        self.push(Request::SetHome(ned));
+        self.once.push(HOME_POSITION_DATA::ID);
+        (
+            MavResult::MAV_RESULT_ACCEPTED,
+            Some("Home position set".into()),
+        )
+    }
+
+    /// MAV_CMD_PREFLIGHT_REBOOT_SHUTDOWN: param 1 = 1 reboots (the
+    /// simulation resets); nothing else is supported.
+    fn reboot(&mut self, c: &CommandIn, st: &FlightStatus) -> Answer {
+        if c.params[0].round() as i32 != 1 {
+            return unsupported();
+        }
+        if st.armed {
+            return denied("Reboot denied: armed");
+        }
+        self.reset_requested = true;
+        (
+            MavResult::MAV_RESULT_ACCEPTED,
+            Some("Rebooting: simulation reset".into()),
+        )
     }
 
     /// A command's altitude (param 7) AMSL, m: COMMAND_INT gives its frame
@@ -916,15 +931,11 @@ impl Endpoint {
     }
 
     fn reposition(&mut self, c: &CommandIn, st: &FlightStatus) -> Answer {
-        use MavResult::*;
         if !st.armed {
-            return (
-                MAV_RESULT_DENIED,
-                Some("Reposition denied: not armed".into()),
-            );
+            return denied("Reposition denied: not armed");
         }
         if self.cfg.multicopter && st.on_ground {
-            return (MAV_RESULT_DENIED, Some("Reposition denied: landed".into()));
+            return denied("Reposition denied: landed");
         }
         let (lat, lon) = match c.int_frame {
             Some(_) if c.x != 0.0 || c.y != 0.0 => (c.x * 1e-7, c.y * 1e-7),
@@ -935,10 +946,7 @@ impl Endpoint {
         if !lat.is_nan() && !(-90.0..=90.0).contains(&lat)
             || !lon.is_nan() && !(-180.0..=180.0).contains(&lon)
         {
-            return (
-                MAV_RESULT_DENIED,
-                Some("Reposition denied: not a latitude/longitude".into()),
-            );
+            return denied("Reposition denied: not a latitude/longitude");
         }
         // Below home or far above it: no multicopter goes there.
         let above_home = amsl - self.home_amsl(st);
@@ -946,12 +954,9 @@ impl Endpoint {
             && amsl.is_finite()
             && !(0.0..=MAX_REPOSITION_UP_M).contains(&above_home)
         {
-            return (
-                MAV_RESULT_DENIED,
-                Some(format!(
-                    "Reposition denied: altitude {above_home:.0} m above home"
-                )),
-            );
+            return denied(format!(
+                "Reposition denied: altitude {above_home:.0} m above home"
+            ));
         }
         let ne = (lat.is_finite() && lon.is_finite()).then(|| {
             let n = self.cfg.frame.to_ned(&GeoPoint::from_deg(lat, lon, 0.0));
@@ -963,31 +968,32 @@ impl Endpoint {
             ne_m: ne,
             down_m: down,
         });
-        (MAV_RESULT_ACCEPTED, None)
+        accepted()
     }
 
     fn can_send(&self, id: u32) -> bool {
-        matches!(id, 148 | 300) || self.streams.iter().any(|s| s.0 == id)
+        matches!(id, AUTOPILOT_VERSION_DATA::ID | PROTOCOL_VERSION_DATA::ID)
+            || self.streams.iter().any(|s| s.0 == id)
     }
 
     fn build(&self, id: u32, st: &FlightStatus, c: &Context) -> Option<MavMessage> {
         match id {
-            0 => Some(tm::heartbeat(st, c)),
-            1 => Some(tm::sys_status(st, c)),
-            2 => Some(tm::system_time(c)),
-            24 => tm::gps_raw_int(st, c),
-            30 => tm::attitude(st, c),
-            31 => tm::attitude_quaternion(st, c),
-            32 => tm::local_position(st, c),
-            33 => tm::global_position(st, c),
-            42 => Some(tm::mission_current(st, self.list_ids())),
-            74 => tm::vfr_hud(st, self.throttle, c),
-            147 => tm::battery_status(st, c),
-            148 => Some(tm::autopilot_version(self.cfg.system_id)),
-            242 => tm::home_position(st, c),
-            230 => tm::estimator_status(st, c),
-            245 => Some(tm::extended_sys_state(st, c)),
-            300 => Some(tm::protocol_version()),
+            HEARTBEAT_DATA::ID => Some(tm::heartbeat(st, c)),
+            SYS_STATUS_DATA::ID => Some(tm::sys_status(st, c)),
+            SYSTEM_TIME_DATA::ID => Some(tm::system_time(c)),
+            GPS_RAW_INT_DATA::ID => tm::gps_raw_int(st, c),
+            ATTITUDE_DATA::ID => tm::attitude(st, c),
+            ATTITUDE_QUATERNION_DATA::ID => tm::attitude_quaternion(st, c),
+            LOCAL_POSITION_NED_DATA::ID => tm::local_position(st, c),
+            GLOBAL_POSITION_INT_DATA::ID => tm::global_position(st, c),
+            MISSION_CURRENT_DATA::ID => Some(tm::mission_current(st, self.list_ids())),
+            VFR_HUD_DATA::ID => tm::vfr_hud(st, self.throttle, c),
+            BATTERY_STATUS_DATA::ID => tm::battery_status(st, c),
+            AUTOPILOT_VERSION_DATA::ID => Some(tm::autopilot_version(self.cfg.system_id)),
+            HOME_POSITION_DATA::ID => tm::home_position(st, c),
+            ESTIMATOR_STATUS_DATA::ID => tm::estimator_status(st, c),
+            EXTENDED_SYS_STATE_DATA::ID => Some(tm::extended_sys_state(st, c)),
+            PROTOCOL_VERSION_DATA::ID => Some(tm::protocol_version()),
             _ => None,
         }
     }

@@ -149,7 +149,12 @@ pub fn heartbeat(st: &FlightStatus, c: &Context) -> MavMessage {
 /// The MAV_SYS_STATUS bits (present, enabled, healthy).
 pub fn health_bits(st: &FlightStatus, c: &Context) -> (u32, u32, u32) {
     use MavSysStatusSensor as S;
-    let [imu, gps, baro, mag] = st.sensors_alive;
+    let crate::SensorsAlive {
+        imu,
+        gps,
+        baro,
+        mag,
+    } = st.sensors_alive;
     let mut present = S::MAV_SYS_STATUS_SENSOR_3D_GYRO
         | S::MAV_SYS_STATUS_SENSOR_3D_ACCEL
         | S::MAV_SYS_STATUS_SENSOR_3D_MAG

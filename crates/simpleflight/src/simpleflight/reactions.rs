@@ -5,7 +5,7 @@
 
 use nalgebra::Vector3;
 
-use super::{FlightMode, SimpleFlight};
+use super::{EventKind, FlightMode, SimpleFlight};
 use crate::failsafe::{Failsafe, FailsafeAction, FailsafeInputs, FailsafeParams};
 use mavsitl_core::controller::SensorFrame;
 use mavsitl_core::time::SimTime;
@@ -78,13 +78,13 @@ impl SimpleFlight {
     /// Announces `fs` and, unless a more severe action is in force, does it.
     pub(super) fn apply_failsafe(&mut self, now: SimTime, fs: Failsafe) {
         let kind = if fs.action != FailsafeAction::Warn {
-            "failsafe"
+            EventKind::Failsafe
         } else if fs.severity == 0 {
-            "emergency"
+            EventKind::Emergency
         } else if fs.severity <= 5 {
-            "warning"
+            EventKind::Warning
         } else {
-            "notice"
+            EventKind::Notice
         };
         // Severity is judged on the action a multicopter would take (a lost
         // position outranks a return, also for a boat that holds instead).
@@ -138,8 +138,8 @@ impl SimpleFlight {
     pub(super) fn reload_failsafe_params(&mut self) {
         let p = &self.cfg.params;
         self.failsafe.params = FailsafeParams::from_params(p);
-        self.cfg.geofence.max_hor_dist_m = p.get("GF_MAX_HOR_DIST").unwrap_or(0.0);
-        self.cfg.geofence.max_ver_dist_m = p.get("GF_MAX_VER_DIST").unwrap_or(0.0);
+        self.cfg.geofence.max_hor_dist_m = p.value("GF_MAX_HOR_DIST");
+        self.cfg.geofence.max_ver_dist_m = p.value("GF_MAX_VER_DIST");
     }
 
     /// Clears the failsafe state on disarming.
