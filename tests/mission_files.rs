@@ -182,7 +182,7 @@ fn broken_files_name_the_path_or_line() {
         err(
             r#"{"fileType":"Plan","mission":{"items":[{"type":"SimpleItem","command":"16","frame":3,"params":[0,0,0,0,47,8,5]}]}}"#
         ),
-        "bad.plan: mission.items[0].command: expected a whole number 0..=65535, found \"16\""
+        "bad.plan: mission.items[0].command: invalid type: string \"16\", expected u16"
     );
     assert_eq!(
         err(r#"{"fileType":"Plan","mission":{"items":[{"type":"ComplexItem","complexItemType":"StructureScan"}]}}"#),

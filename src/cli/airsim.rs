@@ -25,8 +25,8 @@ use mavsitl::time::SimTime;
 use super::firmware::{FirmwareFlight, FirmwareFlightArgs};
 use super::px4::Px4Setup;
 
-use super::fly::{load_inputs, FlightInputs, InputArgs, VehicleArg};
 use super::gcs::{parse_speedup, Pacer, Speedup};
+use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
 use super::CliError;
 
 /// Arguments of `mavsitl airsim`.

@@ -15,8 +15,8 @@ use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
-use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{parse_speedup, Pacer, Speedup};
+use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::launch::LaunchSpec;
 use super::CliError;
 use super::NextTick;

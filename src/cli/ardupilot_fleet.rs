@@ -12,8 +12,8 @@ use mavsitl::sim::Lockstep;
 
 use super::ardupilot::ArduPilotArgs;
 use super::firmware_fleet::{fly, Fleet, Member, Slot};
-use super::fly::FlightInputs;
 use super::gcs::Speedup;
+use super::inputs::FlightInputs;
 use super::CliError;
 
 /// What every instance shares.

@@ -18,7 +18,7 @@ use mavsitl::geo::{GeoPoint, LocalFrame};
 use mavsitl::mission::Mission;
 
 use super::flights::{run_children, ChildFlight};
-use super::fly::VehicleArg;
+use super::inputs::VehicleArg;
 use super::CliError;
 
 /// Which controller an entry of `--with` is.

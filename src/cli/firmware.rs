@@ -18,7 +18,7 @@ use mavsitl::mission_protocol::StoredItem;
 use mavsitl::sim::Simulation;
 use mavsitl::time::SimTime;
 
-use super::fly::FlightInputs;
+use super::inputs::FlightInputs;
 use super::launch::{Firmware, LaunchSpec};
 use super::summary::FlightSummary;
 use super::CliError;

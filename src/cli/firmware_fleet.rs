@@ -16,8 +16,8 @@ use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
-use super::fly::FlightInputs;
 use super::gcs::{Pacer, Speedup};
+use super::inputs::FlightInputs;
 use super::launch::LaunchSpec;
 use super::{CliError, NextTick};
 

@@ -15,7 +15,8 @@ use mavsitl::setup::{self, Pilot, PilotPlan};
 use mavsitl::sim::Simulation;
 use mavsitl::time::SimTime;
 
-use super::fly::{FlightInputs, FlyArgs};
+use super::fly::FlyArgs;
+use super::inputs::FlightInputs;
 use super::summary::FlightSummary;
 use super::CliError;
 

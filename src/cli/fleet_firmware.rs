@@ -15,7 +15,8 @@ use super::ardupilot::ArduPilotArgs;
 use super::ardupilot_fleet::Common;
 use super::firmware::FirmwareFlightArgs;
 use super::firmware_fleet::{Member, Slot};
-use super::fly::{FlightInputs, FlyArgs};
+use super::fly::FlyArgs;
+use super::inputs::FlightInputs;
 use super::px4::Px4Args;
 use super::CliError;
 

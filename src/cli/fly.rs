@@ -4,30 +4,23 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-use mavsitl::autopilot::StatusHandle;
+use mavsitl::autopilot::params::ParamStore;
+use mavsitl::autopilot::{FlightStatus, StatusHandle};
 use mavsitl::geo::ExportFrame;
 use mavsitl::metrics::{FlightMetrics, PlannedLegs};
-use mavsitl::mission::Mission;
+use mavsitl::record::rows::RowFile;
 use mavsitl::record::Recorder;
-use mavsitl::scenario::{Home, Scenario, ScenarioSource};
+use mavsitl::scenario::Home;
 use mavsitl::setup;
-use mavsitl::sim::{Observer, Simulation};
+use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::gcs::{GcsArgs, GcsSession, Pacer};
+use super::inputs::{load_inputs, InputArgs, VehicleArg, DEFAULT_MISSION};
 use super::summary::FlightSummary;
-use super::{home, CliError};
-
-/// Which vehicle flies when no scenario is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum VehicleArg {
-    /// The generic quad (AirSim's SimpleFlight "Generic").
-    Quad,
-    /// The twin-thruster USV.
-    Boat,
-}
+use super::{home, CliError, NextTick};
 
 /// Arguments of `mavsitl fly`.
 #[derive(Debug, Args)]
@@ -99,12 +92,6 @@ pub struct FlyArgs {
     #[arg(long, value_name = "PATH", env = "ARDUPILOT_HOME")]
     pub ardupilot: Option<PathBuf>,
 }
-
-const DEFAULT_MISSION: &str = include_str!("../../missions/quad_square.plan");
-const DEFAULT_MISSION_NAME: &str = "<built-in missions/quad_square.plan>";
-const QUAD_SCENARIO: &str =
-    r#"{"vehicles":[{"name":"quad","kind":"multirotor","airframe":"generic_quad"}]}"#;
-const BOAT_SCENARIO: &str = r#"{"vehicles":[{"name":"boat","kind":"boat","airframe":"usv_twin"}]}"#;
 
 /// Path following on SimpleFlight's own estimate (the ground-truth rows
 /// are the shared [`FlightMetrics`]).
@@ -234,191 +221,6 @@ impl Observer for FlyObserver<'_> {
     }
 }
 
-fn input(msg: impl Into<String>, hint: &str) -> CliError {
-    CliError::input(msg, hint)
-}
-
-/// A mission, scenario and parameters resolved from the command line.
-pub(super) struct FlightInputs {
-    pub mission: Mission,
-    pub mission_name: String,
-    pub scenario: Scenario,
-    pub source: ScenarioSource,
-    pub param_text: Option<(String, String)>,
-}
-
-impl FlightInputs {
-    /// The parameter file as (text, name).
-    pub fn params(&self) -> Option<(&str, &str)> {
-        self.param_text
-            .as_ref()
-            .map(|(t, n)| (t.as_str(), n.as_str()))
-    }
-}
-
-/// The simulated world a firmware bridge flies in: scenario, home, seed.
-#[derive(Debug, Args)]
-pub struct WorldArgs {
-    /// Scenario (vehicle, environment, sensors).
-    #[arg(long, value_name = "S")]
-    pub scenario: Option<PathBuf>,
-
-    /// Home LAT,LON,ALT[,HEADING] (also PX4_HOME_LAT/LON/ALT); give the
-    /// firmware the same home.
-    #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
-    pub home: Option<Home>,
-
-    /// Noise seed.
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-
-    /// Inject a fault (repeatable): KIND@START[+DURATION][:key=value,...], e.g.
-    /// gps_loss@40s+30s, motor_failure@30s:motor=0,thrust_scale=0,
-    /// battery_capacity_scale@0s:scale=0.25. Keys as in a scenario's "faults".
-    #[arg(long = "fault", value_name = "FAULT", value_parser = mavsitl::faults::parse_fault_arg)]
-    pub faults: Vec<mavsitl::faults::FaultSpec>,
-}
-
-impl WorldArgs {
-    /// The scenario (or the built-in vehicle) with home and seed applied,
-    /// and the plan to fly if any: the vehicle is `vehicle`, else the plan's
-    /// kind, else `fallback`; home is the plan's unless the command line or
-    /// the scenario gives one.
-    pub(super) fn load(
-        &self,
-        vehicle: Option<VehicleArg>,
-        mission: Option<&PathBuf>,
-        fallback: VehicleArg,
-    ) -> Result<FlightInputs, CliError> {
-        load_inputs(
-            &InputArgs {
-                mission,
-                vehicle: vehicle.or(mission.is_none().then_some(fallback)),
-                scenario: self.scenario.as_ref(),
-                seed: self.seed,
-                faults: &self.faults,
-                home: self.home,
-                params: None,
-                ground_truth: false,
-            },
-            false,
-        )
-    }
-}
-
-/// What `fly` and `serve` share on their command lines.
-pub(super) struct InputArgs<'a> {
-    pub mission: Option<&'a PathBuf>,
-    pub vehicle: Option<VehicleArg>,
-    pub scenario: Option<&'a PathBuf>,
-    pub seed: Option<u64>,
-    pub faults: &'a [mavsitl::faults::FaultSpec],
-    pub home: Option<Home>,
-    pub params: Option<&'a PathBuf>,
-    pub ground_truth: bool,
-}
-
-/// Refuses a mission with nothing to fly (no navigation item): it would end
-/// "completed" with the vehicle hovering where it took off.
-fn require_navigation(mission: &Mission, name: &str) -> Result<(), CliError> {
-    if mission.items.iter().any(|i| (16..=99).contains(&i.command)) {
-        return Ok(());
-    }
-    Err(input(
-        format!("{name}: the mission has no navigation item to fly"),
-        "add waypoints in QGroundControl's Plan view; missions/ has examples",
-    ))
-}
-
-/// Loads the mission (the built-in square when `builtin` and none is given,
-/// else an empty mission), the scenario (or the built-in vehicle), home and
-/// the parameter file.
-pub(super) fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInputs, CliError> {
-    let mission_name = match (args.mission, builtin) {
-        (Some(p), _) => p.display().to_string(),
-        (None, true) => DEFAULT_MISSION_NAME.to_string(),
-        (None, false) => "<no mission>".to_string(),
-    };
-    let mission = match (args.mission, builtin) {
-        (Some(p), _) => Mission::load(p),
-        (None, true) => Mission::parse(DEFAULT_MISSION, DEFAULT_MISSION_NAME),
-        (None, false) => Ok(Mission::default()),
-    }
-    .map_err(|e| {
-        input(
-            e.to_string(),
-            "missions/ has examples; QGroundControl writes .plan files",
-        )
-    })?;
-    if args.mission.is_some() {
-        require_navigation(&mission, &mission_name)?;
-    }
-    let boat = match args.vehicle {
-        Some(v) => v == VehicleArg::Boat,
-        None => matches!(mission.vehicle_type, Some(10..=12)),
-    };
-    // Scenario.
-    let (mut scenario, source) = match args.scenario {
-        Some(p) => (
-            Scenario::load(p)
-                .map_err(|e| input(e.to_string(), "see the README's scenario reference"))?,
-            ScenarioSource {
-                name: p.display().to_string(),
-                base_dir: p.parent().map(PathBuf::from).unwrap_or_default(),
-            },
-        ),
-        None => {
-            let src = ScenarioSource {
-                name: "<built-in vehicle>".into(),
-                base_dir: PathBuf::from("."),
-            };
-            let text = if boat { BOAT_SCENARIO } else { QUAD_SCENARIO };
-            (
-                Scenario::from_json(text, &src).map_err(|e| input(e.to_string(), ""))?,
-                src,
-            )
-        }
-    };
-    // Home: --home, else the scenario's (if one was given), else the plan's.
-    let plan_home = if args.scenario.is_none() {
-        mission.home.map(|h| Home {
-            lat_deg: h.lat_deg,
-            lon_deg: h.lon_deg,
-            alt_m: h.alt_m,
-            heading_deg: 0.0,
-        })
-    } else {
-        None
-    };
-    scenario.home = home::resolve(args.home.or(plan_home), scenario.home, |k| {
-        std::env::var(k).ok()
-    })
-    .map_err(|e| input(format!("home: {e}"), "--home LAT,LON,ALT[,HEADING]"))?;
-    if let Some(seed) = args.seed {
-        scenario.seed = seed;
-    }
-    super::add_faults(&mut scenario, args.faults)?;
-    let mut param_text = match args.params {
-        Some(p) => Some((
-            std::fs::read_to_string(p)
-                .map_err(|e| input(format!("{}: cannot read: {e}", p.display()), ""))?,
-            p.display().to_string(),
-        )),
-        None => None,
-    };
-    if args.ground_truth {
-        let (text, _) = param_text.get_or_insert_with(|| (String::new(), "--ground-truth".into()));
-        text.push_str("\nSF_GROUND_TRUTH 1\n");
-    }
-    Ok(FlightInputs {
-        mission,
-        mission_name,
-        scenario,
-        source,
-        param_text,
-    })
-}
-
 /// Runs `mavsitl fly`.
 pub fn run(args: FlyArgs) -> Result<(), CliError> {
     let inputs = load_inputs(
@@ -445,11 +247,9 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         inputs.params(),
         true,
     )
-    .map_err(|e| input(e, "check the mission, scenario and parameter file"))?;
-    let mission_name = inputs.mission_name.clone();
-    let scenario = &inputs.scenario;
+    .map_err(|e| CliError::input(e, "check the mission, scenario and parameter file"))?;
     for w in &flight.warnings {
-        eprintln!("warning: {mission_name}: {}", w.message);
+        eprintln!("warning: {}: {}", inputs.mission_name, w.message);
     }
     let mut session = if args.gcs {
         let s = GcsSession::for_flight(&args.gcs_args, &flight, &inputs, args.record.as_deref())?;
@@ -468,8 +268,9 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         params,
         ..
     } = flight;
-    // Recording.
-    let rate = PhysicsRate::new(scenario.physics_rate_hz).map_err(|e| input(e.to_string(), ""))?;
+    let scenario = &inputs.scenario;
+    let rate = PhysicsRate::new(scenario.physics_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), ""))?;
     let mut recorder =
         super::open_recorder(args.record.as_deref(), scenario, lockstep.sim(), args.frame)?;
     super::note_mission(
@@ -478,36 +279,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         args.mission.as_deref(),
         DEFAULT_MISSION,
     );
-    let est_csv = match &args.record {
-        Some(dir) => {
-            let _ = std::fs::write(dir.join("params.parm"), params.to_file());
-            let mut w = mavsitl::record::rows::RowFile::create(&dir.join("estimator.csv"))
-                .map_err(|e| CliError::run(e.to_string()))?;
-            let _ = writeln!(w, "#timestamp [ns],p_N [m],p_E [m],p_D [m],v_N [m s^-1],v_E [m s^-1],v_D [m s^-1],q_w [],q_x [],q_y [],q_z []");
-            Some(w)
-        }
-        None => None,
-    };
-    let events_csv = match &args.record {
-        Some(dir) => {
-            let mut w = mavsitl::record::rows::RowFile::create(&dir.join("mission_events.csv"))
-                .map_err(|e| CliError::run(e.to_string()))?;
-            let _ = writeln!(w, "#timestamp [ns],event,item,detail");
-            Some(w)
-        }
-        None => None,
-    };
-    let statustext_csv = match &args.record {
-        Some(dir) => {
-            let mut w = mavsitl::record::rows::RowFile::create(&dir.join("statustext.csv"))
-                .map_err(|e| CliError::run(e.to_string()))?;
-            let _ = writeln!(w, "#timestamp [ns],severity,text");
-            Some(w)
-        }
-        None => None,
-    };
-    // Fly.
-    let end = SimTime::from_secs_f64(args.timeout);
+    let files = FlyFiles::open(args.record.as_deref(), &params)?;
     let wall = Instant::now();
     let mut obs = FlyObserver {
         status: status.clone(),
@@ -515,65 +287,20 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         legs: PlannedLegs::new(&inputs.mission, lockstep.sim().world().frame()),
         metrics: FlightMetrics::default(),
         recorder: recorder.as_mut(),
-        est_csv,
-        statustext_csv,
+        est_csv: files.estimator,
+        statustext_csv: files.statustext,
         est_next: SimTime::ZERO,
-        events_csv,
+        events_csv: files.events,
         events_seen: 0,
     };
-    let mut finished_at: Option<SimTime> = None;
-    let mut outcome: Result<(), String> = Ok(());
-    let pacer = Pacer::new(args.gcs_args.speedup, SimTime::ZERO);
-    let mut last_service: Option<SimTime> = None;
-    while lockstep.sim().time() < end {
-        if let Some(s) = session.as_mut() {
-            let now = lockstep.sim().time();
-            let wait = pacer.wait(SimTime::from_micros(now.as_micros() + rate.period_us()));
-            if !wait.is_zero() {
-                s.service(now);
-                last_service = Some(now);
-                s.wait(wait.min(std::time::Duration::from_millis(2)));
-                if super::interrupted() {
-                    outcome = Err("interrupted".into());
-                    break;
-                }
-                continue;
-            }
-            if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + 4_000) {
-                s.service(now);
-                last_service = Some(now);
-            }
-        }
-        if let Err(e) = lockstep.tick(&mut obs) {
-            outcome = Err(format!("simulation stopped: {e}"));
-            break;
-        }
-        if let Some(s) = session.as_mut() {
-            s.set_silent(super::link_cut(lockstep.sim()));
-        }
-        let st = status.borrow();
-        if let Some(f) = &st.failure {
-            outcome = Err(f.clone());
-            break;
-        }
-        if let Some(c) = &obs.metrics.crashed {
-            outcome = Err(format!("crash: {c} at {}", lockstep.sim().time()));
-            break;
-        }
-        let now = lockstep.sim().time();
-        if st.finished && finished_at.is_none() {
-            finished_at = Some(now);
-        }
-        // Done: landed and disarmed, or finished and holding for 2 s.
-        if (st.landed && !st.armed) || finished_at.is_some_and(|t| now - t >= 2_000_000) {
-            break;
-        }
-        drop(st);
-        if lockstep.sim().tick().is_multiple_of(1024) && super::interrupted() {
-            outcome = Err("interrupted".into());
-            break;
-        }
-    }
+    let mut outcome = fly_until_done(
+        &mut lockstep,
+        session.as_mut(),
+        &mut obs,
+        &Pacer::new(args.gcs_args.speedup, SimTime::ZERO),
+        SimTime::from_secs_f64(args.timeout),
+        rate.period_us(),
+    );
     if let Some(s) = session.as_mut() {
         // Let the ground stations see the end state.
         s.service(lockstep.sim().time());
@@ -581,15 +308,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     }
     let wall_s = wall.elapsed().as_secs_f64();
     let st = status.borrow().clone();
-    if let (true, false, Some(fs)) = (outcome.is_ok(), st.finished, &st.failsafe) {
-        outcome = Err(format!("mission not completed: {fs}"));
-    }
-    if outcome.is_ok() && !(st.finished || st.landed) {
-        outcome = Err(format!(
-            "timeout: mission not completed after {} s of sim time",
-            args.timeout
-        ));
-    }
+    judge_end(&mut outcome, &st, args.timeout);
     if let Some(w) = obs.est_csv.as_mut() {
         let _ = w.flush();
     }
@@ -601,22 +320,145 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         r.finish(lockstep.sim(), outcome.is_ok())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
-    // Summary.
-    let sim = lockstep.sim();
     let reached: std::collections::BTreeSet<usize> = st.reached.iter().map(|(_, i)| *i).collect();
     FlightSummary {
         title: format!(
-            "mavsitl fly {mission_name} ({}, seed {})",
+            "mavsitl fly {} ({}, seed {})",
+            inputs.mission_name,
             if multicopter { "quad" } else { "boat" },
             scenario.seed
         ),
         outcome: &outcome,
-        sim_s: sim.time().as_secs_f64(),
+        sim_s: lockstep.sim().time().as_secs_f64(),
         wall_s,
         items: (reached.len(), total_nav),
         metrics: &metrics,
     }
     .print();
+    print_autopilot_rows(&stats, &st);
+    if let Some(dir) = &args.record {
+        println!("  recorded to         {}", dir.display());
+    }
+    outcome.map_err(CliError::run)
+}
+
+/// The recording's SimpleFlight files: `params.parm` written at once,
+/// `estimator.csv`, `mission_events.csv` and `statustext.csv` opened with
+/// their headers.
+struct FlyFiles {
+    estimator: Option<RowFile>,
+    events: Option<RowFile>,
+    statustext: Option<RowFile>,
+}
+
+impl FlyFiles {
+    fn open(dir: Option<&std::path::Path>, params: &ParamStore) -> Result<Self, CliError> {
+        let Some(dir) = dir else {
+            return Ok(FlyFiles {
+                estimator: None,
+                events: None,
+                statustext: None,
+            });
+        };
+        let _ = std::fs::write(dir.join("params.parm"), params.to_file());
+        let file = |name: &str, header: &str| -> Result<Option<RowFile>, CliError> {
+            let mut w =
+                RowFile::create(&dir.join(name)).map_err(|e| CliError::run(e.to_string()))?;
+            let _ = writeln!(w, "{header}");
+            Ok(Some(w))
+        };
+        Ok(FlyFiles {
+            estimator: file("estimator.csv", "#timestamp [ns],p_N [m],p_E [m],p_D [m],v_N [m s^-1],v_E [m s^-1],v_D [m s^-1],q_w [],q_x [],q_y [],q_z []")?,
+            events: file("mission_events.csv", "#timestamp [ns],event,item,detail")?,
+            statustext: file("statustext.csv", "#timestamp [ns],severity,text")?,
+        })
+    }
+}
+
+/// Ticks until the flight is over (or `end`, or Ctrl-C), serving the ground
+/// station, if any, every 4 ms of sim time and pacing on it.
+fn fly_until_done(
+    lockstep: &mut Lockstep,
+    mut session: Option<&mut GcsSession>,
+    obs: &mut FlyObserver,
+    pacer: &Pacer,
+    end: SimTime,
+    period_us: u64,
+) -> Result<(), String> {
+    let mut finished_at: Option<SimTime> = None;
+    let mut last_service: Option<SimTime> = None;
+    while lockstep.sim().time() < end {
+        let now = lockstep.sim().time();
+        if let Some(s) = session.as_deref_mut() {
+            match super::next_tick(now, None, pacer, period_us) {
+                NextTick::Interrupted => return Err("interrupted".into()),
+                NextTick::Wait(d) => {
+                    s.service(now);
+                    last_service = Some(now);
+                    s.wait(d);
+                    continue;
+                }
+                NextTick::Ended | NextTick::Due => {}
+            }
+            if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + 4_000) {
+                s.service(now);
+                last_service = Some(now);
+            }
+        }
+        lockstep
+            .tick(obs)
+            .map_err(|e| format!("simulation stopped: {e}"))?;
+        if let Some(s) = session.as_deref_mut() {
+            s.set_silent(super::link_cut(lockstep.sim()));
+        }
+        let now = lockstep.sim().time();
+        if let Some(end) = flight_over(&obs.status.borrow(), &obs.metrics, now, &mut finished_at) {
+            return end;
+        }
+        if lockstep.sim().tick().is_multiple_of(1024) && super::interrupted() {
+            return Err("interrupted".into());
+        }
+    }
+    Ok(())
+}
+
+/// Whether the flight is over at `now`: failed, crashed, landed and
+/// disarmed, or finished and holding for 2 s.
+fn flight_over(
+    st: &FlightStatus,
+    metrics: &FlightMetrics,
+    now: SimTime,
+    finished_at: &mut Option<SimTime>,
+) -> Option<Result<(), String>> {
+    if let Some(f) = &st.failure {
+        return Some(Err(f.clone()));
+    }
+    if let Some(c) = &metrics.crashed {
+        return Some(Err(format!("crash: {c} at {now}")));
+    }
+    if st.finished && finished_at.is_none() {
+        *finished_at = Some(now);
+    }
+    ((st.landed && !st.armed) || finished_at.is_some_and(|t| now - t >= 2_000_000))
+        .then_some(Ok(()))
+}
+
+/// A flight that ended without completing its mission fails: by a
+/// failsafe, or by the timeout.
+fn judge_end(outcome: &mut Result<(), String>, st: &FlightStatus, timeout_s: f64) {
+    if let (true, false, Some(fs)) = (outcome.is_ok(), st.finished, &st.failsafe) {
+        *outcome = Err(format!("mission not completed: {fs}"));
+    }
+    if outcome.is_ok() && !(st.finished || st.landed) {
+        *outcome = Err(format!(
+            "timeout: mission not completed after {timeout_s} s of sim time"
+        ));
+    }
+}
+
+/// The summary rows only SimpleFlight has: path following on its own
+/// estimate, where it ended against its home, and its estimator's error.
+fn print_autopilot_rows(stats: &Stats, st: &FlightStatus) {
     let n = stats.xtrack_n.max(1) as f64;
     println!(
         "  path following      RMS {:.3} m, max {:.3} m (on the autopilot's estimate against the leg it flies)",
@@ -635,8 +477,4 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         0.0
     };
     println!("  estimator error     RMS {erms:.3} m (position vs truth)");
-    if let Some(dir) = &args.record {
-        println!("  recorded to         {}", dir.display());
-    }
-    outcome.map_err(CliError::run)
 }

@@ -18,7 +18,7 @@ use mavsitl::setup::Flight;
 use mavsitl::time::SimTime;
 use mavsitl::tlog::TlogWriter;
 
-use super::fly::FlightInputs;
+use super::inputs::FlightInputs;
 use super::CliError;
 
 /// The identity the vehicle claims.

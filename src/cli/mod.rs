@@ -20,6 +20,7 @@ mod flights;
 mod fly;
 mod gcs;
 mod home;
+mod inputs;
 mod launch;
 mod plot;
 mod px4;

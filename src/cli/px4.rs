@@ -16,8 +16,8 @@ use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
-use super::fly::{FlightInputs, VehicleArg, WorldArgs};
 use super::gcs::{epoch_unix_us, parse_speedup, Pacer, Speedup};
+use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::launch::LaunchSpec;
 use super::CliError;
 use super::NextTick;

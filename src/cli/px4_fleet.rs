@@ -12,7 +12,7 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 
 use super::firmware_fleet::{fly, Fleet, Member, Slot};
-use super::fly::FlightInputs;
+use super::inputs::FlightInputs;
 use super::px4::{Px4Args, Px4Setup};
 use super::CliError;
 

@@ -17,8 +17,8 @@ use mavsitl::scenario::{ControllerSpec, Home};
 use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::fly::{load_inputs, FlightInputs, InputArgs, VehicleArg};
 use super::gcs::{GcsArgs, GcsSession, Pacer, Speedup};
+use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
 use super::NextTick;
 use super::{home, CliError};
 

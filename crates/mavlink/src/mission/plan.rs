@@ -8,13 +8,91 @@
 //! items) and `rallyPoints`. DO_JUMP targets given as QGC `doJumpId`s are turned
 //! into item indices. Errors name the file and the JSON path.
 
-use serde_json::{json, Map, Value};
+use serde::Deserialize;
+use serde_json::{json, Value};
 
 use super::commands::{self, DO_JUMP};
 use super::{
     Mission, MissionError, MissionItem, PlanHome, FRAME_GLOBAL, FRAME_GLOBAL_RELATIVE_ALT,
 };
 
+/// A `.plan` file as QGroundControl writes it (the fields read; the others
+/// are ignored).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PlanFile {
+    mission: PlanMission,
+    geo_fence: Option<GeoFenceJson>,
+    rally_points: Option<RallyJson>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PlanMission {
+    planned_home_position: Option<Vec<f64>>,
+    vehicle_type: Option<u8>,
+    cruise_speed: Option<f64>,
+    hover_speed: Option<f64>,
+    items: Vec<ItemJson>,
+}
+
+/// A mission item: a SimpleItem, or a ComplexItem whose SimpleItems QGC
+/// stored with it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ItemJson {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<u16>,
+    frame: Option<u8>,
+    /// Seven parameters, `null` for NaN.
+    params: Option<Vec<Option<f64>>>,
+    auto_continue: Option<bool>,
+    do_jump_id: Option<u64>,
+    complex_item_type: Option<String>,
+    #[serde(rename = "TransectStyleComplexItem")]
+    transect: Option<TransectJson>,
+}
+
+#[derive(Debug, Deserialize)]
+struct TransectJson {
+    #[serde(rename = "Items")]
+    items: Option<Vec<ItemJson>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GeoFenceJson {
+    #[serde(default)]
+    polygons: Vec<PolygonJson>,
+    #[serde(default)]
+    circles: Vec<CircleFenceJson>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PolygonJson {
+    inclusion: Option<bool>,
+    polygon: Vec<[f64; 2]>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CircleFenceJson {
+    inclusion: Option<bool>,
+    circle: CircleJson,
+}
+
+#[derive(Debug, Deserialize)]
+struct CircleJson {
+    center: [f64; 2],
+    radius: f64,
+}
+
+#[derive(Debug, Deserialize)]
+struct RallyJson {
+    #[serde(default)]
+    points: Vec<[f64; 3]>,
+}
+
+/// Errors of one file, with the JSON path.
 struct Ctx<'a> {
     file: &'a str,
 }
@@ -27,57 +105,13 @@ impl Ctx<'_> {
             message: message.into(),
         }
     }
-
-    fn obj<'v>(&self, v: &'v Value, path: &str) -> Result<&'v Map<String, Value>, MissionError> {
-        v.as_object()
-            .ok_or_else(|| self.err(path, format!("expected an object, found {}", kind(v))))
-    }
-
-    fn arr<'v>(&self, v: &'v Value, path: &str) -> Result<&'v Vec<Value>, MissionError> {
-        v.as_array()
-            .ok_or_else(|| self.err(path, format!("expected an array, found {}", kind(v))))
-    }
-
-    fn num(&self, v: &Value, path: &str) -> Result<f64, MissionError> {
-        v.as_f64()
-            .filter(|x| x.is_finite())
-            .ok_or_else(|| self.err(path, format!("expected a number, found {}", kind(v))))
-    }
-
-    /// A number or `null` (NaN).
-    fn num_or_null(&self, v: &Value, path: &str) -> Result<f64, MissionError> {
-        if v.is_null() {
-            Ok(f64::NAN)
-        } else {
-            self.num(v, path)
-        }
-    }
-
-    fn uint(&self, v: &Value, path: &str, max: u64) -> Result<u64, MissionError> {
-        v.as_u64().filter(|x| *x <= max).ok_or_else(|| {
-            self.err(
-                path,
-                format!("expected a whole number 0..={max}, found {v}"),
-            )
-        })
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Parses `.plan` text.
 ///
 /// # Errors
-/// [`MissionError::Line`] for invalid JSON, [`MissionError::Json`] for content.
+/// [`MissionError::Line`] for invalid JSON, [`MissionError::Json`] for content
+/// (the path of the offending value and what is wrong).
 pub fn parse(text: &str, file: &str) -> Result<Mission, MissionError> {
     let root: Value = serde_json::from_str(text).map_err(|e| MissionError::Line {
         file: file.to_string(),
@@ -89,182 +123,146 @@ pub fn parse(text: &str, file: &str) -> Result<Mission, MissionError> {
         },
     })?;
     let c = Ctx { file };
-    let top = c.obj(&root, ".")?;
-    match top.get("fileType").and_then(Value::as_str) {
+    match root.get("fileType").and_then(Value::as_str) {
         Some("Plan") => {}
         other => return Err(c.err("fileType", format!("expected \"Plan\", found {other:?}"))),
     }
-    let mission = top
-        .get("mission")
-        .ok_or_else(|| c.err("mission", "missing"))?;
-    let mission = c.obj(mission, "mission")?;
-    let mut out = Mission::default();
-    if let Some(h) = mission.get("plannedHomePosition") {
-        let a = c.arr(h, "mission.plannedHomePosition")?;
-        if a.len() != 3 {
-            return Err(c.err(
-                "mission.plannedHomePosition",
-                format!("expected [lat, lon, alt], found {} values", a.len()),
-            ));
-        }
-        let lat = c.num(&a[0], "mission.plannedHomePosition[0]")?;
-        let lon = c.num(&a[1], "mission.plannedHomePosition[1]")?;
-        let alt = c.num(&a[2], "mission.plannedHomePosition[2]")?;
-        if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
-            return Err(c.err(
-                "mission.plannedHomePosition",
-                format!("({lat}, {lon}) is not a latitude/longitude"),
-            ));
-        }
-        out.home = Some(PlanHome {
-            lat_deg: lat,
-            lon_deg: lon,
-            alt_m: alt,
-        });
-    }
-    if let Some(v) = mission.get("vehicleType") {
-        out.vehicle_type = Some(c.uint(v, "mission.vehicleType", 255)? as u8);
-    }
-    for (key, slot) in [
-        ("cruiseSpeed", &mut out.cruise_speed_m_s),
-        ("hoverSpeed", &mut out.hover_speed_m_s),
-    ] {
-        if let Some(v) = mission.get(key) {
-            *slot = Some(c.num(v, &format!("mission.{key}"))?);
-        }
-    }
-    let items = mission
-        .get("items")
-        .ok_or_else(|| c.err("mission.items", "missing"))?;
-    let items = c.arr(items, "mission.items")?;
+    let plan: PlanFile = serde_path_to_error::deserialize(&root).map_err(|e| {
+        let path = e.path().to_string();
+        c.err(&path, e.into_inner().to_string())
+    })?;
+    let mut out = Mission {
+        home: plan
+            .mission
+            .planned_home_position
+            .as_deref()
+            .map(|h| home(&c, h))
+            .transpose()?,
+        vehicle_type: plan.mission.vehicle_type,
+        cruise_speed_m_s: plan.mission.cruise_speed,
+        hover_speed_m_s: plan.mission.hover_speed,
+        ..Mission::default()
+    };
     let mut jump_ids: Vec<(u64, usize)> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
+    for (i, item) in plan.mission.items.iter().enumerate() {
         let path = format!("mission.items[{i}]");
-        let o = c.obj(item, &path)?;
-        match o.get("type").and_then(Value::as_str) {
-            Some("SimpleItem") => {
-                if let Some(id) = o.get("doJumpId").and_then(Value::as_u64) {
-                    jump_ids.push((id, out.items.len()));
-                }
-                out.items.push(simple_item(&c, o, &path)?);
+        for (p, simple) in flattened(&c, item, &path)? {
+            if let Some(id) = simple.do_jump_id {
+                jump_ids.push((id, out.items.len()));
             }
-            Some("ComplexItem") => {
-                let t = o
-                    .get("complexItemType")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                match t {
-                    "survey" | "CorridorScan" => {
-                        let ts = o
-                            .get("TransectStyleComplexItem")
-                            .ok_or_else(|| c.err(&format!("{path}.TransectStyleComplexItem"), format!("missing: this {t} has no stored items (save it again with a current QGroundControl)")))?;
-                        let tpath = format!("{path}.TransectStyleComplexItem.Items");
-                        let inner = c.obj(ts, &format!("{path}.TransectStyleComplexItem"))?
-                            .get("Items")
-                            .ok_or_else(|| c.err(&tpath, "missing"))?;
-                        for (k, si) in c.arr(inner, &tpath)?.iter().enumerate() {
-                            let p = format!("{tpath}[{k}]");
-                            let so = c.obj(si, &p)?;
-                            if let Some(id) = so.get("doJumpId").and_then(Value::as_u64) {
-                                jump_ids.push((id, out.items.len()));
-                            }
-                            out.items.push(simple_item(&c, so, &p)?);
-                        }
-                    }
-                    other => {
-                        return Err(c.err(
-                            &format!("{path}.complexItemType"),
-                            format!("'{other}' is not supported (survey and CorridorScan are; a StructureScan stores no flight path in the file)"),
-                        ))
-                    }
-                }
-            }
-            other => {
-                return Err(c.err(
-                    &format!("{path}.type"),
-                    format!("expected \"SimpleItem\" or \"ComplexItem\", found {other:?}"),
-                ))
-            }
+            out.items.push(simple_item(&c, simple, &p)?);
         }
     }
-    // DO_JUMP param1 is a doJumpId in plan files: make it an item index.
-    for (i, item) in out.items.iter_mut().enumerate() {
-        if item.command == DO_JUMP {
-            let id = item.params[0];
-            match jump_ids.iter().find(|(j, _)| *j as f64 == id) {
-                Some((_, idx)) => item.params[0] = *idx as f64,
-                None => {
-                    return Err(c.err(
-                        &format!("mission.items (item {i})"),
-                        format!("DO_JUMP to doJumpId {id}, which no item has"),
-                    ));
-                }
-            }
-        }
-    }
-    if let Some(f) = top.get("geoFence") {
+    resolve_jumps(&c, &mut out.items, &jump_ids)?;
+    if let Some(f) = &plan.geo_fence {
         out.fence = fence(&c, f)?;
     }
-    if let Some(r) = top.get("rallyPoints") {
-        let r = c.obj(r, "rallyPoints")?;
-        if let Some(points) = r.get("points") {
-            for (i, p) in c.arr(points, "rallyPoints.points")?.iter().enumerate() {
-                let path = format!("rallyPoints.points[{i}]");
-                let a = c.arr(p, &path)?;
-                if a.len() != 3 {
-                    return Err(c.err(&path, "expected [lat, lon, alt]"));
-                }
-                out.rally.push(MissionItem {
-                    command: commands::NAV_RALLY_POINT,
-                    frame: FRAME_GLOBAL_RELATIVE_ALT,
-                    params: [0.0; 4],
-                    x: c.num(&a[0], &path)?,
-                    y: c.num(&a[1], &path)?,
-                    z: c.num(&a[2], &path)?,
-                    autocontinue: true,
-                });
-            }
-        }
+    if let Some(r) = &plan.rally_points {
+        out.rally = r.points.iter().map(|p| rally_point(*p)).collect();
     }
     Ok(out)
 }
 
-fn simple_item(
-    c: &Ctx<'_>,
-    o: &Map<String, Value>,
-    path: &str,
-) -> Result<MissionItem, MissionError> {
-    let command = c.uint(
-        o.get("command").unwrap_or(&Value::Null),
-        &format!("{path}.command"),
-        u64::from(u16::MAX),
-    )? as u16;
-    let frame = c.uint(
-        o.get("frame").unwrap_or(&Value::Null),
-        &format!("{path}.frame"),
-        255,
-    )? as u8;
-    let ppath = format!("{path}.params");
-    let params = c.arr(o.get("params").unwrap_or(&Value::Null), &ppath)?;
-    if params.len() != 7 {
+/// `plannedHomePosition`: [lat, lon, alt].
+fn home(c: &Ctx<'_>, h: &[f64]) -> Result<PlanHome, MissionError> {
+    let path = "mission.plannedHomePosition";
+    let [lat, lon, alt] = *h else {
         return Err(c.err(
-            &ppath,
-            format!("expected 7 parameters, found {}", params.len()),
+            path,
+            format!("expected [lat, lon, alt], found {} values", h.len()),
         ));
-    }
-    let mut p = [0.0; 7];
-    for (k, v) in params.iter().enumerate() {
-        p[k] = c.num_or_null(v, &format!("{ppath}[{k}]"))?;
-    }
-    let autocontinue = match o.get("autoContinue") {
-        None => true,
-        Some(v) => v.as_bool().ok_or_else(|| {
-            c.err(
-                &format!("{path}.autoContinue"),
-                format!("expected true or false, found {}", kind(v)),
-            )
-        })?,
     };
+    if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
+        return Err(c.err(path, format!("({lat}, {lon}) is not a latitude/longitude")));
+    }
+    Ok(PlanHome {
+        lat_deg: lat,
+        lon_deg: lon,
+        alt_m: alt,
+    })
+}
+
+/// The SimpleItems an item stands for, with their paths: itself, or a
+/// survey's or corridor scan's stored items.
+fn flattened<'i>(
+    c: &Ctx<'_>,
+    item: &'i ItemJson,
+    path: &str,
+) -> Result<Vec<(String, &'i ItemJson)>, MissionError> {
+    match item.kind.as_deref() {
+        Some("SimpleItem") => Ok(vec![(path.to_string(), item)]),
+        Some("ComplexItem") => {
+            let t = item.complex_item_type.as_deref().unwrap_or("");
+            if !matches!(t, "survey" | "CorridorScan") {
+                return Err(c.err(
+                    &format!("{path}.complexItemType"),
+                    format!("'{t}' is not supported (survey and CorridorScan are; a StructureScan stores no flight path in the file)"),
+                ));
+            }
+            let tpath = format!("{path}.TransectStyleComplexItem");
+            let ts = item.transect.as_ref().ok_or_else(|| {
+                c.err(
+                    &tpath,
+                    format!("missing: this {t} has no stored items (save it again with a current QGroundControl)"),
+                )
+            })?;
+            let items = ts
+                .items
+                .as_ref()
+                .ok_or_else(|| c.err(&format!("{tpath}.Items"), "missing"))?;
+            Ok(items
+                .iter()
+                .enumerate()
+                .map(|(k, si)| (format!("{tpath}.Items[{k}]"), si))
+                .collect())
+        }
+        other => Err(c.err(
+            &format!("{path}.type"),
+            format!("expected \"SimpleItem\" or \"ComplexItem\", found {other:?}"),
+        )),
+    }
+}
+
+/// DO_JUMP param1 is a doJumpId in plan files: make it an item index.
+fn resolve_jumps(
+    c: &Ctx<'_>,
+    items: &mut [MissionItem],
+    jump_ids: &[(u64, usize)],
+) -> Result<(), MissionError> {
+    for (i, item) in items.iter_mut().enumerate() {
+        if item.command != DO_JUMP {
+            continue;
+        }
+        let id = item.params[0];
+        match jump_ids.iter().find(|(j, _)| *j as f64 == id) {
+            Some((_, idx)) => item.params[0] = *idx as f64,
+            None => {
+                return Err(c.err(
+                    &format!("mission.items (item {i})"),
+                    format!("DO_JUMP to doJumpId {id}, which no item has"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn simple_item(c: &Ctx<'_>, o: &ItemJson, path: &str) -> Result<MissionItem, MissionError> {
+    let missing = |key: &str| c.err(&format!("{path}.{key}"), "missing");
+    let command = o.command.ok_or_else(|| missing("command"))?;
+    let frame = o.frame.ok_or_else(|| missing("frame"))?;
+    let params = o.params.as_ref().ok_or_else(|| missing("params"))?;
+    let p: [f64; 7] = params
+        .iter()
+        .map(|v| v.unwrap_or(f64::NAN))
+        .collect::<Vec<_>>()
+        .try_into()
+        .map_err(|_| {
+            c.err(
+                &format!("{path}.params"),
+                format!("expected 7 parameters, found {}", params.len()),
+            )
+        })?;
     Ok(MissionItem {
         command,
         frame,
@@ -272,90 +270,62 @@ fn simple_item(
         x: p[4],
         y: p[5],
         z: p[6],
-        autocontinue,
+        autocontinue: o.auto_continue.unwrap_or(true),
     })
 }
 
-fn fence(c: &Ctx<'_>, f: &Value) -> Result<Vec<MissionItem>, MissionError> {
-    let f = c.obj(f, "geoFence")?;
+fn fence(c: &Ctx<'_>, f: &GeoFenceJson) -> Result<Vec<MissionItem>, MissionError> {
     let mut out = Vec::new();
-    if let Some(polys) = f.get("polygons") {
-        for (i, p) in c.arr(polys, "geoFence.polygons")?.iter().enumerate() {
-            let path = format!("geoFence.polygons[{i}]");
-            let o = c.obj(p, &path)?;
-            let inclusion = o.get("inclusion").and_then(Value::as_bool).unwrap_or(true);
-            let verts = c.arr(
-                o.get("polygon").unwrap_or(&Value::Null),
-                &format!("{path}.polygon"),
-            )?;
-            if verts.len() < 3 {
-                return Err(c.err(
-                    &format!("{path}.polygon"),
-                    format!("a polygon needs at least 3 vertices, found {}", verts.len()),
-                ));
-            }
-            for (k, v) in verts.iter().enumerate() {
-                let vp = format!("{path}.polygon[{k}]");
-                let a = c.arr(v, &vp)?;
-                if a.len() != 2 {
-                    return Err(c.err(&vp, "expected [lat, lon]"));
-                }
-                out.push(MissionItem {
-                    command: if inclusion {
-                        commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION
-                    } else {
-                        commands::NAV_FENCE_POLYGON_VERTEX_EXCLUSION
-                    },
-                    frame: FRAME_GLOBAL,
-                    params: [verts.len() as f64, 0.0, 0.0, 0.0],
-                    x: c.num(&a[0], &vp)?,
-                    y: c.num(&a[1], &vp)?,
-                    z: 0.0,
-                    autocontinue: true,
-                });
-            }
+    for (i, p) in f.polygons.iter().enumerate() {
+        let n = p.polygon.len();
+        if n < 3 {
+            return Err(c.err(
+                &format!("geoFence.polygons[{i}].polygon"),
+                format!("a polygon needs at least 3 vertices, found {n}"),
+            ));
         }
+        let command = if p.inclusion.unwrap_or(true) {
+            commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION
+        } else {
+            commands::NAV_FENCE_POLYGON_VERTEX_EXCLUSION
+        };
+        out.extend(p.polygon.iter().map(|[lat, lon]| MissionItem {
+            command,
+            frame: FRAME_GLOBAL,
+            params: [n as f64, 0.0, 0.0, 0.0],
+            x: *lat,
+            y: *lon,
+            z: 0.0,
+            autocontinue: true,
+        }));
     }
-    if let Some(circles) = f.get("circles") {
-        for (i, cv) in c.arr(circles, "geoFence.circles")?.iter().enumerate() {
-            let path = format!("geoFence.circles[{i}]");
-            let o = c.obj(cv, &path)?;
-            let inclusion = o.get("inclusion").and_then(Value::as_bool).unwrap_or(true);
-            let circle = c.obj(
-                o.get("circle").unwrap_or(&Value::Null),
-                &format!("{path}.circle"),
-            )?;
-            let center = c.arr(
-                circle.get("center").unwrap_or(&Value::Null),
-                &format!("{path}.circle.center"),
-            )?;
-            if center.len() != 2 {
-                return Err(c.err(&format!("{path}.circle.center"), "expected [lat, lon]"));
-            }
-            out.push(MissionItem {
-                command: if inclusion {
-                    commands::NAV_FENCE_CIRCLE_INCLUSION
-                } else {
-                    commands::NAV_FENCE_CIRCLE_EXCLUSION
-                },
-                frame: FRAME_GLOBAL,
-                params: [
-                    c.num(
-                        circle.get("radius").unwrap_or(&Value::Null),
-                        &format!("{path}.circle.radius"),
-                    )?,
-                    0.0,
-                    0.0,
-                    0.0,
-                ],
-                x: c.num(&center[0], &format!("{path}.circle.center[0]"))?,
-                y: c.num(&center[1], &format!("{path}.circle.center[1]"))?,
-                z: 0.0,
-                autocontinue: true,
-            });
-        }
-    }
+    out.extend(f.circles.iter().map(|cf| MissionItem {
+        command: if cf.inclusion.unwrap_or(true) {
+            commands::NAV_FENCE_CIRCLE_INCLUSION
+        } else {
+            commands::NAV_FENCE_CIRCLE_EXCLUSION
+        },
+        frame: FRAME_GLOBAL,
+        params: [cf.circle.radius, 0.0, 0.0, 0.0],
+        x: cf.circle.center[0],
+        y: cf.circle.center[1],
+        z: 0.0,
+        autocontinue: true,
+    }));
     Ok(out)
+}
+
+/// A rally point [lat, lon, alt above home].
+fn rally_point([lat, lon, alt]: [f64; 3]) -> MissionItem {
+    MissionItem {
+        command: commands::NAV_RALLY_POINT,
+        frame: FRAME_GLOBAL_RELATIVE_ALT,
+        params: [0.0; 4],
+        x: lat,
+        y: lon,
+        z: alt,
+        autocontinue: true,
+    }
 }
 
 /// Whether two vertex counts are the same, NaN equal to NaN.

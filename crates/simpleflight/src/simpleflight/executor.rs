@@ -1,0 +1,384 @@
+//! The mission executor: turns the mission's steps into primitives (take-off,
+//! legs, loiters, landings, returns), starts and finishes them, and ends the
+//! mission.
+
+use super::boat::nav_state;
+use super::*;
+
+impl SimpleFlight {
+    /// Takes the next steps off the mission into the primitive queue.
+    pub(super) fn load_next(&mut self, now: SimTime) {
+        let multicopter = self.mc.is_some();
+        let mut guard = 0;
+        while self.queue.is_empty() && self.next_step < self.cfg.mission.len() && guard < 10_000 {
+            guard += 1;
+            let i = self.next_step;
+            self.next_step += 1;
+            let step = self.cfg.mission[i];
+            match step {
+                Step::Skip { command } => {
+                    self.event(
+                        now,
+                        EventKind::ItemSkipped,
+                        Some(i),
+                        mavsitl_mavlink::mission::command_name(command),
+                    );
+                }
+                Step::ChangeSpeed { speed_m_s } => {
+                    if let Some(s) = speed_m_s {
+                        self.speed_xy = s;
+                        let l = self.limits();
+                        self.chain.set_speed(&l);
+                        if let Some(r) = self.rover.as_mut() {
+                            r.set_desired_speed(s);
+                        }
+                    }
+                    self.event(
+                        now,
+                        EventKind::ItemReached,
+                        Some(i),
+                        format!("speed {speed_m_s:?}"),
+                    );
+                    self.status.borrow_mut().reached.push((now, i));
+                }
+                Step::SetHome { pos } => {
+                    self.home_ned = pos.unwrap_or(self.state().pos_ned_m);
+                    self.status.borrow_mut().home_ned = Some(self.home_ned);
+                    self.event(now, EventKind::ItemReached, Some(i), "home set".into());
+                    self.status.borrow_mut().reached.push((now, i));
+                }
+                Step::Jump { target, repeat } => {
+                    let left = self.jumps_left[i].get_or_insert(repeat);
+                    if *left != 0 {
+                        if *left > 0 {
+                            *left -= 1;
+                        }
+                        self.event(
+                            now,
+                            EventKind::ItemReached,
+                            Some(i),
+                            format!("jump to {target}"),
+                        );
+                        self.next_step = target;
+                    } else {
+                        self.jumps_left[i] = None;
+                        self.event(now, EventKind::ItemReached, Some(i), "jump done".into());
+                    }
+                    self.status.borrow_mut().reached.push((now, i));
+                }
+                Step::Takeoff { pos_ne, alt_m } => self
+                    .queue
+                    .push((Prim::Climb { alt_m, xy: pos_ne }, Some(i))),
+                Step::Waypoint {
+                    pos,
+                    hold_s,
+                    radius_m,
+                } => {
+                    let next = if hold_s <= 0.0 {
+                        self.peek_next_waypoint()
+                    } else {
+                        None
+                    };
+                    let to = if multicopter {
+                        pos
+                    } else {
+                        Vector3::new(pos.x, pos.y, 0.0)
+                    };
+                    self.queue.push((
+                        Prim::Leg {
+                            to,
+                            next,
+                            hold_s,
+                            radius_m,
+                        },
+                        Some(i),
+                    ));
+                }
+                Step::Loiter { pos, time_s } => {
+                    self.queue.push((Prim::Hold { at: pos, time_s }, Some(i)))
+                }
+                Step::Delay { time_s } => {
+                    self.queue.push((Prim::Hold { at: None, time_s }, Some(i)))
+                }
+                Step::ReturnToLaunch => self.push_return(Some(i)),
+                Step::Land { pos_ne } => {
+                    if multicopter {
+                        self.queue.push((Prim::Land { xy: pos_ne }, Some(i)));
+                    } else {
+                        self.queue.push((
+                            Prim::Hold {
+                                at: None,
+                                time_s: 0.0,
+                            },
+                            Some(i),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Queues a return to home (climb to RTL_RETURN_ALT, fly home, land; a
+    /// boat sails home and holds there). `item` is the mission item, if any.
+    pub(super) fn push_return(&mut self, item: Option<usize>) {
+        let here = self.state().pos_ned_m;
+        let dest = self.return_point(&here);
+        let radius = self.fp.nav_acc_rad_m;
+        if self.mc.is_some() {
+            let rtl_alt = self.fp.rtl_return_alt_m;
+            let alt = rtl_alt.max(-here.z + self.home_ned.z);
+            // In reverse: the queue is popped from the end.
+            self.queue.push((
+                Prim::Land {
+                    xy: Some([dest.x, dest.y]),
+                },
+                item,
+            ));
+            self.queue.push((
+                Prim::Leg {
+                    to: Vector3::new(dest.x, dest.y, self.home_ned.z - alt),
+                    next: None,
+                    hold_s: 0.0,
+                    radius_m: radius,
+                },
+                None,
+            ));
+            self.queue.push((
+                Prim::Climb {
+                    alt_m: alt,
+                    xy: None,
+                },
+                None,
+            ));
+        } else {
+            self.queue.push((
+                Prim::Hold {
+                    at: Some(Vector3::new(dest.x, dest.y, 0.0)),
+                    time_s: 0.0,
+                },
+                item,
+            ));
+            self.queue.push((
+                Prim::Leg {
+                    to: Vector3::new(dest.x, dest.y, 0.0),
+                    next: None,
+                    hold_s: 0.0,
+                    radius_m: radius,
+                },
+                None,
+            ));
+        }
+    }
+
+    pub(super) fn peek_next_waypoint(&self) -> Option<Vector3<f64>> {
+        let mut j = self.next_step;
+        let mut guard = 0;
+        while j < self.cfg.mission.len() && guard < 64 {
+            guard += 1;
+            match self.cfg.mission[j] {
+                Step::Waypoint { pos, .. } => {
+                    return Some(if self.mc.is_some() {
+                        pos
+                    } else {
+                        Vector3::new(pos.x, pos.y, 0.0)
+                    })
+                }
+                Step::Skip { .. } | Step::ChangeSpeed { .. } => j += 1,
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    pub(super) fn start_prim(&mut self, now: SimTime, prim: Prim, item: Option<usize>) {
+        let s = self.state();
+        if let Some(i) = item {
+            self.event(now, EventKind::ItemCurrent, Some(i), String::new());
+            self.status.borrow_mut().current_item = i;
+        }
+        let l = self.limits();
+        match prim {
+            Prim::Climb { alt_m, xy } => {
+                self.on_ground = false;
+                self.status.borrow_mut().on_ground = false;
+                let from = s.pos_ned_m;
+                let xy = xy.unwrap_or([from.x, from.y]);
+                let mut lim = l;
+                lim.speed_up = self
+                    .cfg
+                    .params
+                    .get("MPC_TKO_SPEED")
+                    .unwrap_or(1.5)
+                    .min(l.speed_up);
+                self.chain.restart(Vector3::new(
+                    from.x,
+                    from.y,
+                    from.z.min(self.cfg.initial_down_m),
+                ));
+                self.chain.set_destination(
+                    Vector3::new(xy[0], xy[1], self.home_ned.z - alt_m),
+                    None,
+                    &lim,
+                );
+                self.last_target = None;
+            }
+            Prim::Leg { to, next, .. } => {
+                if let Some(r) = self.rover.as_mut() {
+                    let ns = nav_state(&s, now, true);
+                    r.auto_set_waypoint(to.xy(), next.map(|n| n.xy()), &ns);
+                } else {
+                    let (o, d) = self.chain.leg();
+                    let here_far = (s.pos_ned_m - d).norm() > 5.0 && !self.chain.is_fast();
+                    if here_far || (o - d).norm() < 1e-9 {
+                        // Start the chain where the vehicle is (after a take-off or a hold).
+                        self.chain
+                            .restart(self.last_target.map_or(s.pos_ned_m, |t| t.pos));
+                    }
+                    self.chain.set_destination(to, next, &l);
+                }
+            }
+            Prim::Hold { at, .. } => {
+                self.hold_pos = at.unwrap_or(s.pos_ned_m);
+                if let Some(r) = self.rover.as_mut() {
+                    let ns = nav_state(&s, now, true);
+                    match at {
+                        Some(p) => {
+                            r.auto_set_waypoint(p.xy(), None, &ns);
+                        }
+                        None => r.start_loiter(&ns),
+                    }
+                }
+            }
+            Prim::Land { .. } => {
+                self.touchdown_since = None;
+            }
+        }
+        self.phase = Phase::Running {
+            prim,
+            item,
+            started: now,
+            arrived: None,
+        };
+    }
+
+    pub(super) fn finish_prim(&mut self, now: SimTime, item: Option<usize>) {
+        if let Some(i) = item {
+            self.event(now, EventKind::ItemReached, Some(i), String::new());
+            self.status.borrow_mut().reached.push((now, i));
+        }
+        self.phase = Phase::Idle;
+    }
+
+    pub(super) fn step_mission(&mut self, now: SimTime) {
+        if self.phase != Phase::Idle {
+            return;
+        }
+        if self.from_mission {
+            if self.status.borrow().finished || self.status.borrow().landed {
+                return;
+            }
+            self.load_next(now);
+        }
+        match self.queue.pop() {
+            Some((prim, item)) => self.start_prim(now, prim, item),
+            // Items left but nothing to fly: a jump loop the plan check
+            // did not see. Never report such a mission as completed.
+            None if self.from_mission && self.next_step < self.cfg.mission.len() => {
+                self.status.borrow_mut().failure = Some(format!(
+                    "mission stuck at item {}: jumps that fly nothing",
+                    self.next_step
+                ));
+            }
+            None if self.from_mission => self.finish_mission(now),
+            None => {
+                if let Some(mode) = self.after_program.take() {
+                    self.enter_mode(now, mode);
+                }
+            }
+        }
+    }
+
+    /// The mission has no more items: hold where it ended.
+    pub(super) fn finish_mission(&mut self, now: SimTime) {
+        let mut st = self.status.borrow_mut();
+        if st.finished {
+            return;
+        }
+        st.finished = true;
+        drop(st);
+        self.event(now, EventKind::MissionFinished, None, String::new());
+        if self.status.borrow().landed {
+            return;
+        }
+        let here = self.state().pos_ned_m;
+        self.hold_pos = self.last_target.map_or(here, |t| t.pos);
+        self.set_mode(now, FlightMode::Hold);
+        self.from_mission = false;
+        if let Some(r) = self.rover.as_mut() {
+            let s = self.est.state();
+            r.start_loiter(&nav_state(&s, now, true));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{bench, waypoint_north};
+    use super::*;
+
+    #[test]
+    fn a_mission_from_the_ground_climbs_first_then_flies_its_legs() {
+        let (mut sf, status) = bench(false, vec![waypoint_north(20.0), waypoint_north(40.0)]);
+        let t = SimTime::from_secs(1);
+        sf.apply(t, Request::Arm { force: true });
+        sf.apply(t, Request::SetMode(FlightMode::Mission));
+        sf.step_mission(t);
+        let Phase::Running { prim, .. } = sf.phase else {
+            panic!("nothing running: {:?}", sf.phase);
+        };
+        assert!(matches!(prim, Prim::Climb { .. }), "{prim:?}");
+        // The climb done, the first leg runs with the next one known.
+        sf.finish_prim(t, None);
+        sf.step_mission(t);
+        let Phase::Running { prim, item, .. } = sf.phase else {
+            panic!("nothing running after the climb");
+        };
+        assert_eq!(item, Some(0));
+        let Prim::Leg { to, next, .. } = prim else {
+            panic!("not a leg: {prim:?}");
+        };
+        assert_eq!(to, Vector3::new(20.0, 0.0, -10.0));
+        assert_eq!(next, Some(Vector3::new(40.0, 0.0, -10.0)));
+        assert_eq!(status.borrow().current_item, 0);
+    }
+
+    #[test]
+    fn the_last_item_done_finishes_the_mission_once() {
+        let (mut sf, status) = bench(true, vec![waypoint_north(20.0)]);
+        let t = SimTime::from_secs(1);
+        sf.apply(t, Request::Arm { force: true });
+        sf.apply(t, Request::SetMode(FlightMode::Mission));
+        sf.step_mission(t);
+        assert!(
+            matches!(
+                sf.phase,
+                Phase::Running {
+                    prim: Prim::Leg { .. },
+                    ..
+                }
+            ),
+            "a boat starts on the water"
+        );
+        sf.finish_prim(t, Some(0));
+        sf.step_mission(t);
+        assert!(status.borrow().finished);
+        sf.step_mission(t);
+        let n = status
+            .borrow()
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::MissionFinished)
+            .count();
+        assert_eq!(n, 1);
+    }
+}
