@@ -9,18 +9,73 @@
 use crate::autopilot::airframe::{BoatOutputs, MotorConfig, MulticopterAirframe};
 use crate::autopilot::gcs::{Endpoint, EndpointConfig};
 use crate::autopilot::geofence::{rally_points, Geofence};
+use crate::autopilot::mission_plan::PlanError;
 use crate::autopilot::mission_plan::{compile, PlanWarning, Step};
-use crate::autopilot::params::ParamStore;
+use crate::autopilot::params::{ParamError, ParamStore};
 use crate::autopilot::{
     RequestQueue, SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig,
 };
 use crate::mission::Mission;
+use crate::mission::MissionError;
 use crate::physics::boat::{BoatLayout, BoatParams};
 use crate::physics::multirotor::MultirotorParams;
 use crate::scenario::load::Airframe;
-use crate::scenario::{ControllerSpec, Scenario, ScenarioSource};
-use crate::sim::Lockstep;
+use crate::scenario::{ControllerSpec, Scenario, ScenarioError, ScenarioSource};
+use crate::sim::{Lockstep, SimError};
 use crate::world::atmosphere::RHO0_KG_M3;
+
+/// Why a flight could not be set up. Each reads as one line naming the file,
+/// vehicle or key and what is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The scenario does not build.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// A controller could not be attached.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// A parameter file or a default parameter is refused.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// The mission cannot be flown.
+    #[error("{mission}: {source}")]
+    Plan {
+        /// The mission's name.
+        mission: String,
+        /// What is wrong with it.
+        source: PlanError,
+    },
+    /// A vehicle's own mission file is unreadable.
+    #[error("{file}: vehicles[{index}].controller.mission: {source}")]
+    VehicleMission {
+        /// The scenario file.
+        file: String,
+        /// The vehicle's index.
+        index: usize,
+        /// Why.
+        source: MissionError,
+    },
+    /// A vehicle's own parameter file is unreadable.
+    #[error("{file}: vehicles[{index}].controller.params: {path}: {source}")]
+    VehicleParams {
+        /// The scenario file.
+        file: String,
+        /// The vehicle's index.
+        index: usize,
+        /// The parameter file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Setting up one vehicle of a fleet failed.
+    #[error("vehicle '{vehicle}': {source}")]
+    Vehicle {
+        /// Its name.
+        vehicle: String,
+        /// Why.
+        source: Box<SetupError>,
+    },
+}
 
 /// A flight ready to run.
 pub struct Flight {
@@ -84,10 +139,8 @@ pub fn flight(
     source: &ScenarioSource,
     param_file: Option<(&str, &str)>,
     auto_arm: bool,
-) -> Result<Flight, String> {
-    let sim = scenario
-        .build_simulation(source)
-        .map_err(|e| e.to_string())?;
+) -> Result<Flight, SetupError> {
+    let sim = scenario.build_simulation(source)?;
     let plan = PilotPlan {
         mission,
         mission_name,
@@ -96,9 +149,7 @@ pub fn flight(
     };
     let (sf, pilot) = simpleflight_for(0, &plan, scenario, source, &sim)?;
     let mut lockstep = Lockstep::new(sim);
-    lockstep
-        .attach(0, Box::new(sf))
-        .map_err(|e| e.to_string())?;
+    lockstep.attach(0, Box::new(sf))?;
     Ok(Flight {
         lockstep,
         status: pilot.status,
@@ -153,11 +204,8 @@ fn simpleflight_for(
     scenario: &Scenario,
     source: &ScenarioSource,
     sim: &crate::sim::Simulation,
-) -> Result<(SimpleFlight, Pilot), String> {
-    let vehicle = match scenario
-        .resolve_airframe(index, source)
-        .map_err(|e| e.to_string())?
-    {
+) -> Result<(SimpleFlight, Pilot), SetupError> {
+    let vehicle = match scenario.resolve_airframe(index, source)? {
         Airframe::Multirotor(p) => VehicleConfig::Multirotor(multicopter_airframe(&p)),
         Airframe::Boat(p) => VehicleConfig::Boat(boat_outputs(&p)),
     };
@@ -169,17 +217,17 @@ fn simpleflight_for(
     let mut params = ParamStore::default();
     if !multicopter {
         for (n, v) in BOAT_DEFAULTS {
-            params.set(n, *v).map_err(|e| e.to_string())?;
+            params.set(n, *v)?;
         }
     }
     if let Some(hs) = plan.mission.hover_speed_m_s.filter(|_| multicopter) {
         let _ = params.set("MPC_XY_CRUISE", hs.clamp(0.5, 20.0));
     }
     if let Some((text, name)) = plan.param_file {
-        params.load(text, name).map_err(|e| e.to_string())?;
+        params.load(text, name)?;
     }
     let frame = *sim.world().frame();
-    let radius = params.get("NAV_ACC_RAD").unwrap_or(2.0);
+    let radius = params.value("NAV_ACC_RAD");
     let (steps, warnings) = compile(
         plan.mission,
         &frame,
@@ -187,7 +235,10 @@ fn simpleflight_for(
         multicopter,
         radius,
     )
-    .map_err(|e| format!("{}: {e}", plan.mission_name))?;
+    .map_err(|source| SetupError::Plan {
+        mission: plan.mission_name.to_string(),
+        source,
+    })?;
     let total_items = steps
         .iter()
         .filter(|s| !matches!(s, Step::Skip { .. }))
@@ -247,16 +298,11 @@ pub fn fleet(
     scenario: &Scenario,
     source: &ScenarioSource,
     default: &PilotPlan,
-) -> Result<Fleet, String> {
-    let sim = scenario
-        .build_simulation(source)
-        .map_err(|e| e.to_string())?;
+) -> Result<Fleet, SetupError> {
+    let sim = scenario.build_simulation(source)?;
     let mut controllers: Vec<(usize, Box<dyn crate::controller::FlightController>)> = Vec::new();
     let mut pilots = Vec::new();
     for (i, spec) in scenario.vehicles.iter().enumerate() {
-        let at = |what: &str, e: String| {
-            format!("{}: vehicles[{i}].controller.{what}: {e}", source.name)
-        };
         match &spec.controller {
             ControllerSpec::Passive(p) => {
                 controllers.push((i, Box::new(crate::controller::Passive::new(p))))
@@ -268,7 +314,11 @@ pub fn fleet(
                     Some(m) => {
                         let path = source.base_dir.join(m);
                         let mission =
-                            Mission::load(&path).map_err(|e| at("mission", e.to_string()))?;
+                            Mission::load(&path).map_err(|e| SetupError::VehicleMission {
+                                file: source.name.clone(),
+                                index: i,
+                                source: e,
+                            })?;
                         Some((mission, path.display().to_string()))
                     }
                     None => None,
@@ -280,8 +330,14 @@ pub fn fleet(
                 let text = match &sf.params {
                     Some(p) => {
                         let path = source.base_dir.join(p);
-                        let text = std::fs::read_to_string(&path)
-                            .map_err(|e| at("params", format!("{}: {e}", path.display())))?;
+                        let text = std::fs::read_to_string(&path).map_err(|e| {
+                            SetupError::VehicleParams {
+                                file: source.name.clone(),
+                                index: i,
+                                path: path.display().to_string(),
+                                source: e,
+                            }
+                        })?;
                         Some((text, path.display().to_string()))
                     }
                     None => None,
@@ -295,8 +351,13 @@ pub fn fleet(
                     },
                     auto_arm: default.auto_arm,
                 };
-                let (sf, pilot) = simpleflight_for(i, &plan, scenario, source, &sim)
-                    .map_err(|e| format!("vehicle '{}': {e}", spec.name))?;
+                let (sf, pilot) =
+                    simpleflight_for(i, &plan, scenario, source, &sim).map_err(|e| {
+                        SetupError::Vehicle {
+                            vehicle: spec.name.clone(),
+                            source: Box::new(e),
+                        }
+                    })?;
                 controllers.push((i, Box::new(sf)));
                 pilots.push(pilot);
             }
@@ -304,7 +365,7 @@ pub fn fleet(
     }
     let mut lockstep = Lockstep::new(sim);
     for (i, c) in controllers {
-        lockstep.attach(i, c).map_err(|e| e.to_string())?;
+        lockstep.attach(i, c)?;
     }
     Ok(Fleet { lockstep, pilots })
 }

@@ -98,6 +98,11 @@ fn what_the_dockerfiles_copy_exists() {
     }
     // Every directory the sources embed files from is in the build stage.
     let build: &str = text.split("FROM debian").next().unwrap_or("");
+    // The workspace's layers build with the binary.
+    assert!(
+        build.contains("COPY crates ./crates"),
+        "the build stage lacks crates/, the workspace's layers"
+    );
     for dir in embedded_dirs(&root().join("src")) {
         assert!(
             build.contains(&format!("COPY {dir} ./{dir}")),

@@ -109,7 +109,7 @@ struct Latest {
 }
 
 /// Builds the flight afresh (for `reset`).
-pub type Rebuild = Box<dyn Fn() -> Result<Flight, String>>;
+pub type Rebuild = Box<dyn Fn() -> Result<Flight, crate::setup::SetupError>>;
 
 /// A firmware flying the vehicle over its bridge (AirSim's `PX4Multirotor`):
 /// the API serves state, sensors and the clock; the firmware takes its
@@ -909,7 +909,7 @@ impl AirSimApi {
         let Pilot::SimpleFlight { rebuild, .. } = &self.pilot else {
             return Err(self.refused("reset"));
         };
-        let flight = rebuild()?;
+        let flight = rebuild().map_err(|e| e.to_string())?;
         if let Pilot::SimpleFlight {
             status, requests, ..
         } = &mut self.pilot

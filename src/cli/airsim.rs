@@ -347,7 +347,7 @@ fn run_simpleflight(
             )
         }
     };
-    let flight = build().map_err(|e| CliError::input(e, "check the scenario"))?;
+    let flight = build().map_err(|e| CliError::input(e.to_string(), "check the scenario"))?;
     if !flight.multicopter {
         return Err(CliError::input(
             "airsim: the scenario's vehicle is not a multirotor",

@@ -14,12 +14,11 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
+use super::firmware::{flight_title, paced_step, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::gcs::{parse_speedup, Pacer, Speedup};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::launch::LaunchSpec;
 use super::CliError;
-use super::NextTick;
 
 /// Arguments of `mavsitl ardupilot`.
 #[derive(Debug, Args)]
@@ -425,24 +424,16 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
     let mut recent: Vec<Instant> = Vec::new();
     let mut recording = true;
     let outcome: Result<(), String> = loop {
-        match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
-            NextTick::Interrupted => break Err("interrupted".into()),
-            NextTick::Ended => break Ok(()),
-            NextTick::Wait(d) => {
-                std::thread::sleep(d);
-                continue;
-            }
-            NextTick::Due => {}
-        }
-        let step = match (recorder.as_mut(), recording) {
+        let tick = |ls: &mut Lockstep| match (recorder.as_mut(), recording) {
             (Some(r), true) => ls.tick(r),
             _ => ls.tick(&mut ()),
         };
-        let (msg, restarted) = match flight.judge(step, ls.sim_mut()) {
-            Judged::Go => continue,
-            Judged::End(o) => break o,
-            Judged::Lost { why, restarted } => (why, restarted),
-        };
+        let (msg, restarted) =
+            match paced_step(&mut ls, &mut flight, &pacer, end, rate.period_us(), tick) {
+                Judged::Go => continue,
+                Judged::End(o) => break o,
+                Judged::Lost { why, restarted } => (why, restarted),
+            };
         if !(restarted || args.wait_reconnect) {
             break Err(msg);
         }

@@ -181,8 +181,12 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         param_file: inputs.params(),
         auto_arm: true,
     };
-    let fleet = setup::fleet(&inputs.scenario, &inputs.source, &plan)
-        .map_err(|e| CliError::input(e, "check the scenario, its missions and parameter files"))?;
+    let fleet = setup::fleet(&inputs.scenario, &inputs.source, &plan).map_err(|e| {
+        CliError::input(
+            e.to_string(),
+            "check the scenario, its missions and parameter files",
+        )
+    })?;
     let mut lockstep = fleet.lockstep;
     let mut firmware = super::fleet_firmware::attach_all(args, &inputs, &mut lockstep, frame_rate)?;
     let frame = *lockstep.sim().world().frame();

@@ -247,7 +247,12 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         inputs.params(),
         true,
     )
-    .map_err(|e| CliError::input(e, "check the mission, scenario and parameter file"))?;
+    .map_err(|e| {
+        CliError::input(
+            e.to_string(),
+            "check the mission, scenario and parameter file",
+        )
+    })?;
     for w in &flight.warnings {
         eprintln!("warning: {}: {}", inputs.mission_name, w.message);
     }

@@ -15,12 +15,11 @@ use mavsitl::record::Recorder;
 use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
+use super::firmware::{flight_title, paced_step, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::gcs::{epoch_unix_us, parse_speedup, Pacer, Speedup};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::launch::LaunchSpec;
 use super::CliError;
-use super::NextTick;
 
 /// Arguments of `mavsitl px4`.
 #[derive(Debug, Args)]
@@ -485,19 +484,7 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         actuators: actuator_writer(&args, channels)?,
         channels,
     };
-    let launch = match &args.px4_build {
-        Some(dir) => {
-            let setup = Px4Setup {
-                params: &params,
-                ..Px4Setup::of(&args)
-            };
-            Some(launch_spec(dir, &setup, &inputs, speedup)?)
-        }
-        None => {
-            print_instructions(&args, &inputs, &opts, speedup);
-            None
-        }
-    };
+    let launch = launch_or_instruct(&args, &params, &inputs, &opts, speedup)?;
     let mut flight = FirmwareFlight::start(
         Dialect::Px4,
         args.instance,
@@ -512,25 +499,19 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
     let mut restarts = 0u32;
     let mut recording = true;
     let outcome: Result<(), String> = loop {
-        match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
-            NextTick::Interrupted => break Err("interrupted".into()),
-            NextTick::Ended => break Ok(()),
-            NextTick::Wait(d) => {
-                std::thread::sleep(d);
-                continue;
+        let tick = |ls: &mut Lockstep| {
+            if recording {
+                ls.tick(&mut obs)
+            } else {
+                ls.tick(&mut ())
             }
-            NextTick::Due => {}
-        }
-        let step = if recording {
-            ls.tick(&mut obs)
-        } else {
-            ls.tick(&mut ())
         };
-        let (msg, restarted) = match flight.judge(step, ls.sim_mut()) {
-            Judged::Go => continue,
-            Judged::End(o) => break o,
-            Judged::Lost { why, restarted } => (why, restarted),
-        };
+        let (msg, restarted) =
+            match paced_step(&mut ls, &mut flight, &pacer, end, rate.period_us(), tick) {
+                Judged::Go => continue,
+                Judged::End(o) => break o,
+                Judged::Lost { why, restarted } => (why, restarted),
+            };
         if !restarted && !wait_for_return(&args, &port, &opts, &msg) {
             break Err(format!(
                 "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",
@@ -577,6 +558,30 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
     }
     print_lockstep(&st, restarts);
     outcome.map_err(CliError::run)
+}
+
+/// With `--px4-build`, what to start PX4 with; without, the instructions to
+/// start it by hand (printed) and None.
+fn launch_or_instruct(
+    args: &Px4Args,
+    params: &[(String, String)],
+    inputs: &FlightInputs,
+    opts: &Px4Options,
+    speedup: Speedup,
+) -> Result<Option<LaunchSpec>, CliError> {
+    match &args.px4_build {
+        Some(dir) => {
+            let setup = Px4Setup {
+                params,
+                ..Px4Setup::of(args)
+            };
+            Ok(Some(launch_spec(dir, &setup, inputs, speedup)?))
+        }
+        None => {
+            print_instructions(args, inputs, opts, speedup);
+            Ok(None)
+        }
+    }
 }
 
 /// A PX4 that came back flies the vehicle where it is: a new bridge on the

@@ -212,8 +212,12 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
             param_file: inputs.params(),
             auto_arm: false,
         };
-        setup::fleet(&inputs.scenario, &inputs.source, &plan)
-            .map_err(|e| CliError::input(e, "check the mission, scenario and parameter file"))
+        setup::fleet(&inputs.scenario, &inputs.source, &plan).map_err(|e| {
+            CliError::input(
+                e.to_string(),
+                "check the mission, scenario and parameter file",
+            )
+        })
     };
     let mut fleet = build()?;
     if let Some(p) = fleet.pilots.first() {

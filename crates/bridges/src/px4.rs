@@ -817,9 +817,20 @@ impl Px4Bridge {
         self.last_asked = Some(now);
     }
 
+    /// One lockstep step's messages: GPS, ground truth and RC when due, and
+    /// HIL_SENSOR last (it releases PX4's step).
     fn sensors(&mut self, f: &SensorFrame) {
-        let t = f.time.as_micros();
-        // GPS reports delivered in this step (the model applied the latency).
+        self.send_gps(f);
+        self.send_ground_truth(f);
+        self.send_rc(f);
+        self.send_hil_sensor(f);
+        self.stats.steps += 1;
+        self.last_sensor = Some(f.time);
+    }
+
+    /// HIL_GPS for the reports delivered in this step (the model applied the
+    /// latency); time-stamped in UTC at their measurement.
+    fn send_gps(&mut self, f: &SensorFrame) {
         for g in f.gps.iter() {
             let w = GpsScaled::of(g);
             self.send(MavMessage::HIL_GPS(HIL_GPS_DATA {
@@ -841,7 +852,12 @@ impl Px4Bridge {
             }));
             self.stats.gps_sent += 1;
         }
-        // Ground truth when PX4 asked for it.
+    }
+
+    /// HIL_STATE_QUATERNION at the interval PX4 asked for (one message at
+    /// most per step, keeping the average rate).
+    fn send_ground_truth(&mut self, f: &SensorFrame) {
+        let t = f.time.as_micros();
         if let (Some(iv), Some(gt)) = (self.state_interval_us, f.ground_truth) {
             if f.time >= self.next_state {
                 // Keep the asked average rate (one message at most per step).
@@ -874,7 +890,11 @@ impl Px4Bridge {
                 ));
             }
         }
-        // RC sticks, if the scenario scripts them and RC is not lost.
+    }
+
+    /// RC_CHANNELS, if the scenario scripts the sticks and RC is not lost.
+    fn send_rc(&mut self, f: &SensorFrame) {
+        let t = f.time.as_micros();
         if let Some(rc) = self.opts.rc.as_ref().filter(|_| !f.links.rc_lost) {
             if self.stats.steps.is_multiple_of(rc.every_steps.max(1)) {
                 if let Some(ch) = rc.at(f.time) {
@@ -906,7 +926,12 @@ impl Px4Bridge {
                 }
             }
         }
-        // HIL_SENSOR id 0 last: it releases PX4's step.
+    }
+
+    /// HIL_SENSOR id 0 with the step's newest IMU, magnetometer and
+    /// barometer samples, flagged as updated.
+    fn send_hil_sensor(&mut self, f: &SensorFrame) {
+        let t = f.time.as_micros();
         use HilSensorUpdatedFlags as F;
         let mut flags = F::empty();
         let mut m = HIL_SENSOR_DATA {
@@ -947,8 +972,6 @@ impl Px4Bridge {
         m.fields_updated = flags;
         m.id = 0;
         self.send(MavMessage::HIL_SENSOR(m));
-        self.stats.steps += 1;
-        self.last_sensor = Some(f.time);
     }
 }
 

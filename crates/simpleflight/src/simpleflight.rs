@@ -13,6 +13,14 @@
 //! and it disarms `COM_DISARM_LAND` s after touching down or
 //! `COM_DISARM_PRFLT` s after arming without taking off. The summary and events
 //! are shared through [`StatusHandle`].
+//!
+//! This file holds the types, construction and the `FlightController`
+//! impl; the rest is in `simpleflight/`: `executor.rs` (mission steps →
+//! primitives), `modes.rs` (arming, modes, one handler per request),
+//! `multicopter_flight.rs` (primitives → the cascade's set-points, landing
+//! detection), `boat.rs` (primitives → the Rover guidance port) and
+//! `reactions.rs` (failsafe actions), with `test_support.rs` for their unit
+//! tests.
 
 mod boat;
 mod executor;

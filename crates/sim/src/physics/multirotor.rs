@@ -100,7 +100,7 @@ impl FrameLayout {
 
 params_struct! {
     /// Everything that defines a multirotor airframe. Numbers live in the airframe
-    /// files (`src/physics/airframes/*.json`); a scenario overrides any of them.
+    /// files (`physics/airframes/*.json`); a scenario overrides any of them.
     pub struct MultirotorParams / MultirotorOverrides {
         /// Rotor layout (motor order, angles, spins): `quad_x`, `hexa_x`, `octo_x`.
         pub frame: FrameLayout,
