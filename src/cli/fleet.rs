@@ -10,9 +10,10 @@ use std::time::Instant;
 use mavsitl::encounter::Collision;
 use mavsitl::metrics::{FlightMetrics, PlannedLegs};
 use mavsitl::mission::Mission;
+use mavsitl::record::Recorder;
 use mavsitl::scenario::ControllerSpec;
 use mavsitl::setup::{self, Pilot, PilotPlan};
-use mavsitl::sim::Simulation;
+use mavsitl::sim::{Lockstep, Simulation};
 use mavsitl::time::SimTime;
 
 use super::fly::FlyArgs;
@@ -189,33 +190,11 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
     })?;
     let mut lockstep = fleet.lockstep;
     let mut firmware = super::fleet_firmware::attach_all(args, &inputs, &mut lockstep, frame_rate)?;
-    let frame = *lockstep.sim().world().frame();
-    let mut members = Vec::new();
-    for pilot in fleet.pilots {
-        let (mission, mission_name) = mission_of(&inputs, pilot.index)?;
-        for w in &pilot.warnings {
-            eprintln!("warning: {mission_name}: {}", w.message);
-        }
-        let name = lockstep
-            .sim()
-            .vehicles()
-            .get(pilot.index)
-            .map_or_else(String::new, |v| v.name().to_string());
-        let start = lockstep
-            .sim()
-            .vehicles()
-            .get(pilot.index)
-            .map_or_else(nalgebra::Vector2::zeros, |v| v.body().state.pos_ned_m.xy());
-        members.push(Member {
-            legs: PlannedLegs::launched_at(&mission, &frame, start),
-            pilot,
-            name,
-            mission_name,
-            metrics: FlightMetrics::default(),
-            finished_at: None,
-            outcome: None,
-        });
-    }
+    let mut members = fleet
+        .pilots
+        .into_iter()
+        .map(|pilot| member(&inputs, lockstep.sim(), pilot))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut recorder = super::open_recorder(
         args.record.as_deref(),
         &inputs.scenario,
@@ -224,29 +203,13 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
     )?;
     let end = SimTime::from_secs_f64(args.timeout);
     let wall = Instant::now();
-    let mut stopped: Option<String> = None;
-    let flying = |m: &[Member], f: &[super::firmware_fleet::Member]| {
-        m.iter().any(|m| m.outcome.is_none()) || f.iter().any(|f| !f.done())
-    };
-    while lockstep.sim().time() < end && flying(&members, &firmware) {
-        let step = match recorder.as_mut() {
-            Some(r) => lockstep.tick(r),
-            None => lockstep.tick(&mut ()),
-        };
-        if let Err(e) = step {
-            let why = super::firmware_fleet::cause(&firmware);
-            stopped = Some(why.unwrap_or_else(|| format!("simulation stopped: {e}")));
-            break;
-        }
-        for m in &mut members {
-            m.follow(lockstep.sim());
-        }
-        super::firmware_fleet::follow(&mut firmware, &mut lockstep);
-        if lockstep.sim().tick().is_multiple_of(1024) && super::interrupted() {
-            stopped = Some("interrupted".into());
-            break;
-        }
-    }
+    let stopped = fly_all(
+        &mut lockstep,
+        &mut members,
+        &mut firmware,
+        recorder.as_mut(),
+        end,
+    );
     super::firmware_fleet::mark_end(&mut firmware);
     let sim = lockstep.sim();
     for m in &mut members {
@@ -295,6 +258,59 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
             failed.join(", ")
         )))
     }
+}
+
+/// A SimpleFlight vehicle of the fleet, followed against its own mission
+/// from where it starts.
+fn member(inputs: &FlightInputs, sim: &Simulation, pilot: Pilot) -> Result<Member, CliError> {
+    let (mission, mission_name) = mission_of(inputs, pilot.index)?;
+    for w in &pilot.warnings {
+        eprintln!("warning: {mission_name}: {}", w.message);
+    }
+    let vehicle = sim.vehicles().get(pilot.index);
+    let name = vehicle.map_or_else(String::new, |v| v.name().to_string());
+    let start = vehicle.map_or_else(nalgebra::Vector2::zeros, |v| v.body().state.pos_ned_m.xy());
+    Ok(Member {
+        legs: PlannedLegs::launched_at(&mission, sim.world().frame(), start),
+        pilot,
+        name,
+        mission_name,
+        metrics: FlightMetrics::default(),
+        finished_at: None,
+        outcome: None,
+    })
+}
+
+/// Ticks the world until every flight is over (or `end`, or Ctrl-C);
+/// returns why it stopped early, if it did.
+fn fly_all(
+    lockstep: &mut Lockstep,
+    members: &mut [Member],
+    firmware: &mut [super::firmware_fleet::Member],
+    mut recorder: Option<&mut Recorder>,
+    end: SimTime,
+) -> Option<String> {
+    let flying = |m: &[Member], f: &[super::firmware_fleet::Member]| {
+        m.iter().any(|m| m.outcome.is_none()) || f.iter().any(|f| !f.done())
+    };
+    while lockstep.sim().time() < end && flying(members, firmware) {
+        let step = match recorder.as_deref_mut() {
+            Some(r) => lockstep.tick(r),
+            None => lockstep.tick(&mut ()),
+        };
+        if let Err(e) = step {
+            let why = super::firmware_fleet::cause(firmware);
+            return Some(why.unwrap_or_else(|| format!("simulation stopped: {e}")));
+        }
+        for m in members.iter_mut() {
+            m.follow(lockstep.sim());
+        }
+        super::firmware_fleet::follow(firmware, lockstep);
+        if lockstep.sim().tick().is_multiple_of(1024) && super::interrupted() {
+            return Some("interrupted".into());
+        }
+    }
+    None
 }
 
 /// One summary per SimpleFlight vehicle.

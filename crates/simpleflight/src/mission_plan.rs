@@ -120,134 +120,167 @@ pub fn compile(
     multicopter: bool,
     default_radius: f64,
 ) -> Result<(Vec<Step>, Vec<PlanWarning>), PlanError> {
+    let ctx = ItemContext {
+        frame,
+        home_alt_m,
+        multicopter,
+        default_radius,
+        items: mission.items.len(),
+    };
     let mut steps = Vec::with_capacity(mission.items.len());
     let mut warnings = Vec::new();
     for (index, it) in mission.items.iter().enumerate() {
-        let name = command_name(it.command);
-        let err = |reason: &str| PlanError {
+        let step = ctx.step(it).map_err(|reason| PlanError {
             index,
-            name: name.clone(),
-            reason: reason.into(),
-        };
-        let p = position(it, frame, home_alt_m);
-        let step = match (classify(it.command), it.command) {
-            (Support::Refused, _) => {
-                return Err(err(
-                    "not supported by SimpleFlight, and skipping it would fly a different route",
-                ))
-            }
-            (Support::Skipped, _) => {
-                warnings.push(PlanWarning {
-                    index,
-                    message: format!("mission item {index} ({name}) is not supported; skipped"),
-                });
-                Step::Skip {
-                    command: it.command,
-                }
-            }
-            (_, commands::NAV_TAKEOFF) => {
-                if !multicopter {
-                    warnings.push(PlanWarning {
-                        index,
-                        message: format!(
-                            "mission item {index} ({name}) has no meaning for a boat; skipped"
-                        ),
-                    });
-                    Step::Skip {
-                        command: it.command,
-                    }
-                } else {
-                    let alt = if it.frame == FRAME_GLOBAL {
-                        it.z - home_alt_m
-                    } else {
-                        it.z
-                    };
-                    if !alt.is_finite() || alt <= 0.0 {
-                        return Err(err("take-off altitude must be above home"));
-                    }
-                    Step::Takeoff {
-                        pos_ne: p.map(|v| [v.x, v.y]),
-                        alt_m: alt,
-                    }
-                }
-            }
-            (_, commands::NAV_WAYPOINT) => {
-                let pos = p.ok_or_else(|| err("a waypoint needs a latitude and longitude"))?;
-                if multicopter && -pos.z <= 0.0 {
-                    return Err(err("waypoint altitude is at or below home"));
-                }
-                let radius = if it.params[1].is_finite() && it.params[1] > 0.0 {
-                    it.params[1]
-                } else {
-                    default_radius
-                };
-                Step::Waypoint {
-                    pos,
-                    hold_s: if it.params[0].is_finite() {
-                        it.params[0].max(0.0)
-                    } else {
-                        0.0
-                    },
-                    radius_m: radius,
-                }
-            }
-            (_, commands::NAV_LOITER_TIME) => Step::Loiter {
-                pos: p,
-                time_s: if it.params[0].is_finite() {
-                    it.params[0].max(0.0)
-                } else {
-                    0.0
-                },
-            },
-            (_, commands::NAV_LOITER_UNLIM) => Step::Loiter {
-                pos: p,
-                time_s: f64::INFINITY,
-            },
-            (_, commands::NAV_DELAY) => Step::Delay {
-                time_s: if it.params[0].is_finite() {
-                    it.params[0].max(0.0)
-                } else {
-                    0.0
-                },
-            },
-            (_, commands::NAV_RETURN_TO_LAUNCH) => Step::ReturnToLaunch,
-            (_, commands::NAV_LAND) => Step::Land {
-                pos_ne: p.map(|v| [v.x, v.y]),
-            },
-            (_, commands::DO_JUMP) => {
-                let target = it.params[0];
-                if !(target.is_finite() && target >= 0.0 && (target as usize) < mission.items.len())
-                {
-                    return Err(err(&format!(
-                        "jump target {target} is not an item of this mission"
-                    )));
-                }
-                Step::Jump {
-                    target: target as usize,
-                    repeat: if it.params[1].is_finite() {
-                        it.params[1] as i64
-                    } else {
-                        0
-                    },
-                }
-            }
-            (_, commands::DO_CHANGE_SPEED) => {
-                let s = it.params[1];
-                Step::ChangeSpeed {
-                    speed_m_s: (s.is_finite() && s > 0.0).then_some(s),
-                }
-            }
-            (_, commands::DO_SET_HOME) => Step::SetHome {
-                pos: if it.params[0] == 1.0 { None } else { p },
-            },
-            _ => Step::Skip {
-                command: it.command,
-            },
-        };
+            name: command_name(it.command),
+            reason,
+        })?;
+        if let Some(message) = skip_warning(index, it, &step, multicopter) {
+            warnings.push(PlanWarning { index, message });
+        }
         steps.push(step);
     }
     check_jumps(&steps)?;
     Ok((steps, warnings))
+}
+
+/// What every item is compiled against.
+struct ItemContext<'a> {
+    frame: &'a LocalFrame,
+    home_alt_m: f64,
+    multicopter: bool,
+    default_radius: f64,
+    /// The mission's length (jump targets must be inside it).
+    items: usize,
+}
+
+/// A time parameter, s: NaN reads as 0, negatives as 0.
+fn seconds(v: f64) -> f64 {
+    if v.is_finite() {
+        v.max(0.0)
+    } else {
+        0.0
+    }
+}
+
+/// Why a skipped item was skipped, for the operator.
+fn skip_warning(index: usize, it: &MissionItem, step: &Step, multicopter: bool) -> Option<String> {
+    let name = command_name(it.command);
+    match (step, classify(it.command)) {
+        (Step::Skip { .. }, Support::Skipped) => Some(format!(
+            "mission item {index} ({name}) is not supported; skipped"
+        )),
+        (Step::Skip { .. }, _) if it.command == commands::NAV_TAKEOFF && !multicopter => Some(
+            format!("mission item {index} ({name}) has no meaning for a boat; skipped"),
+        ),
+        _ => None,
+    }
+}
+
+impl ItemContext<'_> {
+    /// The step for an item, or why it cannot be flown.
+    fn step(&self, it: &MissionItem) -> Result<Step, String> {
+        let p = position(it, self.frame, self.home_alt_m);
+        let step =
+            match (classify(it.command), it.command) {
+                (Support::Refused, _) => return Err(
+                    "not supported by SimpleFlight, and skipping it would fly a different route"
+                        .into(),
+                ),
+                (Support::Skipped, _) => Step::Skip {
+                    command: it.command,
+                },
+                (_, commands::NAV_TAKEOFF) => self.takeoff(it, p)?,
+                (_, commands::NAV_WAYPOINT) => self.waypoint(it, p)?,
+                (_, commands::NAV_LOITER_TIME) => Step::Loiter {
+                    pos: p,
+                    time_s: seconds(it.params[0]),
+                },
+                (_, commands::NAV_LOITER_UNLIM) => Step::Loiter {
+                    pos: p,
+                    time_s: f64::INFINITY,
+                },
+                (_, commands::NAV_DELAY) => Step::Delay {
+                    time_s: seconds(it.params[0]),
+                },
+                (_, commands::NAV_RETURN_TO_LAUNCH) => Step::ReturnToLaunch,
+                (_, commands::NAV_LAND) => Step::Land {
+                    pos_ne: p.map(|v| [v.x, v.y]),
+                },
+                (_, commands::DO_JUMP) => self.jump(it)?,
+                (_, commands::DO_CHANGE_SPEED) => {
+                    let s = it.params[1];
+                    Step::ChangeSpeed {
+                        speed_m_s: (s.is_finite() && s > 0.0).then_some(s),
+                    }
+                }
+                (_, commands::DO_SET_HOME) => Step::SetHome {
+                    pos: if it.params[0] == 1.0 { None } else { p },
+                },
+                _ => Step::Skip {
+                    command: it.command,
+                },
+            };
+        Ok(step)
+    }
+
+    /// NAV_TAKEOFF: a multicopter climbs to param 7 above home; a boat skips it.
+    fn takeoff(&self, it: &MissionItem, p: Option<Vector3<f64>>) -> Result<Step, String> {
+        if !self.multicopter {
+            return Ok(Step::Skip {
+                command: it.command,
+            });
+        }
+        let alt = if it.frame == FRAME_GLOBAL {
+            it.z - self.home_alt_m
+        } else {
+            it.z
+        };
+        if !alt.is_finite() || alt <= 0.0 {
+            return Err("take-off altitude must be above home".into());
+        }
+        Ok(Step::Takeoff {
+            pos_ne: p.map(|v| [v.x, v.y]),
+            alt_m: alt,
+        })
+    }
+
+    /// NAV_WAYPOINT: param 1 the hold time, param 2 the acceptance radius
+    /// (else the default).
+    fn waypoint(&self, it: &MissionItem, p: Option<Vector3<f64>>) -> Result<Step, String> {
+        let pos = p.ok_or("a waypoint needs a latitude and longitude")?;
+        if self.multicopter && -pos.z <= 0.0 {
+            return Err("waypoint altitude is at or below home".into());
+        }
+        let radius = if it.params[1].is_finite() && it.params[1] > 0.0 {
+            it.params[1]
+        } else {
+            self.default_radius
+        };
+        Ok(Step::Waypoint {
+            pos,
+            hold_s: seconds(it.params[0]),
+            radius_m: radius,
+        })
+    }
+
+    /// DO_JUMP: param 1 the target item, param 2 the repeat count.
+    fn jump(&self, it: &MissionItem) -> Result<Step, String> {
+        let target = it.params[0];
+        if !(target.is_finite() && target >= 0.0 && (target as usize) < self.items) {
+            return Err(format!(
+                "jump target {target} is not an item of this mission"
+            ));
+        }
+        Ok(Step::Jump {
+            target: target as usize,
+            repeat: if it.params[1].is_finite() {
+                it.params[1] as i64
+            } else {
+                0
+            },
+        })
+    }
 }
 
 /// Whether a step takes the vehicle somewhere or takes time.

@@ -450,36 +450,9 @@ impl Endpoint {
         let mut msgs = self.take_scratch();
         match m {
             MavMessage::PARAM_REQUEST_LIST(_) => self.list.start(link),
-            MavMessage::PARAM_REQUEST_READ(r) => {
-                let index = if r.param_index >= 0 {
-                    Some(r.param_index as usize)
-                } else {
-                    let name = r.param_id.to_str().unwrap_or("").trim_end_matches('\0');
-                    self.params.index(name)
-                };
-                match index.and_then(|i| value_message(&self.params, i)) {
-                    Some(v) => msgs.push(v),
-                    None => {
-                        tracing::debug!(?r.param_id, r.param_index, "PARAM_REQUEST_READ of an unknown parameter")
-                    }
-                }
-            }
+            MavMessage::PARAM_REQUEST_READ(r) => self.on_param_read(&r, &mut msgs),
             MavMessage::PARAM_SET(p) => self.on_param_set(&p, out),
-            MavMessage::MISSION_COUNT(c) => {
-                let o = self.missions.on_count(
-                    link,
-                    peer,
-                    c.count,
-                    c.mission_type as u8,
-                    &mut self.stores,
-                    &mut msgs,
-                );
-                if let Outcome::Stored(ListType::Mission) = o {
-                    self.push(Request::SetMission(Vec::new()));
-                }
-                out.extend(msgs.drain(..).map(Outgoing::Msg));
-                self.report(o, out);
-            }
+            MavMessage::MISSION_COUNT(c) => self.on_mission_count(link, peer, &c, &mut msgs, out),
             MavMessage::MISSION_REQUEST_LIST(r) => {
                 self.missions
                     .on_request_list(peer, r.mission_type as u8, &self.stores, &mut msgs)
@@ -494,47 +467,8 @@ impl Endpoint {
                 let o = self.missions.on_ack(peer);
                 self.report(o, out);
             }
-            MavMessage::MISSION_CLEAR_ALL(c) => {
-                let t = c.mission_type as u8;
-                let lists: &[ListType] = match t {
-                    255 => &[ListType::Mission, ListType::Fence, ListType::Rally],
-                    0 => &[ListType::Mission],
-                    1 => &[ListType::Fence],
-                    2 => &[ListType::Rally],
-                    _ => &[],
-                };
-                let result = if lists.is_empty() {
-                    MavMissionResult::MAV_MISSION_UNSUPPORTED
-                } else {
-                    MavMissionResult::MAV_MISSION_ACCEPTED
-                };
-                for l in lists {
-                    self.stores.set(*l, Vec::new());
-                    if *l == ListType::Mission {
-                        self.push(Request::SetMission(Vec::new()));
-                    }
-                }
-                msgs.push(MavMessage::MISSION_ACK(MISSION_ACK_DATA {
-                    target_system: peer.0,
-                    target_component: peer.1,
-                    mavtype: result,
-                    mission_type: c.mission_type,
-                    opaque_id: 0,
-                }));
-            }
-            MavMessage::MISSION_SET_CURRENT(c) => {
-                let n = self.stores.list(ListType::Mission).len();
-                if (c.seq as usize) < n {
-                    self.push(Request::SetCurrent(c.seq as usize));
-                    self.last_mission_current = None;
-                } else {
-                    Self::text(
-                        out,
-                        MavSeverity::MAV_SEVERITY_WARNING,
-                        &format!("no mission item {}", c.seq),
-                    );
-                }
-            }
+            MavMessage::MISSION_CLEAR_ALL(c) => self.on_clear_all(peer, &c, &mut msgs),
+            MavMessage::MISSION_SET_CURRENT(c) => self.on_set_current(c.seq, out),
             MavMessage::TIMESYNC(t) if t.tc1 == 0 => {
                 msgs.push(MavMessage::TIMESYNC(TIMESYNC_DATA {
                     tc1: (now.as_micros() * 1000) as i64,
@@ -563,6 +497,96 @@ impl Endpoint {
             _ => {}
         }
         self.flush_scratch(msgs, out);
+    }
+
+    /// PARAM_REQUEST_READ by index, or by name when the index is −1.
+    fn on_param_read(&self, r: &PARAM_REQUEST_READ_DATA, msgs: &mut Vec<MavMessage>) {
+        let index = if r.param_index >= 0 {
+            Some(r.param_index as usize)
+        } else {
+            let name = r.param_id.to_str().unwrap_or("").trim_end_matches('\0');
+            self.params.index(name)
+        };
+        match index.and_then(|i| value_message(&self.params, i)) {
+            Some(v) => msgs.push(v),
+            None => {
+                tracing::debug!(?r.param_id, r.param_index, "PARAM_REQUEST_READ of an unknown parameter")
+            }
+        }
+    }
+
+    /// MISSION_COUNT starts an upload; an empty mission stored clears the
+    /// vehicle's at once.
+    fn on_mission_count(
+        &mut self,
+        link: Duration,
+        peer: (u8, u8),
+        c: &MISSION_COUNT_DATA,
+        msgs: &mut Vec<MavMessage>,
+        out: &mut Vec<Outgoing>,
+    ) {
+        let o = self.missions.on_count(
+            link,
+            peer,
+            c.count,
+            c.mission_type as u8,
+            &mut self.stores,
+            msgs,
+        );
+        if let Outcome::Stored(ListType::Mission) = o {
+            self.push(Request::SetMission(Vec::new()));
+        }
+        out.extend(msgs.drain(..).map(Outgoing::Msg));
+        self.report(o, out);
+    }
+
+    /// MISSION_CLEAR_ALL of one list, or of all three (MAV_MISSION_TYPE_ALL).
+    fn on_clear_all(
+        &mut self,
+        peer: (u8, u8),
+        c: &MISSION_CLEAR_ALL_DATA,
+        msgs: &mut Vec<MavMessage>,
+    ) {
+        let lists: &[ListType] = match c.mission_type as u8 {
+            255 => &[ListType::Mission, ListType::Fence, ListType::Rally],
+            0 => &[ListType::Mission],
+            1 => &[ListType::Fence],
+            2 => &[ListType::Rally],
+            _ => &[],
+        };
+        let result = if lists.is_empty() {
+            MavMissionResult::MAV_MISSION_UNSUPPORTED
+        } else {
+            MavMissionResult::MAV_MISSION_ACCEPTED
+        };
+        for l in lists {
+            self.stores.set(*l, Vec::new());
+            if *l == ListType::Mission {
+                self.push(Request::SetMission(Vec::new()));
+            }
+        }
+        msgs.push(MavMessage::MISSION_ACK(MISSION_ACK_DATA {
+            target_system: peer.0,
+            target_component: peer.1,
+            mavtype: result,
+            mission_type: c.mission_type,
+            opaque_id: 0,
+        }));
+    }
+
+    /// MISSION_SET_CURRENT: the mission goes on from `seq`.
+    fn on_set_current(&mut self, seq: u16, out: &mut Vec<Outgoing>) {
+        let n = self.stores.list(ListType::Mission).len();
+        if (seq as usize) < n {
+            self.push(Request::SetCurrent(seq as usize));
+            self.last_mission_current = None;
+        } else {
+            Self::text(
+                out,
+                MavSeverity::MAV_SEVERITY_WARNING,
+                &format!("no mission item {seq}"),
+            );
+        }
     }
 
     fn request_item(
