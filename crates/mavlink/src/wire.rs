@@ -11,6 +11,16 @@
 //! else goes through the crate (SET_MODE's and HIL_ACTUATOR_CONTROLS's flag
 //! fields keep every bit there). Message ids and CRC_EXTRA values are the
 //! crate's.
+//!
+//! Frames are found here ([`frames`] for a datagram, [`stream_frames`] for a
+//! TCP stream) rather than with the crate's `MavlinkReader`, which is made
+//! for one byte stream: over UDP a frame never spans datagrams (a reader
+//! kept per socket would carry a truncated frame of one peer into the next
+//! peer's datagram), a reader per datagram would allocate its buffer per
+//! datagram (the endpoint allocates nothing per datagram, `tests/no_alloc.rs`),
+//! and its signed read drops a badly signed frame without counting it (the
+//! links report how many they refused). Each candidate frame is checked in a
+//! stack buffer with the crate's own CRC check.
 
 // MISSION_ITEM is deprecated in the dialect, and still sent by ground stations.
 #[allow(deprecated)]
