@@ -586,6 +586,12 @@ pub struct FlightParams {
     pub sf_arm_gps_time_s: f64,
     /// SF_GROUND_TRUTH: fly on perfect state instead of the estimate.
     pub sf_ground_truth: bool,
+    /// MPC_LAND_ALT1: below this height a landing slows to MPC_LAND_SPEED, m.
+    pub mpc_land_alt1_m: f64,
+    /// MPC_Z_V_AUTO_DN: descent speed above MPC_LAND_ALT1, m/s.
+    pub mpc_z_v_auto_dn_m_s: f64,
+    /// MPC_LAND_SPEED: descent speed below MPC_LAND_ALT1, m/s.
+    pub mpc_land_speed_m_s: f64,
 }
 
 impl FlightParams {
@@ -602,6 +608,9 @@ impl FlightParams {
             sf_arm_eph_max_m: store.value("SF_ARM_EPH_MAX"),
             sf_arm_gps_time_s: store.value("SF_ARM_GPS_TIME"),
             sf_ground_truth: store.value("SF_GROUND_TRUTH") != 0.0,
+            mpc_land_alt1_m: store.value("MPC_LAND_ALT1"),
+            mpc_z_v_auto_dn_m_s: store.value("MPC_Z_V_AUTO_DN"),
+            mpc_land_speed_m_s: store.value("MPC_LAND_SPEED"),
         }
     }
 }
@@ -846,6 +855,9 @@ mod tests {
             p.com_disarm_prflt_s,
             p.sf_arm_eph_max_m,
             p.sf_arm_gps_time_s,
+            p.mpc_land_alt1_m,
+            p.mpc_z_v_auto_dn_m_s,
+            p.mpc_land_speed_m_s,
         ];
         assert!(
             all.iter().all(|v| v.is_finite()),

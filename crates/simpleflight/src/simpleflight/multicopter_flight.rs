@@ -122,15 +122,14 @@ impl SimpleFlight {
         xy: Option<[f64; 2]>,
         item: Option<usize>,
     ) -> McSetpoint {
-        let p = &self.cfg.params;
         let xy = xy.map_or(Vector2::new(self.hold_pos.x, self.hold_pos.y), |v| {
             Vector2::new(v[0], v[1])
         });
         let height = self.cfg.initial_down_m - s.pos_ned_m.z;
-        let vz = if height > p.value("MPC_LAND_ALT1") {
-            p.value("MPC_Z_V_AUTO_DN")
+        let vz = if height > self.fp.mpc_land_alt1_m {
+            self.fp.mpc_z_v_auto_dn_m_s
         } else {
-            p.value("MPC_LAND_SPEED")
+            self.fp.mpc_land_speed_m_s
         };
         if self.touched_down(now, s, height, item) {
             return McSetpoint::Off;
