@@ -256,15 +256,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     for w in &flight.warnings {
         eprintln!("warning: {}: {}", inputs.mission_name, w.message);
     }
-    let mut session = if args.gcs {
-        let s = GcsSession::for_flight(&args.gcs_args, &flight, &inputs, args.record.as_deref())?;
-        if let Ok(a) = s.link.local_addr() {
-            eprintln!("MAVLink on udp {a}");
-        }
-        Some(s)
-    } else {
-        None
-    };
+    let mut session = gcs_session(&args, &flight, &inputs)?;
     let setup::Flight {
         mut lockstep,
         status,
@@ -345,6 +337,22 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         println!("  recorded to         {}", dir.display());
     }
     outcome.map_err(CliError::run)
+}
+
+/// With `--gcs`, the ground-station endpoint on its UDP socket.
+fn gcs_session(
+    args: &FlyArgs,
+    flight: &setup::Flight,
+    inputs: &super::inputs::FlightInputs,
+) -> Result<Option<GcsSession>, CliError> {
+    if !args.gcs {
+        return Ok(None);
+    }
+    let s = GcsSession::for_flight(&args.gcs_args, flight, inputs, args.record.as_deref())?;
+    if let Ok(a) = s.link.local_addr() {
+        eprintln!("MAVLink on udp {a}");
+    }
+    Ok(Some(s))
 }
 
 /// The recording's SimpleFlight files: `params.parm` written at once,

@@ -258,13 +258,8 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         match super::next_tick(now, end, &pacer, period) {
             NextTick::Interrupted | NextTick::Ended => break,
             NextTick::Wait(d) => {
-                for s in &mut sessions {
-                    s.service(now);
-                }
+                wait_serving(&mut sessions, now, d);
                 last_service = Some(now);
-                if let Some(s) = sessions.first() {
-                    s.wait(d);
-                }
                 continue;
             }
             NextTick::Due => {}
@@ -281,9 +276,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         collisions_told = tell_collisions(fleet.lockstep.sim(), collisions_told);
         if args.adsb && now >= next_traffic {
             next_traffic = now + TRAFFIC_PERIOD_US;
-            for (s, p) in sessions.iter_mut().zip(&fleet.pilots) {
-                s.queue(traffic_for(p.index, fleet.lockstep.sim()));
-            }
+            queue_traffic(&mut sessions, &fleet);
         }
         if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + service_every) {
             service_all(&mut sessions, &fleet, now);
@@ -315,6 +308,24 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     }
     print_end(&args, &sessions, sim, resets);
     outcome.map_err(CliError::run)
+}
+
+/// While the simulation waits for the wall clock: every link served, then
+/// a wait of up to `d` for the next datagram.
+fn wait_serving(sessions: &mut [GcsSession], now: SimTime, d: std::time::Duration) {
+    for s in sessions.iter_mut() {
+        s.service(now);
+    }
+    if let Some(s) = sessions.first() {
+        s.wait(d);
+    }
+}
+
+/// Each vehicle's ground stations get the others as ADS-B traffic.
+fn queue_traffic(sessions: &mut [GcsSession], fleet: &Fleet) {
+    for (s, p) in sessions.iter_mut().zip(&fleet.pilots) {
+        s.queue(traffic_for(p.index, fleet.lockstep.sim()));
+    }
 }
 
 /// Services every vehicle's link: each sees its own cut link fault and

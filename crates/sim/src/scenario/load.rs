@@ -324,37 +324,7 @@ impl Scenario {
         if let Err(e) = rate.divider(self.record.ground_truth_rate_hz) {
             return bad("record.ground_truth_rate_hz", e.to_string());
         }
-        let env = &self.environment;
-        finite_nonneg("environment.wind.speed_m_s", env.wind.speed_m_s, 100.0)
-            .and(finite("environment.wind.from_deg", env.wind.from_deg))
-            .and(bounded(
-                "environment.wind.down_m_s",
-                env.wind.down_m_s,
-                50.0,
-            ))
-            .and(finite_nonneg(
-                "environment.current.speed_m_s",
-                env.current.speed_m_s,
-                20.0,
-            ))
-            .and(finite(
-                "environment.current.towards_deg",
-                env.current.towards_deg,
-            ))
-            .or_else(|(k, m)| bad(&k, m))?;
-        if let Some(w20) = env.turbulence.and_then(|t| t.w20_m_s) {
-            finite_nonneg("environment.turbulence.w20_m_s", w20, 100.0)
-                .or_else(|(k, m)| bad(&k, m))?;
-        }
-        if env.zones.len() > MAX_ZONES {
-            return bad(
-                "environment.zones",
-                format!("{} zones; at most {MAX_ZONES}", env.zones.len()),
-            );
-        }
-        for (i, z) in env.zones.iter().enumerate() {
-            check_zone(z).or_else(|(k, m)| bad(&format!("environment.zones[{i}].{k}"), m))?;
-        }
+        self.validate_environment().or_else(|(k, m)| bad(&k, m))?;
         if self.vehicles.is_empty() {
             return bad("vehicles", "at least one vehicle is needed".into());
         }
@@ -392,51 +362,92 @@ impl Scenario {
                     );
                 }
             }
-            match &v.controller {
-                ControllerSpec::SimpleFlight(_) => {}
-                ControllerSpec::Px4(f) | ControllerSpec::ArduPilot(f) => {
-                    let same = |o: &VehicleSpec| match (&o.controller, &v.controller) {
-                        (ControllerSpec::Px4(g), ControllerSpec::Px4(_))
-                        | (ControllerSpec::ArduPilot(g), ControllerSpec::ArduPilot(_)) => {
-                            g.instance == f.instance
-                        }
-                        _ => false,
-                    };
-                    if self.vehicles[..i].iter().any(same) {
-                        return bad(
-                            &format!("{key}.controller.instance"),
-                            format!("instance {} is another vehicle's", f.instance),
-                        );
+            self.check_controller(i, rate)
+                .or_else(|(k, m)| bad(&format!("{key}.controller.{k}"), m))?;
+        }
+        self.validate_faults().or_else(|(k, m)| bad(&k, m))
+    }
+
+    /// Wind, current, turbulence and zones.
+    fn validate_environment(&self) -> Result<(), (String, String)> {
+        let env = &self.environment;
+        finite_nonneg("environment.wind.speed_m_s", env.wind.speed_m_s, 100.0)
+            .and(finite("environment.wind.from_deg", env.wind.from_deg))
+            .and(bounded(
+                "environment.wind.down_m_s",
+                env.wind.down_m_s,
+                50.0,
+            ))
+            .and(finite_nonneg(
+                "environment.current.speed_m_s",
+                env.current.speed_m_s,
+                20.0,
+            ))
+            .and(finite(
+                "environment.current.towards_deg",
+                env.current.towards_deg,
+            ))?;
+        if let Some(w20) = env.turbulence.and_then(|t| t.w20_m_s) {
+            finite_nonneg("environment.turbulence.w20_m_s", w20, 100.0)?;
+        }
+        if env.zones.len() > MAX_ZONES {
+            return Err((
+                "environment.zones".into(),
+                format!("{} zones; at most {MAX_ZONES}", env.zones.len()),
+            ));
+        }
+        for (i, z) in env.zones.iter().enumerate() {
+            check_zone(z).map_err(|(k, m)| (format!("environment.zones[{i}].{k}"), m))?;
+        }
+        Ok(())
+    }
+
+    /// Vehicle `i`'s controller (key relative to `controller`): a firmware
+    /// instance no other vehicle of its kind uses; a passive controller's
+    /// rate and commands.
+    fn check_controller(&self, i: usize, rate: PhysicsRate) -> Result<(), (String, String)> {
+        let Some(v) = self.vehicles.get(i) else {
+            return Ok(());
+        };
+        match &v.controller {
+            ControllerSpec::SimpleFlight(_) => {}
+            ControllerSpec::Px4(f) | ControllerSpec::ArduPilot(f) => {
+                let same = |o: &VehicleSpec| match (&o.controller, &v.controller) {
+                    (ControllerSpec::Px4(g), ControllerSpec::Px4(_))
+                    | (ControllerSpec::ArduPilot(g), ControllerSpec::ArduPilot(_)) => {
+                        g.instance == f.instance
                     }
+                    _ => false,
+                };
+                if self.vehicles.iter().take(i).any(same) {
+                    return Err((
+                        "instance".into(),
+                        format!("instance {} is another vehicle's", f.instance),
+                    ));
                 }
-                ControllerSpec::Passive(p) => {
-                    if let Err(e) = rate.divider(p.rate_hz) {
-                        return bad(&format!("{key}.controller.rate_hz"), e.to_string());
-                    }
-                    if p.controls.len() > mavsitl_core::controller::MAX_ACTUATORS {
-                        return bad(
-                            &format!("{key}.controller.controls"),
-                            format!(
-                                "{} values; at most {}",
-                                p.controls.len(),
-                                mavsitl_core::controller::MAX_ACTUATORS
-                            ),
-                        );
-                    }
-                    if let Some(j) = p
-                        .controls
-                        .iter()
-                        .position(|c| !c.is_finite() || c.abs() > 1.0)
-                    {
-                        return bad(
-                            &format!("{key}.controller.controls[{j}]"),
-                            format!("{} is outside -1..=1", p.controls[j]),
-                        );
-                    }
+            }
+            ControllerSpec::Passive(p) => {
+                if let Err(e) = rate.divider(p.rate_hz) {
+                    return Err(("rate_hz".into(), e.to_string()));
+                }
+                let max = mavsitl_core::controller::MAX_ACTUATORS;
+                if p.controls.len() > max {
+                    return Err((
+                        "controls".into(),
+                        format!("{} values; at most {max}", p.controls.len()),
+                    ));
+                }
+                if let Some((j, c)) = p
+                    .controls
+                    .iter()
+                    .enumerate()
+                    .find(|(_, c)| !c.is_finite() || c.abs() > 1.0)
+                {
+                    return Err((format!("controls[{j}]"), format!("{c} is outside -1..=1")));
                 }
             }
         }
-        self.validate_faults().or_else(|(k, m)| bad(&k, m))
+        Ok(())
     }
 
     /// Checks each fault, and that its vehicle and zone exist.
