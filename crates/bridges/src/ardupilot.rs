@@ -47,7 +47,7 @@ pub const MAGIC_32: u16 = 29569;
 /// How PWM channels become actuator commands.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ChannelMap {
-    /// Multirotor: actuator i = (PWM[servo[i]] − 1000) / 1000, 0..1. The array
+    /// Multirotor: actuator i = (PWM\[servo\[i\]\] − 1000) / 1000, 0..1. The array
     /// holds the 0-based servo channel of each of our motors (PX4 order).
     Multirotor {
         /// Servo channel per motor.

@@ -1,7 +1,7 @@
 //! A Rover-style navigation driver: what ArduPilot Rover's Guided (WP submode),
 //! Auto (`NAV_WAYPOINT`), Loiter and stop do each tick, on top of
-//! [`ArWpNav`](super::wpnav::ArWpNav) and
-//! [`ArAttitudeControl`](super::attitude_control::ArAttitudeControl).
+//! [`wpnav::ArWpNav`](crate::wpnav::ArWpNav) and
+//! [`attitude_control::ArAttitudeControl`](crate::attitude_control::ArAttitudeControl).
 //!
 //! The vehicle's autopilot calls [`RoverDriver::update`] every tick with the
 //! vehicle's state; it gets the desired speed and turn rate and the normalised

@@ -10,8 +10,8 @@
 //!
 //! Accepted files (comma-separated, one header line):
 //!
-//! - EuRoC ground truth: header starting `#timestamp`, columns timestamp [ns],
-//!   p_x, p_y, p_z [m], q_w, q_x, q_y, q_z, any further columns ignored;
+//! - EuRoC ground truth: header starting `#timestamp`, columns timestamp \[ns\],
+//!   p_x, p_y, p_z \[m\], q_w, q_x, q_y, q_z, any further columns ignored;
 //! - AirSim: header `timestamp,x,y,z,qx,qy,qz,qw`, timestamp in ns.
 //!
 //! Positions are local NED (m) around the scenario's home, quaternions body FRD →

@@ -154,7 +154,7 @@ pub struct VehicleSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RcScript {
-    /// Messages per second; divides 250 (PX4's step rate) [50].
+    /// Messages per second; divides 250 (PX4's step rate); default 50.
     #[serde(default = "default_rc_rate")]
     pub rate_hz: u32,
     /// Points in time order; each holds until the next.

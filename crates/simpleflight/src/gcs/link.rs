@@ -238,7 +238,7 @@ impl UdpLink {
     }
 
     /// Encodes `out` and sends it to every target and live peer, frames
-    /// packed into datagrams of up to [`MAX_DATAGRAM`] bytes. Allocates
+    /// packed into datagrams of up to `MAX_DATAGRAM` bytes. Allocates
     /// nothing once its buffers have grown to a cycle's traffic.
     pub fn send(&mut self, out: &[Outgoing], unix_us: u64) {
         self.datagram.clear();
