@@ -5,12 +5,20 @@
 //!
 //! - **Attitude** (Mahony, Hamel & Pflimlin, "Nonlinear complementary filters on
 //!   the special orthogonal group", IEEE TAC 2008): gyro integration corrected
-//!   towards (a) the gravity direction, taken as the measured specific force
-//!   against the *kinematic* acceleration from the velocity filter — so tilt stays
-//!   right while the vehicle accelerates, as ArduPilot's DCM does with GPS — and
-//!   (b) the magnetometer, for heading only (its correction is projected on the
-//!   vertical axis, so magnetic disturbances cannot tilt the estimate); a
-//!   proportional–integral law also estimates the gyro bias.
+//!   towards (a) the gravity direction and (b) the magnetometer, for heading
+//!   only (its correction is projected on the vertical axis, so magnetic
+//!   disturbances cannot tilt the estimate); a proportional–integral law also
+//!   estimates the gyro bias. With GPS, the tilt reference is the change of
+//!   GPS velocity over [`TILT_WINDOW_S`] against the change the IMU
+//!   integrated over *the same measurement times* (the specific force rotated
+//!   by the estimated attitude, plus gravity): their difference is the
+//!   horizontal acceleration a tilt error makes, as ArduPilot's DCM compares
+//!   GPS and accelerometer velocity changes. Matching the times matters: a
+//!   GPS-derived acceleration compared with the instantaneous specific force
+//!   lags by the receiver latency, and every acceleration of the vehicle then
+//!   tilted the estimate, and drifted the velocity, by up to 1 m/s.
+//!   Without GPS, the specific force itself is the gravity reference, trusted
+//!   only weakly unless the vehicle is flown level.
 //! - **Position and velocity** in local NED: IMU specific force rotated to NED
 //!   plus gravity, integrated, and corrected by second-order complementary
 //!   gains from GPS position and velocity and barometric height. GPS samples are
@@ -20,6 +28,14 @@
 //! The vertical reference is the position at power-up (the vehicle's CG standing
 //! on the ground, `initial_down_m` below home), tracked by the barometer, with
 //! GPS height pulling weakly so baro drift stays bounded.
+//!
+//! The corrections arrive in steps (GPS at 10 Hz, barometer at 50 Hz). The
+//! state handed to the controllers is not stepped: as PX4's EKF2 output
+//! predictor does (EKF2_TAU_POS, EKF2_TAU_VEL), each correction first goes
+//! into a residual that decays with [`OUTPUT_TAU_S`], so the output moves
+//! smoothly towards the corrected state. Without it every GPS report stepped
+//! the position set-point error, and the position and velocity gains turned
+//! the step into an acceleration step: jerk of several m/s³ at 10 Hz.
 
 use std::collections::VecDeque;
 
@@ -85,8 +101,20 @@ pub struct EstimatedState {
 #[derive(Debug, Clone, Copy)]
 struct Past {
     time: SimTime,
+    /// Position, NED m (in the history: less the corrections made before).
     pos: Vector3<f64>,
+    /// Velocity, NED m/s (likewise).
     vel: Vector3<f64>,
+    /// The IMU's own velocity change since power-up (never corrected), m/s.
+    imu_dv: Vector3<f64>,
+}
+
+/// A GPS velocity with the IMU's velocity change at its measurement time.
+#[derive(Debug, Clone, Copy)]
+struct GpsDelta {
+    time: SimTime,
+    vel: Vector3<f64>,
+    imu_dv: Vector3<f64>,
 }
 
 /// The estimator.
@@ -102,7 +130,12 @@ pub struct Estimator {
     pos: Vector3<f64>,
     vel: Vector3<f64>,
     accel_ned: Vector3<f64>,
-    kin_accel_ned: Vector3<f64>,
+    /// Integral of the specific force in NED plus gravity, m/s.
+    imu_dv: Vector3<f64>,
+    /// Recent GPS velocities with the IMU's velocity change at the same times.
+    gps_deltas: VecDeque<GpsDelta>,
+    /// Tilt correction rate from the last GPS comparison, NED rad/s.
+    tilt_rate_ned: Vector3<f64>,
     last_gps_vel: Option<(SimTime, Vector3<f64>)>,
     rate: Vector3<f64>,
     specific_force: Vector3<f64>,
@@ -121,7 +154,25 @@ pub struct Estimator {
     /// The autopilot holds the attitude level and does not manoeuvre: the
     /// specific force is a gravity reference again, GPS or not.
     unaccelerated: bool,
+    /// Corrections not yet passed to the output: position (NED m) and
+    /// velocity (NED m/s) to subtract from the state.
+    residual_pos: Vector3<f64>,
+    residual_vel: Vector3<f64>,
+    /// Every correction since power-up, position (m) and velocity (m/s): the
+    /// history keeps its states less these, so that a correction reaches the
+    /// whole history without touching it.
+    corrected_pos: Vector3<f64>,
+    corrected_vel: Vector3<f64>,
 }
+
+/// Time constant with which corrections reach the output state, s (PX4's
+/// EKF2_TAU_POS and EKF2_TAU_VEL default to 0.25 s).
+pub const OUTPUT_TAU_S: f64 = 0.25;
+
+/// Span of GPS velocity over which the tilt reference compares velocity
+/// changes, s: long enough that the GPS velocity noise (σ 0.05 m/s by
+/// default) differenced over it is a small acceleration.
+pub const TILT_WINDOW_S: f64 = 0.3;
 
 /// Acceleration error assumed while dead-reckoning (about 2° of tilt error),
 /// m/s²: with it the accuracy passes PX4's 5 m COM_POS_FS_EPH about 5 s after
@@ -157,7 +208,9 @@ impl Estimator {
             pos: Vector3::new(0.0, 0.0, initial_down_m),
             vel: Vector3::zeros(),
             accel_ned: Vector3::zeros(),
-            kin_accel_ned: Vector3::zeros(),
+            imu_dv: Vector3::zeros(),
+            gps_deltas: VecDeque::with_capacity(16),
+            tilt_rate_ned: Vector3::zeros(),
             last_gps_vel: None,
             rate: Vector3::zeros(),
             specific_force: Vector3::new(0.0, 0.0, -g_m_s2),
@@ -173,6 +226,10 @@ impl Estimator {
             last_fix: None,
             unaccelerated: false,
             air_density: 1.225,
+            residual_pos: Vector3::zeros(),
+            residual_vel: Vector3::zeros(),
+            corrected_pos: Vector3::zeros(),
+            corrected_vel: Vector3::zeros(),
         }
     }
 
@@ -181,11 +238,12 @@ impl Estimator {
         self.attitude_aligned && self.position_aligned
     }
 
-    /// The current estimate.
+    /// The current estimate, with the corrections eased in (see the module
+    /// docs).
     pub fn state(&self) -> EstimatedState {
         EstimatedState {
-            pos_ned_m: self.pos,
-            vel_ned_m_s: self.vel,
+            pos_ned_m: self.pos - self.residual_pos,
+            vel_ned_m_s: self.vel - self.residual_vel,
             att_ned_frd: self.q,
             rate_frd_rad_s: self.rate,
             accel_ned_m_s2: self.accel_ned,
@@ -240,23 +298,32 @@ impl Estimator {
             && self
                 .last_gps_vel
                 .is_none_or(|(t, _)| s.time.secs_since(t) > GPS_STALE_S);
-        if stale {
-            self.kin_accel_ned = Vector3::zeros();
-        }
-        let (k_gravity, k_bias) = if stale && !self.unaccelerated {
-            (self.params.k_gravity * 0.02, 0.0)
-        } else {
-            (self.params.k_gravity, self.params.k_bias)
-        };
-        // Attitude: correction from gravity against the kinematic acceleration.
         let f = s.accel_m_s2;
         let g_ned = Vector3::new(0.0, 0.0, self.g_m_s2);
-        let expected_f_ned = self.kin_accel_ned - g_ned;
-        let mut omega_c = Vector3::zeros();
-        if f.norm() > 1e-3 && expected_f_ned.norm() > 1e-3 {
-            let expected_body = self.q.inverse() * expected_f_ned;
-            omega_c += f.normalize().cross(&expected_body.normalize()) * k_gravity;
-        }
+        let (omega_c, k_bias) = if self.position_aligned && !stale {
+            // GPS-aided: the delay-matched comparison (see the module docs).
+            (self.q.inverse() * self.tilt_rate_ned, self.params.k_bias)
+        } else {
+            self.tilt_rate_ned = Vector3::zeros();
+            self.gps_deltas.clear();
+            let k_gravity = if stale && !self.unaccelerated {
+                self.params.k_gravity * 0.02
+            } else {
+                self.params.k_gravity
+            };
+            let k_bias = if stale && !self.unaccelerated {
+                0.0
+            } else {
+                self.params.k_bias
+            };
+            let expected_body = self.q.inverse() * -g_ned;
+            let omega = if f.norm() > 1e-3 {
+                f.normalize().cross(&expected_body.normalize()) * k_gravity
+            } else {
+                Vector3::zeros()
+            };
+            (omega, k_bias)
+        };
         self.gyro_bias -= omega_c * (k_bias * dt);
         let w = s.gyro_rad_s - self.gyro_bias;
         self.rate = w;
@@ -267,13 +334,18 @@ impl Estimator {
         self.accel_ned += (a - self.accel_ned) * (dt / (dt + 0.05));
         self.pos += self.vel * dt + a * (0.5 * dt * dt);
         self.vel += a * dt;
+        self.imu_dv += a * dt;
+        let keep = (-dt / OUTPUT_TAU_S).exp();
+        self.residual_pos *= keep;
+        self.residual_vel *= keep;
         if self.history.len() == self.history.capacity() {
             self.history.pop_front();
         }
         self.history.push_back(Past {
             time: s.time,
-            pos: self.pos,
-            vel: self.vel,
+            pos: self.pos - self.corrected_pos,
+            vel: self.vel - self.corrected_vel,
+            imu_dv: self.imu_dv,
         });
         while self
             .history
@@ -334,8 +406,56 @@ impl Estimator {
         let down_meas = self.initial_down_m - (b.pressure_altitude_m - reference);
         let e = down_meas - self.pos.z;
         let w = self.params.omega_z;
-        self.pos.z += 2.0 * w * e * dt;
-        self.vel.z += w * w * e * dt;
+        self.correct(
+            &Vector3::new(0.0, 0.0, 2.0 * w * e * dt),
+            &Vector3::new(0.0, 0.0, w * w * e * dt),
+        );
+    }
+
+    /// The tilt correction from GPS and IMU velocity changes over the same
+    /// measurement times: the horizontal acceleration the IMU missed, turned
+    /// into the small rotation (NED) that brings the specific force onto it.
+    fn update_tilt_reference(&mut self, now: GpsDelta) {
+        if self.gps_deltas.len() == self.gps_deltas.capacity() {
+            self.gps_deltas.pop_front();
+        }
+        while self
+            .gps_deltas
+            .front()
+            .is_some_and(|d| d.time >= now.time || now.time.secs_since(d.time) > 1.0)
+        {
+            self.gps_deltas.pop_front();
+        }
+        self.gps_deltas.push_back(now);
+        let Some(then) = self
+            .gps_deltas
+            .iter()
+            .rev()
+            .find(|d| now.time.secs_since(d.time) >= TILT_WINDOW_S - 1e-6)
+            .copied()
+        else {
+            return;
+        };
+        let span = now.time.secs_since(then.time);
+        let imu_dv = now.imu_dv - then.imu_dv;
+        let missed = ((now.vel - then.vel) - imu_dv) / span;
+        let f_ned = imu_dv / span - Vector3::new(0.0, 0.0, self.g_m_s2);
+        let f2 = f_ned.norm_squared();
+        if f2 > 1e-6 && missed.iter().all(|x| x.is_finite()) {
+            self.tilt_rate_ned = f_ned.cross(&missed) / f2 * self.params.k_gravity;
+        }
+    }
+
+    /// Applies a correction to the state (and the history, so that the next
+    /// late GPS report is compared with the corrected past), keeping the
+    /// output where it was: the residual eases it in.
+    fn correct(&mut self, d_pos: &Vector3<f64>, d_vel: &Vector3<f64>) {
+        self.pos += d_pos;
+        self.vel += d_vel;
+        self.residual_pos += d_pos;
+        self.residual_vel += d_vel;
+        self.corrected_pos += d_pos;
+        self.corrected_vel += d_vel;
     }
 
     /// Tells the estimator whether the vehicle is flown level without
@@ -374,26 +494,28 @@ impl Estimator {
             self.history.clear();
             return;
         }
-        // Kinematic acceleration from successive GPS velocities (for the tilt reference).
-        if let Some((t, v)) = self.last_gps_vel {
-            let dt = g.measured.secs_since(t);
-            if dt > 0.0 && dt < 1.0 {
-                let a = (g.vel_ned_m_s - v) / dt;
-                self.kin_accel_ned += (a - self.kin_accel_ned) * 0.5;
-            }
-        }
         self.last_gps_vel = Some((g.measured, g.vel_ned_m_s));
         let past = self
             .history
             .iter()
             .rev()
             .find(|p| p.time <= g.measured)
-            .copied()
+            .map(|p| Past {
+                pos: p.pos + self.corrected_pos,
+                vel: p.vel + self.corrected_vel,
+                ..*p
+            })
             .unwrap_or(Past {
                 time: g.measured,
                 pos: self.pos,
                 vel: self.vel,
+                imu_dv: self.imu_dv,
             });
+        self.update_tilt_reference(GpsDelta {
+            time: g.measured,
+            vel: g.vel_ned_m_s,
+            imu_dv: past.imu_dv,
+        });
         let dt = 0.1;
         let w = self.params.omega_xy;
         let e_pos = p_meas - past.pos;
@@ -406,12 +528,7 @@ impl Estimator {
             d_pos[i] = k * 2.0 * w * e_pos[i] * dt;
             d_vel[i] = k * (w * w * e_pos[i] + self.params.k_gps_vel * e_vel[i]) * dt;
         }
-        self.pos += d_pos;
-        self.vel += d_vel;
-        for p in self.history.iter_mut() {
-            p.pos += d_pos;
-            p.vel += d_vel;
-        }
+        self.correct(&d_pos, &d_vel);
     }
 }
 /// Seconds since the previous sample of the same sensor (0 for the first),
@@ -443,24 +560,51 @@ mod tests {
             temperature_degc: 15.0,
             pressure_altitude_m: alt,
         };
+        // A level IMU at rest at 200 Hz between the baro samples, as in
+        // flight: the output eases the corrections in as IMU time passes.
+        let mut imu_us = 0;
+        let mut feed_imu = |est: &mut Estimator, until_us: u64| {
+            while imu_us <= until_us {
+                est.on_imu(&ImuSample {
+                    time: SimTime::from_micros(imu_us),
+                    gyro_rad_s: Vector3::zeros(),
+                    accel_m_s2: Vector3::new(0.0, 0.0, -atmosphere::G0_M_S2),
+                });
+                imu_us += 5_000;
+            }
+        };
         // The reference averages the first 50 samples at rest.
         for i in 0..60 {
+            feed_imu(&mut est, i * period_us);
             est.on_baro(&sample(i, 100.0));
         }
         for i in 60..60 + 2 * rate_hz {
+            feed_imu(&mut est, i * period_us);
             est.on_baro(&sample(i, 102.0));
         }
+        // A second more of IMU: the eased output has caught up.
+        feed_imu(&mut est, (62 + 2 * rate_hz) * period_us);
         -est.state().pos_ned_m.z
     }
 
     #[test]
     fn baro_correction_follows_the_sample_interval_not_a_fixed_rate() {
-        // With ω = 2 rad/s the first-order height loop settles within 2 s at
-        // any sample rate; a correction sized for a fixed rate would leave a
-        // 10 Hz barometer ~0.4 m short.
-        for rate in [10, 50, 200] {
-            let h = height_after_baro_step(rate);
-            assert!((h - 2.0).abs() < 0.05, "{rate} Hz: height {h:.3} m");
+        // A 2 m baro step, with the IMU integrating the corrected velocity:
+        // the second-order loop (ω = 2 rad/s, critically damped, with the
+        // zero of its position gain) settles near 2 m with an overshoot of
+        // about a tenth, the same at any sample rate. A correction sized for
+        // a fixed rate would leave a 10 Hz barometer far from the others.
+        let heights: Vec<f64> = [10, 50, 200]
+            .iter()
+            .map(|r| height_after_baro_step(*r))
+            .collect();
+        for (rate, h) in [10, 50, 200].iter().zip(&heights) {
+            assert!((h - 2.0).abs() < 0.3, "{rate} Hz: height {h:.3} m");
+            assert!(
+                (h - heights[2]).abs() < 0.08,
+                "{rate} Hz: {h:.3} m against {:.3} m at 200 Hz",
+                heights[2]
+            );
         }
     }
 }
