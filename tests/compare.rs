@@ -63,7 +63,9 @@ fn a_softer_tuning_is_found_worse_where_the_tuning_acts() {
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).expect("json"))
             .expect("parse");
-    for metric in ["xtrack_rms", "xtrack_max", "corner_overshoot_max"] {
+    // (Not xtrack_max: both tunings' largest distance from the legs is now
+    // where the S-curve blends a corner, inside it, by design.)
+    for metric in ["xtrack_rms", "corner_overshoot_max"] {
         let good = median(&doc, "simpleflight", metric);
         let soft = median(&doc, "simpleflight:soft", metric);
         assert!(soft > 1.3 * good, "{metric}: soft {soft} against {good}");

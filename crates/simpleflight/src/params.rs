@@ -258,19 +258,42 @@ pub const TABLE: &[ParamInfo] = &[
     ),
     f(
         "RTL_RETURN_ALT",
+        60.0,
+        0.0,
+        500.0,
+        "m",
+        "Return altitude above home (multicopter), lowered near home by RTL_CONE_ANG",
+    ),
+    f(
+        "RTL_DESCEND_ALT",
         30.0,
         0.0,
         500.0,
         "m",
-        "Return altitude above home (multicopter)",
+        "Altitude above home descended to before landing (landing follows without delay)",
     ),
     f(
-        "RTL_DESCEND_ALT",
+        "RTL_MIN_DIST",
         10.0,
-        0.0,
+        0.5,
         500.0,
         "m",
-        "Altitude to descend to above home before landing",
+        "Within this horizontal distance of home the return altitude follows RTL_CONE_ANG",
+    ),
+    f(
+        "RTL_LAND_DELAY",
+        0.0,
+        -1.0,
+        300.0,
+        "s",
+        "Hover at RTL_DESCEND_ALT over home this long before landing (-1: never land)",
+    ),
+    i(
+        "RTL_CONE_ANG",
+        45.0,
+        0.0,
+        90.0,
+        "Half-angle of the return-altitude cone above home, deg (0: always RTL_RETURN_ALT)",
     ),
     f(
         "NAV_ACC_RAD",
@@ -570,6 +593,14 @@ pub struct FlightParams {
     pub nav_acc_rad_m: f64,
     /// RTL_RETURN_ALT: return altitude above home, m.
     pub rtl_return_alt_m: f64,
+    /// RTL_MIN_DIST: radius around home in which the cone applies, m.
+    pub rtl_min_dist_m: f64,
+    /// RTL_CONE_ANG: half-angle of the return-altitude cone, deg (0: none).
+    pub rtl_cone_ang_deg: f64,
+    /// RTL_DESCEND_ALT: height over home to wait at before landing, m.
+    pub rtl_descend_alt_m: f64,
+    /// RTL_LAND_DELAY: how long to wait there, s (negative: for ever).
+    pub rtl_land_delay_s: f64,
     /// MPC_XY_P: horizontal position gain, 1/s.
     pub mpc_xy_p: f64,
     /// MPC_XY_CRUISE: mission speed, m/s.
@@ -595,11 +626,41 @@ pub struct FlightParams {
 }
 
 impl FlightParams {
+    /// The height above the return point (m) at which a multicopter flies
+    /// home from `dist_m` (horizontal, m) away while `height_m` above it: as
+    /// PX4's `RTL::computeReturnAltitude` for rotary wings. RTL_RETURN_ALT,
+    /// but within RTL_MIN_DIST only as high as the cone of half-angle
+    /// RTL_CONE_ANG (never under twice NAV_ACC_RAD), within NAV_ACC_RAD
+    /// twice the distance; never lower than the vehicle already is, and with
+    /// the cone never higher than RTL_RETURN_ALT.
+    pub fn return_height_m(&self, dist_m: f64, height_m: f64) -> f64 {
+        let max_return = self.rtl_return_alt_m;
+        if self.rtl_cone_ang_deg <= 0.0 {
+            return height_m.max(max_return);
+        }
+        let acc_rad = self.nav_acc_rad_m;
+        let mut h = max_return;
+        if dist_m <= acc_rad {
+            h = 2.0 * dist_m;
+        } else {
+            if dist_m <= self.rtl_min_dist_m {
+                let half_angle = self.rtl_cone_ang_deg.clamp(1.0, 89.0).to_radians();
+                h = h.min(dist_m / half_angle.tan());
+            }
+            h = h.max(2.0 * acc_rad);
+        }
+        h.max(height_m).min(max_return.max(height_m))
+    }
+
     /// The values in `store`.
     pub fn from_store(store: &ParamStore) -> Self {
         FlightParams {
             nav_acc_rad_m: store.value("NAV_ACC_RAD"),
             rtl_return_alt_m: store.value("RTL_RETURN_ALT"),
+            rtl_min_dist_m: store.value("RTL_MIN_DIST"),
+            rtl_cone_ang_deg: store.value("RTL_CONE_ANG"),
+            rtl_descend_alt_m: store.value("RTL_DESCEND_ALT"),
+            rtl_land_delay_s: store.value("RTL_LAND_DELAY"),
             mpc_xy_p: store.value("MPC_XY_P"),
             mpc_xy_cruise_m_s: store.value("MPC_XY_CRUISE"),
             mis_takeoff_alt_m: store.value("MIS_TAKEOFF_ALT"),
@@ -797,6 +858,36 @@ impl ParamStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_return_height_follows_px4s_cone() {
+        // PX4's defaults: RTL_RETURN_ALT 60, RTL_MIN_DIST 10, RTL_CONE_ANG 45,
+        // NAV_ACC_RAD 2 (as PX4's rtl_params.c and RTL::computeReturnAltitude).
+        let mut p = FlightParams::from_store(&ParamStore::default());
+        assert_eq!(
+            (p.rtl_return_alt_m, p.rtl_min_dist_m, p.rtl_cone_ang_deg),
+            (60.0, 10.0, 45.0)
+        );
+        p.nav_acc_rad_m = 2.0;
+        let h = |p: &FlightParams, d: f64, z: f64| p.return_height_m(d, z);
+        // Within the acceptance radius: twice the distance, never a descent.
+        assert!((h(&p, 1.0, 20.0) - 20.0).abs() < 1e-12);
+        assert!((h(&p, 1.5, 0.5) - 3.0).abs() < 1e-12);
+        // In the cone: the distance over tan(45°), at least 2 × NAV_ACC_RAD.
+        assert!((h(&p, 6.0, 3.0) - 6.0).abs() < 1e-9);
+        assert!((h(&p, 2.5, 1.0) - 4.0).abs() < 1e-12);
+        assert!((h(&p, 6.0, 8.0) - 8.0).abs() < 1e-12);
+        // A 30° cone is higher at the same distance: 6 / tan 30° = 10.39.
+        p.rtl_cone_ang_deg = 30.0;
+        assert!((h(&p, 6.0, 3.0) - 6.0 / 30f64.to_radians().tan()).abs() < 1e-9);
+        p.rtl_cone_ang_deg = 45.0;
+        // Beyond RTL_MIN_DIST: RTL_RETURN_ALT, or higher if already higher.
+        assert!((h(&p, 10.5, 20.0) - 60.0).abs() < 1e-12);
+        assert!((h(&p, 300.0, 80.0) - 80.0).abs() < 1e-12);
+        // No cone: RTL_RETURN_ALT from anywhere.
+        p.rtl_cone_ang_deg = 0.0;
+        assert!((h(&p, 1.0, 20.0) - 60.0).abs() < 1e-12);
+    }
 
     #[test]
     fn names_fit_mavlink_and_defaults_are_in_range() {

@@ -60,6 +60,7 @@ use mavsitl_core::time::SimTime;
 use mavsitl_guidance::{
     ArAttitudeControl, ArPosControl, ArWpNav, DriverOutput, NavState, RoverDriver,
 };
+use multicopter_flight::Descent;
 
 /// Flight modes, named as PX4 names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -294,6 +295,7 @@ pub struct SimpleFlightConfig {
 /// One primitive the executor runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Prim {
+    /// Climb (or descend) to `alt_m` above home, over `xy` (None: here).
     Climb {
         alt_m: f64,
         xy: Option<[f64; 2]>,
@@ -355,6 +357,8 @@ pub struct SimpleFlight {
     /// An Offboard set-point in force.
     offboard: Option<Offboard>,
     touchdown_since: Option<SimTime>,
+    /// The landing's vertical speed, shaped (see [`Descent`]).
+    descent: Descent,
     // Boat.
     rover: Option<RoverDriver>,
     boat: Option<BoatOutputs>,
@@ -480,6 +484,7 @@ impl SimpleFlight {
             yaw_sp: 0.0,
             offboard: None,
             touchdown_since: None,
+            descent: Descent::default(),
             rover,
             boat,
             out: Actuators::default(),
@@ -548,11 +553,13 @@ impl SimpleFlight {
         let p = &self.cfg.params;
         let g = |n: &str, d: f64| p.get(n).unwrap_or(d);
         let jerk = g("MPC_JERK_AUTO", 4.0);
+        let accel_xy = g("MPC_ACC_HOR", 3.0);
         LegLimits {
             speed_xy: self.speed_xy,
             speed_up: g("MPC_Z_V_AUTO_UP", 3.0),
             speed_down: g("MPC_Z_V_AUTO_DN", 1.5),
-            accel_xy: g("MPC_ACC_HOR", 3.0),
+            accel_xy,
+            accel_corner: 2.0 * accel_xy,
             accel_z: g("MPC_ACC_UP_MAX", 2.0),
             jerk,
             snap: jerk * std::f64::consts::PI / (2.0 * 0.15),

@@ -118,38 +118,28 @@ impl SimpleFlight {
         }
     }
 
-    /// Queues a return to home (climb to RTL_RETURN_ALT, fly home, land; a
-    /// boat sails home and holds there). `item` is the mission item, if any.
+    /// Queues a return to home, as PX4's RTL does. A multicopter climbs to
+    /// the return height (RTL_RETURN_ALT, lowered near home by RTL_CONE_ANG
+    /// and RTL_MIN_DIST: [`FlightParams::return_height_m`]) if it is lower,
+    /// flies above the return point and lands there. With RTL_LAND_DELAY
+    /// it first descends to RTL_DESCEND_ALT (if higher) and hovers that long
+    /// (−1: for ever); with PX4's default 0 the descent and the landing are
+    /// one. One already on the ground stays there. A boat sails home and
+    /// holds there. `item` is the mission item, if any.
     pub(super) fn push_return(&mut self, item: Option<usize>) {
         let here = self.state().pos_ned_m;
         let dest = self.return_point(&here);
         let radius = self.fp.nav_acc_rad_m;
-        if self.mc.is_some() {
-            let rtl_alt = self.fp.rtl_return_alt_m;
-            let alt = rtl_alt.max(-here.z + self.home_ned.z);
-            // In reverse: the queue is popped from the end.
+        if self.mc.is_some() && self.on_ground {
             self.queue.push((
-                Prim::Land {
-                    xy: Some([dest.x, dest.y]),
+                Prim::Hold {
+                    at: None,
+                    time_s: 0.0,
                 },
                 item,
             ));
-            self.queue.push((
-                Prim::Leg {
-                    to: Vector3::new(dest.x, dest.y, self.home_ned.z - alt),
-                    next: None,
-                    hold_s: 0.0,
-                    radius_m: radius,
-                },
-                None,
-            ));
-            self.queue.push((
-                Prim::Climb {
-                    alt_m: alt,
-                    xy: None,
-                },
-                None,
-            ));
+        } else if self.mc.is_some() {
+            self.push_multicopter_return(&here, &dest, item);
         } else {
             self.queue.push((
                 Prim::Hold {
@@ -164,6 +154,83 @@ impl SimpleFlight {
                     next: None,
                     hold_s: 0.0,
                     radius_m: radius,
+                },
+                None,
+            ));
+        }
+    }
+
+    /// A multicopter's return from `here` to `dest` (NED m), in the air: see
+    /// [`Self::push_return`].
+    fn push_multicopter_return(
+        &mut self,
+        here: &Vector3<f64>,
+        dest: &Vector3<f64>,
+        item: Option<usize>,
+    ) {
+        let radius = self.fp.nav_acc_rad_m;
+        let dist = (here.xy() - dest.xy()).norm();
+        let height = self.home_ned.z - here.z;
+        let alt = self.fp.return_height_m(dist, height);
+        let delay = self.fp.rtl_land_delay_s;
+        let wait_alt = alt.min(self.fp.rtl_descend_alt_m);
+        // In reverse: the queue is popped from the end.
+        let over_home = Vector3::new(dest.x, dest.y, self.home_ned.z - wait_alt);
+        if delay < 0.0 {
+            self.queue.push((
+                Prim::Hold {
+                    at: Some(over_home),
+                    time_s: f64::INFINITY,
+                },
+                item,
+            ));
+        } else {
+            self.queue.push((
+                Prim::Land {
+                    xy: Some([dest.x, dest.y]),
+                },
+                item,
+            ));
+        }
+        if delay != 0.0 {
+            if delay > 0.0 {
+                self.queue.push((
+                    Prim::Hold {
+                        at: Some(over_home),
+                        time_s: delay,
+                    },
+                    None,
+                ));
+            }
+            if alt > wait_alt + 0.5 {
+                self.queue.push((
+                    Prim::Climb {
+                        alt_m: wait_alt,
+                        xy: Some([dest.x, dest.y]),
+                    },
+                    None,
+                ));
+            }
+        }
+        // Even a short way home is an S-curve leg: the landing's own
+        // horizontal hold would take it as a step (the home set at
+        // arming can be a metre from the plan's last waypoint).
+        if dist > 0.1 {
+            self.queue.push((
+                Prim::Leg {
+                    to: Vector3::new(dest.x, dest.y, self.home_ned.z - alt),
+                    next: None,
+                    hold_s: 0.0,
+                    radius_m: radius,
+                },
+                None,
+            ));
+        }
+        if alt > height + 0.5 {
+            self.queue.push((
+                Prim::Climb {
+                    alt_m: alt,
+                    xy: None,
                 },
                 None,
             ));
@@ -228,9 +295,11 @@ impl SimpleFlight {
                     r.auto_set_waypoint(to.xy(), next.map(|n| n.xy()), &ns);
                 } else {
                     let (o, d) = self.chain.leg();
-                    let here_far = (s.pos_ned_m - d).norm() > 5.0 && !self.chain.is_fast();
-                    if here_far || (o - d).norm() < 1e-9 {
-                        // Start the chain where the vehicle is (after a take-off or a hold).
+                    let here_far = (s.pos_ned_m - d).norm() > 5.0;
+                    let interrupted = !self.chain.continues_to(&to);
+                    if interrupted && (here_far || self.chain.is_fast()) || (o - d).norm() < 1e-9 {
+                        // Start the chain where the vehicle is (after a take-off or a
+                        // hold, or when a return breaks off a blended leg).
                         self.chain
                             .restart(self.last_target.map_or(s.pos_ned_m, |t| t.pos));
                     }
@@ -251,6 +320,7 @@ impl SimpleFlight {
             }
             Prim::Land { .. } => {
                 self.touchdown_since = None;
+                self.descent = Descent::from_speed(s.vel_ned_m_s.z);
             }
         }
         self.phase = Phase::Running {

@@ -7,6 +7,51 @@ use super::*;
 /// A straight leg (origin, destination), NED m.
 type Leg = (Vector3<f64>, Vector3<f64>);
 
+/// A vertical speed moved towards its target with bounded acceleration and
+/// jerk: a landing starts from the hover (and slows at MPC_LAND_ALT1)
+/// without the step in vertical speed that the velocity loop would turn
+/// into a jerk of 40–70 m/s³.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(super) struct Descent {
+    /// Vertical speed, m/s, positive down.
+    v: f64,
+    /// Its rate of change, m/s².
+    a: f64,
+}
+
+impl Descent {
+    /// Starting at vertical speed `v` (m/s, positive down), not accelerating.
+    pub(super) fn from_speed(v: f64) -> Self {
+        Descent {
+            v: if v.is_finite() { v } else { 0.0 },
+            a: 0.0,
+        }
+    }
+
+    /// One step of `dt` s towards `target` (m/s) with acceleration at most
+    /// `a_max` (m/s²) and jerk at most `j_max` (m/s³). The acceleration
+    /// wanted is ArduPilot's `sqrt_controller` of the speed error (gain
+    /// [`DESCENT_P`], second-order limit `j_max`): the square-root law that
+    /// still stops on the target at `j_max`, linear close to it; the
+    /// acceleration moves towards it at `j_max`.
+    pub(super) fn step(&mut self, target: f64, a_max: f64, j_max: f64, dt: f64) -> f64 {
+        let e = target - self.v;
+        let linear = j_max / (DESCENT_P * DESCENT_P);
+        let a_want = if e.abs() > linear {
+            e.signum() * (2.0 * j_max * (e.abs() - 0.5 * linear)).sqrt()
+        } else {
+            e * DESCENT_P
+        };
+        let a_want = a_want.clamp(-a_max, a_max);
+        self.a += (a_want - self.a).clamp(-j_max * dt, j_max * dt);
+        self.v += self.a * dt;
+        self.v
+    }
+}
+
+/// Gain of the descent's speed shaping near its target, 1/s.
+const DESCENT_P: f64 = 4.0;
+
 impl SimpleFlight {
     /// One control cycle of a multicopter: the running primitive (or an
     /// offboard set-point) becomes the cascade's set-point, and the cascade
@@ -126,11 +171,13 @@ impl SimpleFlight {
             Vector2::new(v[0], v[1])
         });
         let height = self.cfg.initial_down_m - s.pos_ned_m.z;
-        let vz = if height > self.fp.mpc_land_alt1_m {
+        let vz_target = if height > self.fp.mpc_land_alt1_m {
             self.fp.mpc_z_v_auto_dn_m_s
         } else {
             self.fp.mpc_land_speed_m_s
         };
+        let l = self.limits();
+        let vz = self.descent.step(vz_target, l.accel_z, l.jerk, DT);
         if self.touched_down(now, s, height, item) {
             return McSetpoint::Off;
         }
@@ -325,6 +372,66 @@ mod tests {
             "climbing: {:?}",
             sf.out
         );
+    }
+
+    #[test]
+    fn a_descent_is_shaped_within_its_acceleration_and_jerk() {
+        // From hover to 1.5 m/s down with a ≤ 2 m/s², j ≤ 4 m/s³: no step,
+        // and the target reached (a jerk-limited ramp takes at least
+        // 2·sqrt(v/j) = 1.22 s for 1.5 m/s).
+        let mut d = Descent::from_speed(0.0);
+        let (dt, mut prev_v, mut prev_a, mut t) = (0.004, 0.0, 0.0, 0.0);
+        while (d.v - 1.5).abs() > 1e-3 && t < 5.0 {
+            let v = d.step(1.5, 2.0, 4.0, dt);
+            let a = (v - prev_v) / dt;
+            assert!((-0.05..=2.0 + 1e-9).contains(&a), "accel {a} at {t}");
+            assert!((a - prev_a).abs() <= 4.0 * dt + 1e-9, "jerk at {t}");
+            (prev_v, prev_a, t) = (v, a, t + dt);
+        }
+        assert!((1.2..2.5).contains(&t), "took {t} s");
+        // Slowing from 1.5 to 0.7 m/s: down the same way, hardly below.
+        let mut lowest = f64::INFINITY;
+        for _ in 0..2000 {
+            lowest = lowest.min(d.step(0.7, 2.0, 4.0, dt));
+        }
+        assert!(
+            lowest > 0.68 && (d.v - 0.7).abs() < 1e-3,
+            "{lowest} {}",
+            d.v
+        );
+        // Upwards (negative) targets are reached too.
+        let mut d = Descent::from_speed(0.5);
+        (0..2000).for_each(|_| {
+            d.step(-1.0, 2.0, 4.0, dt);
+        });
+        assert!((d.v + 1.0).abs() < 1e-3, "{}", d.v);
+    }
+
+    #[test]
+    fn return_land_or_mission_on_the_ground_never_lifts_off() {
+        for mode in [FlightMode::Return, FlightMode::Land, FlightMode::Mission] {
+            let (mut sf, _) = bench(
+                false,
+                vec![super::super::test_support::waypoint_north(20.0)],
+            );
+            let t = SimTime::from_secs(1);
+            sf.apply(t, Request::Arm { force: true });
+            // The mission flown and landed: on the ground, finished.
+            sf.status.borrow_mut().finished = true;
+            sf.status.borrow_mut().landed = true;
+            sf.apply(t, Request::SetMode(mode));
+            for k in 0..500 {
+                let now = SimTime::from_micros(1_000_000 + k * 4_000);
+                sf.step_mission(now);
+                sf.fly_multicopter(now);
+                assert!(
+                    sf.out.controls.iter().all(|c| *c == 0.0),
+                    "{mode:?}: motors {:?}",
+                    sf.out
+                );
+            }
+            assert!(sf.on_ground, "{mode:?}");
+        }
     }
 
     #[test]
