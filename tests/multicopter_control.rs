@@ -169,3 +169,54 @@ fn generic_quad_takes_off_holds_and_moves() {
 fn x500_takes_off_holds_and_moves() {
     check("x500");
 }
+
+/// With no air to push (a barometer near vacuum tells a density of zero,
+/// a noisy one below zero, a broken one NaN) the rotors can give no
+/// thrust: every set-point still gives commands in 0..1, and no panic.
+#[test]
+fn no_air_gives_idle_rotors_not_a_panic() {
+    use mavsitl::autopilot::estimator::EstimatedState;
+    use mavsitl::autopilot::multicopter::Lift;
+    use nalgebra::UnitQuaternion;
+    let af = airframes::multirotor("generic_quad").expect("airframe");
+    let mut ctl = MulticopterControl::new(McParams::default(), &multicopter_airframe(&af));
+    for rho in [1.225, 0.0, -1e-4, f64::NAN, f64::INFINITY] {
+        let est = EstimatedState {
+            pos_ned_m: Vector3::new(0.0, 0.0, -80_000.0),
+            vel_ned_m_s: Vector3::zeros(),
+            att_ned_frd: UnitQuaternion::identity(),
+            rate_frd_rad_s: Vector3::zeros(),
+            accel_ned_m_s2: Vector3::zeros(),
+            specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -9.8),
+            air_density_kg_m3: rho,
+        };
+        for sp in [
+            McSetpoint::Track {
+                pos: Vector3::new(5.0, 0.0, -80_010.0),
+                vel: Vector3::zeros(),
+                acc: Vector3::zeros(),
+                yaw: 0.0,
+            },
+            McSetpoint::Attitude {
+                att: UnitQuaternion::identity(),
+                lift: Lift::Throttle(0.5),
+            },
+            McSetpoint::Rates {
+                rates_frd: Vector3::new(1.0, 0.0, 0.0),
+                lift: Lift::Down(-80_000.0),
+            },
+        ] {
+            let mut out = [0.0; MAX_MOTORS];
+            ctl.update(&sp, &est, 0.004, &mut out);
+            assert!(
+                out.iter().all(|c| (0.0..=1.0).contains(c)),
+                "density {rho}: {out:?}"
+            );
+            if rho == 1.225 {
+                assert!(out.iter().take(4).any(|c| *c > 0.0), "{out:?}");
+            } else if rho.is_nan() || rho <= 0.0 {
+                assert!(out.iter().all(|c| *c == 0.0), "density {rho}: {out:?}");
+            }
+        }
+    }
+}

@@ -147,8 +147,11 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
                 None => return Err(format!("{name}: SimMode is not a string")),
             },
             "ClockSpeed" => {
-                let c = v.as_f64().filter(|c| *c > 0.0 && c.is_finite());
-                clock_speed = Some(c.ok_or_else(|| format!("{name}: ClockSpeed {v} is not a positive number"))?);
+                // As `--clock-speed`: a thousandth to ten thousand times real time.
+                let c = v.as_f64().filter(|c| (1e-3..=1e4).contains(c));
+                clock_speed = Some(c.ok_or_else(|| {
+                    format!("{name}: ClockSpeed {v}: give a factor from 0.001 to 10000")
+                })?);
             }
             "OriginGeopoint" => scenario["home"] = origin(v, name)?,
             "PhysicsEngineName" => match v.as_str() {

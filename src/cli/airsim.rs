@@ -69,7 +69,7 @@ pub struct AirSimArgs {
     pub paused: bool,
 
     /// Stop after this much sim time, s (default: run until interrupted).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub duration: Option<f64>,
 
     /// For a PX4Multirotor vehicle: start PX4 SITL from this build directory

@@ -4,7 +4,7 @@
 use std::io::Write as _;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
 
@@ -52,7 +52,7 @@ pub struct ArduPilotArgs {
     pub speedup: Option<Speedup>,
 
     /// ArduPilot silent this long ends the run, s.
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = super::inputs::seconds_in(0.1, super::inputs::MAX_WAIT_S))]
     pub timeout: f64,
 
     /// Keep waiting when ArduPilot stops instead of exiting.
@@ -60,7 +60,7 @@ pub struct ArduPilotArgs {
     pub wait_reconnect: bool,
 
     /// Stop after this much sim time, s.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub duration: Option<f64>,
 
     /// Write recordings (ground truth, sensors); with a launched ArduPilot
@@ -338,7 +338,7 @@ pub(super) fn options(
         } else {
             ChannelMap::rover()
         },
-        give_up_after: Duration::from_secs_f64(args.timeout.max(0.1)),
+        give_up_after: mavsitl::time::saturating_duration(args.timeout),
         stop: Some(&super::STOP_RUN),
         launched: args.ardupilot.is_some(),
     }

@@ -195,7 +195,7 @@ pub struct CompareArgs {
     pub jobs: Option<usize>,
 
     /// Give up on a flight after this much sim time, s.
-    #[arg(long, value_name = "S", default_value_t = 1800.0)]
+    #[arg(long, value_name = "S", default_value_t = 1800.0, value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub timeout: f64,
 }
 

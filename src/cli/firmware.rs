@@ -34,11 +34,11 @@ pub struct FirmwareFlightArgs {
 
     /// The firmware must be ready to arm within this long (sim time, and as
     /// much wall time for a firmware that never starts), s.
-    #[arg(long, value_name = "S", default_value_t = 120.0)]
+    #[arg(long, value_name = "S", default_value_t = 120.0, value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub ready_timeout: f64,
 
     /// Give the mission up after this much sim time, s.
-    #[arg(long, value_name = "S", default_value_t = 1800.0)]
+    #[arg(long, value_name = "S", default_value_t = 1800.0, value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub mission_timeout: f64,
 
     /// Relay the firmware's MAVLink to HOST:PORT and back (with --mission),

@@ -69,7 +69,7 @@ pub struct FlyArgs {
     pub ground_truth: bool,
 
     /// Give up after this much sim time, s.
-    #[arg(long, value_name = "S", default_value_t = 1800.0)]
+    #[arg(long, value_name = "S", default_value_t = 1800.0, value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub timeout: f64,
 
     /// Be a MAVLink vehicle while flying: QGroundControl, MAVSDK or MAVProxy
@@ -375,9 +375,8 @@ impl FlyFiles {
         };
         let _ = std::fs::write(dir.join("params.parm"), params.to_file());
         let file = |name: &str, header: &str| -> Result<Option<RowFile>, CliError> {
-            let mut w =
-                RowFile::create(&dir.join(name)).map_err(|e| CliError::run(e.to_string()))?;
-            let _ = writeln!(w, "{header}");
+            let w = RowFile::with_header(&dir.join(name), header)
+                .map_err(|e| CliError::run(e.to_string()))?;
             Ok(Some(w))
         };
         Ok(FlyFiles {

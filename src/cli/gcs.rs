@@ -40,15 +40,20 @@ pub enum Speedup {
     Max,
 }
 
+/// Slowest pacing, times real time (a thousand times slower).
+pub const SPEEDUP_MIN: f64 = 1e-3;
+/// Fastest paced speed-up, times real time.
+pub const SPEEDUP_MAX: f64 = 1e4;
+
 /// Parses `--speedup X|max`.
 pub fn parse_speedup(s: &str) -> Result<Speedup, String> {
     if s.eq_ignore_ascii_case("max") {
         return Ok(Speedup::Max);
     }
     match s.parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 && x <= 10_000.0 => Ok(Speedup::Factor(x)),
+        Ok(x) if (SPEEDUP_MIN..=SPEEDUP_MAX).contains(&x) => Ok(Speedup::Factor(x)),
         _ => Err(format!(
-            "'{s}' is not a speed-up: give a factor in (0, 10000] or 'max'"
+            "'{s}' is not a speed-up: give a factor from 0.001 to 10000, or 'max'"
         )),
     }
 }
@@ -341,7 +346,7 @@ impl Pacer {
                 let sim = next
                     .as_micros()
                     .saturating_sub(self.sim_at_start.as_micros());
-                let due = Duration::from_secs_f64(sim as f64 * 1e-6 / k);
+                let due = mavsitl::time::saturating_duration(sim as f64 * 1e-6 / k);
                 due.saturating_sub(self.started.elapsed())
             }
         }

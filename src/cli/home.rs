@@ -36,8 +36,8 @@ fn check(h: &Home) -> Result<(), String> {
     if !(-180.0..=180.0).contains(&h.lon_deg) {
         return Err(format!("longitude {} is outside -180..=180", h.lon_deg));
     }
-    if !(-500.0..=9000.0).contains(&h.alt_m) {
-        return Err(format!("altitude {} is outside -500..=9000 m", h.alt_m));
+    if let Some(why) = mavsitl::geo::home_alt_problem(h.alt_m) {
+        return Err(why);
     }
     Ok(())
 }

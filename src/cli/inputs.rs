@@ -26,6 +26,27 @@ const QUAD_SCENARIO: &str =
     r#"{"vehicles":[{"name":"quad","kind":"multirotor","airframe":"generic_quad"}]}"#;
 const BOAT_SCENARIO: &str = r#"{"vehicles":[{"name":"boat","kind":"boat","airframe":"usv_twin"}]}"#;
 
+/// Longest simulated run a time limit may ask for, s (115 days; as a
+/// scenario's `duration_s`).
+pub const MAX_RUN_S: f64 = 1e7;
+
+/// Longest a bridge may wait for its firmware's answer, s (a day).
+pub const MAX_WAIT_S: f64 = 86_400.0;
+
+/// A clap parser for seconds within `min..=max`: anything else (0, a
+/// negative, NaN, inf, 1e300) is refused with exit 2 and the range, the
+/// value as written.
+pub fn seconds_in(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + Clone {
+    move |s: &str| match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
+        _ => Err(format!(
+            "'{s}' is not a time here: give seconds from {} to {}",
+            mavsitl::time::show(min),
+            mavsitl::time::show(max)
+        )),
+    }
+}
+
 fn input(msg: impl Into<String>, hint: &str) -> CliError {
     CliError::input(msg, hint)
 }

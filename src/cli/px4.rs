@@ -56,7 +56,7 @@ pub struct Px4Args {
     pub armed_wait_ms: u64,
 
     /// PX4 silent this long (wall time) ends the run, s.
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = super::inputs::seconds_in(0.1, super::inputs::MAX_WAIT_S))]
     pub px4_timeout: f64,
 
     /// When PX4 stops or disconnects, wait for it to come back instead of exiting.
@@ -69,7 +69,7 @@ pub struct Px4Args {
     pub keep_state: bool,
 
     /// Stop after this much sim time, s.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub duration: Option<f64>,
 
     /// Write recordings (ground truth, sensors) plus actuators.csv (PX4's
@@ -233,7 +233,7 @@ pub(super) fn launch_spec(
 /// Writes PX4's commands per step.
 struct Px4Observer<'a> {
     recorder: Option<&'a mut Recorder>,
-    actuators: Option<std::io::BufWriter<std::fs::File>>,
+    actuators: Option<mavsitl::record::rows::RowFile>,
     channels: usize,
 }
 
@@ -290,7 +290,7 @@ pub(super) fn options(args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
 pub(super) fn options_for(setup: &Px4Setup, args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
     let mut opts = bridge_options(setup, inputs, args.px4_build.is_some());
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
-    opts.give_up_after = Duration::from_secs_f64(args.px4_timeout.max(0.1));
+    opts.give_up_after = mavsitl::time::saturating_duration(args.px4_timeout);
     opts
 }
 
@@ -430,20 +430,22 @@ fn wait_for_return(args: &Px4Args, port: &Px4Port, opts: &Px4Options, msg: &str)
 fn actuator_writer(
     args: &Px4Args,
     channels: usize,
-) -> Result<Option<std::io::BufWriter<std::fs::File>>, CliError> {
+) -> Result<Option<mavsitl::record::rows::RowFile>, CliError> {
     let Some(dir) = &args.record else {
         return Ok(None);
     };
-    let f = std::fs::File::create(dir.join("actuators.csv"))
-        .map_err(|e| CliError::run(e.to_string()))?;
-    let mut w = std::io::BufWriter::new(f);
     let header: Vec<String> = (0..channels).map(|i| format!("u{i} []")).collect();
-    let _ = writeln!(w, "#timestamp [ns],{}", header.join(","));
+    let w = mavsitl::record::rows::RowFile::with_header(
+        &dir.join("actuators.csv"),
+        &format!("#timestamp [ns],{}", header.join(",")),
+    )
+    .map_err(|e| CliError::run(e.to_string()))?;
     Ok(Some(w))
 }
 
 /// Runs `mavsitl px4`.
 pub fn run(args: Px4Args) -> Result<(), CliError> {
+    super::fleet::check_instances(args.instance, args.count)?;
     let inputs = args
         .world
         .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Quad)?;

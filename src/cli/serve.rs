@@ -61,7 +61,7 @@ pub struct ServeArgs {
     pub record: Option<PathBuf>,
 
     /// Stop after this much sim time, s (default: run until interrupted).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub duration: Option<f64>,
 
     /// Serve N SimpleFlight vehicles in one world, 5 m apart eastwards:
@@ -191,6 +191,7 @@ fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[GcsSession], inputs
 
 /// Runs `mavsitl serve`.
 pub fn run(args: ServeArgs) -> Result<(), CliError> {
+    super::fleet::check_instances(args.gcs.instance, args.count)?;
     let mut inputs = load_inputs(
         &InputArgs {
             mission: args.mission.as_ref(),

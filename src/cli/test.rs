@@ -6,7 +6,6 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use clap::Args;
 use mavsitl::analysis::{MissionMetrics, Route, Track};
@@ -364,7 +363,7 @@ pub fn run(args: TestArgs) -> Result<(), CliError> {
         Ok(ChildFlight {
             args: child_args(&args, c, seed, &dir, slot)?,
             dir,
-            wall_limit: Some(Duration::from_secs_f64(c.timeout_s)),
+            wall_limit: Some(mavsitl::time::saturating_duration(c.timeout_s)),
         })
     })?;
     let verdicts: Vec<Verdict> = outcomes

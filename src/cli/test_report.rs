@@ -4,7 +4,6 @@
 //! system-out and the firmware console's as system-err) and a JSON summary.
 
 use std::path::Path;
-use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::json;
@@ -35,7 +34,7 @@ fn failure_text(v: &Verdict) -> (String, String) {
 
 fn junit(verdicts: &[Verdict], wall_s: f64) -> Report {
     let mut report = Report::new("mavsitl test");
-    report.set_time(Duration::from_secs_f64(wall_s));
+    report.set_time(mavsitl::time::saturating_duration(wall_s));
     let mut names: Vec<&str> = Vec::new();
     for v in verdicts {
         if !names.contains(&v.suite.as_str()) {
@@ -57,7 +56,7 @@ fn junit(verdicts: &[Verdict], wall_s: f64) -> Report {
             };
             let mut case = TestCase::new(format!("{} seed {}", v.case, v.seed), status);
             case.set_classname(format!("{}.{}", v.suite, v.case))
-                .set_time(Duration::from_secs_f64(v.wall_s))
+                .set_time(mavsitl::time::saturating_duration(v.wall_s))
                 .set_assertions(v.checks.len());
             if !v.passed {
                 case.set_system_out_lossy(log_tail(&v.dir, "run.log", LOG_TAIL_LINES));

@@ -215,9 +215,101 @@ impl Rate {
     }
 }
 
+/// Seconds from outside (an argument, a settings file, a client's request)
+/// outside the range their use allows. Prints the value in exponent form
+/// when plain digits would run long (1e300, not 301 digits).
+#[derive(Debug, Clone, PartialEq, Error)]
+#[error("{name} {}: give seconds from {} to {}", show(*.value), show(*.min), show(*.max))]
+pub struct SecondsError {
+    /// What the seconds are (a flag, a key, a call).
+    pub name: String,
+    /// The value given.
+    pub value: f64,
+    /// Smallest allowed, s.
+    pub min: f64,
+    /// Largest allowed, s.
+    pub max: f64,
+}
+
+/// `x` as a person writes it: plain for everyday magnitudes, exponent form
+/// beyond (so a hostile 1e300 stays one short line).
+pub fn show(x: f64) -> String {
+    let a = x.abs();
+    if x.is_finite() && (a == 0.0 || (1e-4..1e7).contains(&a)) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// The one checked way from outside seconds to a [`Duration`]: `secs` must
+/// be finite and within `min..=max` (both finite, `min` ≥ 0), else the
+/// error names `name` and the range. `Duration::from_secs_f64` panics on
+/// negative, non-finite and overflowing inputs; nothing from outside reaches
+/// it unchecked.
+///
+/// [`Duration`]: std::time::Duration
+pub fn checked_duration(
+    name: &str,
+    secs: f64,
+    min: f64,
+    max: f64,
+) -> Result<std::time::Duration, SecondsError> {
+    let err = || SecondsError {
+        name: name.to_string(),
+        value: secs,
+        min,
+        max,
+    };
+    if !(secs.is_finite() && secs >= min && secs <= max) {
+        return Err(err());
+    }
+    std::time::Duration::try_from_secs_f64(secs).map_err(|_| err())
+}
+
+/// A wall-clock span computed inside the program (a pacing deadline, a
+/// measured time), saturating instead of panicking: negative and NaN give
+/// zero, too large gives [`std::time::Duration::MAX`].
+pub fn saturating_duration(secs: f64) -> std::time::Duration {
+    if secs.is_nan() || secs <= 0.0 {
+        std::time::Duration::ZERO
+    } else {
+        std::time::Duration::try_from_secs_f64(secs).unwrap_or(std::time::Duration::MAX)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outside_seconds_are_checked_before_they_become_a_duration() {
+        use std::time::Duration;
+        assert_eq!(
+            checked_duration("--timeout", 2.5, 0.001, 1e7),
+            Ok(Duration::from_millis(2500))
+        );
+        for bad in [0.0, -5.0, f64::NAN, f64::INFINITY, 1e300, 1e7 + 1.0] {
+            let e = checked_duration("--timeout", bad, 0.001, 1e7).unwrap_err();
+            assert_eq!(e.value.to_bits(), bad.to_bits());
+        }
+        assert_eq!(
+            checked_duration("--timeout", 1e300, 0.001, 1e7)
+                .unwrap_err()
+                .to_string(),
+            "--timeout 1e300: give seconds from 0.001 to 1e7"
+        );
+        assert_eq!(
+            checked_duration("ClockSpeed", f64::NAN, 1e-3, 1e4)
+                .unwrap_err()
+                .to_string(),
+            "ClockSpeed NaN: give seconds from 0.001 to 10000"
+        );
+        assert_eq!(saturating_duration(-1.0), Duration::ZERO);
+        assert_eq!(saturating_duration(f64::NAN), Duration::ZERO);
+        assert_eq!(saturating_duration(1e300), Duration::MAX);
+        assert_eq!(saturating_duration(0.25), Duration::from_millis(250));
+    }
 
     #[test]
     fn physics_rate_bounds_and_whole_micros() {

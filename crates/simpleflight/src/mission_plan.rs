@@ -264,21 +264,31 @@ impl ItemContext<'_> {
         })
     }
 
-    /// DO_JUMP: param 1 the target item, param 2 the repeat count.
+    /// DO_JUMP: param 1 the target item, param 2 the repeat count, whole
+    /// numbers both (ArduPilot's repeat is an int16: −1 for ever, up to
+    /// 32767). NaN, a fraction or a value out of range is refused, not read
+    /// as 0 (a NaN repeat used to skip the loop and report the mission done).
     fn jump(&self, it: &MissionItem) -> Result<Step, String> {
         let target = it.params[0];
-        if !(target.is_finite() && target >= 0.0 && (target as usize) < self.items) {
+        if !(target.is_finite() && target >= 0.0 && target.fract() == 0.0)
+            || target as usize >= self.items
+        {
             return Err(format!(
-                "jump target {target} is not an item of this mission"
+                "jump target {} is not an item of this mission (0..={})",
+                mavsitl_core::time::show(target),
+                self.items.saturating_sub(1)
+            ));
+        }
+        let repeat = it.params[1];
+        if !(repeat.is_finite() && repeat.fract() == 0.0 && (-1.0..=32767.0).contains(&repeat)) {
+            return Err(format!(
+                "jump repeat count {} is not a whole number from -1 (for ever) to 32767",
+                mavsitl_core::time::show(repeat)
             ));
         }
         Ok(Step::Jump {
             target: target as usize,
-            repeat: if it.params[1].is_finite() {
-                it.params[1] as i64
-            } else {
-                0
-            },
+            repeat: repeat as i64,
         })
     }
 }
@@ -376,8 +386,8 @@ mod tests {
 
     #[test]
     fn jump_loops_around_nothing_are_refused() {
-        // A jump to itself, forever and 1e9 times.
-        for repeat in [-1.0, 1e9] {
+        // A jump to itself, forever and 32767 times.
+        for repeat in [-1.0, 32767.0] {
             let e = check(vec![wp(1.0), wp(2.0), jump(2.0, repeat), wp(3.0)]).expect_err("loop");
             assert_eq!(e.index, 2);
             assert!(e.reason.contains("would repeat without flying"), "{e}");
@@ -394,6 +404,29 @@ mod tests {
         assert_eq!(e.index, 1);
         // A jump forward onto a jump back to it.
         assert!(check(vec![wp(1.0), jump(2.0, -1.0), jump(1.0, -1.0), wp(2.0)]).is_err());
+    }
+
+    #[test]
+    fn jump_counts_and_targets_must_be_whole_numbers_in_range() {
+        for (target, repeat, says) in [
+            (1.0, f64::NAN, "jump repeat count NaN is not a whole number"),
+            (1.0, f64::INFINITY, "jump repeat count inf"),
+            (1.0, 1.5, "jump repeat count 1.5"),
+            (1.0, -2.0, "jump repeat count -2"),
+            (1.0, 1e300, "jump repeat count 1e300"),
+            (
+                f64::NAN,
+                1.0,
+                "jump target NaN is not an item of this mission (0..=2)",
+            ),
+            (0.5, 1.0, "jump target 0.5"),
+            (3.0, 1.0, "jump target 3 is not an item"),
+        ] {
+            let e = check(vec![wp(1.0), wp(2.0), jump(target, repeat)]).expect_err("refused");
+            assert_eq!(e.index, 2);
+            assert!(e.reason.contains(says), "{e}");
+        }
+        check(vec![wp(1.0), wp(2.0), jump(0.0, 32767.0)]).expect("the largest count");
     }
 
     #[test]

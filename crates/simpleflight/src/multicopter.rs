@@ -428,8 +428,20 @@ impl MulticopterControl {
         let w = est.rate_frd_rad_s;
         let torque = self.inertia * alpha + w.cross(&(self.inertia * w));
         self.last_thrust_n = thrust;
-        let t_max = self.max_thrust_rho0_n * (est.air_density_kg_m3 / RHO0_KG_M3);
+        let t_max = self.rotor_max_thrust_n(est);
         self.allocate(&torque, thrust, t_max, out);
+    }
+
+    /// One rotor's full thrust at the air density the barometer tells, N:
+    /// never negative or NaN (a barometer near vacuum, or a faulty one, can
+    /// give a density of zero or below).
+    fn rotor_max_thrust_n(&self, est: &EstimatedState) -> f64 {
+        let t = self.max_thrust_rho0_n * (est.air_density_kg_m3 / RHO0_KG_M3);
+        if t.is_finite() {
+            t.max(0.0)
+        } else {
+            0.0
+        }
     }
 
     /// Collective thrust (N) for `lift`: a throttle fraction of the rotors'
@@ -437,7 +449,7 @@ impl MulticopterControl {
     /// height, divided by the tilt's cosine.
     fn lift_thrust(&mut self, lift: Lift, est: &EstimatedState, dt: f64) -> f64 {
         let p = self.params;
-        let t_max = self.max_thrust_rho0_n * (est.air_density_kg_m3 / RHO0_KG_M3);
+        let t_max = self.rotor_max_thrust_n(est);
         let full = t_max * (self.rotors as f64 - self.failed.count_ones() as f64).max(0.0);
         match lift {
             Lift::Throttle(t) => t.clamp(0.0, 1.0) * full,
@@ -507,7 +519,13 @@ impl MulticopterControl {
             }
         }
         for (o, ti) in out.iter_mut().zip(t.iter()).take(n) {
-            *o = (ti / t_max).clamp(0.0, 1.0);
+            // No thrust to be had (no air), or no number: the rotor idles.
+            let c = ti / t_max;
+            *o = if c.is_finite() {
+                c.clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
         }
     }
 }

@@ -21,3 +21,24 @@ pub mod geodetic;
 
 pub use frames::ExportFrame;
 pub use geodetic::{GeoPoint, LocalFrame};
+
+/// Lowest home altitude a vehicle may start from, m AMSL (the Dead Sea shore
+/// is at −430 m).
+pub const HOME_ALT_MIN_M: f64 = -500.0;
+/// Highest home altitude a vehicle may start from, m AMSL (above every
+/// mountain; the atmosphere, the rotors and the sensors are modelled well
+/// beyond it). One range for a scenario's home, `--home` and a plan's or
+/// WPL file's planned home.
+pub const HOME_ALT_MAX_M: f64 = 9_000.0;
+
+/// Why `alt_m` is not a home altitude (None when it is).
+pub fn home_alt_problem(alt_m: f64) -> Option<String> {
+    if alt_m.is_finite() && (HOME_ALT_MIN_M..=HOME_ALT_MAX_M).contains(&alt_m) {
+        None
+    } else {
+        Some(format!(
+            "home altitude {} m is outside {HOME_ALT_MIN_M}..={HOME_ALT_MAX_M} m",
+            crate::time::show(alt_m)
+        ))
+    }
+}

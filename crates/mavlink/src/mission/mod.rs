@@ -222,7 +222,9 @@ impl Mission {
             message: what,
         };
         if let Some(h) = self.home {
-            if let Some(why) = position_problem(h.lat_deg, h.lon_deg, h.alt_m) {
+            let why = position_problem(h.lat_deg, h.lon_deg, h.alt_m)
+                .or_else(|| mavsitl_core::geo::home_alt_problem(h.alt_m));
+            if let Some(why) = why {
                 return Err(bad(format!("planned home: {why}")));
             }
         }

@@ -33,10 +33,8 @@ impl GroundTruthWriter {
     /// # Errors
     /// I/O errors.
     pub fn create(path: &Path, vehicle: usize, frame: ExportFrame, rate: Rate) -> io::Result<Self> {
-        let mut out = RowFile::create(path)?;
-        writeln!(out, "{HEADER}")?;
-        let mut battery = RowFile::create(&path.with_file_name("battery.csv"))?;
-        writeln!(battery, "{BATTERY_HEADER}")?;
+        let out = RowFile::with_header(path, HEADER)?;
+        let battery = RowFile::with_header(&path.with_file_name("battery.csv"), BATTERY_HEADER)?;
         Ok(GroundTruthWriter {
             out,
             battery,

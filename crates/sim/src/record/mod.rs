@@ -94,13 +94,14 @@ impl Recorder {
             files.extend(names.into_iter().map(|n| format!("{prefix}{n}")));
             sensor_meta.push(sensor_description(v));
         }
-        let mut zone_events = RowFile::create(&dir.join("zone_events.csv"))?;
-        writeln!(zone_events, "#timestamp [ns],vehicle,zone,event")?;
+        let zone_events = RowFile::with_header(
+            &dir.join("zone_events.csv"),
+            "#timestamp [ns],vehicle,zone,event",
+        )?;
         files.push("zone_events.csv".into());
-        let mut fault_events = RowFile::create(&dir.join("fault_events.csv"))?;
-        writeln!(
-            fault_events,
-            "#timestamp [ns],vehicle,fault,kind,event,spec"
+        let fault_events = RowFile::with_header(
+            &dir.join("fault_events.csv"),
+            "#timestamp [ns],vehicle,fault,kind,event,spec",
         )?;
         files.push("fault_events.csv".into());
         if several {

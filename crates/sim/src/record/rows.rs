@@ -51,6 +51,19 @@ impl RowFile {
         })
     }
 
+    /// Creates (truncates) the CSV file at `path` with its `header` line
+    /// (without the newline) already in the file, not only buffered: a run
+    /// killed at once still leaves a file that says what its columns are.
+    ///
+    /// # Errors
+    /// The file cannot be created or written.
+    pub fn with_header(path: &Path, header: &str) -> io::Result<Self> {
+        let mut f = RowFile::create(path)?;
+        writeln!(f, "{header}")?;
+        f.write_rows()?;
+        Ok(f)
+    }
+
     /// Writes every complete row buffered, keeping a partial one.
     fn write_rows(&mut self) -> io::Result<()> {
         let Some(end) = self.buf.iter().rposition(|b| *b == b'\n') else {
@@ -120,6 +133,21 @@ impl Drop for RowFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_header_is_in_the_file_from_the_start() {
+        // A run killed before its first flush (SIGKILL) still leaves the
+        // header: it is written at open, not buffered with the rows.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fault_events.csv");
+        let mut f = RowFile::with_header(&path, "#timestamp [ns],vehicle").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"#timestamp [ns],vehicle\n");
+        writeln!(f, "1,0").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"#timestamp [ns],vehicle\n");
+        std::mem::forget(f); // as a kill: no flush, no drop
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, "#timestamp [ns],vehicle\n");
+    }
 
     #[test]
     fn only_whole_rows_reach_the_file() {

@@ -36,8 +36,7 @@ pub struct SensorWriter {
 }
 
 fn open(dir: &Path, name: &str, header: &str, files: &mut Vec<String>) -> io::Result<RowFile> {
-    let mut w = RowFile::create(&dir.join(name))?;
-    writeln!(w, "{header}")?;
+    let w = RowFile::with_header(&dir.join(name), header)?;
     files.push(name.to_string());
     Ok(w)
 }

@@ -337,6 +337,9 @@ impl Scenario {
         }
         for (i, v) in self.vehicles.iter().enumerate() {
             let key = format!("vehicles[{i}]");
+            if let Some(why) = name_problem(&v.name) {
+                return bad(&format!("{key}.name"), why);
+            }
             if self.vehicles[..i].iter().any(|o| o.name == v.name) {
                 return bad(
                     &format!("{key}.name"),
@@ -608,13 +611,47 @@ pub(crate) fn check_home(h: &Home) -> Check {
             format!("{} is outside -180..=180", h.lon_deg),
         ));
     }
-    if !(h.alt_m.is_finite() && (-500.0..=9000.0).contains(&h.alt_m)) {
-        return Err((
-            "alt_m".into(),
-            format!("{} is outside -500..=9000 m", h.alt_m),
-        ));
+    if let Some(why) = mavsitl_core::geo::home_alt_problem(h.alt_m) {
+        return Err(("alt_m".into(), why));
     }
     finite("heading_deg", h.heading_deg)
+}
+
+/// The files a recording keeps once per run, beside the vehicles' folders.
+const RUN_FILES: [&str; 4] = [
+    "meta.json",
+    "zone_events.csv",
+    "fault_events.csv",
+    "encounters.csv",
+];
+
+/// Why `name` cannot name a vehicle (None when it can). A fleet's
+/// recordings go in a folder per vehicle named after it, so a name is one
+/// path component: not empty, not `.` or `..`, no `/`, `\\` or control
+/// characters, at most 64 bytes.
+fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("a vehicle needs a name (it names its recording folder)".into());
+    }
+    if name == "." || name == ".." || name.len() > 64 {
+        return Some(format!(
+            "'{name}' cannot name a recording folder: give 1 to 64 characters, not . or .."
+        ));
+    }
+    if RUN_FILES.contains(&name) {
+        return Some(format!(
+            "'{name}' is a file of the fleet's own recording: give another name"
+        ));
+    }
+    if name
+        .chars()
+        .any(|c| c == '/' || c == '\\' || c.is_control())
+    {
+        return Some(format!(
+            "{name:?} cannot name a recording folder: no '/', '\\' or control characters"
+        ));
+    }
+    None
 }
 
 fn check_zone(z: &crate::world::ZoneSpec) -> Check {

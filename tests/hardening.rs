@@ -1,0 +1,255 @@
+//! Hostile and clumsy input on the command line and in files: every number
+//! that becomes a time or a home is checked against one named range and
+//! refused with exit 2 and one line naming the flag, file or key and the
+//! range — never a panic (exit 101), never a run of zero seconds.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn mavsitl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("PX4_HOME_LAT")
+        .env_remove("PX4_HOME_LON")
+        .env_remove("PX4_HOME_ALT")
+        .env_remove("PX4_BUILD_DIR")
+        .env_remove("ARDUPILOT_HOME")
+        .output()
+        .expect("run mavsitl")
+}
+
+/// Asserts `args` is refused with exit 2, its first line naming `names` and
+/// saying `range`.
+fn refused(args: &[&str], names: &str, range: &str) {
+    let out = mavsitl(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let first = err.lines().next().unwrap_or("");
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        first.contains(names) && first.contains(range) && !err.contains("panicked"),
+        "{args:?}: {err}"
+    );
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, body).expect("write");
+    p
+}
+
+#[test]
+fn times_and_speed_ups_out_of_range_are_refused_not_panicked_on() {
+    let secs = "give seconds from 0.001 to 1e7";
+    let wait = "give seconds from 0.1 to 86400";
+    let factor = "give a factor from 0.001 to 10000";
+    for v in ["inf", "nan", "0", "-5", "1e300"] {
+        let flag = format!("--timeout={v}");
+        refused(&["fly", &flag], &format!("'{v}'"), secs);
+        refused(
+            &["compare", "missions/quad_square.plan", "--out", "x", &flag],
+            &format!("'{v}'"),
+            secs,
+        );
+        let d = format!("--duration={v}");
+        for sub in ["serve", "px4", "ardupilot", "airsim"] {
+            refused(&[sub, &d], "--duration", secs);
+        }
+        refused(
+            &["px4", &format!("--px4-timeout={v}")],
+            "--px4-timeout",
+            wait,
+        );
+        refused(&["ardupilot", &flag], "--timeout", wait);
+        refused(
+            &["px4", &format!("--ready-timeout={v}")],
+            "--ready-timeout",
+            secs,
+        );
+    }
+    for v in ["1e-300", "0", "nan", "inf", "-1", "1e5"] {
+        let s = format!("--speedup={v}");
+        refused(&["serve", &s], "--speedup", factor);
+        refused(&["fly", "--gcs", &s], "--speedup", factor);
+        refused(&["px4", &s], "--speedup", factor);
+        refused(&["ardupilot", &s], "--speedup", factor);
+        refused(
+            &["airsim", &format!("--clock-speed={v}")],
+            "--clock-speed",
+            factor,
+        );
+    }
+    // The edges are accepted: a flight limited to 1 ms ends at once, on time.
+    let out = mavsitl(&["fly", "--timeout", "0.001"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let tmp = tempfile::tempdir().expect("tmp");
+    for clock in ["1e300", "1e-25", "0"] {
+        let s = write(
+            tmp.path(),
+            "settings.json",
+            &format!(
+                r#"{{"SettingsVersion": 1.2, "SimMode": "Multirotor", "ClockSpeed": {clock}}}"#
+            ),
+        );
+        refused(
+            &["airsim", "--settings", s.to_str().expect("utf8")],
+            "settings.json: ClockSpeed",
+            factor,
+        );
+    }
+}
+
+/// One range of home altitudes, −500..=9000 m, for a plan's planned home, a
+/// WPL file's home line, a scenario's home and `--home`. A 60–100 km home
+/// used to reach the rotors' allocation with no air and panic there.
+#[test]
+fn one_home_altitude_range_everywhere() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let range = "outside -500..=9000 m";
+    let mut plan: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("missions/quad_square.plan"),
+        )
+        .expect("plan"),
+    )
+    .expect("json");
+    for alt in [60_000.0, 100_000.0, 9_001.0, -600.0] {
+        plan["mission"]["plannedHomePosition"][2] = serde_json::json!(alt);
+        let p = write(tmp.path(), "high.plan", &plan.to_string());
+        refused(
+            &["fly", p.to_str().expect("utf8")],
+            "high.plan: planned home: home altitude",
+            range,
+        );
+        let wpl = write(
+            tmp.path(),
+            "high.waypoints",
+            &format!(
+                "QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t47.39\t8.54\t{alt}\t1\n\
+                 1\t0\t3\t16\t0\t0\t0\t0\t47.3901\t8.54\t20\t1\n"
+            ),
+        );
+        refused(
+            &["fly", wpl.to_str().expect("utf8")],
+            "high.waypoints: planned home: home altitude",
+            range,
+        );
+        let sc = write(
+            tmp.path(),
+            "high.json",
+            &format!(
+                r#"{{"home":{{"lat_deg":47.39,"lon_deg":8.54,"alt_m":{alt}}},"vehicles":[{{"kind":"multirotor"}}]}}"#
+            ),
+        );
+        refused(
+            &["fly", "--scenario", sc.to_str().expect("utf8")],
+            "home.alt_m",
+            range,
+        );
+        refused(
+            &["fly", &format!("--home=47.39,8.54,{alt}")],
+            "--home",
+            range,
+        );
+    }
+    // The top of the range is accepted and runs without a panic (the quad's
+    // rotors cannot lift it in air of half the density: the mission times
+    // out); 2 000 m flies.
+    plan["mission"]["plannedHomePosition"][2] = serde_json::json!(9_000.0);
+    let p = write(tmp.path(), "top.plan", &plan.to_string());
+    let out = mavsitl(&["fly", p.to_str().expect("utf8"), "--timeout", "60"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.code() == Some(1) && text.contains("mission not completed"),
+        "{text}"
+    );
+    plan["mission"]["plannedHomePosition"][2] = serde_json::json!(2_000.0);
+    let p = write(tmp.path(), "high_field.plan", &plan.to_string());
+    let out = mavsitl(&["fly", p.to_str().expect("utf8")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// Fleet vehicle names become recording folders: one path component, not
+/// empty, not one of the run's own files. Instances stop at 254 (system id
+/// 255) for the last vehicle of a fleet.
+#[test]
+fn fleet_names_and_instances_stay_in_their_ranges() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let rec = tmp.path().join("rec");
+    for (name, says) in [
+        ("../../x", "cannot name a recording folder"),
+        ("/abs", "cannot name a recording folder"),
+        ("", "a vehicle needs a name"),
+        ("..", "cannot name a recording folder"),
+        ("fault_events.csv", "is a file of the fleet's own recording"),
+    ] {
+        let sc = write(
+            tmp.path(),
+            "fleet.json",
+            &format!(
+                r#"{{"vehicles":[{{"name":"{name}","kind":"multirotor"}},{{"name":"q2","kind":"multirotor"}}]}}"#
+            ),
+        );
+        refused(
+            &[
+                "fly",
+                "--scenario",
+                sc.to_str().expect("utf8"),
+                "--record",
+                rec.to_str().expect("utf8"),
+            ],
+            "fleet.json: vehicles[0].name",
+            says,
+        );
+    }
+    assert!(!tmp.path().join("x").exists() && !rec.exists());
+    let ids = "instances go from 0 to 254 (system ids 1 to 255)";
+    refused(
+        &["serve", "--count", "2", "--instance", "254"],
+        "--instance 254 with --count 2",
+        ids,
+    );
+    refused(
+        &["serve", "--count", "3", "--instance", "254"],
+        "system id 257",
+        ids,
+    );
+    refused(&["serve", "--instance", "255"], "--instance 255", ids);
+    refused(
+        &["px4", "--count", "3", "--instance", "253"],
+        "--instance 253",
+        ids,
+    );
+}
+
+/// QGroundControl writes `null` (NaN) for a parameter it leaves alone; a
+/// DO_JUMP's repeat count must be a number, so NaN is refused — it used to
+/// be read as 0, the loop skipped and the mission reported complete.
+#[test]
+fn a_jump_without_a_repeat_count_is_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut plan: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("missions/quad_square.plan"),
+        )
+        .expect("plan"),
+    )
+    .expect("json");
+    let jump = serde_json::json!({
+        "autoContinue": true, "command": 177, "doJumpId": 9, "frame": 2,
+        "params": [2, null, 0, 0, 0, 0, 0], "type": "SimpleItem"
+    });
+    if let Some(items) = plan["mission"]["items"].as_array_mut() {
+        items.insert(4, jump);
+    }
+    let p = write(tmp.path(), "jump.plan", &plan.to_string());
+    refused(
+        &["fly", p.to_str().expect("utf8")],
+        "jump.plan: mission item 4",
+        "jump repeat count NaN is not a whole number from -1 (for ever) to 32767",
+    );
+}
