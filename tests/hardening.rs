@@ -253,3 +253,129 @@ fn a_jump_without_a_repeat_count_is_refused() {
         "jump repeat count NaN is not a whole number from -1 (for ever) to 32767",
     );
 }
+
+/// A fault aimed at nothing — a rotor the vehicle lacks, a thruster on a
+/// quad, a rotor on a boat, an item past the mission's end — is refused
+/// naming what the vehicle or mission has; it used to log as started, do
+/// nothing, and let the mission "complete".
+#[test]
+fn faults_aimed_at_nothing_are_refused() {
+    let hint = "--fault KIND@START";
+    for (args, says) in [
+        (
+            vec!["fly", "--fault", "motor_failure@10s:motor=7"],
+            "--fault motor_failure: motor: 7 is not a rotor of 'quad': it has 4, motors 0..=3",
+        ),
+        (
+            vec!["fly", "--fault", "thruster_failure@10s:thruster=0"],
+            "'quad' is a multirotor: it has rotors (motor_failure), not thrusters",
+        ),
+        (
+            vec![
+                "fly",
+                "missions/boat_box.plan",
+                "--fault",
+                "motor_failure@10s:motor=0",
+            ],
+            "'boat' is a boat: it has thrusters (thruster_failure), not rotors",
+        ),
+        (
+            vec!["fly", "--fault", "gps_loss@item99"],
+            "--fault gps_loss: at_item: the mission has no item 99: its items are 0..=5",
+        ),
+    ] {
+        let out = mavsitl(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says) && err.contains(hint), "{args:?}: {err}");
+    }
+    // What the vehicle has is accepted: rotor 3, the mission's last item.
+    for fault in ["motor_failure@200s:motor=3", "gps_loss@item5"] {
+        let out = mavsitl(&["fly", "--fault", fault, "--timeout", "1"]);
+        assert_ne!(out.status.code(), Some(2), "{fault}: {out:?}");
+    }
+}
+
+/// `mavsitl test` refuses before anything flies: a report into a missing
+/// folder, a case whose mission file is not there (was a FAIL after the
+/// run), a --filter matching no case (was exit 0 with nothing run).
+#[test]
+fn a_suite_run_that_cannot_succeed_is_refused_up_front() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let junit = tmp.path().join("missing/report.xml");
+    refused(
+        &[
+            "test",
+            "suites/simpleflight.toml",
+            "--junit",
+            junit.to_str().expect("utf8"),
+        ],
+        "--junit",
+        "missing/report.xml: no folder",
+    );
+    refused(
+        &[
+            "test",
+            "suites/simpleflight.toml",
+            "--filter",
+            "no_such_case",
+        ],
+        "--filter 'no_such_case' matches no case",
+        "simpleflight/quad_square, simpleflight/quad_survey",
+    );
+    let suite = write(
+        tmp.path(),
+        "broken.toml",
+        "[[case]]\nname = \"gone\"\nvehicle = \"quad\"\nmission = \"gone.plan\"\n[case.expect]\nmission_completed = true\n",
+    );
+    refused(
+        &["test", suite.to_str().expect("utf8")],
+        "suite broken, case 'gone': mission",
+        "gone.plan: no such file",
+    );
+    assert!(!junit.exists());
+}
+
+/// A recording keeps its mission: moved elsewhere, `plot` still finds it
+/// (meta.json named an absolute path that the move broke).
+#[test]
+fn a_moved_recording_still_plots() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let plan = tmp.path().join("square.plan");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("missions/quad_square.plan"),
+        &plan,
+    )
+    .expect("copy");
+    let rec = tmp.path().join("rec");
+    let out = mavsitl(&[
+        "fly",
+        plan.to_str().expect("utf8"),
+        "--record",
+        rec.to_str().expect("utf8"),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rec.join("meta.json")).expect("meta"))
+            .expect("json");
+    assert_eq!(meta["mission"], "mission.plan");
+    let moved = tmp.path().join("elsewhere");
+    std::fs::rename(&rec, &moved).expect("move");
+    std::fs::remove_file(&plan).expect("rm");
+    let out = mavsitl(&["plot", moved.to_str().expect("utf8")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("xtrack_rms"), "{text}");
+    let metrics: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(moved.join("metrics.json")).expect("metrics"),
+    )
+    .expect("json");
+    let legs = metrics["flights"][0]["metrics"]["legs"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(legs >= 4, "the route's legs were measured: {legs}");
+}

@@ -210,7 +210,12 @@ pub(super) fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInput
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
-    super::add_faults(&mut scenario, args.faults)?;
+    super::add_faults(
+        &mut scenario,
+        &source,
+        Some(mission.items.len()),
+        args.faults,
+    )?;
     let mut param_text = match args.params {
         Some(p) => Some((
             std::fs::read_to_string(p)

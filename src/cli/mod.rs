@@ -140,9 +140,11 @@ fn open_recorder(
         })
 }
 
-/// Names the mission flown in `meta.json` (for `mavsitl plot`): the file's
-/// absolute path, or, for the built-in mission, a copy written beside the
-/// recording as `mission.plan` (nothing when there is neither).
+/// Keeps the mission flown with the recording (for `mavsitl plot`): a copy
+/// in it — `mission.plan`, or `mission.waypoints` for a WPL file — named in
+/// `meta.json` relative to the recording, so a recording moved or copied
+/// elsewhere still plots; `mission_source` says where it came from.
+/// Nothing when there is no mission.
 fn note_mission(
     recorder: Option<&mut mavsitl::record::Recorder>,
     dir: Option<&std::path::Path>,
@@ -152,18 +154,30 @@ fn note_mission(
     let (Some(r), Some(dir)) = (recorder, dir) else {
         return;
     };
-    let path = match file {
-        Some(f) => std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf()),
+    let (text, source) = match file {
+        Some(f) => match std::fs::read_to_string(f) {
+            Ok(t) => (
+                t,
+                std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf()),
+            ),
+            Err(_) => return,
+        },
         None if builtin.is_empty() => return,
-        None => {
-            let copy = dir.join("mission.plan");
-            if std::fs::write(&copy, builtin).is_err() {
-                return;
-            }
-            std::fs::canonicalize(&copy).unwrap_or(copy)
-        }
+        None => (builtin.to_string(), "<built-in>".into()),
     };
-    r.note("mission", serde_json::json!(path.display().to_string()));
+    let name = if text.trim_start().starts_with("QGC WPL") {
+        "mission.waypoints"
+    } else {
+        "mission.plan"
+    };
+    if std::fs::write(dir.join(name), &text).is_err() {
+        return;
+    }
+    r.note("mission", serde_json::json!(name));
+    r.note(
+        "mission_source",
+        serde_json::json!(source.display().to_string()),
+    );
 }
 
 /// Set by Ctrl-C (SIGINT), SIGTERM or SIGHUP: runs stop at the next tick
@@ -290,13 +304,36 @@ fn as_interrupted(result: Result<(), CliError>, interrupted: bool) -> Result<(),
 
 /// Adds the `--fault` arguments to the scenario's faults, checking that the
 /// vehicle and zone they name exist.
+/// Adds `--fault`s to the scenario after checking that each has a vehicle,
+/// a zone, the rotor or thruster it fails and, with `@itemN`, an item N of
+/// the mission flown (`items`, None: no mission).
 fn add_faults(
     scenario: &mut mavsitl::scenario::Scenario,
+    source: &mavsitl::scenario::ScenarioSource,
+    items: Option<usize>,
     faults: &[mavsitl::faults::FaultSpec],
 ) -> Result<(), CliError> {
     for f in faults {
         let hint =
             "--fault KIND@START[+DURATION][:key=value,...]; see the README's fault reference";
+        if let Some((key, why)) = scenario.fault_target_problem(f, source) {
+            return Err(CliError::input(
+                format!("--fault {}: {key}: {why}", f.kind),
+                hint,
+            ));
+        }
+        if let (Some(i), Some(n)) = (f.at_item, items) {
+            if i as usize >= n {
+                return Err(CliError::input(
+                    format!(
+                        "--fault {}: at_item: the mission has no item {i}: its items are 0..={}",
+                        f.kind,
+                        n.saturating_sub(1)
+                    ),
+                    hint,
+                ));
+            }
+        }
         if scenario.fault_vehicle(f).is_none() {
             let name = f.vehicle.as_deref().unwrap_or("");
             return Err(CliError::input(

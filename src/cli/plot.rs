@@ -30,10 +30,24 @@ pub struct PlotArgs {
 pub fn run(args: PlotArgs) -> Result<(), CliError> {
     let track = Track::load(&args.record)
         .map_err(|e| CliError::input(e.to_string(), "give a directory written by --record"))?;
+    // meta.json names the copy kept in the recording (relative to it); an
+    // older recording names an absolute path, which may since have moved:
+    // then the copy beside it, if any.
     let named = std::fs::read_to_string(args.record.join("meta.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|m| m.get("mission")?.as_str().map(PathBuf::from));
+        .and_then(|m| m.get("mission")?.as_str().map(PathBuf::from))
+        .map(|p| args.record.join(p))
+        .and_then(|p| {
+            if p.is_file() {
+                Some(p)
+            } else {
+                ["mission.plan", "mission.waypoints"]
+                    .iter()
+                    .map(|n| args.record.join(n))
+                    .find(|c| c.is_file())
+            }
+        });
     let mission = match args.mission.as_ref().or(named.as_ref()) {
         Some(p) => Mission::load(p).map_err(|e| {
             CliError::input(e.to_string(), "give the mission flown with --mission PLAN")

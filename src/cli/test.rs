@@ -329,10 +329,69 @@ fn load_suites(paths: &[PathBuf]) -> Result<Vec<Suite>, CliError> {
     Ok(suites)
 }
 
+/// Refuses, before anything flies, a report that could not be written
+/// (its folder missing) and a case whose mission or scenario file is not
+/// there: found after every case had flown, they cost a whole run.
+fn check_up_front(args: &TestArgs, suites: &[Suite]) -> Result<(), CliError> {
+    for (flag, file) in [("--junit", &args.junit), ("--json", &args.json)] {
+        let Some(file) = file else { continue };
+        let dir = match file.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(CliError::input(
+                format!("{flag} {}: no folder {}", file.display(), dir.display()),
+                "create the folder first, or give a path in one that exists",
+            ));
+        }
+    }
+    for s in suites {
+        for c in &s.cases {
+            let files = std::iter::once(("mission", Some(&c.mission)))
+                .chain(std::iter::once(("scenario", c.scenario.as_ref())));
+            for (key, f) in files {
+                if let Some(f) = f.filter(|f| !f.is_file()) {
+                    return Err(CliError::input(
+                        format!(
+                            "suite {}, case '{}': {key} {}: no such file",
+                            s.name,
+                            c.name,
+                            f.display()
+                        ),
+                        "paths in a suite are relative to the suite file",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs `mavsitl test`.
 pub fn run(args: TestArgs) -> Result<(), CliError> {
     let suites = load_suites(&args.suites)?;
+    check_up_front(&args, &suites)?;
     let all = suite::pairs(&suites, args.filter.as_deref());
+    if all.is_empty() {
+        if let Some(f) = &args.filter {
+            let names: Vec<String> = suites
+                .iter()
+                .flat_map(|s| {
+                    s.cases
+                        .iter()
+                        .map(move |c| format!("{}/{}", s.name, c.name))
+                })
+                .collect();
+            return Err(CliError::input(
+                format!(
+                    "--filter '{f}' matches no case; the cases are: {}",
+                    names.join(", ")
+                ),
+                "give part of a suite/case name",
+            ));
+        }
+    }
     let pairs: Vec<Pair> = match args.shard {
         Some((i, n)) => suite::shard(&all, i, n),
         None => all,

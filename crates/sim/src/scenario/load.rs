@@ -335,6 +335,7 @@ impl Scenario {
                 format!("{} is not within (0, 10000] m", self.proximity_m),
             );
         }
+        let mut actuators = Vec::with_capacity(self.vehicles.len());
         for (i, v) in self.vehicles.iter().enumerate() {
             let key = format!("vehicles[{i}]");
             if let Some(why) = name_problem(&v.name) {
@@ -346,7 +347,7 @@ impl Scenario {
                     format!("'{}' is used by another vehicle", v.name),
                 );
             }
-            self.resolve_airframe(i, source)?;
+            actuators.push(Actuators::of(&self.resolve_airframe(i, source)?));
             check_initial(&v.initial).or_else(|(k, m)| bad(&format!("{key}.initial.{k}"), m))?;
             if let Err(e) = v.sensors.validate(rate) {
                 return bad(&format!("{key}.sensors"), e.to_string());
@@ -368,7 +369,8 @@ impl Scenario {
             self.check_controller(i, rate)
                 .or_else(|(k, m)| bad(&format!("{key}.controller.{k}"), m))?;
         }
-        self.validate_faults().or_else(|(k, m)| bad(&k, m))
+        self.validate_faults(&actuators)
+            .or_else(|(k, m)| bad(&k, m))
     }
 
     /// Wind, current, turbulence and zones.
@@ -453,13 +455,21 @@ impl Scenario {
         Ok(())
     }
 
-    /// Checks each fault, and that its vehicle and zone exist.
-    fn validate_faults(&self) -> Result<(), (String, String)> {
+    /// Checks each fault, and that its vehicle and zone exist and that the
+    /// rotor or thruster it fails is one the vehicle has (`actuators`, per
+    /// vehicle): a fault aimed at nothing would log as started and change
+    /// nothing.
+    fn validate_faults(&self, actuators: &[Actuators]) -> Result<(), (String, String)> {
         for (i, f) in self.faults.iter().enumerate() {
             let key = |k: &str| format!("faults[{i}].{k}");
             f.validate().map_err(|e| (key(&e.key), e.message))?;
-            self.fault_vehicle(f)
+            let v = self
+                .fault_vehicle(f)
                 .ok_or_else(|| (key("vehicle"), "no vehicle of that name".to_string()))?;
+            if let Some(a) = actuators.get(v) {
+                a.check(f, &self.vehicles[v].name)
+                    .map_err(|(k, m)| (key(k), m))?;
+            }
             if let Some(z) = &f.zone {
                 if self.fault_zone(z).is_none() {
                     return Err((key("zone"), format!("no zone named '{z}'")));
@@ -467,6 +477,22 @@ impl Scenario {
             }
         }
         Ok(())
+    }
+
+    /// Why fault `f` would fail nothing on its vehicle — a rotor or thruster
+    /// it does not have, a motor failure on a boat (None when it fails
+    /// something, or has no vehicle: [`Self::fault_vehicle`] says that).
+    pub fn fault_target_problem(
+        &self,
+        f: &mavsitl_core::faults::FaultSpec,
+        source: &ScenarioSource,
+    ) -> Option<(String, String)> {
+        let v = self.fault_vehicle(f)?;
+        let af = self.resolve_airframe(v, source).ok()?;
+        Actuators::of(&af)
+            .check(f, &self.vehicles[v].name)
+            .err()
+            .map(|(k, m)| (k.to_string(), m))
     }
 
     /// The index of the vehicle a fault applies to (the first by default).
@@ -571,6 +597,74 @@ pub enum Airframe {
 }
 
 type Check = Result<(), (String, String)>;
+
+/// What a vehicle has that a fault can fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Actuators {
+    /// A multirotor with this many rotors.
+    Rotors(usize),
+    /// A boat with this many thrusters.
+    Thrusters(usize),
+}
+
+impl Actuators {
+    fn of(af: &Airframe) -> Self {
+        match af {
+            Airframe::Multirotor(p) => Actuators::Rotors(
+                p.rotor_positions_frd_m
+                    .as_ref()
+                    .map_or(p.frame.motors().len(), Vec::len),
+            ),
+            Airframe::Boat(b) => Actuators::Thrusters(match b.layout {
+                crate::physics::boat::BoatLayout::TwinThrusters => 2,
+                crate::physics::boat::BoatLayout::ThrottleRudder => 1,
+            }),
+        }
+    }
+
+    /// Whether fault `f` fails something vehicle `name` has: the key at
+    /// fault and why not.
+    fn check(
+        self,
+        f: &mavsitl_core::faults::FaultSpec,
+        name: &str,
+    ) -> Result<(), (&'static str, String)> {
+        use mavsitl_core::faults::FaultKind;
+        match (f.kind, self) {
+            (FaultKind::MotorFailure, Actuators::Rotors(n)) => match f.motor {
+                Some(m) if (m as usize) < n => Ok(()),
+                m => Err((
+                    "motor",
+                    format!(
+                        "{} is not a rotor of '{name}': it has {n}, motors 0..={}",
+                        m.map_or("none".into(), |m| m.to_string()),
+                        n.saturating_sub(1)
+                    ),
+                )),
+            },
+            (FaultKind::ThrusterFailure, Actuators::Thrusters(n)) => match f.thruster {
+                Some(t) if (t as usize) < n => Ok(()),
+                t => Err((
+                    "thruster",
+                    format!(
+                        "{} is not a thruster of '{name}': it has {n}, thrusters 0..={}",
+                        t.map_or("none".into(), |t| t.to_string()),
+                        n.saturating_sub(1)
+                    ),
+                )),
+            },
+            (FaultKind::MotorFailure, Actuators::Thrusters(_)) => Err((
+                "kind",
+                format!("'{name}' is a boat: it has thrusters (thruster_failure), not rotors"),
+            )),
+            (FaultKind::ThrusterFailure, Actuators::Rotors(_)) => Err((
+                "kind",
+                format!("'{name}' is a multirotor: it has rotors (motor_failure), not thrusters"),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
 
 fn finite(key: &str, v: f64) -> Check {
     if v.is_finite() {
