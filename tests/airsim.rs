@@ -360,3 +360,117 @@ fn a_px4_multirotor_is_flown_by_the_launched_px4_on_the_clients_clock() {
         imu.lines().count()
     );
 }
+
+/// AirSim's own client, hostile: a wind of 1e300 or 200 m/s, a pose 1e300 m
+/// away or 1e9 m up, a continue of 1e300 s or 2^64 − 1 frames are refused
+/// with an error the client raises, and the server goes on serving (the
+/// wind used to end it with a non-finite position, the continues never
+/// answered). A long continue from one client ends, answered, when another
+/// pauses the clock.
+#[test]
+fn out_of_range_calls_are_refused_and_a_pause_ends_a_continue() {
+    let port = 41471;
+    let _server = server(port, &[]);
+    let r = client(port, "hostile");
+    for key in [
+        "wind_1e300",
+        "wind_200",
+        "pose_x_1e300",
+        "pose_z_-1e9",
+        "continue_1e300",
+        "frames_2^64-1",
+    ] {
+        let why = r["refused"][key].as_str().unwrap_or_default();
+        assert!(!why.is_empty(), "{key} accepted: {r}");
+    }
+    assert!(r["refused"]["wind_200"]
+        .as_str()
+        .is_some_and(|w| w.contains("outside 100 m/s across")));
+    assert!(r["refused"]["continue_1e300"]
+        .as_str()
+        .is_some_and(|w| w.contains("simContinueForTime: 1e300 is outside 0..=1e7")));
+    assert_eq!(r["wind_50_ok"], true);
+    let after = r["continue_answered_after_pause_s"]
+        .as_f64()
+        .expect("answered");
+    assert!((0.3..10.0).contains(&after), "{r}");
+    assert_eq!(
+        (r["paused"].as_bool(), r["still_serving"].as_bool()),
+        (Some(true), Some(true))
+    );
+}
+
+/// Out of file descriptors (`ulimit -n 64`, 120 clients at once), every
+/// connection is either served or closed — none is left hanging in the
+/// listen queue — and the server keeps serving once clients leave.
+#[test]
+fn at_the_descriptor_limit_connections_are_served_or_closed_never_left_hanging() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+    let port = 41472;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 64 && exec {} airsim --port {port} --seed 7",
+            env!("CARGO_BIN_EXE_mavsitl")
+        ))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("banner");
+    let _server = Server(Some(child));
+    let ping = |id: u32| {
+        let v = rmpv::Value::Array(vec![
+            rmpv::Value::from(0),
+            rmpv::Value::from(id),
+            rmpv::Value::from("ping"),
+            rmpv::Value::Array(vec![]),
+        ]);
+        let mut b = Vec::new();
+        rmpv::encode::write_value(&mut b, &v).expect("encode");
+        b
+    };
+    let mut clients = Vec::new();
+    for id in 0..120 {
+        let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+            continue;
+        };
+        s.set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        let _ = s.write_all(&ping(id));
+        clients.push(s);
+    }
+    let (mut served, mut closed, mut hanging) = (0, 0, 0);
+    for s in &mut clients {
+        let mut b = [0u8; 64];
+        match s.read(&mut b) {
+            Ok(0) => closed += 1,
+            Ok(_) => served += 1,
+            Err(e)
+                if e.kind() == std::io::ErrorKind::WouldBlock
+                    || e.kind() == std::io::ErrorKind::TimedOut =>
+            {
+                hanging += 1
+            }
+            Err(_) => closed += 1,
+        }
+    }
+    assert_eq!(
+        hanging, 0,
+        "served {served}, closed {closed}, hanging {hanging}"
+    );
+    assert!(served > 0 && closed > 0, "served {served}, closed {closed}");
+    drop(clients);
+    std::thread::sleep(Duration::from_millis(500));
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect again");
+    s.set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    s.write_all(&ping(999)).expect("send");
+    let mut b = [0u8; 64];
+    assert!(s.read(&mut b).expect("answer") > 0);
+}

@@ -447,6 +447,10 @@ impl AirSimApi {
             "armDisarm" => now(self.arm_disarm(call)),
             "simPause" => now(flag(call, 0).map(|p| {
                 self.paused = p;
+                if p {
+                    // A pause ends a continue in progress, from any client.
+                    self.end_continue(replies);
+                }
                 Value::Nil
             })),
             "simIsPaused" | "simIsPause" => now(Ok(Value::from(self.paused))),
@@ -469,6 +473,7 @@ impl AirSimApi {
             "reset" => now(self.reset(replies)),
             "cancelLastTask" => {
                 self.end_task(false, replies);
+                self.end_continue(replies);
                 self.hover();
                 now(Ok(Value::Nil))
             }
@@ -824,6 +829,13 @@ impl AirSimApi {
     }
 }
 
+/// Longest `simContinueForTime`, s (as `--duration`).
+const MAX_CONTINUE_S: f64 = 1e7;
+
+/// Farthest from home `simSetVehiclePose` may put the vehicle, m, across
+/// and up or down (the local NED frame's flat-earth range).
+const MAX_POSE_M: f64 = 100_000.0;
+
 // Control.
 impl AirSimApi {
     fn set_wind(&mut self, call: &Call) -> Result<Value, String> {
@@ -831,6 +843,14 @@ impl AirSimApi {
         let w = types::vector3r_of(v)
             .filter(|w| w.iter().all(|x| x.is_finite()))
             .ok_or_else(|| format!("simSetWind: {v} is not a Vector3r"))?;
+        // A scenario's (and settings.json's) range: 100 m/s across, 50 up or down.
+        if w.xy().norm() > 100.0 || w.z.abs() > 50.0 {
+            return Err(format!(
+                "simSetWind: {} m/s across and {} m/s down is outside 100 m/s across and 50 m/s up or down",
+                crate::time::show(w.xy().norm()),
+                crate::time::show(w.z)
+            ));
+        }
         self.lockstep.sim_mut().set_wind_ned_m_s(w);
         Ok(Value::Nil)
     }
@@ -865,6 +885,14 @@ impl AirSimApi {
         };
         if !pos.iter().all(|x| x.is_finite()) {
             return Err(bad());
+        }
+        if pos.xy().norm() > MAX_POSE_M || pos.z.abs() > MAX_POSE_M {
+            return Err(format!(
+                "simSetVehiclePose: ({}, {}, {}) m is more than {MAX_POSE_M} m from home",
+                crate::time::show(pos.x),
+                crate::time::show(pos.y),
+                crate::time::show(pos.z)
+            ));
         }
         self.end_task(false, replies);
         if let Some(e) = self.external.as_mut() {
@@ -903,9 +931,7 @@ impl AirSimApi {
     /// the clock keeps its pause.
     fn reset(&mut self, replies: &mut Vec<Reply>) -> Result<Value, String> {
         self.end_task(false, replies);
-        if let Some((_, conn, msgid)) = self.continue_until.take() {
-            replies.push((conn, msgid, Ok(Value::Nil)));
-        }
+        self.end_continue(replies);
         let Pilot::SimpleFlight { rebuild, .. } = &self.pilot else {
             return Err(self.refused("reset"));
         };
@@ -949,10 +975,31 @@ impl AirSimApi {
         Ok(Value::from(true))
     }
 
+    /// Ends a `simContinueFor*` in progress, answering it (a pause, a
+    /// cancel or a reset from any client stops it).
+    fn end_continue(&mut self, replies: &mut Vec<Reply>) {
+        if let Some((_, conn, msgid)) = self.continue_until.take() {
+            replies.push((conn, msgid, Ok(Value::Nil)));
+        }
+    }
+
     fn continue_for(&mut self, call: &Call, time: bool) -> Handled {
+        // As `--duration`: at most 1e7 s of sim time, or as many ticks.
+        let max = if time {
+            MAX_CONTINUE_S
+        } else {
+            MAX_CONTINUE_S * f64::from(self.lockstep.sim().rate().hz())
+        };
         let n = match num(call, 0) {
-            Ok(n) if n >= 0.0 => n,
-            Ok(n) => return Handled::Now(Err(format!("{}: {n} is negative", call.method))),
+            Ok(n) if (0.0..=max).contains(&n) => n,
+            Ok(n) => {
+                return Handled::Now(Err(format!(
+                    "{}: {} is outside 0..={}",
+                    call.method,
+                    crate::time::show(n),
+                    crate::time::show(max)
+                )))
+            }
             Err(e) => return Handled::Now(Err(e)),
         };
         let period = self.lockstep.sim().rate().period_us();

@@ -243,13 +243,59 @@ def px4(c):
     return out
 
 
+def hostile(c):
+    """Out-of-range calls are refused with an error the client raises, and
+    the server keeps serving; an endless continue stops on a pause from
+    another client, which gets its answer."""
+    import threading
+    refused = {}
+
+    def refuses(name, call):
+        try:
+            call()
+            refused[name] = False
+        except Exception as e:  # msgpackrpc's RPCError
+            refused[name] = str(e)
+
+    refuses("wind_1e300", lambda: c.simSetWind(airsim.Vector3r(1e300, 0, 0)))
+    refuses("wind_200", lambda: c.simSetWind(airsim.Vector3r(200, 0, 0)))
+    refuses("pose_x_1e300", lambda: c.simSetVehiclePose(
+        airsim.Pose(airsim.Vector3r(1e300, 0, 0), airsim.to_quaternion(0, 0, 0)), True))
+    refuses("pose_z_-1e9", lambda: c.simSetVehiclePose(
+        airsim.Pose(airsim.Vector3r(0, 0, -1e9), airsim.to_quaternion(0, 0, 0)), True))
+    refuses("continue_1e300", lambda: c.simContinueForTime(1e300))
+    refuses("frames_2^64-1", lambda: c.simContinueForFrames(2**64 - 1))
+    c.simSetWind(airsim.Vector3r(50, 0, 0))
+    wind_50_ok = True
+    other = airsim.MultirotorClient(port=c.client._address.port, timeout_value=30)
+    done = {}
+
+    def endless():
+        t0 = time.time()
+        other.simContinueForTime(1e6)
+        done["after_s"] = time.time() - t0
+
+    th = threading.Thread(target=endless)
+    th.start()
+    time.sleep(0.5)
+    c.simPause(True)
+    th.join(timeout=20)
+    return {
+        "refused": refused,
+        "wind_50_ok": wind_50_ok,
+        "continue_answered_after_pause_s": done.get("after_s"),
+        "paused": c.simIsPause(),
+        "still_serving": c.getServerVersion() is not None,
+    }
+
+
 def main():
     port = int(sys.argv[1])
     what = sys.argv[2] if len(sys.argv) > 2 else "flight"
     c = airsim.MultirotorClient(port=port, timeout_value=120)
     c.confirmConnection()
     out = {"version": c.getServerVersion()}
-    out.update({"flight": flight, "collect": collect, "allan": allan, "attitude": attitude, "external": external, "px4": px4}[what](c))
+    out.update({"flight": flight, "collect": collect, "allan": allan, "attitude": attitude, "external": external, "px4": px4, "hostile": hostile}[what](c))
     print(json.dumps(out))
 
 

@@ -1,6 +1,7 @@
-//! mavsitl's AirSim API handling whatever a client sends: bytes decoded as
-//! msgpack messages, parsed as msgpack-rpc requests and dispatched to a
-//! served SimpleFlight quad, which then runs a few ticks.
+//! mavsitl's AirSim API handling whatever a client sends: bytes cut into
+//! messages by the server's bounded framing (never more than its message
+//! limit held), decoded as msgpack, parsed as msgpack-rpc requests and
+//! dispatched to a served SimpleFlight quad, which then runs a few ticks.
 #![no_main]
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -34,8 +35,14 @@ fuzz_target!(|data: &[u8]| {
         let api = guard.get_or_insert_with(api);
         let mut bytes = data;
         let mut replies = Vec::new();
+        let mut buf = Vec::new();
         for _ in 0..16 {
-            let Ok(value) = rmpv::decode::read_value(&mut bytes) else {
+            // The server's own framing: whole messages within its bounds.
+            if rpc::frame(&mut bytes, &mut buf).is_err() {
+                break;
+            }
+            assert!(buf.len() <= rpc::MAX_MESSAGE_BYTES);
+            let Ok(value) = rmpv::decode::read_value(&mut buf.as_slice()) else {
                 break;
             };
             if let Ok(Some(call)) = rpc::parse(1, value) {
