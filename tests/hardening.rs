@@ -379,3 +379,32 @@ fn a_moved_recording_still_plots() {
         .map_or(0, Vec::len);
     assert!(legs >= 4, "the route's legs were measured: {legs}");
 }
+
+/// SIGTERM while `ardupilot` waits for its firmware's packets: exit 130 and
+/// the interrupted summary every time — the signal interrupts the blocking
+/// receive (EINTR), which used to end the run with exit 1 and "Interrupted
+/// system call (os error 4)" about one time in two.
+#[test]
+fn sigterm_while_waiting_for_ardupilot_is_an_interruption_every_time() {
+    for k in 0..6u8 {
+        let instance = (70 + k).to_string();
+        let child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+            .args(["ardupilot", "--instance", &instance])
+            .env_remove("ARDUPILOT_HOME")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(std::time::Duration::from_millis(300 + 97 * u64::from(k)));
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let out = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "run {k}: {err}");
+        assert!(!err.contains("os error 4"), "run {k}: {err}");
+    }
+}

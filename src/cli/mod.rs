@@ -302,8 +302,6 @@ fn as_interrupted(result: Result<(), CliError>, interrupted: bool) -> Result<(),
     }
 }
 
-/// Adds the `--fault` arguments to the scenario's faults, checking that the
-/// vehicle and zone they name exist.
 /// Adds `--fault`s to the scenario after checking that each has a vehicle,
 /// a zone, the rotor or thruster it fails and, with `@itemN`, an item N of
 /// the mission flown (`items`, None: no mission).

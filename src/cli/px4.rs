@@ -515,6 +515,11 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
                 Judged::Lost { why, restarted } => (why, restarted),
             };
         if !restarted && !wait_for_return(&args, &port, &opts, &msg) {
+            if super::interrupted() {
+                break Err(format!(
+                    "{msg}; interrupted while waiting for PX4 to connect again"
+                ));
+            }
             break Err(format!(
                 "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",
                 opts.give_up_after.as_secs_f64()

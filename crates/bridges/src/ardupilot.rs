@@ -455,6 +455,9 @@ impl FlightController for ArduPilotBridge {
                     }
                     continue;
                 }
+                // A signal (SIGTERM, SIGINT) interrupted the wait: the stop
+                // flag, checked above, says whether to stop.
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) if e.kind() == ErrorKind::ConnectionRefused => continue,
                 Err(e) => return Err(e.into()),
             };

@@ -93,7 +93,11 @@ impl Conn {
                     }
                     wire::frames(chunk.get(..n).unwrap_or(&[]), None, |raw| each(raw));
                 }
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                    ) => {}
                 Err(e) => tracing::debug!("ground station: udp receive: {e}"),
             },
             Conn::Tcp {
@@ -126,7 +130,11 @@ impl Conn {
                         buf.extend_from_slice(chunk.get(..n).unwrap_or(&[]));
                         wire::stream_frames(buf, |raw| each(raw));
                     }
-                    Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                        ) => {}
                     Err(e) => {
                         tracing::info!("ground station: {addr}: {e}");
                         *stream = None;

@@ -182,6 +182,7 @@ impl UdpLink {
             let (n, from) = match self.socket.recv_from(&mut self.buf) {
                 Ok(x) => x,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 // ICMP port unreachable from a fixed target nobody listens on.
                 Err(e) if e.kind() == ErrorKind::ConnectionRefused => continue,
                 Err(e) if e.kind() == ErrorKind::ConnectionReset => continue,
