@@ -408,3 +408,58 @@ fn sigterm_while_waiting_for_ardupilot_is_an_interruption_every_time() {
         assert!(!err.contains("os error 4"), "run {k}: {err}");
     }
 }
+
+/// `compare` with a firmware that is not there refuses before flying (exit
+/// 2); a flight that fails is named with its cause under the table, and
+/// the exit code says so (it was 0, with a table of zeros).
+#[test]
+fn compare_says_when_a_controller_did_not_fly() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("cmp");
+    let o = out.to_str().expect("utf8");
+    refused(
+        &[
+            "compare",
+            "missions/quad_square.plan",
+            "--with",
+            "simpleflight,px4",
+            "--px4-build",
+            "/nonexistent",
+            "--out",
+            o,
+        ],
+        "--px4-build /nonexistent",
+        "no PX4 SITL build there",
+    );
+    refused(
+        &[
+            "compare",
+            "missions/quad_square.plan",
+            "--with",
+            "ardupilot",
+            "--ardupilot",
+            "/nonexistent",
+            "--out",
+            o,
+        ],
+        "--ardupilot /nonexistent",
+        "neither a checkout with build/sitl/bin/arducopter nor a SITL binary",
+    );
+    let run = mavsitl(&[
+        "compare",
+        "missions/quad_square.plan",
+        "--with",
+        "simpleflight,ardupilot",
+        "--ardupilot",
+        "/bin/true",
+        "--out",
+        o,
+    ]);
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("failed              ardupilot seed 0: exit 1: error: ArduPilot exited"),
+        "{text}"
+    );
+    assert!(!text.contains("failed              simpleflight"), "{text}");
+}

@@ -364,6 +364,11 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
     for j in &jobs {
         command_for(&args, j, 0)?; // firmware paths given before anything flies
     }
+    let boat = match args.vehicle {
+        Some(v) => v == VehicleArg::Boat,
+        None => matches!(mission.vehicle_type, Some(10 | 11)),
+    };
+    check_firmware(&args, &entries, boat)?;
     let parallel = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -388,10 +393,6 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
         })
         .collect();
     let flights_s = started.elapsed().as_secs_f64();
-    let boat = match args.vehicle {
-        Some(v) => v == VehicleArg::Boat,
-        None => matches!(mission.vehicle_type, Some(10 | 11)),
-    };
     let radius_m = if boat { 3.0 } else { 2.0 };
     let (flown, problems) = measure(&done, &mission, radius_m);
     for p in &problems {
@@ -417,6 +418,28 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
             code: super::INTERRUPTED_CODE,
         });
     }
+    let failed: Vec<String> = done
+        .iter()
+        .filter(|d| d.exit != Some(0))
+        .map(|d| {
+            format!(
+                "{} seed {}: {}",
+                d.job.entry.label,
+                d.job.seed,
+                failure_cause(&d.job.dir, d.exit)
+            )
+        })
+        .collect();
+    for f in &failed {
+        println!("  failed              {f}");
+    }
+    if !failed.is_empty() {
+        return Err(CliError::run(format!(
+            "{} of {} flights failed (causes above; each flight's run.log has the rest)",
+            failed.len(),
+            jobs.len()
+        )));
+    }
     if flown.len() < jobs.len() {
         return Err(CliError::run(format!(
             "{} of {} flights left no recording to measure",
@@ -425,6 +448,56 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
         )));
     }
     Ok(())
+}
+
+/// Refuses, before anything flies, a firmware that is not there: a PX4
+/// build directory without bin/px4, an ArduPilot path that is neither a
+/// checkout with the vehicle's SITL binary nor a file (exit 2, as `px4` and
+/// `ardupilot` give).
+fn check_firmware(args: &CompareArgs, entries: &[Entry], boat: bool) -> Result<(), CliError> {
+    for e in entries {
+        match e.kind {
+            ControllerKind::Px4 => {
+                if let Some(p) = &args.px4_build {
+                    super::px4::px4_build_dir(p)?;
+                }
+            }
+            ControllerKind::ArduPilot => {
+                let Some(p) = &args.ardupilot else { continue };
+                let bin = if boat { "ardurover" } else { "arducopter" };
+                let ok = if p.is_dir() {
+                    p.join("build/sitl/bin").join(bin).is_file()
+                } else {
+                    p.is_file()
+                };
+                if !ok {
+                    return Err(CliError::input(
+                        format!(
+                            "--ardupilot {}: neither a checkout with build/sitl/bin/{bin} nor a SITL binary",
+                            p.display()
+                        ),
+                        "an ArduPilot checkout built with ./waf configure --board sitl, or its binary",
+                    ));
+                }
+            }
+            ControllerKind::SimpleFlight => {}
+        }
+    }
+    Ok(())
+}
+
+/// Why a flight failed, from its exit code and the last error its run.log
+/// holds.
+fn failure_cause(dir: &Path, exit: Option<i32>) -> String {
+    let log = std::fs::read_to_string(dir.join("run.log")).unwrap_or_default();
+    let line = log
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("error:") || l.contains("FAILED"))
+        .or_else(|| log.lines().rev().find(|l| !l.trim().is_empty()))
+        .map_or("no output", str::trim);
+    let code = exit.map_or_else(|| "killed".to_string(), |c| format!("exit {c}"));
+    format!("{code}: {line}")
 }
 
 /// The route every flight is drawn against: the mission from the first

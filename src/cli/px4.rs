@@ -132,7 +132,7 @@ fn env_vars(text: &str) -> Vec<(String, String)> {
 
 /// PX4's build directory from what the user gave: build/px4_sitl_default
 /// itself, or the PX4-Autopilot checkout above it.
-fn px4_build_dir(given: &Path) -> Result<PathBuf, CliError> {
+pub(super) fn px4_build_dir(given: &Path) -> Result<PathBuf, CliError> {
     // Absolute: PX4 runs in its own working directory.
     let given_abs = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
     let candidates = [given_abs.clone(), given_abs.join("build/px4_sitl_default")];
