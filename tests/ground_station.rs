@@ -242,6 +242,8 @@ fn a_vehicle_of_the_wrong_kind_is_refused() {
 #[derive(Debug, Default)]
 struct Seen {
     items: Vec<(u16, u16, u8, i32, i32, f32)>,
+    /// param1..4 of each item accepted.
+    params: Vec<[f32; 4]>,
     float_items: usize,
     arm_attempts: Vec<bool>,
     commands: Vec<String>,
@@ -401,6 +403,39 @@ fn ardupilot_standin(
                 }
                 Incoming::MissionItem(it) if !it.is_int => seen.float_items += 1,
                 Incoming::MissionItem(it) if Some(it.seq) == expected => {
+                    // AP_Mission::sanity_check_params: NaN only in param 4 of
+                    // NAV_WAYPOINT, LOITER_UNLIM, LAND, TAKEOFF, VTOL_TAKEOFF
+                    // (and 3-4 of VTOL_LAND); inf nowhere.
+                    let nan_ok: &[usize] = match it.command {
+                        16 | 17 | 21 | 22 | 84 => &[3],
+                        85 => &[2, 3],
+                        _ => &[],
+                    };
+                    let bad =
+                        it.params.iter().enumerate().position(|(i, p)| {
+                            p.is_infinite() || (p.is_nan() && !nan_ok.contains(&i))
+                        });
+                    if let Some(i) = bad {
+                        let result = [
+                            MavMissionResult::MAV_MISSION_INVALID_PARAM1,
+                            MavMissionResult::MAV_MISSION_INVALID_PARAM2,
+                            MavMissionResult::MAV_MISSION_INVALID_PARAM3,
+                            MavMissionResult::MAV_MISSION_INVALID_PARAM4,
+                        ][i];
+                        expected = None;
+                        send(
+                            &mut s,
+                            MavMessage::MISSION_ACK(MISSION_ACK_DATA {
+                                target_system: 255,
+                                target_component: 190,
+                                mavtype: result,
+                                mission_type: MavMissionType::MAV_MISSION_TYPE_MISSION,
+                                opaque_id: 0,
+                            }),
+                        );
+                        continue;
+                    }
+                    seen.params.push(it.params);
                     seen.items
                         .push((it.seq, it.command, it.frame, it.x as i32, it.y as i32, it.z));
                     let next = it.seq + 1;
@@ -651,4 +686,57 @@ fn the_relay_carries_both_ways() {
         params >= 10,
         "{params} PARAM_VALUE answered through the relay"
     );
+}
+
+/// QGroundControl writes `null` (NaN) for parameters it leaves alone;
+/// ArduPilot refuses NaN wherever `AP_Mission::sanity_check_params` does
+/// not allow it (the stand-in answers MAV_MISSION_INVALID_PARAMn, as
+/// ArduPilot does). Uploaded in ArduPilot's dialect, those become 0 and the
+/// mission flies; NAV_WAYPOINT's param 4 (yaw), where ArduPilot takes NaN,
+/// stays NaN.
+#[test]
+fn a_plan_with_qgroundcontrols_nulls_uploads_to_ardupilot() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mut doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo("missions/quad_square.plan")).expect("plan"),
+    )
+    .expect("json");
+    let item = |command: u16, params: serde_json::Value, id: u32| {
+        serde_json::json!({"autoContinue": true, "command": command, "doJumpId": id,
+            "frame": 3, "params": params, "type": "SimpleItem"})
+    };
+    let (lat, lon) = (47.3979, 8.5456);
+    doc["mission"]["items"] = serde_json::json!([
+        item(22, serde_json::json!([0, 0, 0, null, lat, lon, 20]), 1),
+        item(16, serde_json::json!([0, 0, 0, null, lat, lon, 20]), 2),
+        item(19, serde_json::json!([2, 0, 0, null, lat, lon, 20]), 3),
+        item(178, serde_json::json!([1, 3, null, null, 0, 0, 0]), 4),
+        item(16, serde_json::json!([0, 0, 0, null, 47.3978, lon, 20]), 5),
+        item(20, serde_json::json!([null, null, null, null, 0, 0, 0]), 6),
+    ]);
+    let path = tmp.path().join("nulls.plan");
+    std::fs::write(&path, doc.to_string()).expect("write");
+    let (addr, seen, quit) = standin(MavType::MAV_TYPE_QUADROTOR, Duration::from_millis(200));
+    let cfg = config(
+        Firmware::ArduCopter,
+        true,
+        path.to_str().expect("utf8"),
+        30.0,
+    );
+    let (phase, events, _) = fly(cfg, FirmwareAddr::Tcp(addr), 1.0, Duration::from_secs(30));
+    quit.store(true, Ordering::Relaxed);
+    assert_eq!(phase, Phase::Finished, "{:?}", kinds(&events));
+    let seen = seen.lock().expect("lock");
+    // Home, then the six items.
+    assert_eq!(seen.params.len(), 7);
+    let p = &seen.params;
+    assert!(p[2][3].is_nan(), "waypoint yaw stays NaN: {:?}", p[2]);
+    assert_eq!(p[3], [2.0, 0.0, 0.0, 0.0], "loiter time");
+    assert_eq!(p[4], [1.0, 3.0, 0.0, 0.0], "change speed");
+    assert_eq!(p[6], [0.0; 4], "return to launch");
+    // PX4 takes the plan as written.
+    let (params, changed) = Firmware::Px4.mission_params(19, [2.0, 0.0, 0.0, f32::NAN]);
+    assert!(params[3].is_nan() && changed.is_empty());
+    let (_, changed) = Firmware::ArduRover.mission_params(20, [f32::NAN; 4]);
+    assert_eq!(changed, [0, 1, 2, 3]);
 }

@@ -222,12 +222,7 @@ impl FirmwareFlight {
                 let cfg = GroundStationConfig {
                     firmware: dialect,
                     multicopter,
-                    mission: inputs
-                        .mission
-                        .items
-                        .iter()
-                        .map(StoredItem::from_mission_item)
-                        .collect(),
+                    mission: dialect_items(dialect, &inputs.mission),
                     home: (
                         mavsitl::wire::deg_e7(h.lat_deg.to_radians()),
                         mavsitl::wire::deg_e7(h.lon_deg.to_radians()),
@@ -502,4 +497,30 @@ fn write_events(dir: &Path, events: &[(SimTime, GsEvent)]) -> std::io::Result<()
     }
     ev.flush()?;
     st.flush()
+}
+
+/// The plan's items for the ground station, with one note on stderr per
+/// item whose `null` (NaN) parameters it will send as 0 (see
+/// [`Dialect::mission_params`]), so nobody believes a `null` reached the
+/// firmware.
+fn dialect_items(dialect: Dialect, mission: &mavsitl::mission::Mission) -> Vec<StoredItem> {
+    mission
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| {
+            let s = StoredItem::from_mission_item(it);
+            let (_, changed) = dialect.mission_params(s.command, s.params);
+            if !changed.is_empty() {
+                let which: Vec<String> = changed.iter().map(|k| format!("param{}", k + 1)).collect();
+                eprintln!(
+                    "note: mission item {i} ({}): {} null (NaN) in the plan, sent to {} as 0 (it refuses NaN there)",
+                    mavsitl::mission::command_name(s.command),
+                    which.join(", "),
+                    dialect.name()
+                );
+            }
+            s
+        })
+        .collect()
 }

@@ -35,6 +35,34 @@ impl Firmware {
         }
     }
 
+    /// `params` (param1..4 of an item of command `command`) as this firmware
+    /// takes them, and which (0-based) were changed. QGroundControl writes
+    /// `null` (NaN) for a parameter it leaves alone; PX4 takes NaN anywhere,
+    /// ArduPilot's `AP_Mission::sanity_check_params` refuses it everywhere
+    /// but param 4 of NAV_WAYPOINT, NAV_LOITER_UNLIM, NAV_LAND, NAV_TAKEOFF
+    /// and NAV_VTOL_TAKEOFF and params 3–4 of NAV_VTOL_LAND — the upload
+    /// then fails with MAV_MISSION_INVALID_PARAMn. For ArduPilot those NaNs
+    /// become 0, which its commands read as "not set".
+    pub fn mission_params(self, command: u16, params: [f32; 4]) -> ([f32; 4], Vec<usize>) {
+        if self == Firmware::Px4 {
+            return (params, Vec::new());
+        }
+        let nan_ok: &[usize] = match command {
+            16 | 17 | 21 | 22 | 84 => &[3],
+            85 => &[2, 3],
+            _ => &[],
+        };
+        let mut out = params;
+        let mut changed = Vec::new();
+        for (i, p) in out.iter_mut().enumerate() {
+            if p.is_nan() && !nan_ok.contains(&i) {
+                *p = 0.0;
+                changed.push(i);
+            }
+        }
+        (out, changed)
+    }
+
     /// The name for messages.
     pub fn name(self) -> &'static str {
         match self {

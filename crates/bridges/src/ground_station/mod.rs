@@ -350,7 +350,8 @@ impl GroundStation {
         }
     }
 
-    /// The list as the firmware numbers it.
+    /// The list as the firmware numbers it, its parameters as it takes them
+    /// ([`Firmware::mission_params`]: no NaN where ArduPilot refuses one).
     fn upload_list(&self) -> Vec<StoredItem> {
         let mut items = Vec::with_capacity(self.cfg.mission.len() + 1);
         if self.cfg.firmware.home_is_item_zero() {
@@ -365,7 +366,11 @@ impl GroundStation {
                 autocontinue: 1,
             });
         }
-        items.extend_from_slice(&self.cfg.mission);
+        let firmware = self.cfg.firmware;
+        items.extend(self.cfg.mission.iter().map(|s| StoredItem {
+            params: firmware.mission_params(s.command, s.params).0,
+            ..*s
+        }));
         items
     }
 
