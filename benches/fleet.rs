@@ -3,7 +3,8 @@
 //! four sensors and 1 kHz physics, flying in a grid 30 m apart (take-off to
 //! 10 m, then holding), with the encounter sweep running. One sample is 1 s
 //! of sim time from 10 s on (in the air); the real-time factor is 1 s over
-//! the measured time, the cost per vehicle the time over N.
+//! the measured time, the cost per vehicle the time over N. Beside it, the
+//! encounter sweep alone for N = 100 to 10 000 in a line and a grid.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use mavsitl::mission::Mission;
@@ -74,5 +75,41 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The encounter sweep alone, one tick, N vehicles in `--count`'s layout
+/// (a line 5 m apart east to west, proximity 20 m: each has up to 8
+/// neighbours in range) and in a 30 m grid.
+fn sweep(c: &mut Criterion) {
+    use mavsitl::encounter::{EncounterMonitor, Placed};
+    use nalgebra::Vector3;
+    let mut group = c.benchmark_group("encounter_sweep");
+    for n in [100usize, 1000, 10_000] {
+        let line: Vec<Placed> = (0..n)
+            .map(|i| Placed {
+                pos_ned_m: Vector3::new(0.0, 5.0 * i as f64, -10.0),
+                vel_ned_m_s: Vector3::zeros(),
+            })
+            .collect();
+        let side = (n as f64).sqrt().ceil() as usize;
+        let grid: Vec<Placed> = (0..n)
+            .map(|i| Placed {
+                pos_ned_m: Vector3::new(30.0 * (i / side) as f64, 30.0 * (i % side) as f64, -10.0),
+                vel_ned_m_s: Vector3::zeros(),
+            })
+            .collect();
+        for (name, placed) in [("line_5m", &line), ("grid_30m", &grid)] {
+            let mut m = EncounterMonitor::new(vec![0.3; n], 20.0);
+            let mut t = 0u64;
+            m.update(SimTime::from_micros(t), placed);
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
+                b.iter(|| {
+                    t += 1000;
+                    m.update(SimTime::from_micros(t), placed)
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, sweep);
 criterion_main!(benches);

@@ -2,11 +2,15 @@
 //! the proximity range, and contact — their collision spheres touching — as a
 //! collision.
 //!
-//! Pairs are found by sort-and-sweep along north: the vehicles are kept
-//! sorted by their north coordinate (an insertion sort, linear when the order
-//! barely changes between ticks) and only neighbours closer in north than the
-//! range are measured, so the cost grows with the number of vehicles and of
-//! close pairs, not with every pair. Separations are centre to centre, in
+//! Pairs are found on a uniform grid whose cells are the proximity range
+//! across (north and east): the vehicles are kept sorted by their cell (an
+//! insertion sort, linear when the order barely changes between ticks), and
+//! each is measured only against the vehicles of its own and the eight
+//! neighbouring cells, walked in that order. The cost is O(n log n + k) in
+//! the vehicles and the pairs near each other (O(n + k) once sorted), whatever the
+//! layout: a sweep along north alone met every pair of a fleet lined up east
+//! to west. The encounters in progress are kept sorted by pair, so finding a
+//! pair's is a binary search. Separations are centre to centre, in
 //! metres; pairs never within the range are not measured.
 //!
 //! Once running, a tick allocates nothing; a new encounter or collision
@@ -74,10 +78,13 @@ pub struct Placed {
 pub struct EncounterMonitor {
     proximity_m: f64,
     radii_m: Vec<f64>,
-    /// Vehicle indices sorted by north.
+    /// Vehicle indices sorted by grid cell.
     order: Vec<usize>,
-    /// Indices into `log` of the encounters still within range.
-    open: Vec<usize>,
+    /// Each vehicle's grid cell (north, east), this tick.
+    cells: Vec<(i64, i64)>,
+    /// The encounters still within range: (a, b, index into `log`), sorted
+    /// by pair.
+    open: Vec<(usize, usize, usize)>,
     log: Vec<Encounter>,
     collisions: Vec<Collision>,
     tick: u64,
@@ -92,6 +99,7 @@ impl EncounterMonitor {
         EncounterMonitor {
             proximity_m: proximity_m.max(2.0 * widest),
             order: (0..n).collect(),
+            cells: vec![(0, 0); n],
             open: Vec::with_capacity(4 * n),
             log: Vec::with_capacity(16 * n),
             collisions: Vec::with_capacity(n),
@@ -120,37 +128,76 @@ impl EncounterMonitor {
     /// collisions. Returns how many collisions are new.
     pub fn update(&mut self, time: SimTime, placed: &[Placed]) -> usize {
         self.tick += 1;
-        if placed.len() != self.order.len() {
+        if placed.len() != self.order.len() || placed.len() != self.cells.len() {
             return 0;
         }
-        let north = |i: usize| placed.get(i).map_or(0.0, |p| p.pos_ned_m.x);
-        // Insertion sort: linear when the order barely changed.
-        for k in 1..self.order.len() {
+        let cell_m = self.proximity_m;
+        let cell = |v: f64| {
+            let c = (v / cell_m).floor();
+            if c.is_finite() {
+                c.clamp(-1e15, 1e15) as i64
+            } else {
+                0
+            }
+        };
+        for (c, p) in self.cells.iter_mut().zip(placed) {
+            *c = (cell(p.pos_ned_m.x), cell(p.pos_ned_m.y));
+        }
+        // Insertion sort by cell: linear when the order barely changed. (The
+        // two lists leave `self` for the loop, which measures into it; taking
+        // them moves no memory.)
+        let cells = std::mem::take(&mut self.cells);
+        let mut order = std::mem::take(&mut self.order);
+        let key = |i: usize| cells.get(i).copied().unwrap_or((0, 0));
+        for k in 1..order.len() {
             let mut j = k;
-            while j > 0 && north(self.order[j - 1]) > north(self.order[j]) {
-                self.order.swap(j - 1, j);
+            while j > 0 && key(order[j - 1]) > key(order[j]) {
+                order.swap(j - 1, j);
                 j -= 1;
             }
         }
         let before = self.collisions.len();
-        for k in 0..self.order.len() {
-            let i = self.order[k];
-            for m in k + 1..self.order.len() {
-                let j = self.order[m];
-                if north(j) - north(i) > self.proximity_m {
+        // Each pair once, from the vehicle earlier in the order: the rest of
+        // its own cell and the next cell of its row (they follow it), and the
+        // three cells of the next row (found by a pointer that only moves
+        // forward, as the rows do).
+        let mut next_row = 0;
+        for (k, &i) in order.iter().enumerate() {
+            let (cn, ce) = key(i);
+            let same_end = (cn, ce.saturating_add(1));
+            for &j in order.get(k + 1..).unwrap_or(&[]) {
+                if key(j) > same_end {
                     break;
                 }
-                let (a, b) = (i.min(j), i.max(j));
-                if let (Some(pa), Some(pb)) = (placed.get(a), placed.get(b)) {
-                    self.measure(time, a, b, pa, pb);
+                self.measure_pair(time, i, j, placed);
+            }
+            let lo = (cn.saturating_add(1), ce.saturating_sub(1));
+            let hi = (cn.saturating_add(1), ce.saturating_add(1));
+            while next_row < order.len() && key(order[next_row]) < lo {
+                next_row += 1;
+            }
+            for &j in order.get(next_row..).unwrap_or(&[]) {
+                if key(j) > hi {
+                    break;
                 }
+                self.measure_pair(time, i, j, placed);
             }
         }
+        self.cells = cells;
+        self.order = order;
         self.close_left(time);
         self.collisions.len() - before
     }
 
-    /// One pair within north reach of each other.
+    /// Vehicles `i` and `j` of `placed`, in neighbouring cells.
+    fn measure_pair(&mut self, time: SimTime, i: usize, j: usize, placed: &[Placed]) {
+        let (a, b) = (i.min(j), i.max(j));
+        if let (Some(pa), Some(pb)) = (placed.get(a), placed.get(b)) {
+            self.measure(time, a, b, pa, pb);
+        }
+    }
+
+    /// One pair in neighbouring cells, `a < b`.
     fn measure(&mut self, time: SimTime, a: usize, b: usize, pa: &Placed, pb: &Placed) {
         let d = (pb.pos_ned_m - pa.pos_ned_m).norm();
         if d > self.proximity_m {
@@ -158,13 +205,11 @@ impl EncounterMonitor {
         }
         let at = match self
             .open
-            .iter()
-            .copied()
-            .find(|&e| self.log.get(e).is_some_and(|e| e.a == a && e.b == b))
+            .binary_search_by(|&(oa, ob, _)| (oa, ob).cmp(&(a, b)))
         {
-            Some(e) => e,
-            None => {
-                self.open.push(self.log.len());
+            Ok(k) => self.open[k].2,
+            Err(k) => {
+                self.open.insert(k, (a, b, self.log.len()));
                 self.log.push(Encounter {
                     a,
                     b,
@@ -208,7 +253,7 @@ impl EncounterMonitor {
     /// Ends the encounters not seen this tick.
     fn close_left(&mut self, time: SimTime) {
         let (log, tick) = (&mut self.log, self.tick);
-        self.open.retain(|&e| match log.get_mut(e) {
+        self.open.retain(|&(_, _, e)| match log.get_mut(e) {
             Some(e) if e.tick_seen == tick => true,
             Some(e) => {
                 e.end = Some(time);
@@ -274,6 +319,35 @@ mod tests {
                 .collect();
             open.sort_unstable();
             assert_eq!(open, closest_pairs(&placed, 15.0), "tick {tick}");
+        }
+    }
+
+    #[test]
+    fn a_line_across_the_grid_finds_the_same_pairs_as_brute_force() {
+        // `--count`'s layout: 300 vehicles 5 m apart east to west, on both
+        // sides of the origin (cells of negative index), drifting north and
+        // east by up to a cell between ticks; 5 m apart in a 20 m range
+        // each has up to 8 neighbours, 4 in the next cell.
+        let mut placed: Vec<Placed> = (0..300)
+            .map(|i| at(0.1, -750.0 + 5.0 * i as f64, -10.0))
+            .collect();
+        let mut m = EncounterMonitor::new(vec![0.3; 300], 20.0);
+        for tick in 0..12u64 {
+            for (i, p) in placed.iter_mut().enumerate() {
+                p.pos_ned_m.x += 7.0 * ((i as f64) * 0.37 + tick as f64).sin();
+                p.pos_ned_m.y += 3.0 * ((i as f64) * 0.11 - tick as f64).cos();
+            }
+            m.update(SimTime::from_micros(tick * 4000), &placed);
+            let mut open: Vec<(usize, usize)> = m
+                .encounters()
+                .iter()
+                .filter(|e| e.end.is_none())
+                .map(|e| (e.a, e.b))
+                .collect();
+            open.sort_unstable();
+            let want = closest_pairs(&placed, 20.0);
+            assert!(want.len() > 500, "tick {tick}: {} pairs", want.len());
+            assert_eq!(open, want, "tick {tick}");
         }
     }
 
