@@ -244,6 +244,11 @@ struct Seen {
     items: Vec<(u16, u16, u8, i32, i32, f32)>,
     /// param1..4 of each item accepted.
     params: Vec<[f32; 4]>,
+    /// Uploads to answer with MAV_MISSION_ERROR at their count (as PX4
+    /// does when its dataman times out).
+    refuse_uploads: u32,
+    /// MISSION_COUNTs received.
+    uploads: u32,
     float_items: usize,
     arm_attempts: Vec<bool>,
     commands: Vec<String>,
@@ -385,8 +390,24 @@ fn ardupilot_standin(
             };
             match m {
                 Incoming::Msg(MavMessage::MISSION_COUNT(c)) => {
+                    seen.uploads += 1;
+                    if seen.refuse_uploads > 0 {
+                        seen.refuse_uploads -= 1;
+                        send(
+                            &mut s,
+                            MavMessage::MISSION_ACK(MISSION_ACK_DATA {
+                                target_system: 255,
+                                target_component: 190,
+                                mavtype: MavMissionResult::MAV_MISSION_ERROR,
+                                mission_type: MavMissionType::MAV_MISSION_TYPE_MISSION,
+                                opaque_id: 0,
+                            }),
+                        );
+                        continue;
+                    }
                     count = c.count;
                     seen.items.clear();
+                    seen.params.clear();
                     expected = Some(0);
                     send(
                         &mut s,
@@ -739,4 +760,43 @@ fn a_plan_with_qgroundcontrols_nulls_uploads_to_ardupilot() {
     assert!(params[3].is_nan() && changed.is_empty());
     let (_, changed) = Firmware::ArduRover.mission_params(20, [f32::NAN; 4]);
     assert_eq!(changed, [0, 1, 2, 3]);
+}
+
+/// A firmware that answers an upload with MAV_MISSION_ERROR (PX4 does when
+/// its dataman thread misses its deadline on a loaded machine) gets the
+/// upload again, up to three times; the record says at which attempt it
+/// was accepted. Three refusals fail the flight, saying so.
+#[test]
+fn an_upload_refused_with_mission_error_is_tried_again() {
+    for (refusals, finished) in [(2u32, true), (3, false)] {
+        let (addr, seen, quit) = standin(MavType::MAV_TYPE_QUADROTOR, Duration::from_millis(200));
+        seen.lock().expect("lock").refuse_uploads = refusals;
+        let cfg = config(
+            Firmware::ArduCopter,
+            true,
+            "missions/quad_square.plan",
+            30.0,
+        );
+        let (phase, events, _) = fly(cfg, FirmwareAddr::Tcp(addr), 1.0, Duration::from_secs(30));
+        quit.store(true, Ordering::Relaxed);
+        let uploads = seen.lock().expect("lock").uploads;
+        if finished {
+            assert_eq!(phase, Phase::Finished, "{:?}", kinds(&events));
+            assert_eq!(uploads, 3);
+            let detail = events
+                .iter()
+                .find_map(|(_, e)| matches!(e, GsEvent::Uploaded { .. }).then(|| e.detail()))
+                .expect("uploaded");
+            assert_eq!(detail, "6 items, at attempt 3 (MAV_MISSION_ERROR before)");
+        } else {
+            assert_eq!(uploads, 3);
+            match phase {
+                Phase::Failed(why) => assert!(
+                    why.contains("MAV_MISSION_ERROR") && why.contains("after 3 attempts"),
+                    "{why}"
+                ),
+                p => panic!("{p:?}"),
+            }
+        }
+    }
 }

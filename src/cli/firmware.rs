@@ -467,6 +467,15 @@ impl FirmwareFlight {
             metrics: &self.metrics,
         }
         .print();
+        for (_, e) in &self.events {
+            if let GsEvent::Uploaded { attempts, .. } = e {
+                if *attempts > 1 {
+                    println!(
+                        "  mission upload      accepted at attempt {attempts} (the firmware answered MAV_MISSION_ERROR before)"
+                    );
+                }
+            }
+        }
     }
 }
 

@@ -36,7 +36,7 @@ pub use dialect::Firmware;
 
 use mavsitl_core::time::SimTime;
 use mavsitl_mavlink::mission::commands;
-use mavsitl_mavlink::mission_protocol::client::{Upload, UploadState};
+use mavsitl_mavlink::mission_protocol::client::{Upload, UploadError, UploadState};
 use mavsitl_mavlink::mission_protocol::{ListType, StoredItem};
 
 /// Our system id (a ground station's, as QGroundControl's).
@@ -45,6 +45,8 @@ pub const GCS_SYSTEM_ID: u8 = 255;
 pub const GCS_COMPONENT_ID: u8 = 190;
 /// A command without an ACK for this long (link time) is sent again.
 const COMMAND_RESEND: Duration = Duration::from_millis(1000);
+/// Uploads tried when the firmware answers MAV_MISSION_ERROR.
+const MAX_UPLOAD_ATTEMPTS: u32 = 3;
 /// Sim time between arming attempts the firmware refused.
 const ARM_RETRY_US: u64 = 2_000_000;
 /// A mission that does not end on the ground is over this long (sim time)
@@ -120,6 +122,9 @@ pub enum GsEvent {
     Uploaded {
         /// Items in the plan.
         items: usize,
+        /// Uploads it took (more than 1: the firmware answered
+        /// MAV_MISSION_ERROR before, and the upload was started again).
+        attempts: u32,
     },
     /// Armed.
     Armed,
@@ -167,7 +172,10 @@ impl GsEvent {
         match self {
             GsEvent::Connected { system, vehicle } => format!("system {system}, {vehicle:?}"),
             GsEvent::StatusText { severity, text } => format!("{severity:?}: {text}"),
-            GsEvent::Uploaded { items } => format!("{items} items"),
+            GsEvent::Uploaded { items, attempts: 1 } => format!("{items} items"),
+            GsEvent::Uploaded { items, attempts } => {
+                format!("{items} items, at attempt {attempts} (MAV_MISSION_ERROR before)")
+            }
             GsEvent::Mode(m) | GsEvent::Version(m) => m.clone(),
             _ => String::new(),
         }
@@ -219,6 +227,8 @@ pub struct GroundStation {
     events: Vec<GsEvent>,
     target: Option<(u8, u8)>,
     upload: Option<Upload>,
+    /// Uploads started (a MAV_MISSION_ERROR answer starts it again).
+    upload_attempts: u32,
     gps_fix: bool,
     /// The pre-arm checks as SYS_STATUS reports them; None: not reported.
     prearm_ok: Option<bool>,
@@ -269,6 +279,7 @@ impl GroundStation {
             events: Vec::new(),
             target: None,
             upload: None,
+            upload_attempts: 0,
             gps_fix: false,
             prearm_ok: None,
             last_prearm_text: None,
@@ -768,6 +779,7 @@ impl GroundStation {
         let Some(target) = self.target else {
             return;
         };
+        self.upload_attempts += 1;
         match Upload::start(now, target, ListType::Mission, &self.upload_list(), out) {
             Ok(u) => {
                 self.upload = Some(u);
@@ -787,12 +799,32 @@ impl GroundStation {
                 self.upload = None;
                 self.events.push(GsEvent::Uploaded {
                     items: self.cfg.mission.len(),
+                    attempts: self.upload_attempts,
                 });
                 self.phase = Phase::WaitingForPrearm;
             }
+            // MAV_MISSION_ERROR is the firmware's own trouble, not the
+            // list's: PX4 answers it when its dataman thread, starved on a
+            // loaded machine, misses its deadline on the accelerated clock.
+            UploadState::Failed(UploadError::Refused {
+                result: MavMissionResult::MAV_MISSION_ERROR,
+                ..
+            }) if self.upload_attempts < MAX_UPLOAD_ATTEMPTS => {
+                self.upload = None;
+                tracing::warn!(
+                    "mission upload refused with MAV_MISSION_ERROR; starting it again ({} of {MAX_UPLOAD_ATTEMPTS})",
+                    self.upload_attempts + 1
+                );
+                self.start_upload(now, out);
+            }
             UploadState::Failed(e) => {
                 self.upload = None;
-                self.fail(format!("mission upload: {e}"));
+                let tries = if self.upload_attempts > 1 {
+                    format!(" (after {} attempts)", self.upload_attempts)
+                } else {
+                    String::new()
+                };
+                self.fail(format!("mission upload: {e}{tries}"));
             }
         }
     }
