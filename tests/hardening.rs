@@ -463,3 +463,40 @@ fn compare_says_when_a_controller_did_not_fly() {
     );
     assert!(!text.contains("failed              simpleflight"), "{text}");
 }
+
+/// Errors name the file and key and say the allowed range in words, not as
+/// a Debug struct or serde's internals.
+#[test]
+fn range_errors_say_the_range_in_words() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let date = write(
+        tmp.path(),
+        "old.json",
+        r#"{"date":"1900-01-01","vehicles":[{"kind":"multirotor"}]}"#,
+    );
+    refused(
+        &["fly", "--scenario", date.to_str().expect("utf8")],
+        "old.json",
+        "date outside of model validity range (2020-01-01 to 2029-12-31); asked for 1900-01-01 at 488 m",
+    );
+    let suite = write(
+        tmp.path(),
+        "seeds.toml",
+        "[defaults]\nseeds = [-1]\n[[case]]\nname = \"a\"\nvehicle = \"quad\"\nmission = \"a.plan\"\n",
+    );
+    refused(
+        &["test", suite.to_str().expect("utf8")],
+        "seeds.toml:2",
+        "seeds = [-1]: give a whole number from 0, a list of them, or \"A..B\"",
+    );
+    let settings = write(
+        tmp.path(),
+        "settings.json",
+        r#"{"SettingsVersion":1.2,"SimMode":"Multirotor","Vehicles":{"D":{"VehicleType":"SimpleFlight","Sensors":{"Imu":{"SensorType":2,"Enabled":true,"UpdateFrequency":0}}}}}"#,
+    );
+    refused(
+        &["airsim", "--settings", settings.to_str().expect("utf8")],
+        "settings.json: Sensors.Imu.UpdateFrequency 0",
+        "is outside 1..=4000 Hz",
+    );
+}

@@ -430,10 +430,12 @@ fn sensor(
                 out.insert("enabled".into(), json!(e));
             }
             "UpdateFrequency" => {
-                let hz = x
-                    .as_f64()
-                    .filter(|h| *h >= 1.0 && *h <= 4000.0)
-                    .ok_or_else(bad)?;
+                let hz = x.as_f64().ok_or_else(bad)?;
+                if !(1.0..=4000.0).contains(&hz) {
+                    return Err(format!(
+                        "{name}: {at}.UpdateFrequency {x} is outside 1..=4000 Hz"
+                    ));
+                }
                 out.insert("rate_hz".into(), json!(hz.round() as u32));
             }
             "NoiseBias" if kind == 4 => {

@@ -47,7 +47,7 @@ pub enum Vehicle {
 
 /// Seeds: a list, or `"A..B"` (both included).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(untagged)]
+#[serde(try_from = "toml::Value")]
 pub enum Seeds {
     /// These seeds.
     List(Vec<u64>),
@@ -55,6 +55,49 @@ pub enum Seeds {
     Range(String),
     /// One seed.
     One(u64),
+}
+
+impl TryFrom<toml::Value> for Seeds {
+    type Error = String;
+
+    /// A whole number from 0, a list of them, or `"A..B"`; anything else is
+    /// named as written (serde's own word for it was "untagged enum Seeds").
+    fn try_from(v: toml::Value) -> Result<Self, String> {
+        let seed = |v: &toml::Value| match v {
+            toml::Value::Integer(i) => u64::try_from(*i).ok(),
+            _ => None,
+        };
+        let bad = || {
+            format!(
+                "seeds = {}: give a whole number from 0, a list of them, or \"A..B\"",
+                written(&v)
+            )
+        };
+        match &v {
+            toml::Value::String(s) => Ok(Seeds::Range(s.clone())),
+            toml::Value::Array(a) => a
+                .iter()
+                .map(|x| seed(x).ok_or_else(bad))
+                .collect::<Result<Vec<u64>, String>>()
+                .map(Seeds::List),
+            other => seed(other).map(Seeds::One).ok_or_else(bad),
+        }
+    }
+}
+
+/// A TOML value as it would be written (short: a table is `{…}`).
+fn written(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => mavsitl_core::time::show(*f),
+        toml::Value::Boolean(b) => b.to_string(),
+        toml::Value::Datetime(d) => format!("{d:?}"),
+        toml::Value::Array(a) => {
+            format!("[{}]", a.iter().map(written).collect::<Vec<_>>().join(", "))
+        }
+        toml::Value::Table(_) => "{…}".into(),
+    }
 }
 
 impl Seeds {

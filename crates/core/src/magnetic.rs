@@ -29,7 +29,7 @@ pub fn earth_field_ned_gauss(p: &GeoPoint, date: Date) -> Result<Vector3<f64>, F
         Angle::new::<degree>(lon as f32),
         date,
     )
-    .map_err(|e| FieldError(format!("{e:?}")))?;
+    .map_err(|e| FieldError(format!("{e}; asked for {date} at {:.0} m", p.alt_m)))?;
     let g = |b: world_magnetic_model::uom::si::f32::MagneticFluxDensity| {
         f64::from(b.get::<nanotesla>()) * 1e-5
     };
