@@ -279,6 +279,18 @@ mod tests {
         }
     }
 
+    /// The pairs of the encounters in progress, sorted.
+    fn open_pairs(m: &EncounterMonitor) -> Vec<(usize, usize)> {
+        let mut open: Vec<(usize, usize)> = m
+            .encounters()
+            .iter()
+            .filter(|e| e.end.is_none())
+            .map(|e| (e.a, e.b))
+            .collect();
+        open.sort_unstable();
+        open
+    }
+
     /// Brute force: every pair's separation.
     fn closest_pairs(placed: &[Placed], range: f64) -> Vec<(usize, usize)> {
         let mut v = Vec::new();
@@ -311,13 +323,7 @@ mod tests {
                 p.pos_ned_m.x += rnd() * 6.0 - 3.0;
             }
             m.update(SimTime::from_micros(tick * 4000), &placed);
-            let mut open: Vec<(usize, usize)> = m
-                .encounters()
-                .iter()
-                .filter(|e| e.end.is_none())
-                .map(|e| (e.a, e.b))
-                .collect();
-            open.sort_unstable();
+            let open = open_pairs(&m);
             assert_eq!(open, closest_pairs(&placed, 15.0), "tick {tick}");
         }
     }
@@ -338,13 +344,7 @@ mod tests {
                 p.pos_ned_m.y += 3.0 * ((i as f64) * 0.11 - tick as f64).cos();
             }
             m.update(SimTime::from_micros(tick * 4000), &placed);
-            let mut open: Vec<(usize, usize)> = m
-                .encounters()
-                .iter()
-                .filter(|e| e.end.is_none())
-                .map(|e| (e.a, e.b))
-                .collect();
-            open.sort_unstable();
+            let open = open_pairs(&m);
             let want = closest_pairs(&placed, 20.0);
             assert!(want.len() > 500, "tick {tick}: {} pairs", want.len());
             assert_eq!(open, want, "tick {tick}");
