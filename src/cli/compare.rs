@@ -418,28 +418,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
             code: super::INTERRUPTED_CODE,
         });
     }
-    let failed: Vec<String> = done
-        .iter()
-        .filter(|d| d.exit != Some(0))
-        .map(|d| {
-            format!(
-                "{} seed {}: {}",
-                d.job.entry.label,
-                d.job.seed,
-                failure_cause(&d.job.dir, d.exit)
-            )
-        })
-        .collect();
-    for f in &failed {
-        println!("  failed              {f}");
-    }
-    if !failed.is_empty() {
-        return Err(CliError::run(format!(
-            "{} of {} flights failed (causes above; each flight's run.log has the rest)",
-            failed.len(),
-            jobs.len()
-        )));
-    }
+    report_failures(&done, jobs.len())?;
     if flown.len() < jobs.len() {
         return Err(CliError::run(format!(
             "{} of {} flights left no recording to measure",
@@ -484,6 +463,33 @@ fn check_firmware(args: &CompareArgs, entries: &[Entry], boat: bool) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Lists the flights that failed, each with its cause, under the table; an
+/// error (exit 1) when there is one.
+fn report_failures(done: &[Done], jobs: usize) -> Result<(), CliError> {
+    let failed: Vec<String> = done
+        .iter()
+        .filter(|d| d.exit != Some(0))
+        .map(|d| {
+            format!(
+                "{} seed {}: {}",
+                d.job.entry.label,
+                d.job.seed,
+                failure_cause(&d.job.dir, d.exit)
+            )
+        })
+        .collect();
+    for f in &failed {
+        println!("  failed              {f}");
+    }
+    if failed.is_empty() {
+        return Ok(());
+    }
+    Err(CliError::run(format!(
+        "{} of {jobs} flights failed (causes above; each flight's run.log has the rest)",
+        failed.len()
+    )))
 }
 
 /// Why a flight failed, from its exit code and the last error its run.log

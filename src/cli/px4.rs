@@ -426,6 +426,18 @@ fn wait_for_return(args: &Px4Args, port: &Px4Port, opts: &Px4Options, msg: &str)
     }
 }
 
+/// Why the run ends when PX4 did not come back after `msg`: it was
+/// interrupted while waiting, or the wait ran out.
+fn gone_for_good(msg: &str, opts: &Px4Options) -> String {
+    if super::interrupted() {
+        return format!("{msg}; interrupted while waiting for PX4 to connect again");
+    }
+    format!(
+        "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",
+        opts.give_up_after.as_secs_f64()
+    )
+}
+
 /// The actuators recording: PX4's outputs every step.
 fn actuator_writer(
     args: &Px4Args,
@@ -515,15 +527,7 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
                 Judged::Lost { why, restarted } => (why, restarted),
             };
         if !restarted && !wait_for_return(&args, &port, &opts, &msg) {
-            if super::interrupted() {
-                break Err(format!(
-                    "{msg}; interrupted while waiting for PX4 to connect again"
-                ));
-            }
-            break Err(format!(
-                "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",
-                opts.give_up_after.as_secs_f64()
-            ));
+            break Err(gone_for_good(&msg, &opts));
         }
         restarts += 1;
         if args.keep_state {
