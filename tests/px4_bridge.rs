@@ -60,6 +60,9 @@ struct Answers {
     armed: bool,
     /// At this step, first send one answer stamped with the end of time.
     bogus_at: Option<u64>,
+    /// Once silent, still talk on every step: a heartbeat, a few bytes of
+    /// garbage and an answer from the future.
+    chatter: bool,
 }
 
 /// PX4 flying a multicopter: every step answered, armed.
@@ -68,6 +71,7 @@ const EVERY_STEP: Answers = Answers {
     silent_after: None,
     armed: true,
     bogus_at: None,
+    chatter: false,
 };
 
 /// PX4 over TCP: connects with retries, as `simulator_mavlink` does.
@@ -234,6 +238,9 @@ fn peer_on(
                         );
                     }
                     let silent = answers.silent_after.is_some_and(|k| rep.sensors > k);
+                    if silent && answers.chatter {
+                        chatter(&mut enc, &mut out);
+                    }
                     if answers.bogus_at == Some(rep.sensors) {
                         enc.encode(
                             &Outgoing::Msg(MavMessage::HIL_ACTUATOR_CONTROLS(
@@ -284,6 +291,34 @@ fn peer_on(
         }
     }
     rep
+}
+
+/// What a PX4 that talks but no longer answers sends on a step: a heartbeat,
+/// bytes that are no MAVLink frame, and an answer from the future.
+fn chatter(enc: &mut Encoder, out: &mut Vec<u8>) {
+    enc.encode(
+        &Outgoing::Msg(MavMessage::HEARTBEAT(HEARTBEAT_DATA {
+            custom_mode: 0,
+            mavtype: MavType::MAV_TYPE_QUADROTOR,
+            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
+            base_mode: MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED,
+            system_status: MavState::MAV_STATE_ACTIVE,
+            mavlink_version: 3,
+        })),
+        out,
+    );
+    out.extend_from_slice(b"\x00garbage\xff");
+    enc.encode(
+        &Outgoing::Msg(MavMessage::HIL_ACTUATOR_CONTROLS(
+            HIL_ACTUATOR_CONTROLS_DATA {
+                time_usec: u64::MAX,
+                flags: HilActuatorControlsFlags::HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
+                controls: [0.0; 16],
+                mode: MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED,
+            },
+        )),
+        out,
+    );
 }
 
 /// Altitude hold at 5 m above the start plus attitude levelling, mixed in
@@ -455,6 +490,33 @@ fn a_silent_px4_ends_the_run_with_a_clear_error() {
     let e = result.expect_err("the run must stop");
     assert!(e.contains("PX4 stopped answering"), "{e}");
     assert!(stats.missed > 0);
+}
+
+/// A PX4 that stops answering but keeps talking (heartbeats, garbage,
+/// answers from the future on every step) is as silent as one that says
+/// nothing: the run ends within the timeout, not 30 s of misses later.
+#[test]
+fn a_px4_that_talks_but_never_answers_ends_the_run() {
+    let start = Instant::now();
+    let (result, stats, _) = fly(
+        60.0,
+        Answers {
+            silent_after: Some(400),
+            chatter: true,
+            ..EVERY_STEP
+        },
+        Duration::from_millis(1500),
+    );
+    let e = result.expect_err("the run must stop");
+    assert!(e.contains("PX4 stopped answering"), "{e}");
+    assert!(stats.missed > 0);
+    // Chatter on every step is counted, not taken for an answer.
+    assert!(stats.malformed > 0, "{stats:?}");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 /// `mavsitl px4` as a user runs it, with the peer as PX4: it hovers, PX4
@@ -692,6 +754,7 @@ fn a_disarmed_silent_px4_does_not_end_the_run() {
             armed: false,
             every: 1,
             bogus_at: None,
+            chatter: false,
         },
         Duration::from_millis(1500),
     );

@@ -18,8 +18,8 @@
 //!   within one controller period of PX4. While armed the wait is bounded by
 //!   [`Px4Options::armed_wait`] (10 ms, as Gazebo classic bounds it so arming
 //!   cannot deadlock); a step that times out keeps the last controls and is
-//!   counted as missed, and PX4 silent for [`Px4Options::give_up_after`] is an
-//!   error. While disarmed PX4 may send nothing at all (a rover's outputs stop):
+//!   counted as missed, and PX4 without a new answer for
+//!   [`Px4Options::give_up_after`] is an error, whatever else it sends. While disarmed PX4 may send nothing at all (a rover's outputs stop):
 //!   each step then waits at most one step of real time, so the simulation
 //!   goes on at real-time pace until PX4 answers again; a PX4 that exits closes
 //!   the connection.
@@ -67,7 +67,9 @@ pub struct Px4Options {
     pub listen: SocketAddr,
     /// Longest wait for PX4's answer to a step while armed.
     pub armed_wait: Duration,
-    /// PX4 silent this long (wall time) after it first answered: an error.
+    /// PX4 without a new answer this long (wall time) after it first
+    /// answered: an error. Only a HIL_ACTUATOR_CONTROLS that moves PX4's time
+    /// on counts; heartbeats, garbage and answers from the future do not.
     pub give_up_after: Duration,
     /// Longest wait for PX4 to connect (None: forever).
     pub connect_timeout: Option<Duration>,
@@ -711,7 +713,6 @@ impl Px4Bridge {
                     return Ok(false);
                 }
             };
-            self.last_heard = Instant::now();
             self.rx.extend_from_slice(buf.get(..n).unwrap_or(&[]));
             let mut got = false;
             let mut msgs: Vec<Incoming> = Vec::new();
@@ -751,6 +752,12 @@ impl Px4Bridge {
                         free_wheeled_steps = self.freewheel_steps,
                         "PX4's first answer: lockstep from here"
                     );
+                }
+                // Only an answer that moves PX4's time on counts as hearing
+                // from it: heartbeats, garbage and replays do not keep a
+                // peer that stopped answering alive (`give_up_after`).
+                if self.last_answer_us.is_none_or(|p| a.time_usec > p) {
+                    self.last_heard = Instant::now();
                 }
                 self.first_answer = true;
                 self.stats.lockstep = a
