@@ -137,6 +137,8 @@ fn a_crashing_px4_ends_the_run_at_once_quoting_its_console() {
             && stderr.contains("| ERROR [lockstep_scheduler] invalid time step"),
         "{stderr}"
     );
+    // A failed firmware's working directory is kept for the post-mortem.
+    std::fs::remove_dir_all(kept_workdir(&stderr)).ok();
     // The recordings are flushed, ending where PX4 died.
     let gt = std::fs::read_to_string(rec.join("ground_truth.csv")).expect("ground truth");
     let last = gt.lines().last().expect("rows");
@@ -359,6 +361,153 @@ fn an_ardupilot_that_exits_mid_run_ends_it_quoting_its_console() {
             && stdout.contains("| EXCEPTION: stand-in exits on cue"),
         "{stdout}\n{stderr}"
     );
+    std::fs::remove_dir_all(kept_workdir(&stderr)).ok();
+}
+
+/// Without --record the console is in the working directory: when the
+/// firmware fails, the directory stays, and the message names where, so the
+/// log it cites is still there to read.
+#[test]
+fn a_failed_firmware_keeps_its_working_directory_and_says_where() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = px4("59")
+        .args(["--duration", "600"])
+        .env("STANDIN_CUE", "crash_after_s=2")
+        .env("TMPDIR", tmp.path())
+        .output()
+        .expect("run");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let dir = kept_workdir(&stderr);
+    assert!(dir.starts_with(tmp.path()), "{}", dir.display());
+    let log = dir.join("firmware.log");
+    assert!(
+        stderr.contains(&format!(
+            "the last lines of its console ({})",
+            log.display()
+        )),
+        "{stderr}"
+    );
+    let console = std::fs::read_to_string(&log).expect("the cited log is there");
+    assert!(console.contains("invalid time step"), "{console}");
+    // A run that ends as asked leaves nothing behind.
+    let out = px4("59")
+        .args(["--duration", "1"])
+        .env("TMPDIR", tmp.path())
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{:?}", text(&out));
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .expect("tmp")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(left, vec![dir]);
+}
+
+/// A `bin/px4` without its execute bit is refused before anything starts,
+/// and no scratch directory is left behind.
+#[test]
+fn a_non_executable_firmware_is_refused_leaving_nothing_behind() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().expect("tmp");
+    let build = tmp.path().join("build");
+    std::fs::create_dir_all(build.join("bin")).expect("bin");
+    std::fs::create_dir_all(build.join("etc/init.d-posix")).expect("etc");
+    std::fs::write(build.join("etc/init.d-posix/rcS"), "").expect("rcS");
+    let px4 = build.join("bin/px4");
+    std::fs::copy(repo("tests/standins/px4_sitl_default/bin/px4"), &px4).expect("px4");
+    std::fs::set_permissions(&px4, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let scratch = tmp.path().join("scratch");
+    std::fs::create_dir_all(&scratch).expect("scratch");
+    let out = mavsitl()
+        .args(["px4", "--instance", "60", "--px4-build"])
+        .arg(&build)
+        .env("TMPDIR", &scratch)
+        .output()
+        .expect("run");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}: not executable", px4.display()))
+            && stderr.contains("chmod +x"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(&scratch).expect("scratch").count(), 0);
+}
+
+/// `ardupilot --defaults` files are checked before ArduPilot starts, each
+/// named when it is missing.
+#[test]
+fn ardupilot_defaults_files_are_checked_before_launch() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let good = tmp.path().join("good.parm");
+    std::fs::write(&good, "WP_SPEED 3\n").expect("parm");
+    let missing = tmp.path().join("missing.parm");
+    for (given, says) in [
+        (
+            format!("{},{}", good.display(), missing.display()),
+            format!("{}: No such file or directory", missing.display()),
+        ),
+        (
+            format!("{},", good.display()),
+            "an empty file name".to_string(),
+        ),
+        (
+            tmp.path().display().to_string(),
+            format!("{}: not a file", tmp.path().display()),
+        ),
+    ] {
+        let out = mavsitl()
+            .args(["ardupilot", "--instance", "25", "--vehicle", "boat"])
+            .arg("--ardupilot")
+            .arg(repo("tests/standins/ardupilot"))
+            .args(["--defaults", &given])
+            .output()
+            .expect("run");
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{given}: {stderr}");
+        assert!(
+            stderr.contains(&format!("--defaults {given}: {says}")) && !stderr.contains("starting"),
+            "{stderr}"
+        );
+    }
+}
+
+/// A firmware writing 40 MiB to its console keeps at most two files of
+/// 16 MiB on disk, the newest ending with its newest line.
+#[test]
+fn a_chatty_firmware_log_is_rotated_keeping_its_tail() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let rec = tmp.path().join("rec");
+    let out = px4("61")
+        .args(["--duration", "1"])
+        .arg("--record")
+        .arg(&rec)
+        .env("STANDIN_CUE", "chatty_mb=40")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{:?}", text(&out));
+    let cap = 16 << 20;
+    let newest = std::fs::read_to_string(rec.join("firmware.log")).expect("firmware.log");
+    let older = std::fs::metadata(rec.join("firmware.log.1")).expect("firmware.log.1");
+    assert!(newest.len() <= cap, "{}", newest.len());
+    assert!(
+        older.len() as usize <= cap && older.len() as usize > cap - 100,
+        "{}",
+        older.len()
+    );
+    // 40 MiB of 64-byte lines: 655 360 of them; the newest file holds the
+    // last 8 MiB of them, then PX4's start.
+    assert!(
+        newest.contains("chatter done after 655360 lines"),
+        "{}",
+        &newest[newest.len().saturating_sub(500)..]
+    );
+    assert!(newest.contains("console line 000655360"));
+    assert!(newest.contains("Simulator connected on TCP port 4621"));
+    assert!(!newest.contains("console line 000000001 "));
+    assert!(!rec.join("firmware.log.2").exists());
 }
 
 /// A CI job stopped with SIGTERM stops the firmware it started, in order,

@@ -17,7 +17,7 @@ use mavsitl::time::{PhysicsRate, SimTime};
 use super::firmware::{flight_title, paced_step, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::gcs::{parse_speedup, Pacer, Speedup};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
-use super::launch::LaunchSpec;
+use super::launch::{executable_problem, LaunchSpec};
 use super::CliError;
 
 /// Arguments of `mavsitl ardupilot`.
@@ -96,6 +96,37 @@ pub struct ArduPilotArgs {
 const QUAD_PARM: &str = include_str!("../../firmware_configs/ardupilot/quad.parm");
 const BOAT_PARM: &str = include_str!("../../firmware_configs/ardupilot/boat.parm");
 
+/// `--defaults`' files, each checked to be a readable file, made absolute
+/// (ArduPilot runs in its own working directory) and joined with commas.
+fn defaults_files(given: &str) -> Result<String, CliError> {
+    let mut files = Vec::new();
+    for f in given.split(',') {
+        let problem = if f.trim().is_empty() {
+            Some("an empty file name".to_string())
+        } else {
+            match std::fs::File::open(f).and_then(|h| h.metadata()) {
+                Ok(m) if m.is_file() => None,
+                Ok(_) => Some(format!("{f}: not a file")),
+                Err(e) => Some(format!("{f}: {e}")),
+            }
+        };
+        if let Some(why) = problem {
+            return Err(CliError::input(
+                format!("--defaults {given}: {why}"),
+                "comma-separated ArduPilot parameter files (NAME VALUE per line)",
+            ));
+        }
+        let p = Path::new(f);
+        files.push(
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .display()
+                .to_string(),
+        );
+    }
+    Ok(files.join(","))
+}
+
 /// The SITL binary and the stock defaults for the vehicle.
 fn ardupilot_files(
     args: &ArduPilotArgs,
@@ -104,12 +135,10 @@ fn ardupilot_files(
 ) -> Result<(PathBuf, Option<String>), CliError> {
     // Absolute paths: ArduPilot runs in its own working directory.
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let user_defaults = args.defaults.as_ref().map(|d| {
-        d.split(',')
-            .map(|f| abs(Path::new(f)).display().to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    });
+    let user_defaults = match args.defaults.as_deref() {
+        Some(d) => Some(defaults_files(d)?),
+        None => None,
+    };
     let path = &abs(path);
     let (binary, stock) = if multicopter {
         ("arducopter", "copter.parm")
@@ -118,6 +147,12 @@ fn ardupilot_files(
     };
     if path.is_dir() {
         let bin = path.join("build/sitl/bin").join(binary);
+        if let Some(why) = bin.is_file().then(|| executable_problem(&bin)).flatten() {
+            return Err(CliError::input(
+                format!("--ardupilot {}: {why}", path.display()),
+                "chmod +x it, or rebuild it with ./waf",
+            ));
+        }
         if !bin.is_file() {
             return Err(CliError::input(
                 format!(
@@ -142,6 +177,12 @@ fn ardupilot_files(
         return Err(CliError::input(
             format!("--ardupilot {}: no such file or directory", path.display()),
             "an ArduPilot checkout with build/sitl/bin, or a SITL binary",
+        ));
+    }
+    if let Some(why) = executable_problem(path) {
+        return Err(CliError::input(
+            format!("--ardupilot {why}"),
+            "chmod +x it, or give an ArduPilot checkout with build/sitl/bin",
         ));
     }
     let name = path

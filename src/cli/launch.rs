@@ -22,6 +22,10 @@ const TAIL_LINES: usize = 12;
 const GRACE: Duration = Duration::from_secs(3);
 /// How often the watcher looks at the child.
 const WATCH_EVERY: Duration = Duration::from_millis(50);
+/// The console log's size at which it is rotated, bytes: `firmware.log`
+/// becomes `firmware.log.1` (replacing the one before) and a new one starts,
+/// so a chatty firmware keeps at most twice this on disk, always its tail.
+pub(super) const LOG_ROTATE_BYTES: u64 = 16 << 20;
 
 /// What to start.
 #[derive(Debug, Clone)]
@@ -48,6 +52,45 @@ type Shared<T> = Arc<Mutex<T>>;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The firmware's console on disk, rotated at [`LOG_ROTATE_BYTES`].
+struct ConsoleLog {
+    path: PathBuf,
+    file: File,
+    written: u64,
+}
+
+impl ConsoleLog {
+    fn create(path: &Path) -> std::io::Result<Self> {
+        Ok(ConsoleLog {
+            path: path.to_path_buf(),
+            file: File::create(path)?,
+            written: 0,
+        })
+    }
+
+    /// Appends one console line; rotates first when the file is full. A
+    /// failing disk loses lines, never the run.
+    fn write_line(&mut self, line: &[u8]) {
+        if self.written > 0 && self.written + line.len() as u64 > LOG_ROTATE_BYTES {
+            let mut old = self.path.clone().into_os_string();
+            old.push(".1");
+            let fresh = std::fs::rename(&self.path, &old).and_then(|()| File::create(&self.path));
+            match fresh {
+                Ok(f) => {
+                    self.file = f;
+                    self.written = 0;
+                }
+                Err(e) => {
+                    tracing::warn!(%e, log = %self.path.display(), "cannot rotate the firmware log")
+                }
+            }
+        }
+        if self.file.write_all(line).is_ok() {
+            self.written += line.len() as u64;
+        }
+    }
 }
 
 /// A running firmware.
@@ -82,13 +125,27 @@ pub(super) fn fresh_dir(dir: &Path) -> Result<(), CliError> {
     })
 }
 
+/// Why `program` cannot be started, if it cannot: missing, not a file, or
+/// without an execute bit.
+pub(super) fn executable_problem(program: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    match std::fs::metadata(program) {
+        Err(e) => Some(format!("{}: {e}", program.display())),
+        Ok(m) if !m.is_file() => Some(format!("{}: not a file", program.display())),
+        Ok(m) if m.permissions().mode() & 0o111 == 0 => {
+            Some(format!("{}: not executable", program.display()))
+        }
+        Ok(_) => None,
+    }
+}
+
 /// A scratch directory for one run of `name` instance `instance`.
 pub(super) fn scratch_dir(name: &str, instance: u8) -> PathBuf {
     std::env::temp_dir().join(format!("mavsitl-{name}-{instance}-{}", std::process::id()))
 }
 
 /// Copies every line of `from` to the log and the tail.
-fn pump(from: impl Read, log: Shared<File>, tail: Shared<VecDeque<String>>) {
+fn pump(from: impl Read, log: Shared<ConsoleLog>, tail: Shared<VecDeque<String>>) {
     let mut r = BufReader::new(from);
     let mut line = Vec::new();
     loop {
@@ -96,7 +153,7 @@ fn pump(from: impl Read, log: Shared<File>, tail: Shared<VecDeque<String>>) {
         match r.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => return,
             Ok(_) => {
-                let _ = lock(&log).write_all(&line);
+                lock(&log).write_line(&line);
                 let text = String::from_utf8_lossy(&line).trim_end().to_string();
                 let mut t = lock(&tail);
                 if t.len() == TAIL_LINES {
@@ -122,6 +179,17 @@ impl Firmware {
     /// lockstep wait ends at once.
     pub fn spawn(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, CliError> {
         fresh_dir(&spec.workdir)?;
+        let (workdir, keep) = (spec.workdir.clone(), spec.keep_workdir);
+        Self::start(spec, stop_run).inspect_err(|_| {
+            // Nothing ran: nothing to keep but what was asked for.
+            if !keep {
+                let _ = std::fs::remove_dir_all(&workdir);
+            }
+        })
+    }
+
+    /// [`Firmware::spawn`] in its fresh working directory.
+    fn start(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, CliError> {
         eprintln!(
             "mavsitl: starting {} {} (console: {})",
             spec.program.display(),
@@ -137,7 +205,7 @@ impl Firmware {
             std::fs::write(&p, text)
                 .map_err(|e| CliError::input(format!("{}: cannot write: {e}", p.display()), ""))?;
         }
-        let log = File::create(&spec.log).map_err(|e| {
+        let log = ConsoleLog::create(&spec.log).map_err(|e| {
             CliError::input(
                 format!("{}: cannot write the firmware log: {e}", spec.log.display()),
                 "choose a writable --record directory",
@@ -284,8 +352,11 @@ impl Firmware {
 
 impl Drop for Firmware {
     fn drop(&mut self) {
+        // A firmware that exited on its own failed (a run's end stops it):
+        // its working directory holds what tells why.
+        let failed = lock(&self.exit).is_some();
         self.stop();
-        if self.spec.keep_workdir {
+        if self.spec.keep_workdir || failed {
             eprintln!(
                 "{} working directory kept: {}",
                 self.spec.name,

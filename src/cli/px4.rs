@@ -136,7 +136,7 @@ pub(super) fn px4_build_dir(given: &Path) -> Result<PathBuf, CliError> {
     // Absolute: PX4 runs in its own working directory.
     let given_abs = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
     let candidates = [given_abs.clone(), given_abs.join("build/px4_sitl_default")];
-    candidates
+    let dir = candidates
         .into_iter()
         .find(|d| d.join("bin/px4").is_file() && d.join("etc/init.d-posix/rcS").is_file())
         .ok_or_else(|| {
@@ -147,7 +147,14 @@ pub(super) fn px4_build_dir(given: &Path) -> Result<PathBuf, CliError> {
                 ),
                 "give PX4-Autopilot's build/px4_sitl_default, made by `make px4_sitl`",
             )
-        })
+        })?;
+    match super::launch::executable_problem(&dir.join("bin/px4")) {
+        Some(why) => Err(CliError::input(
+            format!("--px4-build {}: {why}", given.display()),
+            "chmod +x it, or rebuild with `make px4_sitl`",
+        )),
+        None => Ok(dir),
+    }
 }
 
 /// Where and how PX4 is met, whoever starts it (`px4`, `airsim`).
