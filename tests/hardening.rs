@@ -500,3 +500,55 @@ fn range_errors_say_the_range_in_words() {
         "is outside 1..=4000 Hz",
     );
 }
+
+/// A hostile 1e300 is echoed as written, on one short line, wherever it is
+/// refused (it printed as 300 digits), and a start 1e300 m from home is
+/// refused naming its key (it reached the magnetic model as NaN).
+#[test]
+fn huge_values_are_echoed_short() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cases = [
+        (
+            r#""duration_s":1e300"#,
+            "",
+            "duration_s: 1e300 is not within (0, 1e7] s",
+        ),
+        (
+            r#""proximity_m":1e300"#,
+            "",
+            "proximity_m: 1e300 is not within (0, 10000] m",
+        ),
+        (
+            r#""home":{"lat_deg":1e300,"lon_deg":0,"alt_m":0}"#,
+            "",
+            "home.lat_deg: 1e300 is outside -90..=90",
+        ),
+        (
+            "",
+            r#","collision_radius_m":1e300"#,
+            "vehicles[0].collision_radius_m: 1e300 is not within (0, 100] m",
+        ),
+        (
+            "",
+            r#","initial":{"east_m":-1e300}"#,
+            "vehicles[0].initial.east_m: -1e300 is outside -100000..100000",
+        ),
+    ];
+    for (i, (top, vehicle, says)) in cases.into_iter().enumerate() {
+        let sep = if top.is_empty() { "" } else { "," };
+        let body = format!(
+            r#"{{"date":"2026-01-01"{sep}{top},"vehicles":[{{"kind":"multirotor","airframe":"generic_quad"{vehicle}}}]}}"#
+        );
+        let p = write(tmp.path(), &format!("s{i}.json"), &body);
+        let out = mavsitl(&["sim", p.to_str().expect("utf8"), "--duration", "1"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first = err.lines().next().unwrap_or("");
+        assert_eq!(out.status.code(), Some(2), "{body}: {err}");
+        assert!(first.contains(says) && first.len() < 200, "{body}: {first}");
+    }
+    refused(
+        &["fly", "--home", "1e300,8,100"],
+        "--home",
+        "latitude 1e300 is outside -90..=90",
+    );
+}

@@ -31,10 +31,16 @@ pub fn parse_home(s: &str) -> Result<Home, String> {
 
 fn check(h: &Home) -> Result<(), String> {
     if !(-90.0..=90.0).contains(&h.lat_deg) {
-        return Err(format!("latitude {} is outside -90..=90", h.lat_deg));
+        return Err(format!(
+            "latitude {} is outside -90..=90",
+            mavsitl::time::show(h.lat_deg)
+        ));
     }
     if !(-180.0..=180.0).contains(&h.lon_deg) {
-        return Err(format!("longitude {} is outside -180..=180", h.lon_deg));
+        return Err(format!(
+            "longitude {} is outside -180..=180",
+            mavsitl::time::show(h.lon_deg)
+        ));
     }
     if let Some(why) = mavsitl::geo::home_alt_problem(h.alt_m) {
         return Err(why);

@@ -18,7 +18,7 @@ pub fn check_range(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), ParamErr
     } else {
         Err(ParamError {
             field: field.to_string(),
-            problem: format!("{v} is outside {lo}..={hi}"),
+            problem: format!("{} is outside {lo}..={hi}", crate::time::show(v)),
         })
     }
 }

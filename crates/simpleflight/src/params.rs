@@ -562,7 +562,7 @@ pub enum ParamError {
     #[error("unknown parameter {0}")]
     Unknown(String),
     /// Out of range or not a number.
-    #[error("{name}: {value} is outside {min}..={max}")]
+    #[error("{name}: {} is outside {min}..={max}", mavsitl_core::time::show(*.value))]
     Range {
         /// Parameter.
         name: String,

@@ -22,6 +22,7 @@ use crate::physics::{airframes, BoatParams, Integrator, MultirotorParams, ParamE
 use crate::sensors::SensorsSpec;
 use crate::world::zones::MAX_ZONES;
 use crate::world::ZoneShape;
+use mavsitl_core::time::show;
 use mavsitl_core::time::PhysicsRate;
 
 /// Where a scenario's text came from (for messages and relative paths).
@@ -317,7 +318,7 @@ impl Scenario {
         if !(self.duration_s.is_finite() && self.duration_s > 0.0 && self.duration_s <= 1e7) {
             return bad(
                 "duration_s",
-                format!("{} is not within (0, 1e7] s", self.duration_s),
+                format!("{} is not within (0, 1e7] s", show(self.duration_s)),
             );
         }
         check_home(&self.home).or_else(|(k, m)| bad(&format!("home.{k}"), m))?;
@@ -332,7 +333,7 @@ impl Scenario {
         {
             return bad(
                 "proximity_m",
-                format!("{} is not within (0, 10000] m", self.proximity_m),
+                format!("{} is not within (0, 10000] m", show(self.proximity_m)),
             );
         }
         let mut actuators = Vec::with_capacity(self.vehicles.len());
@@ -362,7 +363,7 @@ impl Scenario {
                 if !(r.is_finite() && r > 0.0 && r <= 100.0) {
                     return bad(
                         &format!("{key}.collision_radius_m"),
-                        format!("{r} is not within (0, 100] m"),
+                        format!("{} is not within (0, 100] m", show(r)),
                     );
                 }
             }
@@ -448,7 +449,10 @@ impl Scenario {
                     .enumerate()
                     .find(|(_, c)| !c.is_finite() || c.abs() > 1.0)
                 {
-                    return Err((format!("controls[{j}]"), format!("{c} is outside -1..=1")));
+                    return Err((
+                        format!("controls[{j}]"),
+                        format!("{} is outside -1..=1", show(*c)),
+                    ));
                 }
             }
         }
@@ -670,7 +674,10 @@ fn finite(key: &str, v: f64) -> Check {
     if v.is_finite() {
         Ok(())
     } else {
-        Err((key.to_string(), format!("{v} is not a finite number")))
+        Err((
+            key.to_string(),
+            format!("{} is not a finite number", show(v)),
+        ))
     }
 }
 
@@ -679,7 +686,10 @@ fn bounded(key: &str, v: f64, max: f64) -> Check {
     if v.is_finite() && v.abs() <= max {
         Ok(())
     } else {
-        Err((key.to_string(), format!("{v:e} is outside -{max}..{max}")))
+        Err((
+            key.to_string(),
+            format!("{} is outside -{max}..{max}", show(v)),
+        ))
     }
 }
 
@@ -687,7 +697,7 @@ fn finite_nonneg(key: &str, v: f64, max: f64) -> Check {
     if v.is_finite() && (0.0..=max).contains(&v) {
         Ok(())
     } else {
-        Err((key.to_string(), format!("{v} is outside 0..={max}")))
+        Err((key.to_string(), format!("{} is outside 0..={max}", show(v))))
     }
 }
 
@@ -696,13 +706,13 @@ pub(crate) fn check_home(h: &Home) -> Check {
     if !(h.lat_deg.is_finite() && (-90.0..=90.0).contains(&h.lat_deg)) {
         return Err((
             "lat_deg".into(),
-            format!("{} is outside -90..=90", h.lat_deg),
+            format!("{} is outside -90..=90", show(h.lat_deg)),
         ));
     }
     if !(h.lon_deg.is_finite() && (-180.0..=180.0).contains(&h.lon_deg)) {
         return Err((
             "lon_deg".into(),
-            format!("{} is outside -180..=180", h.lon_deg),
+            format!("{} is outside -180..=180", show(h.lon_deg)),
         ));
     }
     if let Some(why) = mavsitl_core::geo::home_alt_problem(h.alt_m) {
@@ -835,9 +845,11 @@ fn check_rc(rc: &super::RcScript) -> Check {
 }
 
 fn check_initial(p: &InitialPose) -> Check {
+    // Within 100 km of home, as AirSim's poses are: farther, the flat-earth
+    // frame and the magnetic model's inputs stop meaning anything.
+    bounded("north_m", p.north_m, 100_000.0)?;
+    bounded("east_m", p.east_m, 100_000.0)?;
     for (k, v) in [
-        ("north_m", p.north_m),
-        ("east_m", p.east_m),
         ("roll_deg", p.roll_deg),
         ("pitch_deg", p.pitch_deg),
         ("yaw_deg", p.yaw_deg),
@@ -910,6 +922,16 @@ mod tests {
         assert!(
             e.to_string()
                 .contains("initial.velocity_ned_m_s[0]: 1e200 is outside"),
+            "{e}"
+        );
+        let e = Scenario::from_json(
+            r#"{"vehicles":[{"kind":"multirotor","initial":{"north_m":1e300}}]}"#,
+            &src(),
+        )
+        .expect_err("1e300 m from home")
+        .to_string();
+        assert!(
+            e.contains("vehicles[0].initial.north_m: 1e300 is outside -100000..100000"),
             "{e}"
         );
     }
