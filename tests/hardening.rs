@@ -552,3 +552,58 @@ fn huge_values_are_echoed_short() {
         "latitude 1e300 is outside -90..=90",
     );
 }
+
+/// A world of thousands of vehicles takes milliseconds a tick: SIGTERM is
+/// looked at after every tick, so it ends the run within a moment, not
+/// after the next thousand ticks (at N = 10 000 that was minutes).
+#[test]
+fn sigterm_stops_a_crowded_world_at_once() {
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let vehicles: Vec<String> = (0..5000)
+        .map(|i| {
+            format!(
+                r#"{{"kind":"multirotor","airframe":"generic_quad","name":"q{i}","initial":{{"east_m":{}}}}}"#,
+                5 * i
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"{{"date":"2026-01-01","vehicles":[{}]}}"#,
+        vehicles.join(",")
+    );
+    let p = write(tmp.path(), "crowd.json", &body);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["sim", p.to_str().expect("utf8"), "--duration", "600"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_secs(3));
+    let status = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let asked = Instant::now();
+    let code = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s.code();
+        }
+        if asked.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("still running 30 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = asked.elapsed();
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        std::io::Read::read_to_string(&mut e, &mut err).expect("stderr");
+    }
+    assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("interrupted at"), "{err}");
+    // One tick of 5000 quads is ~10 ms here; 1024 of them were ~10 s.
+    assert!(took < Duration::from_secs(3), "{took:?}: {err}");
+}

@@ -323,7 +323,7 @@ fn fly_all(
             m.follow(lockstep.sim());
         }
         super::firmware_fleet::follow(firmware, lockstep);
-        if lockstep.sim().tick().is_multiple_of(1024) && super::interrupted() {
+        if super::interrupted() {
             return Some("interrupted".into());
         }
     }

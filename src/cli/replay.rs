@@ -94,7 +94,7 @@ fn run_with(
             result = Err(e);
             break;
         }
-        if k % 1024 == 0 && super::interrupted() {
+        if super::interrupted() {
             break;
         }
     }

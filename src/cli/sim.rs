@@ -190,7 +190,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
                 result = Err(e);
                 break;
             }
-            if lockstep.sim().tick() % 1024 == 0 && super::interrupted() {
+            if super::interrupted() {
                 break;
             }
         }
