@@ -102,6 +102,8 @@ pub(super) struct Firmware {
     quit: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
     started: Instant,
+    /// mavsitl stopped it while it ran (its exit then is no failure).
+    stopped_running: bool,
 }
 
 /// A fresh, empty directory at `dir` (whatever was there is removed).
@@ -269,6 +271,7 @@ impl Firmware {
             quit,
             threads,
             started: Instant::now(),
+            stopped_running: false,
         })
     }
 
@@ -329,6 +332,9 @@ impl Firmware {
     pub fn stop(&mut self) {
         let pid = lock(&self.child).id();
         let running = lock(&self.child).try_wait().ok().flatten().is_none();
+        if running && lock(&self.exit).is_none() {
+            self.stopped_running = true;
+        }
         if running {
             signal_group(pid, libc::SIGTERM);
             let t = Instant::now();
@@ -354,8 +360,8 @@ impl Drop for Firmware {
     fn drop(&mut self) {
         // A firmware that exited on its own failed (a run's end stops it):
         // its working directory holds what tells why.
-        let failed = lock(&self.exit).is_some();
         self.stop();
+        let failed = !self.stopped_running;
         if self.spec.keep_workdir || failed {
             eprintln!(
                 "{} working directory kept: {}",
