@@ -65,6 +65,13 @@ pub enum Request {
         /// What the heading does meanwhile.
         yaw: YawTarget,
     },
+    /// Brake to a stop and hold where the vehicle comes to rest (Offboard),
+    /// as PX4 does when the sticks are released; multicopters in the air
+    /// only.
+    Brake {
+        /// What the heading does meanwhile.
+        yaw: YawTarget,
+    },
     /// Fly this roll and pitch (rad) and heading (Offboard), with a height or
     /// a throttle; multicopters in the air only.
     Attitude {

@@ -224,6 +224,8 @@ pub struct FlightStatus {
 enum Offboard {
     /// Velocity, NED m/s, and the heading behaviour.
     Velocity(Vector3<f64>, YawTarget),
+    /// Braking to a stop, then holding there, and the heading behaviour.
+    Brake(YawTarget),
     /// Roll and pitch, rad, heading, and lift.
     Attitude {
         roll: f64,
@@ -244,6 +246,7 @@ impl Offboard {
                 .iter()
                 .all(|v| v.is_finite())
                 .then_some(Offboard::Velocity(vel_ned_m_s, yaw)),
+            Request::Brake { yaw } => Some(Offboard::Brake(yaw)),
             Request::Attitude {
                 roll_rad,
                 pitch_rad,
@@ -568,6 +571,11 @@ impl SimpleFlight {
     }
 
     fn preflight_failure(&self, now: SimTime) -> Option<String> {
+        // On ground truth (SF_GROUND_TRUTH) the estimator and its sensors
+        // fly nothing: ready at once, as AirSim's SimpleFlight is.
+        if self.ground_truth {
+            return None;
+        }
         let need = self.fp.sf_arm_gps_time_s;
         if let Some(t0) = self.gps_good_since {
             if ((now - t0) as f64) * 1e-6 < need {

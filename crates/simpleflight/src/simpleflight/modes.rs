@@ -178,7 +178,10 @@ impl SimpleFlight {
                 self.home_ned = pos;
                 self.status.borrow_mut().home_ned = Some(pos);
             }
-            Request::Velocity { .. } | Request::Attitude { .. } | Request::Rates { .. } => {
+            Request::Velocity { .. }
+            | Request::Brake { .. }
+            | Request::Attitude { .. }
+            | Request::Rates { .. } => {
                 if let Some(o) = Offboard::of(&req) {
                     self.offboard_request(now, o);
                 }

@@ -52,6 +52,9 @@ impl Descent {
 /// Gain of the descent's speed shaping near its target, 1/s.
 const DESCENT_P: f64 = 4.0;
 
+/// An Offboard brake holds its point once slower than this, m/s.
+const BRAKE_SETTLED_M_S: f64 = 0.2;
+
 impl SimpleFlight {
     /// One control cycle of a multicopter: the running primitive (or an
     /// offboard set-point) becomes the cascade's set-point, and the cascade
@@ -285,6 +288,21 @@ impl SimpleFlight {
     pub(super) fn offboard_setpoint(&mut self, s: &EstimatedState, o: Offboard) -> McSetpoint {
         match o {
             Offboard::Velocity(vel, yaw) => self.velocity_setpoint(s, vel, yaw),
+            Offboard::Brake(yaw) => {
+                // The position set-point rides with the vehicle while it
+                // slows (only the velocity loop brakes it), then stays
+                // where it came to rest.
+                if s.vel_ned_m_s.norm() > BRAKE_SETTLED_M_S {
+                    self.hold_pos = s.pos_ned_m;
+                }
+                self.turn(yaw, Vector3::zeros());
+                McSetpoint::Track {
+                    pos: self.hold_pos,
+                    vel: Vector3::zeros(),
+                    acc: Vector3::zeros(),
+                    yaw: self.yaw_sp,
+                }
+            }
             Offboard::Attitude {
                 roll,
                 pitch,
