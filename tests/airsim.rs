@@ -113,7 +113,17 @@ fn airsims_client_flies_takeoff_move_box_yaw_and_land() {
 fn paused_collection_gets_every_imu_sample_evenly_spaced_and_repeatably() {
     let tmp = tempfile::tempdir().expect("tmp");
     let run = |port: u16, rec: &Path| {
-        let _s = server(port, &["--paused", "--record", rec.to_str().expect("utf8")]);
+        // Continues run at the clock speed, as AirSim's: as fast as it goes.
+        let _s = server(
+            port,
+            &[
+                "--paused",
+                "--clock-speed",
+                "max",
+                "--record",
+                rec.to_str().expect("utf8"),
+            ],
+        );
         client(port, "collect")
     };
     let (ra, rb) = (tmp.path().join("a"), tmp.path().join("b"));
@@ -167,7 +177,13 @@ fn a_settings_json_imu_at_500_hz_has_that_rate_and_by_allan_deviation_that_noise
     .expect("settings");
     let _s = server(
         41464,
-        &["--settings", settings.to_str().expect("utf8"), "--paused"],
+        &[
+            "--settings",
+            settings.to_str().expect("utf8"),
+            "--paused",
+            "--clock-speed",
+            "max",
+        ],
     );
     let out = client(41464, "allan");
     let rate = out["rate_hz"].as_f64().expect("rate");
@@ -241,7 +257,13 @@ fn with_external_physics_the_clients_poses_drive_the_sensors() {
     .expect("settings");
     let _s = server(
         41467,
-        &["--settings", settings.to_str().expect("utf8"), "--paused"],
+        &[
+            "--settings",
+            settings.to_str().expect("utf8"),
+            "--paused",
+            "--clock-speed",
+            "max",
+        ],
     );
     let out = client(41467, "external");
     // Held where the poses put it, turning at 2 rad/s, reading 1 g up.

@@ -45,6 +45,10 @@ const BRAKE_M_S2: f64 = 1.0;
 const GRACE_S: f64 = 0.1;
 /// IMU samples kept for `getImuSamples` (at 1 kHz: 100 s).
 const IMU_BACKLOG: usize = 100_000;
+/// A motion command given on the ground lifts off to this height first, m
+/// (AirSim's SimpleFlight flies its goals from the ground; the climb is
+/// then the command's own).
+const LIFT_M: f64 = 1.0;
 
 /// A motion task's goal, its path points (NED m) and its deadline.
 type TaskPlan = (Goal, Vec<Vector3<f64>>, Option<SimTime>);
@@ -88,6 +92,17 @@ struct Task {
     goal: Goal,
     path: Vec<Vector3<f64>>,
     deadline: Option<SimTime>,
+}
+
+/// Holding still between commands (`hoverAsync`, the end of a move):
+/// SimpleFlight's Offboard brake, which stops the vehicle and keeps the
+/// point where it came to rest, with the heading the hold began with. (A
+/// zero velocity left SimpleFlight's position set-point behind, and the
+/// vehicle swung back to it.)
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Hold {
+    /// The heading held, rad.
+    yaw: f64,
 }
 
 /// What the API needs of the pilot's status.
@@ -144,6 +159,10 @@ pub struct AirSimApi {
     /// Run until this time, then answer these (simContinueFor*).
     continue_until: Option<(SimTime, ConnId, u32)>,
     task: Option<Task>,
+    /// What the vehicle does with no task in force.
+    hold: Option<Hold>,
+    /// Sim time before the last reset, µs: time stamps go on from there.
+    stamp_offset_us: u64,
     api_control: bool,
     latest: Latest,
     imu_backlog: VecDeque<ImuSample>,
@@ -188,6 +207,8 @@ impl AirSimApi {
             paused: false,
             continue_until: None,
             task: None,
+            hold: None,
+            stamp_offset_us: 0,
             api_control: false,
             latest: Latest::default(),
             imu_backlog: VecDeque::new(),
@@ -269,7 +290,9 @@ impl AirSimApi {
         self.progress_task(&mut out);
         if let Some((end, conn, msgid)) = self.continue_until {
             if self.now() >= end {
+                // AirSim's continue runs the clock, then pauses it.
                 self.continue_until = None;
+                self.paused = true;
                 out.push((conn, msgid, Ok(Value::Nil)));
             }
         }
@@ -591,8 +614,11 @@ impl AirSimApi {
         }
     }
 
+    /// A time stamp, ns: sim time, continued across resets.
     fn stamp_ns(&self, t: SimTime) -> u64 {
-        t.as_micros().saturating_mul(1000)
+        t.as_micros()
+            .saturating_add(self.stamp_offset_us)
+            .saturating_mul(1000)
     }
 
     fn truth(&self) -> Option<crate::controller::GroundTruth> {
@@ -927,9 +953,12 @@ impl AirSimApi {
         Ok(Value::Nil)
     }
 
-    /// Starts the flight again from its beginning (sim time 0, disarmed);
-    /// the clock keeps its pause.
+    /// Starts the flight again from its beginning: the vehicle at its start
+    /// pose, armed if it was (as AirSim's comes back armed), API control
+    /// given back; the clock keeps its pause, and time stamps go on from
+    /// where they were (the world's own time starts at 0 again).
     fn reset(&mut self, replies: &mut Vec<Reply>) -> Result<Value, String> {
+        let was_armed = self.pilot_state().armed;
         self.end_task(false, replies);
         self.end_continue(replies);
         let Pilot::SimpleFlight { rebuild, .. } = &self.pilot else {
@@ -943,11 +972,18 @@ impl AirSimApi {
             *status = flight.status;
             *requests = flight.requests;
         }
+        self.stamp_offset_us = self
+            .stamp_offset_us
+            .saturating_add(self.lockstep.sim().time().as_micros());
         self.lockstep = flight.lockstep;
         self.latest = Latest::default();
         self.imu_backlog.clear();
         self.collided = None;
+        self.hold = None;
         self.api_control = false;
+        if was_armed {
+            self.push(Request::Arm { force: false });
+        }
         Ok(Value::Nil)
     }
 
@@ -960,6 +996,15 @@ impl AirSimApi {
     fn arm_disarm(&mut self, call: &Call) -> Result<Value, String> {
         let arm = flag(call, 0)?;
         let st = self.pilot_state();
+        if !self.api_control {
+            // AirSim's OffboardApi answers False and logs the same.
+            tracing::info!(
+                "airsim: armDisarm({}) refused: the vehicle cannot be {} via API because API has not been given control (call enableApiControl(True) first)",
+                if arm { "True" } else { "False" },
+                if arm { "armed" } else { "disarmed" }
+            );
+            return Ok(Value::from(false));
+        }
         if arm {
             if let Some(why) = &st.prearm_failure {
                 tracing::info!("airsim: armDisarm(True) refused: {why}");
@@ -968,6 +1013,7 @@ impl AirSimApi {
             self.push(Request::Arm { force: false });
         } else {
             if !st.on_ground {
+                tracing::info!("airsim: armDisarm(False) refused: the vehicle is flying");
                 return Ok(Value::from(false));
             }
             self.push(Request::Disarm { force: false });
@@ -1032,14 +1078,27 @@ impl AirSimApi {
         q.euler_angles().2
     }
 
-    fn hover(&self) {
-        self.hover_at(&self.position());
+    /// Holds where the vehicle comes to a stop, facing as it does now (as
+    /// AirSim's `hover` holds the current position). A reposition would fly
+    /// a leg there and turn to face along it.
+    fn hover(&mut self) {
+        self.hold = Some(Hold {
+            yaw: self.heading(),
+        });
     }
 
-    fn hover_at(&self, p: &Vector3<f64>) {
-        self.push(Request::Reposition {
-            ne_m: Some([p.x, p.y]),
-            down_m: Some(p.z),
+    /// Before a tick with no task: the hold's brake, heading held.
+    /// Nothing on the ground.
+    fn drive_hold(&mut self) {
+        let Some(hold) = self.hold else {
+            return;
+        };
+        let st = self.pilot_state();
+        if !st.armed || st.on_ground {
+            return;
+        }
+        self.push(Request::Brake {
+            yaw: YawTarget::Angle(hold.yaw),
         });
     }
 
@@ -1061,6 +1120,7 @@ impl AirSimApi {
         }
         let (goal, path, deadline) = self.plan_task(call, now, here)?;
         self.end_task(false, replies);
+        self.hold = None;
         self.task = Some(Task {
             conn: call.conn,
             msgid: call.msgid,
@@ -1236,9 +1296,21 @@ impl AirSimApi {
     /// Before a tick: the task's velocity set-point for it.
     fn drive_task(&mut self) {
         let Some(task) = self.task.clone() else {
+            self.drive_hold();
             return;
         };
         let here = self.position();
+        if !matches!(task.goal, Goal::Takeoff | Goal::Land) {
+            // From the ground, armed: lift off first, as AirSim's
+            // SimpleFlight flies its goals from the ground.
+            let st = self.pilot_state();
+            if st.armed && st.on_ground {
+                if st.mode != Some(FlightMode::Takeoff) {
+                    self.push(Request::Takeoff { alt_m: LIFT_M });
+                }
+                return;
+            }
+        }
         let cmd = match task.goal {
             Goal::Takeoff | Goal::Land => return,
             Goal::Path { next, speed, yaw } => {
@@ -1301,11 +1373,8 @@ impl AirSimApi {
         // it cannot follow shows after that.
         if now.secs_since(task.started) > GRACE_S {
             let why = match task.goal {
-                Goal::Takeoff if !st.armed => Some("not armed (call armDisarm(True) first)"),
-                Goal::Land | Goal::Takeoff => None,
-                _ if !st.armed || st.on_ground => {
-                    Some("the vehicle is not flying (arm and take off first)")
-                }
+                Goal::Land => None,
+                _ if !st.armed => Some("not armed (call armDisarm(True) first)"),
                 _ => None,
             };
             if let Some(why) = why {
@@ -1346,11 +1415,8 @@ impl AirSimApi {
             }
         };
         if done {
-            match (task.goal, task.path.last()) {
-                // Settle on the target itself, not where it was judged reached.
-                (Goal::Path { .. }, Some(p)) => self.hover_at(p),
-                (Goal::Takeoff | Goal::Land, _) => {}
-                _ => self.hover(),
+            if !matches!(task.goal, Goal::Takeoff | Goal::Land) {
+                self.hover();
             }
             out.push((task.conn, task.msgid, Ok(Value::from(true))));
         } else if task.deadline.is_some_and(|d| now >= d) {

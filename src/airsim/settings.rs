@@ -45,6 +45,10 @@ pub struct Imported {
     pub vehicle_name: String,
     /// Who flies it (`VehicleType`).
     pub vehicle_type: VehicleType,
+    /// A SimpleFlight vehicle's `Parameters`: SimpleFlight parameters by
+    /// name, over the AirSim mode's own (e.g. `SF_GROUND_TRUTH: 0` to fly on
+    /// the estimator).
+    pub simpleflight_parameters: Vec<(String, String)>,
     /// One line per setting that is ignored.
     pub warnings: Vec<String>,
 }
@@ -168,8 +172,14 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
         }
     }
     let defaults = top.get("DefaultSensors");
-    let (vehicle_name, vehicle, vehicle_type) =
-        vehicle(top.get("Vehicles"), defaults, name, &mut w)?;
+    let mut simpleflight_parameters = Vec::new();
+    let (vehicle_name, vehicle, vehicle_type) = vehicle(
+        top.get("Vehicles"),
+        defaults,
+        name,
+        &mut simpleflight_parameters,
+        &mut w,
+    )?;
     if external_physics && vehicle_type != VehicleType::SimpleFlight {
         return Err(format!(
             "{name}: PhysicsEngineName ExternalPhysicsEngine: a PX4Multirotor is flown by PX4 on mavsitl's physics"
@@ -182,6 +192,7 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
         external_physics,
         vehicle_name,
         vehicle_type,
+        simpleflight_parameters,
         warnings: w,
     })
 }
@@ -216,6 +227,7 @@ fn vehicle(
     vehicles: Option<&Value>,
     defaults: Option<&Value>,
     name: &str,
+    sf_params: &mut Vec<(String, String)>,
     w: &mut Vec<String>,
 ) -> Result<(String, Value, VehicleType), String> {
     let empty = Map::new();
@@ -258,6 +270,7 @@ fn vehicle(
         }
         match k.as_str() {
             "VehicleType" | "Sensors" | "AutoCreate" => {}
+            "Parameters" => sf_params.extend(parameters(x, &format!("{name}: {at}"))?),
             "X" | "Y" | "Z" | "Yaw" | "Pitch" | "Roll" => {
                 let n = x
                     .as_f64()
@@ -338,17 +351,7 @@ fn px4_key(
             Ok(true)
         }
         "Parameters" => {
-            let params = x
-                .as_object()
-                .ok_or_else(|| format!("{at} is not an object"))?;
-            for (p, v) in params {
-                let text = match v {
-                    Value::Number(n) => n.to_string(),
-                    Value::Bool(b) => u8::from(*b).to_string(),
-                    _ => return Err(format!("{at}.{p} is not a number: {v}")),
-                };
-                px4.parameters.push((p.clone(), text));
-            }
+            px4.parameters.extend(parameters(x, at)?);
             Ok(true)
         }
         k if PX4_RELAY_KEYS.contains(&k) => {
@@ -359,6 +362,22 @@ fn px4_key(
         }
         _ => Ok(false),
     }
+}
+
+/// A vehicle's `Parameters` object as (name, value) pairs (`at`: "file:
+/// Vehicles.name.Parameters").
+fn parameters(x: &Value, at: &str) -> Result<Vec<(String, String)>, String> {
+    let params = x
+        .as_object()
+        .ok_or_else(|| format!("{at} is not an object"))?;
+    params
+        .iter()
+        .map(|(p, v)| match v {
+            Value::Number(n) => Ok((p.clone(), n.to_string())),
+            Value::Bool(b) => Ok((p.clone(), u8::from(*b).to_string())),
+            _ => Err(format!("{at}.{p} is not a number: {v}")),
+        })
+        .collect()
 }
 
 /// One AirSim sensor as (scenario key, parameters), None for a kind mavsitl

@@ -81,6 +81,33 @@ pub struct AirSimArgs {
     /// Keep a launched PX4's scratch working directory.
     #[arg(long)]
     pub keep_workdir: bool,
+
+    /// Fly SimpleFlight on its estimator (the simulated sensors), which must
+    /// converge before arming (~16 s), instead of on ground truth as AirSim's
+    /// SimpleFlight does; the same as the settings' `"Parameters":
+    /// {"SF_GROUND_TRUTH": 0}`.
+    #[arg(long)]
+    pub estimator: bool,
+}
+
+/// SimpleFlight's parameters in the AirSim mode, as AirSim's SimpleFlight
+/// behaves: on ground truth (ready to arm at once), no automatic disarming
+/// (AirSim's stays armed on the ground), and descents as fast as PX4's
+/// limit allows (AirSim's examples ask 5 m/s; MPC_Z_VEL_MAX_DN tops at 4).
+pub const AIRSIM_PARAMS: &str =
+    "SF_GROUND_TRUTH 1\nCOM_DISARM_PRFLT -1\nCOM_DISARM_LAND -1\nMPC_Z_VEL_MAX_DN 4\n";
+
+/// The AirSim mode's parameter text: [`AIRSIM_PARAMS`], then `--estimator`,
+/// then the settings' own `Parameters` (last wins).
+fn airsim_param_text(args: &AirSimArgs, from_settings: &[(String, String)]) -> String {
+    let mut text = AIRSIM_PARAMS.to_string();
+    if args.estimator {
+        text.push_str("SF_GROUND_TRUTH 0\n");
+    }
+    for (name, value) in from_settings {
+        text.push_str(&format!("{name} {value}\n"));
+    }
+    text
 }
 
 /// What the loop asks of whoever flies the vehicle, besides the API.
@@ -141,6 +168,7 @@ impl Watch for Px4Watch {
 pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
     let mut external_physics = false;
     let mut vehicle_type = VehicleType::SimpleFlight;
+    let mut sf_params = Vec::new();
     let inputs = match &args.settings {
         Some(path) => {
             let (inputs, imported) = from_settings(path, args.seed)?;
@@ -149,6 +177,7 @@ pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
                 .or(imported.clock_speed.map(Speedup::Factor));
             external_physics = imported.external_physics;
             vehicle_type = imported.vehicle_type;
+            sf_params = imported.simpleflight_parameters;
             inputs
         }
         None => scenario_inputs(&args)?,
@@ -159,7 +188,10 @@ pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::input(format!("{}: cannot create: {e}", dir.display()), ""))?;
     }
     match vehicle_type {
-        VehicleType::SimpleFlight => run_simpleflight(&args, inputs, clock_speed, external_physics),
+        VehicleType::SimpleFlight => {
+            let params = airsim_param_text(&args, &sf_params);
+            run_simpleflight(&args, inputs, clock_speed, external_physics, params)
+        }
         VehicleType::Px4(px4) => run_px4(&args, inputs, clock_speed, &px4),
     }
 }
@@ -332,6 +364,7 @@ fn run_simpleflight(
     inputs: FlightInputs,
     clock_speed: Speedup,
     external_physics: bool,
+    params: String,
 ) -> Result<(), CliError> {
     let inputs = std::rc::Rc::new(inputs);
     let build = {
@@ -342,7 +375,7 @@ fn run_simpleflight(
                 &inputs.mission_name,
                 &inputs.scenario,
                 &inputs.source,
-                None,
+                Some((&params, "the AirSim mode's parameters")),
                 false,
             )
         }
@@ -371,8 +404,8 @@ fn run_simpleflight(
     serve_and_record(&mut api, &server, args, clock_speed, recorder, &mut ()).map_err(CliError::run)
 }
 
-/// The loop: answer calls, tick while running (paced unless continuing
-/// after a pause), until Ctrl-C or the duration.
+/// The loop: answer calls, tick while running (paced at the clock speed,
+/// continues included, as AirSim's), until Ctrl-C or the duration.
 fn serve(
     api: &mut AirSimApi,
     server: &Server,
@@ -384,7 +417,7 @@ fn serve(
     let end = duration.map(SimTime::from_secs_f64);
     let period = api.sim().rate().period_us();
     let mut pacer = Pacer::new(clock_speed, api.now());
-    let mut was_paced = true;
+    let mut was_running = true;
     let mut replies = Vec::new();
     loop {
         if super::interrupted() || end.is_some_and(|e| api.now() >= e) {
@@ -400,6 +433,7 @@ fn serve(
             server.respond(conn, msgid, answer);
         }
         if !api.running() || !watch.ready()? {
+            was_running = false;
             if let Some(m) = server.recv_timeout(Duration::from_millis(20)) {
                 match m {
                     Incoming::Call(call) => api.handle(call, &mut replies),
@@ -408,23 +442,20 @@ fn serve(
             }
             continue;
         }
-        // Paced when running freely; a continue after a pause runs flat out.
-        let paced = !api.paused();
-        if paced && !was_paced {
+        // The clock starts again from here after a pause.
+        if !was_running {
             pacer.restart(api.now());
+            was_running = true;
         }
-        was_paced = paced;
-        if paced {
-            let wait = pacer.wait(SimTime::from_micros(api.now().as_micros() + period));
-            if !wait.is_zero() {
-                if let Some(m) = server.recv_timeout(wait.min(Duration::from_millis(2))) {
-                    match m {
-                        Incoming::Call(call) => api.handle(call, &mut replies),
-                        Incoming::Closed(conn) => api.closed(conn),
-                    }
+        let wait = pacer.wait(SimTime::from_micros(api.now().as_micros() + period));
+        if !wait.is_zero() {
+            if let Some(m) = server.recv_timeout(wait.min(Duration::from_millis(2))) {
+                match m {
+                    Incoming::Call(call) => api.handle(call, &mut replies),
+                    Incoming::Closed(conn) => api.closed(conn),
                 }
-                continue;
             }
+            continue;
         }
         let done = match recorder.as_deref_mut() {
             Some(r) => api.tick(r),

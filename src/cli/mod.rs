@@ -245,7 +245,9 @@ pub(crate) fn next_tick(
 /// Sets up `tracing` on stderr.
 pub fn init_logging(verbose: u8) {
     let default = match verbose {
-        0 => "warn",
+        // The AirSim API's refusals (an arming without API control, …) are
+        // what a script's user needs to see when nothing moved.
+        0 => "warn,mavsitl::airsim=info",
         1 => "info",
         2 => "debug",
         _ => "trace",

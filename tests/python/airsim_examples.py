@@ -1,0 +1,184 @@
+"""AirSim's own example scripts (PythonClient/multirotor in AirSim's
+repository), as a new user runs them: the same calls in the same order,
+started right after the server, with AirSim's Python client. Each mode
+measures what its script intends and prints one JSON line; a failure exits
+non-zero with a message. Waits between calls are in sim time here (the
+server runs faster than real time), where the scripts sleep.
+
+Usage: airsim_examples.py PORT CLOCK_SPEED [takeoff|box|pause_continue|reset|hold]
+"""
+import json
+import math
+import sys
+import time
+
+import airsim
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def pos(c):
+    p = c.simGetGroundTruthKinematics().position
+    return [p.x_val, p.y_val, p.z_val]
+
+
+def yaw_deg(c):
+    o = c.simGetGroundTruthKinematics().orientation
+    return math.degrees(airsim.to_eularian_angles(o)[2])
+
+
+def speed(c):
+    v = c.simGetGroundTruthKinematics().linear_velocity
+    return math.sqrt(v.x_val ** 2 + v.y_val ** 2 + v.z_val ** 2)
+
+
+class Clock:
+    """Sleeps `s` seconds of sim time at the server's clock speed."""
+
+    def __init__(self, speed):
+        self.speed = speed
+
+    def sleep(self, s):
+        time.sleep(s / self.speed)
+
+
+def takeoff(c, clock):
+    """takeoff.py: arm at once, take off, land, disarm."""
+    out = {}
+    c.confirmConnection()
+    c.enableApiControl(True)
+    out["armed"] = c.armDisarm(True)
+    out["landed_before"] = c.getMultirotorState().landed_state
+    c.takeoffAsync().join()
+    out["after_takeoff"] = pos(c)
+    c.landAsync().join()
+    out["after_land"] = pos(c)
+    out["disarmed"] = c.armDisarm(False)
+    c.enableApiControl(False)
+    return out
+
+
+def box(c, clock):
+    """box.py: a 5 m square by moveByVelocityZ at 7 m, turning to 90, 180,
+    270 and 0 degrees, holding between the sides."""
+    out = {}
+    c.confirmConnection()
+    c.enableApiControl(True)
+    c.armDisarm(True)
+    c.takeoffAsync().join()
+    start = pos(c)
+    z, duration, spd = -7, 5, 1
+    yaws = []
+    for vx, vy, yaw in [(spd, 0, 90), (0, spd, 180), (-spd, 0, 270), (0, -spd, 0)]:
+        c.moveByVelocityZAsync(vx, vy, z, duration, airsim.DrivetrainType.MaxDegreeOfFreedom,
+                               airsim.YawMode(False, yaw)).join()
+        yaws.append(yaw_deg(c))
+        clock.sleep(duration * spd)
+    c.hoverAsync().join()
+    end = pos(c)
+    out["start"], out["end"], out["yaws_deg"] = start, end, yaws
+    c.landAsync().join()
+    return out
+
+
+def pause_continue(c, clock):
+    """pause_continue_drone.py, one cycle: a climb by moveByVelocityZ from
+    the ground, then a command in flight that is paused, continued for 7.5 s
+    and resumed."""
+    out = {}
+    c.confirmConnection()
+    c.enableApiControl(True)
+    c.armDisarm(True)
+    c.moveByVelocityZAsync(0, 0, -20, 8).join()
+    out["after_climb"] = pos(c)
+    clock.sleep(3)
+    c.moveByVelocityZAsync(-1, -1, -21, 15)
+    clock.sleep(5)
+    c.simPause(True)
+    t0, p0 = c.getMultirotorState().timestamp, pos(c)
+    time.sleep(1)
+    t1, p1 = c.getMultirotorState().timestamp, pos(c)
+    out["paused_moved_m"] = math.dist(p0, p1)
+    out["paused_time_s"] = (t1 - t0) * 1e-9
+    wall = time.time()
+    c.simContinueForTime(7.5)
+    out["continue_wall_s"] = time.time() - wall
+    t2, p2 = c.getMultirotorState().timestamp, pos(c)
+    out["continued_time_s"] = (t2 - t1) * 1e-9
+    out["continued_moved_m"] = math.dist(p1, p2)
+    out["paused_after_continue"] = c.simIsPause()
+    c.simPause(False)
+    clock.sleep(2)
+    out["resumed_moved_m"] = math.dist(p2, pos(c))
+    return out
+
+
+def reset(c, clock):
+    """reset_test_drone.py: fly to 10 m, reset, arm again, fly again."""
+    out = {}
+    c.confirmConnection()
+    c.enableApiControl(True)
+    c.armDisarm(True)
+    c.moveToPositionAsync(0, 0, -10, 5).join()
+    out["first"] = pos(c)
+    t_before = c.getMultirotorState().timestamp
+    c.reset()
+    st = c.getMultirotorState()
+    out["after_reset"] = pos(c)
+    out["ready_after_reset"] = st.ready
+    out["time_goes_on"] = st.timestamp >= t_before
+    c.enableApiControl(True)
+    out["armed_again"] = c.armDisarm(True)
+    clock.sleep(5)
+    c.moveToPositionAsync(0, 0, -10, 5).join()
+    out["second"] = pos(c)
+    return out
+
+
+def hold(c, clock):
+    """Holding still (box.py's and survey.py's hoverAsync after a fast leg):
+    a 10 m/s leg, hover, then 10 s of sim time watched from the stop."""
+    out = {}
+    c.confirmConnection()
+    c.enableApiControl(True)
+    c.armDisarm(True)
+    c.takeoffAsync().join()
+    c.moveToZAsync(-10, 3).join()
+    c.moveByVelocityZAsync(10, 0, -10, 4).join()
+    c.hoverAsync().join()
+    while speed(c) > 0.2:
+        time.sleep(0.01)
+    stop, yaw0 = pos(c), yaw_deg(c)
+    t0 = c.getMultirotorState().timestamp
+    worst_m, worst_deg = 0.0, 0.0
+    while (c.getMultirotorState().timestamp - t0) * 1e-9 < 10:
+        worst_m = max(worst_m, math.dist(stop, pos(c)))
+        worst_deg = max(worst_deg, abs((yaw_deg(c) - yaw0 + 540) % 360 - 180))
+        time.sleep(0.01)
+    out["stop"], out["drift_m"], out["turn_deg"] = stop, worst_m, worst_deg
+    # And down again as fast as asked, up to the vehicle's limit.
+    fastest, t = 0.0, time.time()
+    f = c.moveToZAsync(-2, 5)
+    while time.time() - t < 30 / clock.speed and pos(c)[2] < -2.6:
+        v = c.simGetGroundTruthKinematics().linear_velocity
+        fastest = max(fastest, v.z_val)
+        time.sleep(0.01)
+    f.join()
+    out["fastest_descent_m_s"] = fastest
+    return out
+
+
+def main():
+    port, clock_speed = int(sys.argv[1]), float(sys.argv[2])
+    what = sys.argv[3]
+    c = airsim.MultirotorClient(port=port)
+    modes = {"takeoff": takeoff, "box": box, "pause_continue": pause_continue,
+             "reset": reset, "hold": hold}
+    print(json.dumps(modes[what](c, Clock(clock_speed))))
+
+
+if __name__ == "__main__":
+    main()
