@@ -131,7 +131,7 @@ fn motion_stops_while_paused_and_resumes_on_continue() {
 #[test]
 fn the_vehicle_flies_after_a_reset() {
     let r = run(41494, "reset");
-    for k in ["first", "second"] {
+    for k in ["first", "second", "third"] {
         let p = xyz(&r[k]);
         assert!(dist(p, [0.0, 0.0, -10.0]) < 0.8, "{k}: {p:?}");
     }
@@ -140,6 +140,13 @@ fn the_vehicle_flies_after_a_reset() {
     assert_eq!(r["ready_after_reset"], true, "{r}");
     assert_eq!(r["time_goes_on"], true, "{r}");
     assert_eq!(r["armed_again"], true, "{r}");
+    // The climb after a reset runs at the clock speed (4): its sim time over
+    // four, give or take the client's calls.
+    let (wall, sim) = (
+        r["climb_after_reset_wall_s"].as_f64().unwrap_or(0.0),
+        r["climb_after_reset_sim_s"].as_f64().unwrap_or(0.0),
+    );
+    assert!(sim > 2.0 && wall > 0.6 * sim / 4.0, "{r}");
 }
 
 /// hoverAsync after a 10 m/s leg holds the stop point and heading: 10 s

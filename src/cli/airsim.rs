@@ -418,6 +418,7 @@ fn serve(
     let period = api.sim().rate().period_us();
     let mut pacer = Pacer::new(clock_speed, api.now());
     let mut was_running = true;
+    let mut last_tick = api.now();
     let mut replies = Vec::new();
     loop {
         if super::interrupted() || end.is_some_and(|e| api.now() >= e) {
@@ -442,11 +443,13 @@ fn serve(
             }
             continue;
         }
-        // The clock starts again from here after a pause.
-        if !was_running {
+        // The clock starts again from here after a pause, and after a reset
+        // (which starts the world's time at 0 again).
+        if !was_running || api.now() < last_tick {
             pacer.restart(api.now());
             was_running = true;
         }
+        last_tick = api.now();
         let wait = pacer.wait(SimTime::from_micros(api.now().as_micros() + period));
         if !wait.is_zero() {
             if let Some(m) = server.recv_timeout(wait.min(Duration::from_millis(2))) {
