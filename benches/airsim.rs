@@ -39,7 +39,7 @@ fn serve() -> u16 {
             )
         };
         let flight = build().expect("flight");
-        let mut api = AirSimApi::new(flight, Box::new(build));
+        let mut api = AirSimApi::single(flight, Box::new(build));
         api.set_paused(true);
         let server = Server::bind("127.0.0.1:0".parse().expect("addr")).expect("bind");
         tx.send(server.local_addr().port()).expect("port");

@@ -25,10 +25,11 @@ impl Drop for Server {
     }
 }
 
-fn server(port: u16) -> Server {
+fn server(port: u16, extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
         .args(["airsim", "--port", &port.to_string(), "--seed", "5"])
         .args(["--clock-speed", CLOCK_SPEED])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -43,7 +44,12 @@ fn server(port: u16) -> Server {
 
 /// Runs `script`'s calls against a fresh server: its measurements.
 fn run(port: u16, script: &str) -> serde_json::Value {
-    let _server = server(port);
+    run_with(port, script, &[])
+}
+
+/// [`run`] with the server's extra arguments.
+fn run_with(port: u16, script: &str, extra: &[&str]) -> serde_json::Value {
+    let _server = server(port, extra);
     let python = root().join(".venv-airsim/bin/python");
     assert!(python.exists(), "run tests/python/setup.sh first");
     let o = Command::new(python)
@@ -159,4 +165,46 @@ fn hover_holds_the_stop_point_and_descents_go_as_fast_as_asked() {
     assert!(f("drift_m") < 0.5, "{r}");
     assert!(f("turn_deg") < 5.0, "{r}");
     assert!((3.5..=4.2).contains(&f("fastest_descent_m_s")), "{r}");
+}
+
+/// multi_agent_drone.py's flow on its own settings (two SimpleFlight
+/// drones, 4 m apart): both addressed by name in one world, taking off
+/// together and flying to (-5, 5) and (5, -5) of their own frames — 17 m
+/// apart; an unknown name gets AirSim's error; reset brings both back.
+#[test]
+fn two_vehicles_fly_apart_each_addressed_by_name() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let settings = tmp.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"SettingsVersion": 1.2, "SimMode": "Multirotor", "ClockSpeed": 1,
+            "Vehicles": {
+              "Drone1": {"VehicleType": "SimpleFlight", "X": 4, "Y": 0, "Z": -2},
+              "Drone2": {"VehicleType": "SimpleFlight", "X": 8, "Y": 0, "Z": -2}}}"#,
+    )
+    .expect("settings");
+    let r = run_with(
+        41496,
+        "multi",
+        &["--settings", settings.to_str().expect("utf8")],
+    );
+    assert_eq!(r["vehicles"], serde_json::json!(["Drone1", "Drone2"]));
+    assert_eq!(r["armed"], serde_json::json!([true, true]));
+    let (d1, d2) = (xyz(&r["drone1"]), xyz(&r["drone2"]));
+    assert!(dist(d1, [-5.0, 5.0, -10.0]) < 0.8, "{d1:?}");
+    assert!(dist(d2, [5.0, -5.0, -10.0]) < 0.8, "{d2:?}");
+    // World: (4 - 5, 5) and (8 + 5, -5): 17.2 m apart.
+    let apart = r["apart_m"].as_f64().unwrap_or(0.0);
+    assert!((apart - 17.2).abs() < 1.0, "{apart} m");
+    assert!(
+        r["unknown"]
+            .as_str()
+            .is_some_and(|e| e.contains("Vehicle API for 'Drone3' is not available")),
+        "{r}"
+    );
+    let back = xyz(&r["drone1_after_reset"]);
+    assert!(
+        dist([back[0], back[1], 0.0], [0.0, 0.0, 0.0]) < 0.1,
+        "{back:?}"
+    );
 }

@@ -1,5 +1,7 @@
-//! AirSim's multirotor API on a SimpleFlight flight: the state, sensor and
-//! ground-truth queries answered from the simulation, the motion commands
+//! AirSim's multirotor API on SimpleFlight vehicles, each addressed by its
+//! name (AirSim's `vehicle_name`, the last argument of a call; "" is the
+//! first): the state, sensor and ground-truth queries answered from the
+//! simulation, the motion commands
 //! flown by SimpleFlight through its own controllers (as AirSim's SimpleFlight
 //! flies them), and the clock under the client's control (pause, continue for
 //! a time or a number of frames).
@@ -10,7 +12,8 @@
 //! velocity set-points (Offboard) and finish with a position hold; take-off
 //! and landing use SimpleFlight's own modes.
 //!
-//! Frames and units are AirSim's: NED metres from home, radians, quaternions
+//! Frames and units are AirSim's: NED metres from each vehicle's start (its
+//! `gps_location` places it in the world), radians, quaternions
 //! FRD → NED, angles in the motion commands in degrees (as the client sends
 //! them), time stamps in nanoseconds of sim time. A frame
 //! (`simContinueForFrames`) is one physics tick.
@@ -123,8 +126,14 @@ struct Latest {
     samples: TickSamples,
 }
 
-/// Builds the flight afresh (for `reset`).
-pub type Rebuild = Box<dyn Fn() -> Result<Flight, crate::setup::SetupError>>;
+/// Builds one SimpleFlight flight afresh (for [`AirSimApi::single`]'s
+/// `reset`).
+pub type FlightRebuild = Box<dyn Fn() -> Result<Flight, crate::setup::SetupError>>;
+
+/// Builds the world afresh (for `reset`): the loop and its SimpleFlight
+/// vehicles, in the order first given.
+pub type Rebuild =
+    Box<dyn Fn() -> Result<(Lockstep, Vec<SimpleFlightVehicle>), crate::setup::SetupError>>;
 
 /// A firmware flying the vehicle over its bridge (AirSim's `PX4Multirotor`):
 /// the API serves state, sensors and the clock; the firmware takes its
@@ -139,36 +148,84 @@ pub struct FirmwarePilot {
     pub armed: Box<dyn Fn() -> bool>,
 }
 
-/// Who flies the vehicle.
+/// Who flies a vehicle.
 enum Pilot {
     /// SimpleFlight: the motion commands become its requests.
     SimpleFlight {
         status: StatusHandle,
         requests: RequestQueue,
-        rebuild: Rebuild,
     },
     /// A firmware over its bridge.
     Firmware(FirmwarePilot),
 }
 
-/// The API's state around one flight.
-pub struct AirSimApi {
-    lockstep: Lockstep,
+/// A vehicle SimpleFlight flies, as the API is given it.
+pub struct SimpleFlightVehicle {
+    /// Its name in the API (AirSim's `vehicle_name`).
+    pub name: String,
+    /// Its index in the simulation.
+    pub index: usize,
+    /// SimpleFlight's status.
+    pub status: StatusHandle,
+    /// Where its requests go.
+    pub requests: RequestQueue,
+}
+
+/// One vehicle of the API: who flies it and what the API keeps for it.
+struct Drone {
+    name: String,
+    /// Its index in the simulation.
+    index: usize,
+    /// Where it started, on the ground (NED m from the world's home): the
+    /// origin of its positions in the API, as each AirSim vehicle's
+    /// positions are from its own start.
+    origin: Vector3<f64>,
     pilot: Pilot,
-    paused: bool,
-    /// Run until this time, then answer these (simContinueFor*).
-    continue_until: Option<(SimTime, ConnId, u32)>,
     task: Option<Task>,
     /// What the vehicle does with no task in force.
     hold: Option<Hold>,
-    /// Sim time before the last reset, µs: time stamps go on from there.
-    stamp_offset_us: u64,
     api_control: bool,
     latest: Latest,
     imu_backlog: VecDeque<ImuSample>,
     collided: Option<(SimTime, Vector3<f64>)>,
-    /// External physics (AirSim's `ExternalPhysicsEngine`): the vehicle is
-    /// where the client's poses put it; this is the kinematic state replayed.
+}
+
+impl Drone {
+    fn new(name: String, index: usize, pilot: Pilot, sim: &Simulation) -> Self {
+        let start = sim
+            .vehicles()
+            .get(index)
+            .map_or(Vector3::zeros(), |v| v.body().state.pos_ned_m);
+        Drone {
+            name,
+            index,
+            origin: Vector3::new(start.x, start.y, 0.0),
+            pilot,
+            task: None,
+            hold: None,
+            api_control: false,
+            latest: Latest::default(),
+            imu_backlog: VecDeque::new(),
+            collided: None,
+        }
+    }
+}
+
+/// The API's state around one world of vehicles.
+pub struct AirSimApi {
+    lockstep: Lockstep,
+    /// The vehicles, the default one (`vehicle_name` "") first.
+    drones: Vec<Drone>,
+    /// Builds the world anew for `reset` (SimpleFlight vehicles only).
+    rebuild: Option<Rebuild>,
+    paused: bool,
+    /// Run until this time, then answer these (simContinueFor*).
+    continue_until: Option<(SimTime, ConnId, u32)>,
+    /// Sim time before the last reset, µs: time stamps go on from there.
+    stamp_offset_us: u64,
+    /// External physics (AirSim's `ExternalPhysicsEngine`): the first
+    /// vehicle is where the client's poses put it; this is the kinematic
+    /// state replayed.
     external: Option<External>,
 }
 
@@ -181,40 +238,88 @@ struct External {
 }
 
 impl AirSimApi {
-    /// The API over `flight` (SimpleFlight attached to vehicle 0, disarmed);
-    /// `rebuild` makes the same flight anew for `reset`.
-    pub fn new(flight: Flight, rebuild: Rebuild) -> Self {
-        let pilot = Pilot::SimpleFlight {
-            status: flight.status,
-            requests: flight.requests,
-            rebuild,
+    /// The API over `lockstep`, whose `vehicles` SimpleFlight flies
+    /// (disarmed); `rebuild` makes the same world anew for `reset`.
+    pub fn new(lockstep: Lockstep, vehicles: Vec<SimpleFlightVehicle>, rebuild: Rebuild) -> Self {
+        let drones = vehicles
+            .into_iter()
+            .map(|v| {
+                Drone::new(
+                    v.name,
+                    v.index,
+                    Pilot::SimpleFlight {
+                        status: v.status,
+                        requests: v.requests,
+                    },
+                    lockstep.sim(),
+                )
+            })
+            .collect();
+        Self::with_drones(lockstep, drones, Some(rebuild))
+    }
+
+    /// The API over one SimpleFlight `flight` (vehicle 0, named
+    /// [`VEHICLE_NAME`]); `rebuild` makes the same flight anew for `reset`.
+    pub fn single(flight: Flight, rebuild: FlightRebuild) -> Self {
+        let vehicle = |f: Flight| {
+            let v = SimpleFlightVehicle {
+                name: VEHICLE_NAME.to_string(),
+                index: 0,
+                status: f.status,
+                requests: f.requests,
+            };
+            (f.lockstep, vec![v])
         };
-        Self::with_pilot(flight.lockstep, pilot)
+        let (lockstep, vehicles) = vehicle(flight);
+        Self::new(lockstep, vehicles, Box::new(move || rebuild().map(vehicle)))
     }
 
-    /// The API over `lockstep`, whose vehicle 0 `firmware` flies through its
-    /// bridge: state and sensor queries, the clock, wind and poses are
-    /// served; motion commands, arming and `reset` are refused with a message
-    /// naming the firmware's MAVLink port.
-    pub fn with_firmware(lockstep: Lockstep, firmware: FirmwarePilot) -> Self {
-        Self::with_pilot(lockstep, Pilot::Firmware(firmware))
+    /// The API over `lockstep`, whose vehicle 0, named `name`, `firmware`
+    /// flies through its bridge: state and sensor queries, the clock, wind
+    /// and poses are served; motion commands, arming and `reset` are refused
+    /// with a message naming the firmware's MAVLink port.
+    pub fn with_firmware(lockstep: Lockstep, name: &str, firmware: FirmwarePilot) -> Self {
+        let drones = vec![Drone::new(
+            name.to_string(),
+            0,
+            Pilot::Firmware(firmware),
+            lockstep.sim(),
+        )];
+        Self::with_drones(lockstep, drones, None)
     }
 
-    fn with_pilot(lockstep: Lockstep, pilot: Pilot) -> Self {
+    fn with_drones(lockstep: Lockstep, drones: Vec<Drone>, rebuild: Option<Rebuild>) -> Self {
         AirSimApi {
             lockstep,
-            pilot,
+            drones,
+            rebuild,
             paused: false,
             continue_until: None,
-            task: None,
-            hold: None,
             stamp_offset_us: 0,
-            api_control: false,
-            latest: Latest::default(),
-            imu_backlog: VecDeque::new(),
-            collided: None,
             external: None,
         }
+    }
+
+    /// The vehicles' names, the default one first.
+    pub fn vehicle_names(&self) -> Vec<String> {
+        self.drones.iter().map(|d| d.name.clone()).collect()
+    }
+
+    /// The vehicle a call addresses: its last argument when that is a
+    /// string (AirSim's clients send `vehicle_name` last; "" is the first
+    /// vehicle), else the first vehicle.
+    fn vehicle_of(&self, call: &Call) -> Result<usize, String> {
+        let Some(name) = call.params.last().and_then(Value::as_str) else {
+            return Ok(0);
+        };
+        if name.is_empty() {
+            return Ok(0);
+        }
+        self.drones.iter().position(|d| d.name == name).ok_or_else(|| {
+            format!(
+                "Vehicle API for '{name}' is not available. This could either because this is simulation-only API or this vehicle does not exist"
+            )
+        })
     }
 
     /// Switches to external physics (AirSim's `ExternalPhysicsEngine`): no
@@ -224,7 +329,7 @@ impl AirSimApi {
     /// SimpleFlight does not fly it; the motion commands are refused.
     pub fn set_external_physics(&mut self) {
         let (pos, att) = self
-            .truth()
+            .truth(0)
             .map_or((Vector3::zeros(), UnitQuaternion::identity()), |t| {
                 (t.pos_ned_m, t.att_ned_frd)
             });
@@ -281,13 +386,17 @@ impl AirSimApi {
                     .map_err(SimError::Observer)?;
             }
             None => {
-                self.drive_task();
+                for v in 0..self.drones.len() {
+                    self.drive_task(v);
+                }
                 self.lockstep.tick(observer)?;
             }
         }
-        self.collect();
         let mut out = Vec::new();
-        self.progress_task(&mut out);
+        for v in 0..self.drones.len() {
+            self.collect(v);
+            self.progress_task(v, &mut out);
+        }
         if let Some((end, conn, msgid)) = self.continue_until {
             if self.now() >= end {
                 // AirSim's continue runs the clock, then pauses it.
@@ -299,26 +408,32 @@ impl AirSimApi {
         Ok(out)
     }
 
-    fn collect(&mut self) {
-        let Some(v) = self.lockstep.sim().vehicles().first() else {
+    /// After a tick: vehicle `v`'s new samples and a hard ground contact.
+    fn collect(&mut self, v: usize) {
+        let now = self.now();
+        let Some(d) = self.drones.get_mut(v) else {
             return;
         };
-        let s = v.samples();
-        let l = &mut self.latest.samples;
+        let Some(vehicle) = self.lockstep.sim().vehicles().get(d.index) else {
+            return;
+        };
+        let s = vehicle.samples();
+        let l = &mut d.latest.samples;
         if let Some(i) = s.imu {
             l.imu = Some(i);
-            if self.imu_backlog.len() == IMU_BACKLOG {
-                self.imu_backlog.pop_front();
+            if d.imu_backlog.len() == IMU_BACKLOG {
+                d.imu_backlog.pop_front();
             }
-            self.imu_backlog.push_back(i);
+            d.imu_backlog.push_back(i);
         }
         l.gps = s.gps.or(l.gps);
         l.baro = s.baro.or(l.baro);
         l.mag = s.mag.or(l.mag);
         l.range = s.range.or(l.range);
-        let gt = v.ground_truth();
-        if self.collided.is_none() && v.contact().normal_force_n > 0.0 && gt.vel_ned_m_s.z > 2.0 {
-            self.collided = Some((self.now(), gt.pos_ned_m));
+        let gt = vehicle.ground_truth();
+        if d.collided.is_none() && vehicle.contact().normal_force_n > 0.0 && gt.vel_ned_m_s.z > 2.0
+        {
+            d.collided = Some((now, gt.pos_ned_m));
         }
     }
 
@@ -335,9 +450,11 @@ impl AirSimApi {
 
     /// Forgets a closed connection's task and continue.
     pub fn closed(&mut self, conn: ConnId) {
-        if self.task.as_ref().is_some_and(|t| t.conn == conn) {
-            self.task = None;
-            self.hover();
+        for v in 0..self.drones.len() {
+            if self.drones[v].task.as_ref().is_some_and(|t| t.conn == conn) {
+                self.drones[v].task = None;
+                self.hover(v);
+            }
         }
         if self.continue_until.is_some_and(|(_, c, _)| c == conn) {
             self.continue_until = None;
@@ -453,21 +570,35 @@ impl AirSimApi {
     fn dispatch(&mut self, call: &Call, replies: &mut Vec<Reply>) -> Handled {
         let now = |r: Result<Value, String>| Handled::Now(r);
         let m = call.method.as_str();
-        if matches!(self.pilot, Pilot::Firmware(_))
+        if UNRENDERED.contains(&m) {
+            return now(Err(format!(
+                "{m}: mavsitl has no renderer (no cameras, lidar, scene objects or weather)"
+            )));
+        }
+        let v = match self.vehicle_of(call) {
+            Ok(v) => v,
+            Err(e) => return now(Err(e)),
+        };
+        if matches!(self.drones[v].pilot, Pilot::Firmware(_))
             && (MOTION.contains(&m) || PILOT_ONLY.contains(&m))
         {
-            return now(Err(self.refused(m)));
+            return now(Err(self.refused(v, m)));
         }
         match call.method.as_str() {
             "ping" => now(Ok(Value::from(true))),
             "getServerVersion" | "getMinRequiredClientVersion" => now(Ok(Value::from(API_VERSION))),
-            "listVehicles" => now(Ok(Value::Array(vec![Value::from(VEHICLE_NAME)]))),
+            "listVehicles" => now(Ok(Value::Array(
+                self.drones
+                    .iter()
+                    .map(|d| Value::from(d.name.as_str()))
+                    .collect(),
+            ))),
             "enableApiControl" => now(flag(call, 0).map(|on| {
-                self.api_control = on;
+                self.drones[v].api_control = on;
                 Value::Nil
             })),
-            "isApiControlEnabled" => now(Ok(Value::from(self.api_control))),
-            "armDisarm" => now(self.arm_disarm(call)),
+            "isApiControlEnabled" => now(Ok(Value::from(self.drones[v].api_control))),
+            "armDisarm" => now(self.arm_disarm(v, call)),
             "simPause" => now(flag(call, 0).map(|p| {
                 self.paused = p;
                 if p {
@@ -479,39 +610,36 @@ impl AirSimApi {
             "simIsPaused" | "simIsPause" => now(Ok(Value::from(self.paused))),
             "simContinueForTime" => self.continue_for(call, true),
             "simContinueForFrames" => self.continue_for(call, false),
-            "getMultirotorState" => now(Ok(self.multirotor_state())),
-            "getImuData" => now(Ok(self.imu_data())),
-            "getImuSamples" => now(Ok(self.imu_samples())),
-            "getGpsData" => now(Ok(self.gps_data())),
-            "getBarometerData" => now(Ok(self.barometer_data())),
-            "getMagnetometerData" => now(Ok(self.magnetometer_data())),
-            "getDistanceSensorData" => now(Ok(self.distance_data())),
+            "getMultirotorState" => now(Ok(self.multirotor_state(v))),
+            "getImuData" => now(Ok(self.imu_data(v))),
+            "getImuSamples" => now(Ok(self.imu_samples(v))),
+            "getGpsData" => now(Ok(self.gps_data(v))),
+            "getBarometerData" => now(Ok(self.barometer_data(v))),
+            "getMagnetometerData" => now(Ok(self.magnetometer_data(v))),
+            "getDistanceSensorData" => now(Ok(self.distance_data(v))),
             "getHomeGeoPoint" => now(Ok(self.home_geo_point())),
-            "simGetVehiclePose" => now(Ok(self.vehicle_pose())),
-            "simGetGroundTruthKinematics" => now(Ok(self.ground_truth_kinematics())),
-            "simGetGroundTruthEnvironment" => now(Ok(self.ground_truth_environment())),
-            "simGetCollisionInfo" => now(Ok(self.collision_info())),
+            "simGetVehiclePose" => now(Ok(self.vehicle_pose(v))),
+            "simGetGroundTruthKinematics" => now(Ok(self.ground_truth_kinematics(v))),
+            "simGetGroundTruthEnvironment" => now(Ok(self.ground_truth_environment(v))),
+            "simGetCollisionInfo" => now(Ok(self.collision_info(v))),
             "simSetWind" => now(self.set_wind(call)),
-            "simSetVehiclePose" => now(self.set_pose(call, replies)),
+            "simSetVehiclePose" => now(self.set_pose(v, call, replies)),
             "reset" => now(self.reset(replies)),
             "cancelLastTask" => {
-                self.end_task(false, replies);
+                self.end_task(v, false, replies);
                 self.end_continue(replies);
-                self.hover();
+                self.hover(v);
                 now(Ok(Value::Nil))
             }
             "hover" => {
-                self.end_task(false, replies);
-                self.hover();
+                self.end_task(v, false, replies);
+                self.hover(v);
                 now(Ok(Value::from(true)))
             }
-            m if MOTION.contains(&m) => match self.start_task(call, replies) {
+            m if MOTION.contains(&m) => match self.start_task(v, call, replies) {
                 Ok(()) => Handled::Later,
                 Err(e) => now(Err(e)),
             },
-            m if UNRENDERED.contains(&m) => now(Err(format!(
-                "{m}: mavsitl has no renderer (no cameras, lidar, scene objects or weather)"
-            ))),
             m => now(Err(format!("{m}: not supported by mavsitl's AirSim API"))),
         }
     }
@@ -576,8 +704,8 @@ impl AirSimApi {
     /// The pilot's status: SimpleFlight's own; for a firmware, its armed
     /// state and the ground truth's contact (its estimate is on its MAVLink
     /// port).
-    fn pilot_state(&self) -> PilotState {
-        match &self.pilot {
+    fn pilot_state(&self, v: usize) -> PilotState {
+        match &self.drones[v].pilot {
             Pilot::SimpleFlight { status, .. } => {
                 let s = status.borrow();
                 PilotState {
@@ -604,8 +732,8 @@ impl AirSimApi {
     }
 
     /// Why `method` is not served when a firmware flies the vehicle.
-    fn refused(&self, method: &str) -> String {
-        match &self.pilot {
+    fn refused(&self, v: usize, method: &str) -> String {
+        match &self.drones[v].pilot {
             Pilot::Firmware(f) => format!(
                 "{method}: {0} flies this vehicle (PX4Multirotor); command {0} over MAVLink ({1}, e.g. with MAVSDK or QGroundControl). The AirSim API serves state, sensors, the clock, wind and poses",
                 f.name, f.mavlink
@@ -621,12 +749,14 @@ impl AirSimApi {
             .saturating_mul(1000)
     }
 
-    fn truth(&self) -> Option<crate::controller::GroundTruth> {
-        self.lockstep
-            .sim()
-            .vehicles()
-            .first()
-            .map(|v| v.ground_truth())
+    /// Vehicle `v`'s simulated body.
+    fn vehicle(&self, v: usize) -> Option<&crate::vehicle::Vehicle> {
+        let index = self.drones.get(v)?.index;
+        self.lockstep.sim().vehicles().get(index)
+    }
+
+    fn truth(&self, v: usize) -> Option<crate::controller::GroundTruth> {
+        self.vehicle(v).map(|vehicle| vehicle.ground_truth())
     }
 
     fn geo(&self, ned: &Vector3<f64>) -> Value {
@@ -657,12 +787,12 @@ impl AirSimApi {
         })
     }
 
-    fn ground_truth_kinematics(&self) -> Value {
-        let Some(t) = self.truth() else {
+    fn ground_truth_kinematics(&self, v: usize) -> Value {
+        let Some(t) = self.truth(v) else {
             return Value::Nil;
         };
         self.kinematics_of(
-            &t.pos_ned_m,
+            &(t.pos_ned_m - self.drones[v].origin),
             &t.att_ned_frd,
             &t.vel_ned_m_s,
             &t.rate_frd_rad_s,
@@ -671,35 +801,35 @@ impl AirSimApi {
         )
     }
 
-    fn vehicle_pose(&self) -> Value {
-        match self.truth() {
-            Some(t) => types::pose(&t.pos_ned_m, &t.att_ned_frd),
+    fn vehicle_pose(&self, v: usize) -> Value {
+        match self.truth(v) {
+            Some(t) => types::pose(&(t.pos_ned_m - self.drones[v].origin), &t.att_ned_frd),
             None => Value::Nil,
         }
     }
 
-    fn multirotor_state(&self) -> Value {
-        let st = self.pilot_state();
+    fn multirotor_state(&self, v: usize) -> Value {
+        let st = self.pilot_state(v);
         let zero = Vector3::zeros();
         let estimate = st.estimate.filter(|_| self.external.is_none());
         let kin = match estimate {
             Some(e) => self.kinematics_of(
-                &e.pos_ned_m,
+                &(e.pos_ned_m - self.drones[v].origin),
                 &e.att_ned_frd,
                 &e.vel_ned_m_s,
                 &e.rate_frd_rad_s,
                 &zero,
                 &zero,
             ),
-            None => self.ground_truth_kinematics(),
+            None => self.ground_truth_kinematics(v),
         };
         let pos = match estimate {
             Some(e) => e.pos_ned_m,
-            None => self.truth().map_or(zero, |t| t.pos_ned_m),
+            None => self.truth(v).map_or(zero, |t| t.pos_ned_m),
         };
         let landed = if st.on_ground || !st.armed { 0 } else { 1 };
         map(vec![
-            ("collision", self.collision_info()),
+            ("collision", self.collision_info(v)),
             ("kinematics_estimated", kin),
             ("gps_location", self.geo(&pos)),
             ("timestamp", Value::from(self.stamp_ns(self.now()))),
@@ -721,9 +851,9 @@ impl AirSimApi {
         ])
     }
 
-    fn imu_value(&self, i: &ImuSample) -> Value {
+    fn imu_value(&self, v: usize, i: &ImuSample) -> Value {
         let att = self
-            .truth()
+            .truth(v)
             .map_or(UnitQuaternion::identity(), |t| t.att_ned_frd);
         map(vec![
             ("time_stamp", Value::from(self.stamp_ns(i.time))),
@@ -733,22 +863,22 @@ impl AirSimApi {
         ])
     }
 
-    fn imu_data(&self) -> Value {
-        match self.latest.samples.imu {
-            Some(i) => self.imu_value(&i),
+    fn imu_data(&self, v: usize) -> Value {
+        match self.drones[v].latest.samples.imu {
+            Some(i) => self.imu_value(v, &i),
             None => map(vec![("time_stamp", Value::from(0))]),
         }
     }
 
     /// Every IMU sample since the last call (a mavsitl extension), oldest
     /// first, as a list of `ImuData`.
-    fn imu_samples(&mut self) -> Value {
-        let all: Vec<ImuSample> = self.imu_backlog.drain(..).collect();
-        Value::Array(all.iter().map(|i| self.imu_value(i)).collect())
+    fn imu_samples(&mut self, v: usize) -> Value {
+        let all: Vec<ImuSample> = self.drones[v].imu_backlog.drain(..).collect();
+        Value::Array(all.iter().map(|i| self.imu_value(v, i)).collect())
     }
 
-    fn gps_data(&self) -> Value {
-        let Some(g) = self.latest.samples.gps else {
+    fn gps_data(&self, v: usize) -> Value {
+        let Some(g) = self.drones[v].latest.samples.gps else {
             return map(vec![("is_valid", Value::from(false))]);
         };
         // AirSim's GnssFixType: 0 none, 2 2-D, 3 3-D.
@@ -781,8 +911,8 @@ impl AirSimApi {
         ])
     }
 
-    fn barometer_data(&self) -> Value {
-        let Some(b) = self.latest.samples.baro else {
+    fn barometer_data(&self, v: usize) -> Value {
+        let Some(b) = self.drones[v].latest.samples.baro else {
             return map(vec![("time_stamp", Value::from(0))]);
         };
         map(vec![
@@ -793,8 +923,8 @@ impl AirSimApi {
         ])
     }
 
-    fn magnetometer_data(&self) -> Value {
-        let Some(m) = self.latest.samples.mag else {
+    fn magnetometer_data(&self, v: usize) -> Value {
+        let Some(m) = self.drones[v].latest.samples.mag else {
             return map(vec![("time_stamp", Value::from(0))]);
         };
         map(vec![
@@ -804,8 +934,8 @@ impl AirSimApi {
         ])
     }
 
-    fn distance_data(&self) -> Value {
-        let (stamp, d) = match self.latest.samples.range {
+    fn distance_data(&self, v: usize) -> Value {
+        let (stamp, d) = match self.drones[v].latest.samples.range {
             Some(r) => (
                 self.stamp_ns(r.time),
                 match r.range {
@@ -827,12 +957,12 @@ impl AirSimApi {
         ])
     }
 
-    fn ground_truth_environment(&self) -> Value {
-        let Some(v) = self.lockstep.sim().vehicles().first() else {
+    fn ground_truth_environment(&self, v: usize) -> Value {
+        let Some(vehicle) = self.vehicle(v) else {
             return Value::Nil;
         };
-        let pos = v.ground_truth().pos_ned_m;
-        let Some(env) = v.environment() else {
+        let pos = vehicle.ground_truth().pos_ned_m;
+        let Some(env) = vehicle.environment() else {
             return Value::Nil;
         };
         map(vec![
@@ -845,11 +975,14 @@ impl AirSimApi {
         ])
     }
 
-    fn collision_info(&self) -> Value {
-        match self.collided {
-            Some((t, at)) => {
-                types::collision(true, &Vector3::new(0.0, 0.0, -1.0), &at, self.stamp_ns(t))
-            }
+    fn collision_info(&self, v: usize) -> Value {
+        match self.drones[v].collided {
+            Some((t, at)) => types::collision(
+                true,
+                &Vector3::new(0.0, 0.0, -1.0),
+                &(at - self.drones[v].origin),
+                self.stamp_ns(t),
+            ),
             None => types::collision(false, &Vector3::zeros(), &Vector3::zeros(), 0),
         }
     }
@@ -883,20 +1016,28 @@ impl AirSimApi {
 
     /// Teleports the vehicle (at rest) to a pose; NaN components keep the
     /// current value, as AirSim's do.
-    fn set_pose(&mut self, call: &Call, replies: &mut Vec<Reply>) -> Result<Value, String> {
-        let v = arg(call, 0)?;
-        let bad = || format!("simSetVehiclePose: {v} is not a Pose");
-        let p = types::field(v, "position").ok_or_else(bad)?;
-        let o = types::field(v, "orientation").ok_or_else(bad)?;
+    fn set_pose(
+        &mut self,
+        v: usize,
+        call: &Call,
+        replies: &mut Vec<Reply>,
+    ) -> Result<Value, String> {
+        let pose = arg(call, 0)?;
+        let bad = || format!("simSetVehiclePose: {pose} is not a Pose");
+        let p = types::field(pose, "position").ok_or_else(bad)?;
+        let o = types::field(pose, "orientation").ok_or_else(bad)?;
         let num = |m: &Value, k: &str| types::field(m, k).and_then(f64_of).ok_or_else(bad);
-        let Some(t) = self.truth() else {
+        let Some(t) = self.truth(v) else {
             return Err("simSetVehiclePose: no vehicle".into());
         };
         let keep = |x: f64, old: f64| if x.is_nan() { old } else { x };
+        // In the vehicle's own frame, from its start, as every position here.
+        let origin = self.drones[v].origin;
+        let here = t.pos_ned_m - origin;
         let pos = Vector3::new(
-            keep(num(p, "x_val")?, t.pos_ned_m.x),
-            keep(num(p, "y_val")?, t.pos_ned_m.y),
-            keep(num(p, "z_val")?, t.pos_ned_m.z),
+            keep(num(p, "x_val")?, here.x),
+            keep(num(p, "y_val")?, here.y),
+            keep(num(p, "z_val")?, here.z),
         );
         let q = [
             num(o, "w_val")?,
@@ -920,7 +1061,8 @@ impl AirSimApi {
                 crate::time::show(pos.z)
             ));
         }
-        self.end_task(false, replies);
+        let pos = pos + origin;
+        self.end_task(v, false, replies);
         if let Some(e) = self.external.as_mut() {
             // The motion between the last two poses, held until the next.
             let now = self.lockstep.sim().time();
@@ -941,8 +1083,9 @@ impl AirSimApi {
             e.at = now;
             return Ok(Value::Nil);
         }
+        let index = self.drones[v].index;
         self.lockstep.sim_mut().set_vehicle_state(
-            0,
+            index,
             crate::physics::BodyState {
                 pos_ned_m: pos,
                 vel_ned_m_s: Vector3::zeros(),
@@ -958,45 +1101,51 @@ impl AirSimApi {
     /// given back; the clock keeps its pause, and time stamps go on from
     /// where they were (the world's own time starts at 0 again).
     fn reset(&mut self, replies: &mut Vec<Reply>) -> Result<Value, String> {
-        let was_armed = self.pilot_state().armed;
-        self.end_task(false, replies);
-        self.end_continue(replies);
-        let Pilot::SimpleFlight { rebuild, .. } = &self.pilot else {
-            return Err(self.refused("reset"));
+        let Some(rebuild) = &self.rebuild else {
+            return Err(self.refused(0, "reset"));
         };
-        let flight = rebuild().map_err(|e| e.to_string())?;
-        if let Pilot::SimpleFlight {
-            status, requests, ..
-        } = &mut self.pilot
-        {
-            *status = flight.status;
-            *requests = flight.requests;
+        let (lockstep, vehicles) = rebuild().map_err(|e| e.to_string())?;
+        let was_armed: Vec<bool> = (0..self.drones.len())
+            .map(|v| self.pilot_state(v).armed)
+            .collect();
+        for v in 0..self.drones.len() {
+            self.end_task(v, false, replies);
         }
+        self.end_continue(replies);
         self.stamp_offset_us = self
             .stamp_offset_us
             .saturating_add(self.lockstep.sim().time().as_micros());
-        self.lockstep = flight.lockstep;
-        self.latest = Latest::default();
-        self.imu_backlog.clear();
-        self.collided = None;
-        self.hold = None;
-        self.api_control = false;
-        if was_armed {
-            self.push(Request::Arm { force: false });
+        self.lockstep = lockstep;
+        for (d, new) in self.drones.iter_mut().zip(vehicles) {
+            let name = std::mem::take(&mut d.name);
+            *d = Drone::new(
+                name,
+                new.index,
+                Pilot::SimpleFlight {
+                    status: new.status,
+                    requests: new.requests,
+                },
+                self.lockstep.sim(),
+            );
+        }
+        for (v, armed) in was_armed.into_iter().enumerate() {
+            if armed {
+                self.push(v, Request::Arm { force: false });
+            }
         }
         Ok(Value::Nil)
     }
 
-    fn push(&self, r: Request) {
-        if let Pilot::SimpleFlight { requests, .. } = &self.pilot {
+    fn push(&self, v: usize, r: Request) {
+        if let Pilot::SimpleFlight { requests, .. } = &self.drones[v].pilot {
             requests.borrow_mut().push_back(r);
         }
     }
 
-    fn arm_disarm(&mut self, call: &Call) -> Result<Value, String> {
+    fn arm_disarm(&mut self, v: usize, call: &Call) -> Result<Value, String> {
         let arm = flag(call, 0)?;
-        let st = self.pilot_state();
-        if !self.api_control {
+        let st = self.pilot_state(v);
+        if !self.drones[v].api_control {
             // AirSim's OffboardApi answers False and logs the same.
             tracing::info!(
                 "airsim: armDisarm({}) refused: the vehicle cannot be {} via API because API has not been given control (call enableApiControl(True) first)",
@@ -1010,13 +1159,13 @@ impl AirSimApi {
                 tracing::info!("airsim: armDisarm(True) refused: {why}");
                 return Ok(Value::from(false));
             }
-            self.push(Request::Arm { force: false });
+            self.push(v, Request::Arm { force: false });
         } else {
             if !st.on_ground {
                 tracing::info!("airsim: armDisarm(False) refused: the vehicle is flying");
                 return Ok(Value::from(false));
             }
-            self.push(Request::Disarm { force: false });
+            self.push(v, Request::Disarm { force: false });
         }
         Ok(Value::from(true))
     }
@@ -1063,16 +1212,16 @@ impl AirSimApi {
         Handled::Later
     }
 
-    fn position(&self) -> Vector3<f64> {
-        self.pilot_state().estimate.map_or_else(
-            || self.truth().map_or(Vector3::zeros(), |t| t.pos_ned_m),
+    fn position(&self, v: usize) -> Vector3<f64> {
+        self.pilot_state(v).estimate.map_or_else(
+            || self.truth(v).map_or(Vector3::zeros(), |t| t.pos_ned_m),
             |e| e.pos_ned_m,
         )
     }
 
-    fn heading(&self) -> f64 {
+    fn heading(&self, v: usize) -> f64 {
         let q = self
-            .pilot_state()
+            .pilot_state(v)
             .estimate
             .map_or(UnitQuaternion::identity(), |e| e.att_ned_frd);
         q.euler_angles().2
@@ -1081,47 +1230,55 @@ impl AirSimApi {
     /// Holds where the vehicle comes to a stop, facing as it does now (as
     /// AirSim's `hover` holds the current position). A reposition would fly
     /// a leg there and turn to face along it.
-    fn hover(&mut self) {
-        self.hold = Some(Hold {
-            yaw: self.heading(),
+    fn hover(&mut self, v: usize) {
+        self.drones[v].hold = Some(Hold {
+            yaw: self.heading(v),
         });
     }
 
     /// Before a tick with no task: the hold's brake, heading held.
     /// Nothing on the ground.
-    fn drive_hold(&mut self) {
-        let Some(hold) = self.hold else {
+    fn drive_hold(&mut self, v: usize) {
+        let Some(hold) = self.drones[v].hold else {
             return;
         };
-        let st = self.pilot_state();
+        let st = self.pilot_state(v);
         if !st.armed || st.on_ground {
             return;
         }
-        self.push(Request::Brake {
-            yaw: YawTarget::Angle(hold.yaw),
-        });
+        self.push(
+            v,
+            Request::Brake {
+                yaw: YawTarget::Angle(hold.yaw),
+            },
+        );
     }
 
     /// Ends the task in force (answered `done`).
-    fn end_task(&mut self, done: bool, replies: &mut Vec<Reply>) {
-        if let Some(t) = self.task.take() {
+    fn end_task(&mut self, v: usize, done: bool, replies: &mut Vec<Reply>) {
+        if let Some(t) = self.drones[v].task.take() {
             replies.push((t.conn, t.msgid, Ok(Value::from(done))));
         }
     }
 
-    fn start_task(&mut self, call: &Call, replies: &mut Vec<Reply>) -> Result<(), String> {
+    fn start_task(
+        &mut self,
+        v: usize,
+        call: &Call,
+        replies: &mut Vec<Reply>,
+    ) -> Result<(), String> {
         let now = self.now();
-        let here = self.position();
+        let here = self.position(v);
         if self.external.is_some() {
             return Err(format!(
                 "{}: external physics (ExternalPhysicsEngine): the client moves the vehicle with simSetVehiclePose",
                 call.method
             ));
         }
-        let (goal, path, deadline) = self.plan_task(call, now, here)?;
-        self.end_task(false, replies);
-        self.hold = None;
-        self.task = Some(Task {
+        let (goal, path, deadline) = self.plan_task(v, call, now, here)?;
+        self.end_task(v, false, replies);
+        self.drones[v].hold = None;
+        self.drones[v].task = Some(Task {
             conn: call.conn,
             msgid: call.msgid,
             started: now,
@@ -1136,20 +1293,29 @@ impl AirSimApi {
     /// The task a motion command asks for: its goal, path (for position
     /// goals) and deadline; a take-off or landing is asked of SimpleFlight
     /// here.
-    fn plan_task(&self, call: &Call, now: SimTime, here: Vector3<f64>) -> Result<TaskPlan, String> {
+    fn plan_task(
+        &self,
+        v: usize,
+        call: &Call,
+        now: SimTime,
+        here: Vector3<f64>,
+    ) -> Result<TaskPlan, String> {
         Ok(match call.method.as_str() {
             "takeoff" => {
-                self.push(Request::Takeoff {
-                    alt_m: TAKEOFF_HEIGHT_M,
-                });
+                self.push(
+                    v,
+                    Request::Takeoff {
+                        alt_m: TAKEOFF_HEIGHT_M,
+                    },
+                );
                 (Goal::Takeoff, Vec::new(), deadline(now, call, 0))
             }
             "land" => {
-                self.push(Request::SetMode(FlightMode::Land));
+                self.push(v, Request::SetMode(FlightMode::Land));
                 (Goal::Land, Vec::new(), deadline(now, call, 0))
             }
             "goHome" | "moveToPosition" | "moveToZ" | "moveOnPath" => {
-                self.path_plan(call, now, here)?
+                self.path_plan(v, call, now, here)?
             }
             m @ ("moveByVelocity"
             | "moveByVelocityZ"
@@ -1222,11 +1388,18 @@ impl AirSimApi {
 
     /// Position goals: home at the current altitude, a point, a height, a
     /// path (NED m from the arguments).
-    fn path_plan(&self, call: &Call, now: SimTime, here: Vector3<f64>) -> Result<TaskPlan, String> {
+    fn path_plan(
+        &self,
+        v: usize,
+        call: &Call,
+        now: SimTime,
+        here: Vector3<f64>,
+    ) -> Result<TaskPlan, String> {
         Ok(match call.method.as_str() {
             "goHome" => {
-                let to = Vector3::new(0.0, 0.0, here.z);
-                let speed = self.pilot_state().cruise_speed_m_s.max(1.0);
+                let o = self.drones[v].origin;
+                let to = Vector3::new(o.x, o.y, here.z);
+                let speed = self.pilot_state(v).cruise_speed_m_s.max(1.0);
                 (
                     Goal::Path {
                         next: 0,
@@ -1238,7 +1411,8 @@ impl AirSimApi {
                 )
             }
             "moveToPosition" => {
-                let to = Vector3::new(num(call, 0)?, num(call, 1)?, num(call, 2)?);
+                let to = Vector3::new(num(call, 0)?, num(call, 1)?, num(call, 2)?)
+                    + self.drones[v].origin;
                 let speed = num(call, 3)?;
                 let yaw = yaw_target(call, 5, 6)?;
                 (
@@ -1272,6 +1446,7 @@ impl AirSimApi {
                     .iter()
                     .map(|p| {
                         types::vector3r_of(p)
+                            .map(|q| q + self.drones[v].origin)
                             .ok_or_else(|| format!("moveOnPath: {p} is not a Vector3r"))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
@@ -1294,19 +1469,19 @@ impl AirSimApi {
     }
 
     /// Before a tick: the task's velocity set-point for it.
-    fn drive_task(&mut self) {
-        let Some(task) = self.task.clone() else {
-            self.drive_hold();
+    fn drive_task(&mut self, v: usize) {
+        let Some(task) = self.drones[v].task.clone() else {
+            self.drive_hold(v);
             return;
         };
-        let here = self.position();
+        let here = self.position(v);
         if !matches!(task.goal, Goal::Takeoff | Goal::Land) {
             // From the ground, armed: lift off first, as AirSim's
             // SimpleFlight flies its goals from the ground.
-            let st = self.pilot_state();
+            let st = self.pilot_state(v);
             if st.armed && st.on_ground {
                 if st.mode != Some(FlightMode::Takeoff) {
-                    self.push(Request::Takeoff { alt_m: LIFT_M });
+                    self.push(v, Request::Takeoff { alt_m: LIFT_M });
                 }
                 return;
             }
@@ -1339,36 +1514,39 @@ impl AirSimApi {
                 yaw,
                 ..
             } => {
-                let mut v = vel;
+                let mut vw = vel;
                 if body {
-                    let (s, c) = self.heading().sin_cos();
-                    v = Vector3::new(c * vel.x - s * vel.y, s * vel.x + c * vel.y, vel.z);
+                    let (s, c) = self.heading(v).sin_cos();
+                    vw = Vector3::new(c * vel.x - s * vel.y, s * vel.x + c * vel.y, vel.z);
                 }
                 if let Some(z) = hold_z {
-                    v.z = (z - here.z).clamp(-2.0, 2.0);
+                    vw.z = (z - here.z).clamp(-2.0, 2.0);
                 }
-                (v, yaw)
+                (vw, yaw)
             }
             Goal::Yaw { heading, .. } => (Vector3::zeros(), YawTarget::Angle(heading)),
             Goal::Direct { req, .. } => {
-                self.push(req);
+                self.push(v, req);
                 return;
             }
         };
-        self.push(Request::Velocity {
-            vel_ned_m_s: cmd.0,
-            yaw: cmd.1,
-        });
+        self.push(
+            v,
+            Request::Velocity {
+                vel_ned_m_s: cmd.0,
+                yaw: cmd.1,
+            },
+        );
     }
 
     /// After a tick: whether the task is done (or timed out).
-    fn progress_task(&mut self, out: &mut Vec<Reply>) {
-        let Some(mut task) = self.task.take() else {
+    fn progress_task(&mut self, v: usize, out: &mut Vec<Reply>) {
+        let Some(mut task) = self.drones[v].task.take() else {
             return;
         };
         let now = self.now();
-        let here = self.position();
-        let st = self.pilot_state();
+        let here = self.position(v);
+        let st = self.pilot_state(v);
         // SimpleFlight applies requests at its next control cycle: a command
         // it cannot follow shows after that.
         if now.secs_since(task.started) > GRACE_S {
@@ -1408,7 +1586,7 @@ impl AirSimApi {
             }
             Goal::Velocity { until, .. } | Goal::Direct { until, .. } => now >= *until,
             Goal::Yaw { heading, margin } => {
-                let e = (self.heading() - *heading + std::f64::consts::PI)
+                let e = (self.heading(v) - *heading + std::f64::consts::PI)
                     .rem_euclid(std::f64::consts::TAU)
                     - std::f64::consts::PI;
                 e.abs() < *margin
@@ -1416,16 +1594,16 @@ impl AirSimApi {
         };
         if done {
             if !matches!(task.goal, Goal::Takeoff | Goal::Land) {
-                self.hover();
+                self.hover(v);
             }
             out.push((task.conn, task.msgid, Ok(Value::from(true))));
         } else if task.deadline.is_some_and(|d| now >= d) {
             if !matches!(task.goal, Goal::Takeoff | Goal::Land) {
-                self.hover();
+                self.hover(v);
             }
             out.push((task.conn, task.msgid, Ok(Value::from(false))));
         } else {
-            self.task = Some(task);
+            self.drones[v].task = Some(task);
         }
     }
 }

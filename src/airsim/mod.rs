@@ -5,7 +5,7 @@
 //!
 //! - [`rpc`]: the msgpack-rpc transport (threads; not on the lockstep path).
 //! - [`types`]: AirSim's structs as msgpack maps.
-//! - [`api`]: the methods, on a SimpleFlight flight.
+//! - [`api`]: the methods, on SimpleFlight vehicles addressed by name.
 //! - [`settings`]: AirSim's `settings.json` as a scenario.
 //!
 //! The binary's `airsim` subcommand wires these to the lockstep loop and paces

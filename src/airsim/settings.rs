@@ -172,20 +172,48 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
         }
     }
     let defaults = top.get("DefaultSensors");
-    let mut simpleflight_parameters = Vec::new();
-    let (vehicle_name, vehicle, vehicle_type) = vehicle(
-        top.get("Vehicles"),
-        defaults,
-        name,
-        &mut simpleflight_parameters,
-        &mut w,
-    )?;
-    if external_physics && vehicle_type != VehicleType::SimpleFlight {
+    let empty = Map::new();
+    let all = match top.get("Vehicles") {
+        None => &empty,
+        Some(v) => v
+            .as_object()
+            .ok_or_else(|| format!("{name}: Vehicles is not an object"))?,
+    };
+    let mut list: Vec<(String, Value)> = all.iter().map(|(n, v)| (n.clone(), v.clone())).collect();
+    if list.is_empty() {
+        list.push((super::api::VEHICLE_NAME.to_string(), json!({})));
+    }
+    let mut simpleflight_parameters: Option<Vec<(String, String)>> = None;
+    let mut vehicles = Vec::new();
+    let mut vehicle_type = VehicleType::SimpleFlight;
+    for (vname, v) in &list {
+        let mut own = Vec::new();
+        let (vehicle, kind) = vehicle(vname, v, defaults, name, &mut own, &mut w)?;
+        if list.len() > 1 && kind != VehicleType::SimpleFlight {
+            return Err(format!(
+                "{name}: Vehicles.{vname}: with several vehicles each must be a SimpleFlight (a PX4Multirotor flies alone)"
+            ));
+        }
+        match &simpleflight_parameters {
+            Some(first) if *first != own => {
+                return Err(format!(
+                    "{name}: Vehicles.{vname}.Parameters differ from the first vehicle's: mavsitl gives every SimpleFlight the same parameters"
+                ))
+            }
+            Some(_) => {}
+            None => simpleflight_parameters = Some(own),
+        }
+        vehicles.push(vehicle);
+        vehicle_type = kind;
+    }
+    let vehicle_name = list.first().map(|(n, _)| n.clone()).unwrap_or_default();
+    if external_physics && (vehicle_type != VehicleType::SimpleFlight || vehicles.len() > 1) {
         return Err(format!(
-            "{name}: PhysicsEngineName ExternalPhysicsEngine: a PX4Multirotor is flown by PX4 on mavsitl's physics"
+            "{name}: PhysicsEngineName ExternalPhysicsEngine: one SimpleFlight vehicle only (a PX4Multirotor is flown by PX4 on mavsitl's physics)"
         ));
     }
-    scenario["vehicles"] = json!([vehicle]);
+    let simpleflight_parameters = simpleflight_parameters.unwrap_or_default();
+    scenario["vehicles"] = Value::Array(vehicles);
     Ok(Imported {
         scenario,
         clock_speed,
@@ -223,30 +251,15 @@ fn wind(v: &Value, name: &str) -> Result<Value, String> {
     Ok(json!({"speed_m_s": x.hypot(y), "from_deg": from, "down_m_s": z}))
 }
 
+/// One vehicle of `Vehicles`, `vname`: as scenario JSON, and who flies it.
 fn vehicle(
-    vehicles: Option<&Value>,
+    vname: &str,
+    v: &Value,
     defaults: Option<&Value>,
     name: &str,
     sf_params: &mut Vec<(String, String)>,
     w: &mut Vec<String>,
-) -> Result<(String, Value, VehicleType), String> {
-    let empty = Map::new();
-    let all = match vehicles {
-        None => &empty,
-        Some(v) => v
-            .as_object()
-            .ok_or_else(|| format!("{name}: Vehicles is not an object"))?,
-    };
-    if all.len() > 1 {
-        return Err(format!(
-            "{name}: Vehicles has {} vehicles: mavsitl's AirSim API flies one",
-            all.len()
-        ));
-    }
-    let (vname, v) = match all.iter().next() {
-        Some((n, v)) => (n.clone(), v.clone()),
-        None => (super::api::VEHICLE_NAME.to_string(), json!({})),
-    };
+) -> Result<(Value, VehicleType), String> {
     let kind = v
         .get("VehicleType")
         .and_then(Value::as_str)
@@ -302,7 +315,6 @@ fn vehicle(
         }
     }
     Ok((
-        vname.clone(),
         json!({
             "name": vname,
             "kind": "multirotor",
@@ -575,7 +587,18 @@ mod tests {
     fn what_would_change_the_run_is_refused_by_name() {
         for (text, needle) in [
             (r#"{"SimMode": "Car"}"#, "SimMode"),
-            (r#"{"Vehicles": {"a": {}, "b": {}}}"#, "2 vehicles"),
+            (
+                r#"{"Vehicles": {"a": {}, "b": {"VehicleType": "PX4Multirotor"}}}"#,
+                "Vehicles.b: with several vehicles each must be a SimpleFlight",
+            ),
+            (
+                r#"{"Vehicles": {"a": {"Parameters": {"MPC_XY_VEL_MAX": 5}}, "b": {}}}"#,
+                "Vehicles.b.Parameters differ",
+            ),
+            (
+                r#"{"PhysicsEngineName": "ExternalPhysicsEngine", "Vehicles": {"a": {}, "b": {}}}"#,
+                "one SimpleFlight vehicle only",
+            ),
             (
                 r#"{"Vehicles": {"a": {"VehicleType": "PhysXCar"}}}"#,
                 "VehicleType",
@@ -606,5 +629,24 @@ mod tests {
             let e = import(text, "s.json").expect_err(text);
             assert!(e.starts_with("s.json: ") && e.contains(needle), "{e}");
         }
+    }
+
+    #[test]
+    fn several_simpleflight_vehicles_become_one_world() {
+        let i = import(
+            r#"{"Vehicles": {"Drone1": {"VehicleType": "SimpleFlight", "X": 4, "Z": -2},
+                            "Drone2": {"VehicleType": "SimpleFlight", "X": 8, "Y": -3}}}"#,
+            "s.json",
+        )
+        .expect("two drones");
+        let v = i.scenario["vehicles"].as_array().expect("vehicles");
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0]["name"], "Drone1");
+        assert_eq!(v[1]["name"], "Drone2");
+        assert_eq!(v[0]["initial"]["north_m"], 4.0);
+        assert_eq!(v[0]["initial"]["height_m"], 2.0);
+        assert_eq!(v[1]["initial"]["north_m"], 8.0);
+        assert_eq!(v[1]["initial"]["east_m"], -3.0);
+        assert_eq!(i.vehicle_type, VehicleType::SimpleFlight);
     }
 }

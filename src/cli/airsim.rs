@@ -1,4 +1,4 @@
-//! `mavsitl airsim`: AirSim's RPC API on TCP 41451 over a SimpleFlight quad
+//! `mavsitl airsim`: AirSim's RPC API on TCP 41451 over SimpleFlight quads
 //! (or a PX4Multirotor: PX4 SITL flying it over its simulator interface), for
 //! AirSim's own Python client and the scripts written for it.
 
@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use mavsitl::airsim::api::FirmwarePilot;
+use mavsitl::airsim::api::{FirmwarePilot, SimpleFlightVehicle};
 use mavsitl::airsim::settings::{Px4Settings, VehicleType};
 use mavsitl::airsim::{settings, AirSimApi, Incoming, Server};
 use mavsitl::bridge::ground_station::Firmware as Dialect;
@@ -17,7 +17,7 @@ use mavsitl::bridge::px4::Px4Port;
 use mavsitl::geo::ExportFrame;
 use mavsitl::mission::Mission;
 use mavsitl::record::Recorder;
-use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl::scenario::{ControllerSpec, Scenario, ScenarioSource, VehicleKind};
 use mavsitl::setup;
 use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::SimTime;
@@ -190,7 +190,14 @@ pub fn run(mut args: AirSimArgs) -> Result<(), CliError> {
     match vehicle_type {
         VehicleType::SimpleFlight => {
             let params = airsim_param_text(&args, &sf_params);
-            run_simpleflight(&args, inputs, clock_speed, external_physics, params)
+            let names = api_names(&inputs, args.settings.is_some());
+            run_simpleflight(
+                &args,
+                inputs,
+                clock_speed,
+                external_physics,
+                (params, names),
+            )
         }
         VehicleType::Px4(px4) => run_px4(&args, inputs, clock_speed, &px4),
     }
@@ -309,8 +316,13 @@ fn run_px4(
         lockstep.sim().world().frame(),
     )?;
     let stats = port.clone();
+    let name = api_names(&inputs, args.settings.is_some())
+        .into_iter()
+        .next()
+        .unwrap_or_default();
     let mut api = AirSimApi::with_firmware(
         lockstep,
+        &name,
         FirmwarePilot {
             name: "PX4",
             mavlink: format!(
@@ -358,45 +370,82 @@ fn print_px4_instructions(px4: &Px4Settings) {
     }
 }
 
-/// SimpleFlight flies the motion commands.
+/// The API's names of the scenario's vehicles: AirSim's default
+/// "SimpleFlight" for a lone vehicle of a scenario, else the scenario's (or
+/// the settings') own.
+fn api_names(inputs: &FlightInputs, from_settings: bool) -> Vec<String> {
+    let vehicles = &inputs.scenario.vehicles;
+    if vehicles.len() == 1 && !from_settings {
+        return vec![mavsitl::airsim::api::VEHICLE_NAME.to_string()];
+    }
+    vehicles.iter().map(|v| v.name.clone()).collect()
+}
+
+/// SimpleFlight flies the motion commands of every vehicle.
 fn run_simpleflight(
     args: &AirSimArgs,
     inputs: FlightInputs,
     clock_speed: Speedup,
     external_physics: bool,
-    params: String,
+    (params, names): (String, Vec<String>),
 ) -> Result<(), CliError> {
+    let mut inputs = inputs;
+    for v in &mut inputs.scenario.vehicles {
+        v.controller = ControllerSpec::SimpleFlight(Default::default());
+    }
     let inputs = std::rc::Rc::new(inputs);
     let build = {
         let inputs = inputs.clone();
         move || {
-            setup::flight(
-                &inputs.mission,
-                &inputs.mission_name,
-                &inputs.scenario,
-                &inputs.source,
-                Some((&params, "the AirSim mode's parameters")),
-                false,
-            )
+            let plan = setup::PilotPlan {
+                mission: &inputs.mission,
+                mission_name: &inputs.mission_name,
+                param_file: Some((&params, "the AirSim mode's parameters")),
+                auto_arm: false,
+            };
+            let fleet = setup::fleet(&inputs.scenario, &inputs.source, &plan)?;
+            let vehicles: Vec<SimpleFlightVehicle> = fleet
+                .pilots
+                .into_iter()
+                .map(|p| SimpleFlightVehicle {
+                    name: names.get(p.index).cloned().unwrap_or_default(),
+                    index: p.index,
+                    status: p.status,
+                    requests: p.requests,
+                })
+                .collect();
+            Ok::<_, setup::SetupError>((fleet.lockstep, vehicles))
         }
     };
-    let flight = build().map_err(|e| CliError::input(e.to_string(), "check the scenario"))?;
-    if !flight.multicopter {
+    let (lockstep, vehicles) =
+        build().map_err(|e| CliError::input(e.to_string(), "check the scenario"))?;
+    if inputs
+        .scenario
+        .vehicles
+        .iter()
+        .any(|v| v.kind != VehicleKind::Multirotor)
+    {
         return Err(CliError::input(
-            "airsim: the scenario's vehicle is not a multirotor",
-            "AirSim's API here is the multirotor one: use a quad scenario",
+            "airsim: a vehicle of the scenario is not a multirotor",
+            "AirSim's API here is the multirotor one: use quads",
         ));
     }
-    let recorder = open_recorder(args, &inputs, flight.lockstep.sim())?;
+    let recorder = open_recorder(args, &inputs, lockstep.sim())?;
     let server = bind_server(args)?;
+    let listed: Vec<String> = vehicles.iter().map(|v| format!("'{}'", v.name)).collect();
     println!(
-        "mavsitl airsim: AirSim API on tcp {}; vehicle '{}'; {}",
+        "mavsitl airsim: AirSim API on tcp {}; {} {}; {}",
         server.local_addr(),
-        mavsitl::airsim::api::VEHICLE_NAME,
+        if listed.len() == 1 {
+            "vehicle"
+        } else {
+            "vehicles"
+        },
+        listed.join(", "),
         clock_text(clock_speed)
     );
     let _ = std::io::stdout().flush();
-    let mut api = AirSimApi::new(flight, Box::new(build));
+    let mut api = AirSimApi::new(lockstep, vehicles, Box::new(build));
     api.set_paused(args.paused);
     if external_physics {
         api.set_external_physics();

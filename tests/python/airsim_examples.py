@@ -5,7 +5,7 @@ measures what its script intends and prints one JSON line; a failure exits
 non-zero with a message. Waits between calls are in sim time here (the
 server runs faster than real time), where the scripts sleep.
 
-Usage: airsim_examples.py PORT CLOCK_SPEED [takeoff|box|pause_continue|reset|hold]
+Usage: airsim_examples.py PORT CLOCK_SPEED [takeoff|box|pause_continue|reset|hold|multi]
 """
 import json
 import math
@@ -181,12 +181,55 @@ def hold(c, clock):
     return out
 
 
+def geo_m(a, b):
+    """Metres between two GeoPoints (flat earth; they are metres apart)."""
+    north = (b.latitude - a.latitude) * 111_320.0
+    east = (b.longitude - a.longitude) * 111_320.0 * math.cos(math.radians(a.latitude))
+    return math.hypot(north, east)
+
+
+def multi(c, clock):
+    """multi_agent_drone.py (its image calls aside): two drones of the
+    settings, each addressed by name, take off together and fly apart, each
+    to a point of its own frame (from its own start)."""
+    out = {"vehicles": c.listVehicles()}
+    c.confirmConnection()
+    c.enableApiControl(True, "Drone1")
+    c.enableApiControl(True, "Drone2")
+    out["armed"] = [c.armDisarm(True, "Drone1"), c.armDisarm(True, "Drone2")]
+    f1 = c.takeoffAsync(vehicle_name="Drone1")
+    f2 = c.takeoffAsync(vehicle_name="Drone2")
+    f1.join()
+    f2.join()
+    f1 = c.moveToPositionAsync(-5, 5, -10, 5, vehicle_name="Drone1")
+    f2 = c.moveToPositionAsync(5, -5, -10, 5, vehicle_name="Drone2")
+    f1.join()
+    f2.join()
+    s1 = c.getMultirotorState(vehicle_name="Drone1")
+    s2 = c.getMultirotorState(vehicle_name="Drone2")
+    k1, k2 = s1.kinematics_estimated.position, s2.kinematics_estimated.position
+    out["drone1"] = [k1.x_val, k1.y_val, k1.z_val]
+    out["drone2"] = [k2.x_val, k2.y_val, k2.z_val]
+    out["apart_m"] = geo_m(s1.gps_location, s2.gps_location)
+    try:
+        c.getMultirotorState(vehicle_name="Drone3")
+        out["unknown"] = "answered"
+    except Exception as e:  # msgpackrpc.error.RPCError
+        out["unknown"] = str(e)
+    c.armDisarm(False, "Drone1")
+    c.armDisarm(False, "Drone2")
+    c.reset()
+    p1 = c.simGetVehiclePose("Drone1").position
+    out["drone1_after_reset"] = [p1.x_val, p1.y_val, p1.z_val]
+    return out
+
+
 def main():
     port, clock_speed = int(sys.argv[1]), float(sys.argv[2])
     what = sys.argv[3]
     c = airsim.MultirotorClient(port=port)
     modes = {"takeoff": takeoff, "box": box, "pause_continue": pause_continue,
-             "reset": reset, "hold": hold}
+             "reset": reset, "hold": hold, "multi": multi}
     print(json.dumps(modes[what](c, Clock(clock_speed))))
 
 

@@ -22,7 +22,7 @@ fn api() -> AirSimApi {
         setup::flight(&Mission::default(), "none", &scenario, &src, None, false)
     };
     let flight = build().unwrap();
-    AirSimApi::new(flight, Box::new(build))
+    AirSimApi::single(flight, Box::new(build))
 }
 
 thread_local! {
