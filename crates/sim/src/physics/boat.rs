@@ -8,9 +8,11 @@
 //!   body's mass matrix, with its Coriolis and Munk terms on the water-relative
 //!   velocity (see `rigid_body`).
 //! - **Damping**, linear + quadratic, on the velocity relative to the water
-//!   (current): surge X = −(X_u·u_r + X_uu·|u_r|·u_r), sway likewise, yaw
-//!   N = −(N_r·r + N_rr·|r|·r); heave, roll and pitch linear. Scaled by how wet the
-//!   hull is and by a zone's drag scale.
+//!   (current): surge X = −(X_u·u_r + X_uu·|u_r|·u_r), sway likewise on the
+//!   sideways velocity at the centre of lateral resistance (v_r + x_lr·r,
+//!   acting there: the sway–yaw coupling that makes a hull directionally
+//!   stable), yaw N = −(N_r·r + N_rr·|r|·r); heave, roll and pitch linear.
+//!   Scaled by how wet the hull is and by a zone's drag scale.
 //! - **Hydrostatics**: buoyancy ρ_w·g·A_wp·(immersion) up, so the hull floats at
 //!   the draft m/(ρ_w·A_wp); righting moments −ρ_w·g·∇·GM·sin(angle) in roll and
 //!   pitch (metacentric heights GM_T, GM_L).
@@ -80,6 +82,15 @@ params_struct! {
         pub sway_damping: [f64; 2],
         /// Yaw damping: linear N_r (N·m·s/rad) and quadratic N_rr (N·m·s²/rad²).
         pub yaw_damping: [f64; 2],
+        /// Where the hull's sway resistance acts, x forward of the CG, m
+        /// (negative: aft, where keels, skegs, pontoon sterns and thruster
+        /// pods put it). The sway damping is taken on the water's sideways
+        /// velocity there, v + x·r, and its force acts there, giving the
+        /// sway–yaw coupling (N_v = −x·Y_v, Y_r = −x·Y_v, N_r += x²·Y_v) that
+        /// keeps a hull on its course against the Munk moment of its added
+        /// masses. Range −50–50; 0 (the default): at the CG, no coupling.
+        #[serde(default)]
+        pub lateral_resistance_x_m: f64,
         /// Heave damping, N·s/m.
         pub heave_damping_n_s_m: f64,
         /// Roll and pitch damping, N·m·s/rad.
@@ -158,6 +169,12 @@ impl BoatParams {
             check_range(&format!("{name}[1]"), v[1], 0.0, 1e6)?;
         }
         check_range("heave_damping_n_s_m", self.heave_damping_n_s_m, 0.0, 1e6)?;
+        check_range(
+            "lateral_resistance_x_m",
+            self.lateral_resistance_x_m,
+            -50.0,
+            50.0,
+        )?;
         check_range(
             "windage_drag_coefficient",
             self.windage_drag_coefficient,
@@ -406,7 +423,10 @@ impl Boat {
         // Hull damping (water-relative).
         let quad = |c: [f64; 2], v: f64| c[0] * v + c[1] * v.abs() * v;
         f_b.x -= s * quad(p.surge_damping, v_r.x);
-        f_b.y -= s * quad(p.sway_damping, v_r.y);
+        let x_lr = p.lateral_resistance_x_m;
+        let sway = -s * quad(p.sway_damping, v_r.y + x_lr * w.z);
+        f_b.y += sway;
+        tau.z += x_lr * sway;
         tau.z -= s * quad(p.yaw_damping, w.z);
         tau.x -= wet * p.roll_pitch_damping_n_m_s[0] * w.x;
         tau.y -= wet * p.roll_pitch_damping_n_m_s[1] * w.y;
