@@ -166,20 +166,61 @@ fn boat_floats_at_its_waterline_and_turns_with_differential_thrust() {
     let t = ls.sim().vehicles()[0].ground_truth();
     assert!((t.pos_ned_m.z - p.floating_z_m(SEA_WATER_DENSITY_KG_M3)).abs() < 1e-6);
     assert!((t.specific_force_frd_m_s2.z + 9.80665).abs() < 1e-6);
-    // Left forward, right back: the bow swings right (positive yaw rate).
-    ls.sim_mut()
-        .set_actuators(0, Actuators::from_slice(&[0.5, -0.5]));
-    let mut ls2 = build(
-        r#"{"vehicles":[{"kind":"boat","airframe":"usv_twin","controller":{"kind":"passive","controls":[0.5,-0.5]}}]}"#,
+    // Left forward, right back: the bow swings right (positive yaw rate);
+    // the mirror image swings it left by exactly as much.
+    let turn = |airframe: &str, controls: &str, secs: f64| {
+        let mut ls = build(&format!(
+            r#"{{"vehicles":[{{"kind":"boat","airframe":"{airframe}","controller":{{"kind":"passive","controls":{controls}}}}}]}}"#
+        ));
+        run(&mut ls, secs);
+        ls.sim().vehicles()[0].ground_truth().rate_frd_rad_s.z
+    };
+    let (right, left) = (
+        turn("usv_twin", "[0.5,-0.5]", 5.0),
+        turn("usv_twin", "[-0.5,0.5]", 5.0),
     );
-    run(&mut ls2, 5.0);
-    assert!(ls2.sim().vehicles()[0].ground_truth().rate_frd_rad_s.z > 0.1);
-    // And the rudder boat turns right with positive steering.
-    let mut ls3 = build(
-        r#"{"vehicles":[{"kind":"boat","airframe":"usv_rudder","controller":{"kind":"passive","controls":[0.5,0,0.8]}}]}"#,
+    assert!(right > 0.1 && left < -0.1, "{right} {left}");
+    assert!((right + left).abs() < 1e-9, "symmetric: {right} {left}");
+    // The rudder boat turns right with positive steering, left with negative.
+    let (right, left) = (
+        turn("usv_rudder", "[0.5,0,0.8]", 10.0),
+        turn("usv_rudder", "[-0.5,0,0.8]", 10.0),
     );
-    run(&mut ls3, 10.0);
-    assert!(ls3.sim().vehicles()[0].ground_truth().rate_frd_rad_s.z > 0.05);
+    assert!(right > 0.05 && left < -0.05, "{right} {left}");
+}
+
+/// Reverse thrust drives the boat backwards to the terminal speed its
+/// reverse thrust and the (sign-symmetric) damping give: the analytic
+/// speed with `thruster_reverse_ratio` of the thrust, and the velocity
+/// pointing astern.
+#[test]
+fn boat_reaches_its_analytic_speed_in_reverse_too() {
+    let mut ls = build(
+        r#"{"vehicles":[{"kind":"boat","airframe":"usv_twin",
+            "controller":{"kind":"passive","controls":[-1,-1]}}]}"#,
+    );
+    run(&mut ls, 150.0);
+    let v = &ls.sim().vehicles()[0];
+    let VehicleModel::Boat(b) = v.model() else {
+        panic!()
+    };
+    let p = b.params();
+    let thrust = -(b.thrust_n()[0] + b.thrust_n()[1]);
+    assert!(
+        (thrust - 2.0 * p.thruster_max_thrust_n * p.thruster_reverse_ratio).abs() < 1e-6,
+        "{thrust} N astern"
+    );
+    let rho_a = v.environment().unwrap().air.density_kg_m3;
+    let a = p.surge_damping[1] + 0.5 * rho_a * p.windage_drag_coefficient * p.windage_area_m2[0];
+    let b_ = p.surge_damping[0];
+    let analytic = (-b_ + (b_ * b_ + 4.0 * a * thrust).sqrt()) / (2.0 * a);
+    let gt = v.ground_truth();
+    let surge = (gt.att_ned_frd.inverse() * gt.vel_ned_m_s).x;
+    assert!(surge < 0.0, "astern: {surge}");
+    assert!(
+        ((-surge) - analytic).abs() / analytic < 0.01,
+        "{surge} m/s vs analytic {analytic} m/s astern"
+    );
 }
 
 fn sim_with_zone() -> Lockstep {

@@ -450,6 +450,44 @@ mod tests {
         assert!((m.path_m - 99.98).abs() < 1e-9, "{}", m.path_m);
     }
 
+    /// Non-constant inputs, where RMS, mean and max differ: offsets that
+    /// alternate 3 m left and 4 m right (RMS √12.5 = 3.536 m, mean absolute
+    /// 3.5 m, max 4 m) and speeds that alternate 1 and 3 m/s (RMS √5, mean 2).
+    #[test]
+    fn alternating_offsets_and_speeds_give_their_rms_not_their_mean() {
+        let r = route(&[(0.0, 0.0), (100.0, 0.0)]);
+        let samples = (0..2000)
+            .map(|k| {
+                let odd = k % 2 == 1;
+                Sample {
+                    t_s: k as f64 * 0.01,
+                    pos_ned_m: Vector3::new(k as f64 * 0.04, if odd { 4.0 } else { -3.0 }, -10.0),
+                    vel_ned_m_s: Vector3::new(if odd { 3.0 } else { 1.0 }, 0.0, 0.0),
+                    tilt_rad: 0.0,
+                }
+            })
+            .collect();
+        let m = MissionMetrics::measure(
+            &Track {
+                samples,
+                ..Default::default()
+            },
+            &r,
+        );
+        assert!(
+            (m.xtrack_rms_m - 12.5f64.sqrt()).abs() < 1e-9,
+            "{}",
+            m.xtrack_rms_m
+        );
+        assert!((m.xtrack_max_m - 4.0).abs() < 1e-9, "{}", m.xtrack_max_m);
+        assert!((m.legs[0].xtrack_rms_m - 12.5f64.sqrt()).abs() < 1e-9);
+        assert!(
+            (m.speed_rms_m_s - 5f64.sqrt()).abs() < 1e-9,
+            "{}",
+            m.speed_rms_m_s
+        );
+    }
+
     #[test]
     fn a_corner_cut_by_a_chord_gives_its_cut_distance() {
         // North 50 m, then east 50 m; the track leaves the first leg 5 m
