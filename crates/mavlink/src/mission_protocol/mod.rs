@@ -693,6 +693,44 @@ mod tests {
         assert_ne!(s.id(ListType::Mission), 0);
     }
 
+    /// An item out of sequence — one ahead, or an old one again — is not
+    /// stored: the vehicle asks again for the one it needs, and the list
+    /// ends up exactly as sent, each item where its seq says.
+    #[test]
+    fn an_out_of_order_item_is_asked_for_again_not_stored() {
+        let mut p = MissionProtocol::new(1, 1);
+        let mut s = Stores::default();
+        let mut out = Vec::new();
+        let t = Duration::ZERO;
+        let ok = |_: ListType, _: &[StoredItem]| Ok(());
+        p.on_count(t, GCS, 3, 0, &mut s, &mut out);
+        assert_eq!(
+            p.on_item(t, GCS, &item(0, 47.0), &mut s, ok, &mut out),
+            Outcome::None
+        );
+        out.clear();
+        // Item 2 before item 1: refused by a request for 1.
+        assert_eq!(
+            p.on_item(t, GCS, &item(2, 47.2), &mut s, ok, &mut out),
+            Outcome::None
+        );
+        assert_eq!(requested(&out), vec![1]);
+        assert!(acks(&out).is_empty());
+        // Item 0 again: the same.
+        out.clear();
+        assert_eq!(
+            p.on_item(t, GCS, &item(0, 47.9), &mut s, ok, &mut out),
+            Outcome::None
+        );
+        assert_eq!(requested(&out), vec![1]);
+        assert!(p.uploading());
+        for (i, lat) in [(1, 47.1), (2, 47.2)] {
+            p.on_item(t, GCS, &item(i, lat), &mut s, ok, &mut out);
+        }
+        let lats: Vec<i32> = s.list(ListType::Mission).iter().map(|i| i.x).collect();
+        assert_eq!(lats, vec![470_000_000, 471_000_000, 472_000_000]);
+    }
+
     #[test]
     fn timeout_and_cancel_leave_the_stored_list_intact() {
         let mut p = MissionProtocol::new(1, 1);
