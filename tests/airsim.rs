@@ -4,7 +4,11 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+
+#[path = "common/airsim_server.rs"]
+mod airsim_server;
+use airsim_server::Server;
+use std::process::{Command, Stdio};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,39 +24,10 @@ fn python() -> PathBuf {
     p
 }
 
-/// A server on `port`, killed on drop.
-struct Server(Option<Child>);
-
-impl Server {
-    /// The process, no longer killed on drop.
-    fn into_child(mut self) -> Child {
-        self.0.take().expect("a running server")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(c) = self.0.as_mut() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
 fn server(port: u16, extra: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
-        .args(["airsim", "--port", &port.to_string(), "--seed", "7"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn");
-    // Ready once it says where it listens.
-    let out = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(out).read_line(&mut line).expect("banner");
-    assert!(line.contains(&format!(":{port}")), "{line}");
-    Server(Some(child))
+    let mut args = vec!["--seed", "7"];
+    args.extend_from_slice(extra);
+    Server::start(port, &args)
 }
 
 fn client(port: u16, what: &str) -> serde_json::Value {

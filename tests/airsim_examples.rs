@@ -4,9 +4,12 @@
 //! the moment the server answers — no waiting for the vehicle to be ready,
 //! as with AirSim. Each test checks what its script means to do.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
+
+#[path = "common/airsim_server.rs"]
+mod airsim_server;
+use airsim_server::Server;
 
 /// The server's clock speed: the scripts' waits pass four times faster.
 const CLOCK_SPEED: &str = "4";
@@ -15,31 +18,10 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A server on `port`, killed on drop.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 fn server(port: u16, extra: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
-        .args(["airsim", "--port", &port.to_string(), "--seed", "5"])
-        .args(["--clock-speed", CLOCK_SPEED])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("banner");
-    assert!(line.contains(&format!(":{port}")), "{line}");
-    Server(child)
+    let mut args = vec!["--seed", "5", "--clock-speed", CLOCK_SPEED];
+    args.extend_from_slice(extra);
+    Server::start(port, &args)
 }
 
 /// Runs `script`'s calls against a fresh server: its measurements.

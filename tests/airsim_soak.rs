@@ -9,30 +9,23 @@
 //! stood after the first minutes of sim time, and the reading clients' p99
 //! latency stays under 10 ms, while the one that never reads is held off.
 
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmpv::Value;
 
+#[path = "common/airsim_server.rs"]
+mod airsim_server;
+use airsim_server::Server;
+
 const PORT: u16 = 41481;
 /// Sim time to serve, s.
 const SOAK_S: f64 = 3600.0;
 /// The clock speed: an hour of sim time in a minute of wall time.
 const CLOCK_SPEED: &str = "60";
-
-/// The server, killed on drop.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// The server's resident set, KiB.
 fn rss_kib(pid: u32) -> u64 {
@@ -174,19 +167,8 @@ fn never_reads(done: &AtomicBool) -> u64 {
 #[test]
 #[ignore = "an hour of sim time with ten clients: run on demand"]
 fn an_hour_of_ten_clients_one_never_reading() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
-        .args(["airsim", "--port", &PORT.to_string(), "--seed", "3"])
-        .args(["--clock-speed", CLOCK_SPEED])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("spawn");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("banner");
-    let pid = child.id();
-    let _server = Server(child);
+    let server = Server::start(PORT, &["--seed", "3", "--clock-speed", CLOCK_SPEED]);
+    let pid = server.pid();
     let done = Arc::new(AtomicBool::new(false));
     let hog = {
         let done = done.clone();

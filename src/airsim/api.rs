@@ -309,6 +309,9 @@ impl AirSimApi {
     /// string (AirSim's clients send `vehicle_name` last; "" is the first
     /// vehicle), else the first vehicle.
     fn vehicle_of(&self, call: &Call) -> Result<usize, String> {
+        if self.drones.is_empty() {
+            return Err(format!("{}: the world has no vehicle", call.method));
+        }
         let Some(name) = call.params.last().and_then(Value::as_str) else {
             return Ok(0);
         };
