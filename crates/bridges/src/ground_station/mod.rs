@@ -363,6 +363,8 @@ impl GroundStation {
 
     /// The list as the firmware numbers it, its parameters as it takes them
     /// ([`Firmware::mission_params`]: no NaN where ArduPilot refuses one).
+    /// ArduPilot's list starts with home, so a DO_JUMP's target (param 1,
+    /// an index into the plan's items) moves up by one with every item.
     fn upload_list(&self) -> Vec<StoredItem> {
         let mut items = Vec::with_capacity(self.cfg.mission.len() + 1);
         if self.cfg.firmware.home_is_item_zero() {
@@ -378,9 +380,17 @@ impl GroundStation {
             });
         }
         let firmware = self.cfg.firmware;
-        items.extend(self.cfg.mission.iter().map(|s| StoredItem {
-            params: firmware.mission_params(s.command, s.params).0,
-            ..*s
+        let first = if firmware.home_is_item_zero() {
+            1.0
+        } else {
+            0.0
+        };
+        items.extend(self.cfg.mission.iter().map(|s| {
+            let mut params = firmware.mission_params(s.command, s.params).0;
+            if s.command == commands::DO_JUMP {
+                params[0] += first;
+            }
+            StoredItem { params, ..*s }
         }));
         items
     }
@@ -923,6 +933,45 @@ mod tests {
             version_text("PX4", &v),
             "PX4 1.18.0 rc, git ddccbbaa3f0c7a1e"
         );
+    }
+
+    #[test]
+    fn a_do_jump_targets_the_same_item_in_the_firmware_s_numbering() {
+        let item = |command: u16, p1: f32| StoredItem {
+            command,
+            frame: mavsitl_mavlink::mission::FRAME_GLOBAL,
+            params: [p1, 1.0, 0.0, 0.0],
+            x: 473_544_000,
+            y: 85_497_000,
+            z: 0.0,
+            autocontinue: 1,
+        };
+        // Plan: 0 waypoint, 1 waypoint, 2 jump to item 1 once.
+        let mission = vec![
+            item(commands::NAV_WAYPOINT, 0.0),
+            item(commands::NAV_WAYPOINT, 0.0),
+            item(commands::DO_JUMP, 1.0),
+        ];
+        let list = |firmware| {
+            GroundStation::new(GroundStationConfig {
+                firmware,
+                multicopter: false,
+                mission: mission.clone(),
+                home: (473_544_000, 85_497_000, 406.0),
+                ready_timeout: SimTime::from_secs_f64(1.0),
+            })
+            .upload_list()
+        };
+        // PX4 numbers the plan's items from 0; ArduPilot puts home at 0.
+        let px4 = list(Firmware::Px4);
+        assert_eq!((px4.len(), px4[2].params[0]), (3, 1.0));
+        let ap = list(Firmware::ArduRover);
+        assert_eq!(
+            (ap.len(), ap[3].command, ap[3].params[0]),
+            (4, commands::DO_JUMP, 2.0)
+        );
+        assert_eq!(ap[3].params[1], 1.0, "the repeat count stays");
+        assert_eq!(ap[1].params[0], 0.0, "other items keep their param 1");
     }
 
     fn text(id: u16, chunk_seq: u8, t: &str) -> MavMessage {

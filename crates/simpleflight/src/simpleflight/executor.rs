@@ -237,6 +237,12 @@ impl SimpleFlight {
         }
     }
 
+    /// The waypoint the mission will fly to after the current step, past DO
+    /// items and skipped ones, through a DO_JUMP with repeats left to its
+    /// target and over a spent one (as ArduPilot's `get_next_cmd` looks
+    /// ahead, without counting the jump): the next leg the guidance blends
+    /// the corner into. None when a navigation item other than a waypoint
+    /// comes first.
     pub(super) fn peek_next_waypoint(&self) -> Option<Vector3<f64>> {
         let mut j = self.next_step;
         let mut guard = 0;
@@ -250,7 +256,11 @@ impl SimpleFlight {
                         Vector3::new(pos.x, pos.y, 0.0)
                     })
                 }
-                Step::Skip { .. } | Step::ChangeSpeed { .. } => j += 1,
+                Step::Skip { .. } | Step::ChangeSpeed { .. } | Step::SetHome { .. } => j += 1,
+                Step::Jump { target, repeat } => {
+                    let left = self.jumps_left[j].unwrap_or(repeat);
+                    j = if left != 0 { target } else { j + 1 };
+                }
                 _ => return None,
             }
         }
