@@ -72,8 +72,8 @@ pub struct Px4Args {
     #[arg(long, value_name = "S", value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub duration: Option<f64>,
 
-    /// Write recordings (ground truth, sensors) plus actuators.csv (PX4's
-    /// outputs per step) and lockstep.csv (step counters); with a launched
+    /// Write recordings (ground truth, actuators, sensors) plus lockstep.csv
+    /// (step counters); with a launched
     /// PX4 also firmware.log, with --mission also mission_events.csv and
     /// statustext.csv.
     #[arg(long, value_name = "DIR")]
@@ -237,24 +237,13 @@ pub(super) fn launch_spec(
     })
 }
 
-/// Writes PX4's commands per step.
+/// The recording, if any.
 struct Px4Observer<'a> {
     recorder: Option<&'a mut Recorder>,
-    actuators: Option<mavsitl::record::rows::RowFile>,
-    channels: usize,
 }
 
 impl Observer for Px4Observer<'_> {
     fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()> {
-        if let (Some(w), Some(a)) = (self.actuators.as_mut(), sim.actuators(0)) {
-            if sim.tick().is_multiple_of(4) {
-                write!(w, "{}", sim.time().as_nanos())?;
-                for c in a.controls.iter().take(self.channels) {
-                    write!(w, ",{c}")?;
-                }
-                writeln!(w)?;
-            }
-        }
         match self.recorder.as_deref_mut() {
             Some(r) => r.on_tick(sim),
             None => Ok(()),
@@ -445,23 +434,6 @@ fn gone_for_good(msg: &str, opts: &Px4Options) -> String {
     )
 }
 
-/// The actuators recording: PX4's outputs every step.
-fn actuator_writer(
-    args: &Px4Args,
-    channels: usize,
-) -> Result<Option<mavsitl::record::rows::RowFile>, CliError> {
-    let Some(dir) = &args.record else {
-        return Ok(None);
-    };
-    let header: Vec<String> = (0..channels).map(|i| format!("u{i} []")).collect();
-    let w = mavsitl::record::rows::RowFile::with_header(
-        &dir.join("actuators.csv"),
-        &format!("#timestamp [ns],{}", header.join(",")),
-    )
-    .map_err(|e| CliError::run(e.to_string()))?;
-    Ok(Some(w))
-}
-
 /// Runs `mavsitl px4`.
 pub fn run(args: Px4Args) -> Result<(), CliError> {
     super::fleet::check_instances(args.instance, args.count)?;
@@ -499,11 +471,8 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         .vehicles
         .first()
         .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Boat);
-    let channels = if boat { 3 } else { 8 };
     let mut obs = Px4Observer {
         recorder: recorder.as_mut(),
-        actuators: actuator_writer(&args, channels)?,
-        channels,
     };
     let launch = launch_or_instruct(&args, &params, &inputs, &opts, speedup)?;
     let mut flight = FirmwareFlight::start(
@@ -550,9 +519,6 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
             pacer.restart(SimTime::ZERO);
         }
     };
-    if let Some(w) = obs.actuators.as_mut() {
-        let _ = w.flush();
-    }
     let st = port.borrow().stats();
     let sim = ls.sim();
     if let Some(dir) = &args.record {

@@ -1,5 +1,6 @@
 //! `ground_truth.csv`: the true state of one vehicle, EuRoC-style.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::rows::RowFile;
@@ -17,27 +18,45 @@ pub const HEADER: &str = "#timestamp [ns],p_RS_R_x [m],p_RS_R_y [m],p_RS_R_z [m]
 pub const BATTERY_HEADER: &str =
     "#timestamp [ns],voltage [V],current [A],consumed [mAh],energy [J],remaining []";
 
-/// Writes one vehicle's ground truth (`ground_truth.csv`) and the true state
-/// of its battery (`battery.csv`, same directory) at a fixed rate.
+/// Writes one vehicle's ground truth (`ground_truth.csv`), the true state
+/// of its battery (`battery.csv`) and the commands its controller gave
+/// (`actuators.csv`: `u0 … u{n−1}`, the airframe's channels, normalised as
+/// the physics takes them) in one directory, at a fixed rate.
 pub struct GroundTruthWriter {
     out: RowFile,
     battery: RowFile,
+    actuators: RowFile,
+    channels: usize,
     vehicle: usize,
     frame: ExportFrame,
     rate: Rate,
 }
 
 impl GroundTruthWriter {
-    /// Creates the file and writes the header.
+    /// Creates the files and writes their headers; `channels` actuator
+    /// channels are recorded.
     ///
     /// # Errors
     /// I/O errors.
-    pub fn create(path: &Path, vehicle: usize, frame: ExportFrame, rate: Rate) -> io::Result<Self> {
+    pub fn create(
+        path: &Path,
+        vehicle: usize,
+        frame: ExportFrame,
+        rate: Rate,
+        channels: usize,
+    ) -> io::Result<Self> {
         let out = RowFile::with_header(path, HEADER)?;
         let battery = RowFile::with_header(&path.with_file_name("battery.csv"), BATTERY_HEADER)?;
+        let mut header = String::from("#timestamp [ns]");
+        for i in 0..channels {
+            let _ = write!(header, ",u{i} []");
+        }
+        let actuators = RowFile::with_header(&path.with_file_name("actuators.csv"), &header)?;
         Ok(GroundTruthWriter {
             out,
             battery,
+            actuators,
+            channels,
             vehicle,
             frame,
             rate,
@@ -58,6 +77,13 @@ impl GroundTruthWriter {
         let vel = self.frame.world_vector(&s.vel_ned_m_s);
         let w = self.frame.body_vector(&s.rate_frd_rad_s);
         let b = v.battery().state();
+        if let Some(a) = sim.actuators(self.vehicle) {
+            write!(self.actuators, "{}", sim.time().as_nanos())?;
+            for c in a.controls.iter().take(self.channels) {
+                write!(self.actuators, ",{c}")?;
+            }
+            writeln!(self.actuators)?;
+        }
         writeln!(
             self.battery,
             "{},{},{},{},{},{}",
@@ -105,6 +131,7 @@ impl GroundTruthWriter {
     /// I/O errors.
     pub fn flush(&mut self) -> io::Result<()> {
         self.battery.flush()?;
+        self.actuators.flush()?;
         self.out.flush()
     }
 }

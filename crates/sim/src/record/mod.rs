@@ -86,7 +86,12 @@ impl Recorder {
             let path = vdir.join("ground_truth.csv");
             files.push(format!("{prefix}ground_truth.csv"));
             files.push(format!("{prefix}battery.csv"));
-            let mut w = GroundTruthWriter::create(&path, i, frame, ground_truth_rate)?;
+            files.push(format!("{prefix}actuators.csv"));
+            let channels = match v.model() {
+                crate::vehicle::VehicleModel::Multirotor(m) => m.rotor_count(),
+                crate::vehicle::VehicleModel::Boat(_) => 3,
+            };
+            let mut w = GroundTruthWriter::create(&path, i, frame, ground_truth_rate, channels)?;
             w.write_row(sim)?;
             ground_truth.push(w);
             let mut names = Vec::new();
