@@ -8,6 +8,7 @@
 //! - [`metrics`]: the measures, per flight and as distributions over seeds.
 
 pub mod encounters;
+pub mod manoeuvre;
 pub mod metrics;
 pub mod plot;
 pub mod route;

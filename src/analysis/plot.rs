@@ -198,14 +198,29 @@ impl Picture for GroundTrack<'_> {
                 .map(|s| (s.pos_ned_m.y, s.pos_ned_m.x))
                 .collect()]
         })?;
-        chart
-            .configure_series_labels()
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)
+        legend(&mut chart, 15)
     }
+}
+
+/// A chart with f64 axes.
+type Chart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The legend box of `chart`, its labels `font_px` high.
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut Chart<'a, DB>,
+    font_px: u32,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .label_font((FONT, font_px))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
 }
 
 /// Draws one line per flight, coloured by controller, one legend entry each.
@@ -309,15 +324,7 @@ impl Picture for CrossTrack<'_> {
             i += 1;
             s
         })
-        .and_then(|_| {
-            chart
-                .configure_series_labels()
-                .label_font((FONT, 15))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(err)
-        })
+        .and_then(|_| legend(&mut chart, 15))
     }
 }
 
@@ -367,13 +374,7 @@ impl Picture for SpeedAltitude<'_> {
             draw_per_controller(&mut chart, self.flights, |f| {
                 vec![f.track.samples.iter().map(|s| (s.t_s, value(s))).collect()]
             })?;
-            chart
-                .configure_series_labels()
-                .label_font((FONT, 14))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(err)?;
+            legend(&mut chart, 14)?;
         }
         Ok(())
     }
@@ -442,13 +443,7 @@ impl Picture for LegBars<'_> {
                     Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
                 });
         }
-        chart
-            .configure_series_labels()
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)
+        legend(&mut chart, 15)
     }
 }
 
@@ -599,4 +594,132 @@ pub fn draw_all(dir: &Path, route: &Route, flights: &[Flown]) -> Result<Vec<Path
         out.push(svg);
     }
     Ok(out)
+}
+
+/// The manoeuvring tests of several boat airframes on one page.
+struct ManoeuvringPage<'a>(&'a [super::manoeuvre::Manoeuvres]);
+
+/// One panel: `series(m)` gives each airframe's (x, y) points.
+fn manoeuvre_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    ms: &[super::manoeuvre::Manoeuvres],
+    (title, x_desc, y_desc): (&str, &str, &str),
+    equal_axes: bool,
+    series: impl Fn(&super::manoeuvre::Manoeuvres) -> Vec<(f64, f64)>,
+) -> Result<(), String> {
+    let all: Vec<Vec<(f64, f64)>> = ms.iter().map(&series).collect();
+    let (mut x0, mut x1) = range(all.iter().flatten().map(|p| p.0), 0.03, 1.0);
+    let (mut y0, mut y1) = range(all.iter().flatten().map(|p| p.1), 0.05, 0.1);
+    if equal_axes {
+        let span = (x1 - x0).max(y1 - y0);
+        let (xm, ym) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
+        (x0, x1, y0, y1) = (
+            xm - span / 2.0,
+            xm + span / 2.0,
+            ym - span / 2.0,
+            ym + span / 2.0,
+        );
+    }
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, (FONT, 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(55)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .label_style((FONT, 14))
+        .draw()
+        .map_err(err)?;
+    for (k, (m, pts)) in ms.iter().zip(all).enumerate() {
+        let c = COLORS.get(k % COLORS.len()).copied().unwrap_or(BLACK);
+        chart
+            .draw_series(LineSeries::new(pts, c.stroke_width(2)))
+            .map_err(err)?
+            .label(m.airframe.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    legend(&mut chart, 14)
+}
+
+impl Picture for ManoeuvringPage<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1400, 1100)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let panels = area.split_evenly((2, 2));
+        let ms = self.0;
+        manoeuvre_panel(
+            &panels[0],
+            ms,
+            (
+                "Turning circle (starboard)",
+                "across the approach [m]",
+                "along the approach [m]",
+            ),
+            true,
+            |m| {
+                m.traces[2]
+                    .iter()
+                    .map(|s| (s.across_m, s.along_m))
+                    .collect()
+            },
+        )?;
+        manoeuvre_panel(
+            &panels[1],
+            ms,
+            ("10°/10° zig-zag", "time [s]", "heading change [deg]"),
+            false,
+            |m| {
+                m.traces[3]
+                    .iter()
+                    .map(|s| (s.t_s, s.heading_rad.to_degrees()))
+                    .collect()
+            },
+        )?;
+        manoeuvre_panel(
+            &panels[2],
+            ms,
+            ("Speed step from rest", "time [s]", "speed / steady speed"),
+            false,
+            |m| {
+                m.traces[0]
+                    .iter()
+                    .map(|s| (s.t_s, s.surge_m_s / m.speed_m_s))
+                    .collect()
+            },
+        )?;
+        manoeuvre_panel(
+            &panels[3],
+            ms,
+            (
+                "Yaw-rate step at cruise (steering 0.1)",
+                "time [s]",
+                "yaw rate / steady rate",
+            ),
+            false,
+            |m| {
+                m.traces[1]
+                    .iter()
+                    .map(|s| (s.t_s, s.yaw_rate_rad_s / m.yaw_rate_rad_s))
+                    .collect()
+            },
+        )
+    }
+}
+
+/// Draws the manoeuvring tests of `ms` to `dir/name.svg` and `.png`.
+///
+/// # Errors
+/// A drawing or file error, as text.
+pub fn manoeuvring(
+    dir: &Path,
+    name: &str,
+    ms: &[super::manoeuvre::Manoeuvres],
+) -> Result<[PathBuf; 2], String> {
+    render(&ManoeuvringPage(ms), dir, name)
 }

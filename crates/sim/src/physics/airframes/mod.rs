@@ -10,6 +10,37 @@
 //! | `x500` | multirotor | PX4's x500 (Holybro X500 v2) as in PX4's Gazebo model: 2.064 kg, CA_ROTORn geometry |
 //! | `usv_twin` | boat | 1.5 m, 25 kg USV with twin thrusters (PX4 boat layout), ~3 m/s top speed |
 //! | `usv_rudder` | boat | the same hull with one thruster and a rudder (ArduPilot Rover motorboat layout) |
+//! | `otter_usv` | boat | Maritime Robotics' Otter USV as Fossen models it: 2.0 m, 55 kg hull + 25 kg payload, twin thrusters, 3.1 m/s top speed |
+//!
+//! `usv_twin` and `usv_rudder` put their sway resistance 0.5 m aft of the CG
+//! (`lateral_resistance_x_m`), as skegs and pontoon sterns do; at the CG the
+//! Munk moment of their added masses makes them course-unstable.
+//!
+//! `otter_usv` takes every hydrodynamic number from T. I. Fossen, *Handbook of
+//! Marine Craft Hydrodynamics and Motion Control*, 2nd ed. (Wiley, 2021), as
+//! coded in his Python Vehicle Simulator (`vehicles/otter.py`, MIT licence):
+//! - mass 55 kg + 25 kg payload; inertia I_g about the CO with the payload
+//!   (radii of gyration 0.4·B, 0.25·L, 0.25·L; B = 1.08 m, L = 2.0 m);
+//! - added mass X_u̇ = −0.1·m, Y_v̇ = −1.5·m, Z_ẇ = −m, K_ṗ = −0.2·I_x,
+//!   M_q̇ = −0.8·I_y, N_ṙ = −1.7·I_z ("best practice" in the source);
+//! - surge X_u = 24.4·g/U_max with U_max = 6 kn (the full bollard pull,
+//!   24.4 kgf, balances drag at top speed); yaw N_r = M_66/T_yaw with
+//!   T_yaw = 1 s, plus the source's nonlinear 10·N_r·|r|·r;
+//! - no linear sway damping (Y_v = 0): sway and yaw cross-flow drag by
+//!   strip theory over the 2.0 m length of one pontoon (0.25 m beam,
+//!   0.195 m draft, Hoerner's C_D = 1.00 for that beam/draft), as the
+//!   source's `crossFlowDrag` (`cross_flow`);
+//! - the yaw Munk moment neglected, as the source does
+//!   (`yaw_munk_moment: false`);
+//! - waterplane 2 × 0.75 × 2.0 × 0.25 m², GM_T = 1.23 m, GM_L = 3.11 m,
+//!   KG = 0.44 m, heave, roll and pitch damping at 0.3, 0.2 and 0.4 of
+//!   critical, from the source's hydrostatics;
+//! - thrusters 0.395 m either side, 119.7 N forward and 66.7 N reverse each
+//!   (the source's bollard pulls), lag 1 s (its shaft-speed time constant).
+//!
+//! Not in the source, so estimated here: the windage areas and the hull
+//! depth. Hydrostatics are wall-sided, so the draft is m/(ρ·A_wp) = 0.10 m
+//! where the pontoons' block coefficient gives Fossen 0.195 m.
 
 use super::boat::BoatParams;
 use super::multirotor::MultirotorParams;
@@ -18,11 +49,12 @@ const GENERIC_QUAD: &str = include_str!("generic_quad.json");
 const X500: &str = include_str!("x500.json");
 const USV_TWIN: &str = include_str!("usv_twin.json");
 const USV_RUDDER: &str = include_str!("usv_rudder.json");
+const OTTER_USV: &str = include_str!("otter_usv.json");
 
 /// Names of the shipped multirotor airframes.
 pub const MULTIROTORS: &[&str] = &["generic_quad", "x500"];
 /// Names of the shipped boat airframes.
-pub const BOATS: &[&str] = &["usv_twin", "usv_rudder"];
+pub const BOATS: &[&str] = &["usv_twin", "usv_rudder", "otter_usv"];
 
 /// The JSON text of a shipped airframe.
 pub fn source(name: &str) -> Option<&'static str> {
@@ -31,6 +63,7 @@ pub fn source(name: &str) -> Option<&'static str> {
         "x500" => Some(X500),
         "usv_twin" => Some(USV_TWIN),
         "usv_rudder" => Some(USV_RUDDER),
+        "otter_usv" => Some(OTTER_USV),
         _ => None,
     }
 }
