@@ -113,15 +113,31 @@ impl Flight {
     }
 }
 
-/// Defaults SimpleFlight uses for boats instead of ArduPilot's rover ones:
-/// steering feed-forward matched to differential thrust, a wider waypoint radius.
-pub const BOAT_DEFAULTS: &[(&str, f64)] = &[
-    ("ATC_STR_RAT_FF", 1.0),
-    ("ATC_STR_RAT_P", 0.3),
-    ("MAV_TYPE", 11.0),
-    ("SYS_AUTOSTART", 1070.0),
-    ("WP_RADIUS", 3.0),
-];
+/// SimpleFlight's boat identity: a surface boat (MAVLink type 11), PX4's
+/// boat airframe number.
+pub const BOAT_DEFAULTS: &[(&str, f64)] = &[("MAV_TYPE", 11.0), ("SYS_AUTOSTART", 1070.0)];
+
+/// mavsitl's ArduPilot Rover parameters for the twin-thruster boats (skid
+/// steering), `firmware_configs/ardupilot/boat.parm`.
+pub const ARDUPILOT_BOAT_PARM: &str = include_str!("../firmware_configs/ardupilot/boat.parm");
+/// mavsitl's ArduPilot Rover parameters for the rudder boat,
+/// `firmware_configs/ardupilot/boat_rudder.parm`.
+pub const ARDUPILOT_BOAT_RUDDER_PARM: &str =
+    include_str!("../firmware_configs/ardupilot/boat_rudder.parm");
+
+/// The ArduPilot Rover parameter file for a boat of `layout`, as (text,
+/// path): what ArduPilot flies the boat with, and SimpleFlight's boat
+/// defaults (Rover's defaults with this file applied, so both autopilots
+/// start from the same tuning).
+pub fn ardupilot_boat_parm(layout: BoatLayout) -> (&'static str, &'static str) {
+    match layout {
+        BoatLayout::TwinThrusters => (ARDUPILOT_BOAT_PARM, "firmware_configs/ardupilot/boat.parm"),
+        BoatLayout::ThrottleRudder => (
+            ARDUPILOT_BOAT_RUDDER_PARM,
+            "firmware_configs/ardupilot/boat_rudder.parm",
+        ),
+    }
+}
 
 /// Prepares a flight of `mission` in `scenario` (vehicle 0). `param_file`, if
 /// given, is (text, name) of a parameter file applied over the defaults.
@@ -205,9 +221,12 @@ fn simpleflight_for(
     source: &ScenarioSource,
     sim: &crate::sim::Simulation,
 ) -> Result<(SimpleFlight, Pilot), SetupError> {
-    let vehicle = match scenario.resolve_airframe(index, source)? {
-        Airframe::Multirotor(p) => VehicleConfig::Multirotor(multicopter_airframe(&p)),
-        Airframe::Boat(p) => VehicleConfig::Boat(boat_outputs(&p)),
+    let (vehicle, boat_parm) = match scenario.resolve_airframe(index, source)? {
+        Airframe::Multirotor(p) => (VehicleConfig::Multirotor(multicopter_airframe(&p)), None),
+        Airframe::Boat(p) => (
+            VehicleConfig::Boat(boat_outputs(&p)),
+            Some(ardupilot_boat_parm(p.layout)),
+        ),
     };
     let multicopter = matches!(vehicle, VehicleConfig::Multirotor(_));
     let motors = match &vehicle {
@@ -215,16 +234,24 @@ fn simpleflight_for(
         VehicleConfig::Boat(_) => 0,
     };
     let mut params = ParamStore::default();
-    if !multicopter {
+    if let Some((text, name)) = boat_parm {
         for (n, v) in BOAT_DEFAULTS {
             params.set(n, *v)?;
         }
+        params.load(text, name)?;
     }
     if let Some(hs) = plan.mission.hover_speed_m_s.filter(|_| multicopter) {
         let _ = params.set("MPC_XY_CRUISE", hs.clamp(0.5, 20.0));
     }
     if let Some((text, name)) = plan.param_file {
-        params.load(text, name)?;
+        let loaded = params.load(text, name)?;
+        if !loaded.ignored.is_empty() {
+            tracing::warn!(
+                "{name}: SimpleFlight ignores {} firmware parameter(s) it has no use for: {}",
+                loaded.ignored.len(),
+                loaded.ignored.join(", ")
+            );
+        }
     }
     let frame = *sim.world().frame();
     let radius = params.value("NAV_ACC_RAD");

@@ -516,3 +516,49 @@ fn the_estimator_log_is_50_hz_at_any_physics_rate() {
         "rows are not 20 ms apart"
     );
 }
+
+/// The file ArduPilot flies the boat with loads into SimpleFlight: its
+/// firmware-only lines are listed once, in one line, and not applied; a
+/// misspelt tuning parameter is refused with the file and line.
+#[test]
+fn a_firmware_parameter_file_loads_with_its_ignored_lines_listed_once() {
+    let parm = repo("firmware_configs/ardupilot/boat.parm");
+    let plan = repo("missions/boat_box.plan");
+    let out = fly(&[
+        plan.to_str().expect("utf8"),
+        "--params",
+        parm.to_str().expect("utf8"),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let listed: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("SimpleFlight ignores"))
+        .collect();
+    assert_eq!(listed.len(), 1, "{err}");
+    assert!(
+        listed[0].contains(
+            "ignores 11 firmware parameter(s) it has no use for: FRAME_CLASS, SERVO1_FUNCTION"
+        ),
+        "{err}"
+    );
+    assert!(listed[0].ends_with("SIM_RATE_HZ"), "{err}");
+    let dir = std::env::temp_dir().join(format!("mavsitl-parm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let bad = dir.join("boat.parm");
+    std::fs::write(&bad, "FRAME_CLASS 2\nWP_SPEED 2\nATC_STR_RAT_PP 1\n").expect("write");
+    let out = fly(&[
+        plan.to_str().expect("utf8"),
+        "--params",
+        bad.to_str().expect("utf8"),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:3: unknown parameter ATC_STR_RAT_PP",
+            bad.display()
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,8 +3,8 @@
 //! with first-order lags (a skid-steer rover or twin-thruster boat).
 
 use mavsitl::guidance::{
-    ArAttitudeControl, ArPosControl, ArWpNav, AttitudeParams, DriverMode, NavState,
-    PosControlParams, RoverDriver, RoverParams, WpNavParams,
+    ArAttitudeControl, ArMotorsUgv, ArPosControl, ArWpNav, AttitudeParams, DriverMode,
+    MotorsParams, NavState, PosControlParams, RoverDriver, RoverParams, WpNavParams,
 };
 use nalgebra::Vector2;
 
@@ -57,7 +57,8 @@ fn driver(params: RoverParams, wp: WpNavParams) -> RoverDriver {
         ..AttitudeParams::default()
     });
     let wpnav = ArWpNav::new(wp, ArPosControl::new(PosControlParams::default()));
-    RoverDriver::new(params, atc, wpnav)
+    let motors = ArMotorsUgv::new(MotorsParams::default(), params.can_pivot);
+    RoverDriver::new(params, atc, wpnav, motors)
 }
 
 struct Run {

@@ -11,6 +11,8 @@ use clap::Args;
 use mavsitl::bridge::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap};
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::ExportFrame;
+use mavsitl::physics::boat::BoatLayout;
+use mavsitl::scenario::load::Airframe;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
@@ -94,7 +96,19 @@ pub struct ArduPilotArgs {
 
 /// mavsitl's ArduPilot parameter files, built into the binary.
 const QUAD_PARM: &str = include_str!("../../firmware_configs/ardupilot/quad.parm");
-const BOAT_PARM: &str = include_str!("../../firmware_configs/ardupilot/boat.parm");
+
+/// mavsitl's parameter file for vehicle 0 of `inputs`: the quad's, the
+/// twin-thruster boat's (skid steering) or the rudder boat's.
+fn our_parm(inputs: &FlightInputs, multicopter: bool) -> &'static str {
+    if multicopter {
+        return QUAD_PARM;
+    }
+    let layout = match inputs.scenario.resolve_airframe(0, &inputs.source) {
+        Ok(Airframe::Boat(b)) => b.layout,
+        _ => BoatLayout::TwinThrusters,
+    };
+    mavsitl::setup::ardupilot_boat_parm(layout).0
+}
 
 /// `--defaults`' files, each checked to be a readable file, made absolute
 /// (ArduPilot runs in its own working directory) and joined with commas.
@@ -223,10 +237,7 @@ pub(super) fn launch_spec(
         Some(s) => format!("{s},{ours}"),
         None => ours.to_string(),
     };
-    let mut files = vec![(
-        ours.to_string(),
-        if multicopter { QUAD_PARM } else { BOAT_PARM }.to_string(),
-    )];
+    let mut files = vec![(ours.to_string(), our_parm(inputs, multicopter).to_string())];
     // The user's --params last: ArduPilot applies the files in order.
     if !params.is_empty() {
         let user = "user.parm";
@@ -377,7 +388,7 @@ pub(super) fn options(
         map: if multicopter {
             ChannelMap::quad_x()
         } else {
-            ChannelMap::rover()
+            ChannelMap::boat()
         },
         give_up_after: mavsitl::time::saturating_duration(args.timeout),
         stop: Some(&super::STOP_RUN),

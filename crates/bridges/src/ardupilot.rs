@@ -25,8 +25,10 @@
 //! - **Actuators.** PWM µs → normalised commands by a channel map: a quad in
 //!   ArduPilot's X motor order (motors 1–4 on SERVO1–4: front-right,
 //!   rear-left, front-left, rear-right — the same rotors as PX4's order) to
-//!   0..1; a boat's throttle (SERVO3) and steering (SERVO1) mixed onto the twin
-//!   thrusters, −1..1.
+//!   0..1; a boat's SERVOn to its actuator channel n − 1, −1..1 about
+//!   1500 µs, so ArduPilot's own mixer drives the hull: skid steering
+//!   (ThrottleLeft/ThrottleRight on the twin thrusters' channels) or
+//!   steering and throttle (a rudder boat).
 
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
@@ -55,14 +57,13 @@ pub enum ChannelMap {
         /// Motors.
         count: usize,
     },
-    /// Boat: steering and throttle channels ((PWM − 1500) / 500, −1..1), mixed
-    /// onto left/right thrusters (skid steering), rudder on channel 2.
-    Boat {
-        /// Steering servo channel (0-based).
-        steering: usize,
-        /// Throttle servo channel (0-based).
-        throttle: usize,
-    },
+    /// Boat: actuator i = (PWM\[i\] − 1500) / 500, −1..1, for every channel:
+    /// ArduPilot's SERVOn drives the airframe's channel n − 1 (`left_channel`
+    /// 0 is SERVO1). ArduPilot mixes: SERVOn_FUNCTION 73/74 (ThrottleLeft,
+    /// ThrottleRight) on a twin-thruster hull's channels make it a skid-steering
+    /// vehicle that pivots, as a real twin-thruster boat on ArduPilot is set up;
+    /// 26/70 (GroundSteering, Throttle) on a rudder boat's.
+    Boat,
 }
 
 impl ChannelMap {
@@ -75,12 +76,9 @@ impl ChannelMap {
         }
     }
 
-    /// Rover defaults: SERVO1 steering, SERVO3 throttle.
-    pub fn rover() -> Self {
-        ChannelMap::Boat {
-            steering: 0,
-            throttle: 2,
-        }
+    /// A boat: every servo channel to the actuator channel of the same index.
+    pub fn boat() -> Self {
+        ChannelMap::Boat
     }
 
     /// The actuator commands for `pwm`.
@@ -98,19 +96,15 @@ impl ChannelMap {
                     };
                 }
             }
-            ChannelMap::Boat { steering, throttle } => {
-                let norm = |p: f64| {
-                    if p < 900.0 {
+            ChannelMap::Boat => {
+                for (i, c) in a.controls.iter_mut().enumerate() {
+                    let p = get(i);
+                    *c = if p < 900.0 {
                         0.0
                     } else {
                         ((p - 1500.0) / 500.0).clamp(-1.0, 1.0)
-                    }
-                };
-                let s = norm(get(steering));
-                let t = norm(get(throttle));
-                a.controls[0] = (t + s).clamp(-1.0, 1.0);
-                a.controls[1] = (t - s).clamp(-1.0, 1.0);
-                a.controls[2] = s;
+                    };
+                }
             }
         }
         a
@@ -663,12 +657,14 @@ mod tests {
         pwm[2] = 1500;
         let a = ChannelMap::quad_x().apply(&pwm);
         assert_eq!(&a.controls[..4], &[1.0, 0.0, 0.5, 0.0]);
-        // Rover: full throttle, full right steering → left thruster 1, right 0.
+        // Boat: SERVOn to channel n − 1 about 1500 µs, both ways.
         let mut r = [1500u16; 16];
-        r[2] = 2000; // throttle
-        r[0] = 2000; // steering right
-        let b = ChannelMap::rover().apply(&r);
-        assert_eq!(&b.controls[..3], &[1.0, 0.0, 1.0]);
+        r[0] = 2000; // ThrottleLeft full ahead
+        r[1] = 1250; // ThrottleRight half astern
+        r[2] = 1600;
+        let b = ChannelMap::boat().apply(&r);
+        assert_eq!(&b.controls[..4], &[1.0, -0.5, 0.2, 0.0]);
+        assert_eq!(ChannelMap::boat().apply(&[800u16; 16]).controls[1], 0.0);
         // Below 900 µs (disarmed output): zero.
         assert_eq!(ChannelMap::quad_x().apply(&[0u16; 16]).controls[0], 0.0);
     }

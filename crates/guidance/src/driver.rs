@@ -17,6 +17,7 @@ use nalgebra::Vector2;
 
 use super::attitude_control::ArAttitudeControl;
 use super::control::wrap_pi;
+use super::motors::{ArMotorsUgv, MotorOutputs};
 use super::pos_control::NavState;
 use super::wpnav::ArWpNav;
 
@@ -88,6 +89,8 @@ pub struct DriverOutput {
     pub steering: f64,
     /// The destination was reached on this tick.
     pub reached: bool,
+    /// What `AP_MotorsUGV` makes of throttle and steering.
+    pub outputs: MotorOutputs,
 }
 
 /// Rover navigation: modes over AR_WPNav and AR_AttitudeControl.
@@ -99,6 +102,8 @@ pub struct RoverDriver {
     pub atc: ArAttitudeControl,
     /// The waypoint navigator.
     pub wpnav: ArWpNav,
+    /// The output mixer, whose limit flags the controllers see next tick.
+    pub motors: ArMotorsUgv,
     mode: DriverMode,
     loiter_destination: Vector2<f64>,
     loiter_yaw: f64,
@@ -111,12 +116,18 @@ pub struct RoverDriver {
 
 impl RoverDriver {
     /// A driver; the navigator's turn parameters are set from `params`.
-    pub fn new(params: RoverParams, atc: ArAttitudeControl, mut wpnav: ArWpNav) -> Self {
+    pub fn new(
+        params: RoverParams,
+        atc: ArAttitudeControl,
+        mut wpnav: ArWpNav,
+        motors: ArMotorsUgv,
+    ) -> Self {
         wpnav.set_turn_params(params.turn_radius, params.can_pivot);
         RoverDriver {
             params,
             atc,
             wpnav,
+            motors,
             mode: DriverMode::Stop,
             loiter_destination: Vector2::zeros(),
             loiter_yaw: 0.0,
@@ -212,6 +223,19 @@ impl RoverDriver {
 
     /// One tick.
     pub fn update(&mut self, s: &NavState, dt: f64) -> DriverOutput {
+        let mut out = self.update_mode(s, dt);
+        out.outputs = self.motors.output(
+            s.armed,
+            s.forward_speed_m_s(),
+            out.steering,
+            out.throttle,
+            dt,
+        );
+        out
+    }
+
+    /// The mode's throttle and steering, before the mixer.
+    fn update_mode(&mut self, s: &NavState, dt: f64) -> DriverOutput {
         match self.mode {
             DriverMode::Guided | DriverMode::Auto => {
                 // ModeAuto/ModeGuided WP: navigate until reached (through a
@@ -237,13 +261,20 @@ impl RoverDriver {
     }
 
     fn navigate_to_waypoint(&mut self, s: &NavState, dt: f64) -> DriverOutput {
+        let lim = self.motors.limit();
         self.wpnav.update(dt, s, &self.atc);
         let speed = self.wpnav.get_speed();
         let throttle = self.calc_throttle(speed, s, dt);
         let rate = self.wpnav.get_turn_rate_rads();
         let steering = self
             .atc
-            .get_steering_out_rate(rate, false, false, dt, &s.attitude_input())
+            .get_steering_out_rate(
+                rate,
+                lim.steer_left,
+                lim.steer_right,
+                dt,
+                &s.attitude_input(),
+            )
             .clamp(-1.0, 1.0);
         let reached = self.wpnav.reached_destination() && !self.reached_reported;
         if reached {
@@ -255,37 +286,51 @@ impl RoverDriver {
             throttle,
             steering,
             reached,
+            outputs: MotorOutputs::default(),
         }
     }
 
     /// Throttle for a desired speed (`calc_throttle`).
     fn calc_throttle(&mut self, speed: f64, s: &NavState, dt: f64) -> f64 {
         let input = s.attitude_input();
+        let (low, high) = self.throttle_limits();
         let v = self.atc.get_desired_speed_accel_limited(speed, dt, s.now_s);
         let (cs, ct) = (self.params.cruise_speed, self.params.cruise_throttle);
         let t = if v == 0.0 {
             self.atc
-                .get_throttle_out_stop(false, false, cs, ct, dt, &input)
+                .get_throttle_out_stop(low, high, cs, ct, dt, &input)
                 .0
         } else {
             self.atc
-                .get_throttle_out_speed(v, false, false, cs, ct, dt, &input)
+                .get_throttle_out_speed(v, low, high, cs, ct, dt, &input)
         };
         t.clamp(-1.0, 1.0)
     }
 
+    /// The mixer's throttle limit flags of the last tick: (lower, upper).
+    fn throttle_limits(&self) -> (bool, bool) {
+        let l = self.motors.limit();
+        (l.throttle_lower, l.throttle_upper)
+    }
+
     fn stop_vehicle(&mut self, s: &NavState, dt: f64) -> DriverOutput {
         let input = s.attitude_input();
+        let lim = self.motors.limit();
         let (cs, ct) = (self.params.cruise_speed, self.params.cruise_throttle);
-        let (throttle, stopped) = self
-            .atc
-            .get_throttle_out_stop(false, false, cs, ct, dt, &input);
+        let (throttle, stopped) = self.atc.get_throttle_out_stop(
+            lim.throttle_lower,
+            lim.throttle_upper,
+            cs,
+            ct,
+            dt,
+            &input,
+        );
         // Until stopped, hold a zero turn rate rather than let go.
         let steering = if stopped {
             0.0
         } else {
             self.atc
-                .get_steering_out_rate(0.0, false, false, dt, &input)
+                .get_steering_out_rate(0.0, lim.steer_left, lim.steer_right, dt, &input)
                 .clamp(-1.0, 1.0)
         };
         DriverOutput {
@@ -317,12 +362,13 @@ impl RoverDriver {
             speed *= 1.0 - 0.5 * (yaw_err.abs() / std::f64::consts::FRAC_PI_2).clamp(0.0, 1.0);
         }
         let input = s.attitude_input();
+        let lim = self.motors.limit();
         let rate = self
             .atc
             .get_turn_rate_from_heading(self.loiter_yaw, 0.0, s.yaw_rad);
         let steering = self
             .atc
-            .get_steering_out_rate(rate, false, false, dt, &input)
+            .get_steering_out_rate(rate, lim.steer_left, lim.steer_right, dt, &input)
             .clamp(-1.0, 1.0);
         let throttle = self.calc_throttle(speed, s, dt);
         DriverOutput {
@@ -331,6 +377,7 @@ impl RoverDriver {
             throttle,
             steering,
             reached: false,
+            outputs: MotorOutputs::default(),
         }
     }
 }

@@ -32,6 +32,7 @@ pub mod ap_float;
 pub mod attitude_control;
 pub mod control;
 pub mod driver;
+pub mod motors;
 pub mod params;
 pub mod pid;
 pub mod pos_control;
@@ -41,6 +42,7 @@ pub mod wpnav;
 
 pub use attitude_control::{ArAttitudeControl, AttitudeParams};
 pub use driver::{DriverMode, DriverOutput, RoverDriver, RoverParams};
+pub use motors::{ArMotorsUgv, MotorLimits, MotorOutputs, MotorsParams};
 pub use params::GuidanceParams;
 pub use pos_control::{ArPosControl, NavState, PosControlParams};
 pub use scurve::SCurve;

@@ -4,6 +4,7 @@
 
 use super::attitude_control::AttitudeParams;
 use super::driver::RoverParams;
+use super::motors::MotorsParams;
 use super::pos_control::PosControlParams;
 use super::wpnav::WpNavParams;
 
@@ -18,6 +19,8 @@ pub struct GuidanceParams {
     pub atc: AttitudeParams,
     /// `CRUISE_*`, `TURN_RADIUS`, `LOIT_*`, `GUID_OPTIONS`.
     pub rover: RoverParams,
+    /// `MOT_*`.
+    pub mot: MotorsParams,
 }
 
 /// Why a parameter was not applied.
@@ -117,6 +120,13 @@ table! {
     "LOIT_TYPE" => |p, v| p.rover.loit_type = v.clamp(0.0, 2.0) as u8, |q| f64::from(q.rover.loit_type);
     "LOIT_SPEED_GAIN" => |p, v| p.rover.loit_speed_gain = v, |q| q.rover.loit_speed_gain;
     "GUID_OPTIONS" => |p, v| p.rover.guid_options = v.max(0.0) as u32, |q| f64::from(q.rover.guid_options);
+    "MOT_THR_MIN" => |p, v| p.mot.thr_min = v.clamp(0.0, 20.0), |q| q.mot.thr_min;
+    "MOT_THR_MAX" => |p, v| p.mot.thr_max = v.clamp(30.0, 100.0), |q| q.mot.thr_max;
+    "MOT_SLEWRATE" => |p, v| p.mot.slew_rate = v.clamp(0.0, 1000.0), |q| q.mot.slew_rate;
+    "MOT_SPD_SCA_BASE" => |p, v| p.mot.spd_sca_base = v.clamp(0.0, 10.0), |q| q.mot.spd_sca_base;
+    "MOT_STR_THR_MIX" => |p, v| p.mot.str_thr_mix = v.clamp(0.2, 1.0), |q| q.mot.str_thr_mix;
+    "MOT_THST_ASYM" => |p, v| p.mot.thst_asym = v.clamp(1.0, 10.0), |q| q.mot.thst_asym;
+    "MOT_THST_EXPO" => |p, v| p.mot.thst_expo = v.clamp(-1.0, 1.0), |q| q.mot.thst_expo;
 }
 
 #[cfg(test)]

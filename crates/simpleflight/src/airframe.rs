@@ -8,6 +8,7 @@
 //! the autopilot is tuned for the vehicle it flies, as a user's parameter file
 //! would be; nothing stops it being told something else.
 
+use mavsitl_guidance::MotorOutputs;
 use nalgebra::Vector2;
 
 /// Most motors a multicopter configuration carries.
@@ -70,14 +71,18 @@ pub enum BoatOutputs {
 }
 
 impl BoatOutputs {
-    /// Whether the boat can turn on the spot (differential thrust).
+    /// Whether the boat can turn on the spot: differential thrust, which
+    /// ArduPilot calls skid steering.
     pub fn can_pivot(self) -> bool {
         matches!(self, BoatOutputs::Differential { .. })
     }
 
-    /// Writes throttle and steering (both −1..1) to the channels of `controls`;
-    /// channels beyond its length are ignored.
-    pub fn mix(self, throttle: f64, steering: f64, controls: &mut [f64]) {
+    /// Writes the mixer's outputs (each −1..1) to the channels of `controls`:
+    /// the skid-steering left and right motors to the twin thrusters (and
+    /// the steering servo to a rudder, if fitted), or the throttle and
+    /// steering servo to a rudder boat. Channels beyond `controls` are
+    /// ignored.
+    pub fn mix(self, out: &MotorOutputs, controls: &mut [f64]) {
         let mut set = |ch: usize, v: f64| {
             if let Some(c) = controls.get_mut(ch) {
                 *c = v.clamp(-1.0, 1.0);
@@ -89,18 +94,15 @@ impl BoatOutputs {
                 right,
                 rudder,
             } => {
-                set(left, throttle + steering);
-                set(right, throttle - steering);
+                set(left, out.left);
+                set(right, out.right);
                 if let Some(r) = rudder {
-                    set(r, steering);
+                    set(r, out.steering);
                 }
             }
-            BoatOutputs::ThrottleRudder {
-                throttle: t,
-                steering: s,
-            } => {
-                set(t, throttle);
-                set(s, steering);
+            BoatOutputs::ThrottleRudder { throttle, steering } => {
+                set(throttle, out.throttle);
+                set(steering, out.steering);
             }
         }
     }
@@ -111,23 +113,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn differential_mix_turns_right_with_more_left_thrust() {
+    fn the_mixer_outputs_reach_their_channels() {
         let mut c = [0.0; 4];
+        let m = MotorOutputs {
+            steering: 0.25,
+            throttle: 0.5,
+            left: 0.75,
+            right: -0.5,
+        };
         let out = BoatOutputs::Differential {
-            left: 0,
-            right: 1,
+            left: 1,
+            right: 0,
             rudder: Some(2),
         };
-        out.mix(0.5, 0.25, &mut c);
-        assert_eq!(c, [0.75, 0.25, 0.25, 0.0]);
-        out.mix(0.9, 0.5, &mut c);
-        assert_eq!(c[0], 1.0, "saturates at full");
+        out.mix(&m, &mut c);
+        assert_eq!(c, [-0.5, 0.75, 0.25, 0.0]);
+        out.mix(&MotorOutputs { left: 3.0, ..m }, &mut c);
+        assert_eq!(c[1], 1.0, "clamped to full");
         // A channel outside the output array is ignored, not a panic.
         BoatOutputs::ThrottleRudder {
             throttle: 9,
-            steering: 1,
+            steering: 3,
         }
-        .mix(0.3, -0.2, &mut c);
-        assert_eq!(c[1], -0.2);
+        .mix(&m, &mut c);
+        assert_eq!(c[3], 0.25);
     }
 }

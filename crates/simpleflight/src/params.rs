@@ -555,6 +555,81 @@ pub const TABLE: &[ParamInfo] = &[
 /// The guidance port's parameters (ArduPilot names), served from the same store.
 pub const GUIDANCE: &[&str] = mavsitl_guidance::params::NAMES;
 
+/// Firmware parameters SimpleFlight knows and deliberately does not act on,
+/// by family: (name prefix, whether digits follow the prefix, why). A file
+/// written for ArduPilot or PX4 loads with them; [`ParamStore::load`] lists
+/// them so that nobody believes they acted.
+pub const IGNORED: &[(&str, bool, &str)] = &[
+    ("FRAME_CLASS", false, "the vehicle comes from the scenario"),
+    ("FRAME_TYPE", false, "the vehicle comes from the scenario"),
+    (
+        "SERVO",
+        true,
+        "SimpleFlight drives the airframe's channels itself",
+    ),
+    ("RC", true, "no RC input"),
+    ("RCMAP_", false, "no RC input"),
+    ("MODE", true, "no flight-mode switch"),
+    ("FLTMODE", true, "no flight-mode switch"),
+    ("RELAY", true, "no relays"),
+    ("SIM_", false, "the firmware's own simulator"),
+    ("INS_", false, "IMU driver and calibration"),
+    ("COMPASS_", false, "compass driver and calibration"),
+    ("ARSPD_", false, "airspeed sensor driver"),
+    ("GPS_", false, "GPS driver"),
+    (
+        "BATT_",
+        false,
+        "ArduPilot's battery monitor (SimpleFlight reads BAT_*)",
+    ),
+    (
+        "EK2_",
+        false,
+        "ArduPilot's EKF (SimpleFlight runs its own estimator)",
+    ),
+    (
+        "EK3_",
+        false,
+        "ArduPilot's EKF (SimpleFlight runs its own estimator)",
+    ),
+    ("AHRS_", false, "ArduPilot's AHRS"),
+    (
+        "EKF2_",
+        false,
+        "PX4's EKF (SimpleFlight runs its own estimator)",
+    ),
+    ("SENS_", false, "PX4's sensor drivers"),
+    ("CAL_", false, "sensor calibration"),
+    (
+        "CA_",
+        false,
+        "PX4's control allocation (the airframe gives the geometry)",
+    ),
+    ("LOG_", false, "logging"),
+    ("SR", true, "telemetry stream rates"),
+    ("SERIAL", true, "serial ports"),
+    ("BRD_", false, "board setup"),
+    ("SCHED_", false, "the firmware's scheduler"),
+];
+
+/// Why SimpleFlight ignores firmware parameter `name` (upper case), if it does.
+pub fn ignored_reason(name: &str) -> Option<&'static str> {
+    IGNORED.iter().find_map(|(prefix, digits, why)| {
+        let rest = name.strip_prefix(prefix)?;
+        let ok = !*digits || rest.starts_with(|c: char| c.is_ascii_digit());
+        ok.then_some(*why)
+    })
+}
+
+/// What a parameter file did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// Lines applied.
+    pub applied: usize,
+    /// Firmware parameters of [`IGNORED`] the file set, in file order.
+    pub ignored: Vec<String>,
+}
+
 /// A parameter that could not be set.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum ParamError {
@@ -617,6 +692,7 @@ pub struct FlightParams {
     pub sf_arm_gps_time_s: f64,
     /// SF_GROUND_TRUTH: fly on perfect state instead of the estimate.
     pub sf_ground_truth: bool,
+
     /// MPC_LAND_ALT1: below this height a landing slows to MPC_LAND_SPEED, m.
     pub mpc_land_alt1_m: f64,
     /// MPC_Z_V_AUTO_DN: descent speed above MPC_LAND_ALT1, m/s.
@@ -795,11 +871,15 @@ impl ParamStore {
     /// Loads `NAME VALUE` lines (also `NAME,VALUE` and QGC's tab-separated
     /// `vehicle component NAME VALUE type`); `#` starts a comment. Applies every
     /// good line; returns the first bad one as an error after applying the rest.
+    /// A firmware parameter SimpleFlight deliberately ignores ([`IGNORED`]) is
+    /// listed in [`Loaded::ignored`], not applied; any other unknown name is an
+    /// error.
     ///
     /// # Errors
     /// [`ParamError::File`] naming the first bad line.
-    pub fn load(&mut self, text: &str, file: &str) -> Result<usize, ParamError> {
+    pub fn load(&mut self, text: &str, file: &str) -> Result<Loaded, ParamError> {
         let mut applied = 0;
+        let mut ignored = Vec::new();
         let mut first_error = None;
         for (n, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
@@ -822,6 +902,11 @@ impl ParamStore {
                     continue;
                 }
             };
+            let upper = name.to_ascii_uppercase();
+            if self.get(&upper).is_none() && ignored_reason(&upper).is_some() {
+                ignored.push(upper);
+                continue;
+            }
             let result = value
                 .parse::<f64>()
                 .map_err(|_| format!("{name}: '{value}' is not a number"))
@@ -839,7 +924,7 @@ impl ParamStore {
         }
         match first_error {
             Some(e) => Err(e),
-            None => Ok(applied),
+            None => Ok(Loaded { applied, ignored }),
         }
     }
 
@@ -930,6 +1015,34 @@ mod tests {
             t
         };
         assert_eq!(again, s, "saved file loads back identically");
+    }
+
+    #[test]
+    fn firmware_parameters_without_effect_are_listed_not_refused() {
+        let mut s = ParamStore::default();
+        let text =
+            "FRAME_CLASS 2\nSERVO1_FUNCTION 73\nwp_speed 1.5\nSIM_RATE_HZ 200\nRC3_MIN 1000\n";
+        let l = s.load(text, "boat.parm").unwrap();
+        assert_eq!(l.applied, 1);
+        assert_eq!(
+            l.ignored,
+            ["FRAME_CLASS", "SERVO1_FUNCTION", "SIM_RATE_HZ", "RC3_MIN"]
+        );
+        assert_eq!(s.get("WP_SPEED"), Some(1.5));
+        // A family that needs digits does not swallow a misspelt name, and a
+        // misspelt tuning parameter is refused with its file and line.
+        for (line, name) in [
+            ("SERVO_FUNCTION 1", "SERVO_FUNCTION"),
+            ("RCX 1", "RCX"),
+            ("ATC_STR_RAT_PP 1", "ATC_STR_RAT_PP"),
+        ] {
+            let e = s
+                .load(&format!("WP_SPEED 2\n{line}\n"), "b.parm")
+                .unwrap_err();
+            assert_eq!(e.to_string(), format!("b.parm:2: unknown parameter {name}"));
+        }
+        assert_eq!(ignored_reason("MPC_XY_P"), None);
+        assert!(ignored_reason("SERVO12_MAX").is_some());
     }
 
     #[test]

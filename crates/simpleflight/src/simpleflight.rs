@@ -58,7 +58,7 @@ use mavsitl_core::magnetic::earth_field_ned_gauss;
 use mavsitl_core::samples::FixType;
 use mavsitl_core::time::SimTime;
 use mavsitl_guidance::{
-    ArAttitudeControl, ArPosControl, ArWpNav, DriverOutput, NavState, RoverDriver,
+    ArAttitudeControl, ArMotorsUgv, ArPosControl, ArWpNav, DriverOutput, NavState, RoverDriver,
 };
 use multicopter_flight::Descent;
 
@@ -446,7 +446,12 @@ impl SimpleFlight {
                 rp.can_pivot = bp.can_pivot();
                 let atc = ArAttitudeControl::new(gp.atc);
                 let wpnav = ArWpNav::new(gp.wp, ArPosControl::new(gp.psc));
-                (None, Some(RoverDriver::new(rp, atc, wpnav)), Some(*bp))
+                let motors = ArMotorsUgv::new(gp.mot, bp.can_pivot());
+                (
+                    None,
+                    Some(RoverDriver::new(rp, atc, wpnav, motors)),
+                    Some(*bp),
+                )
             }
         };
         let n = cfg.mission.len();

@@ -57,7 +57,7 @@ impl SimpleFlight {
         let mut a = Actuators::default();
         if self.armed {
             if let Some(bp) = self.boat {
-                bp.mix(out.throttle, out.steering, &mut a.controls);
+                bp.mix(&out.outputs, &mut a.controls);
             }
         }
         self.out = a;
