@@ -6,14 +6,14 @@
 
 use std::path::PathBuf;
 
-use mavsitl::analysis::manoeuvre::{measure, BOATS, TABLE_HEADER};
+use mavsitl::analysis::manoeuvre::{measure, SHIPPED, TABLE_HEADER};
 use mavsitl::analysis::plot;
 
 fn main() -> Result<(), String> {
     let dir = std::env::args()
         .nth(1)
         .map_or(PathBuf::from("docs"), PathBuf::from);
-    let ms = BOATS
+    let ms = SHIPPED
         .iter()
         .map(|(a, t, s)| measure(a, *t, *s))
         .collect::<Result<Vec<_>, _>>()?;

@@ -124,15 +124,26 @@ pub const ARDUPILOT_BOAT_PARM: &str = include_str!("../firmware_configs/ardupilo
 /// `firmware_configs/ardupilot/boat_rudder.parm`.
 pub const ARDUPILOT_BOAT_RUDDER_PARM: &str =
     include_str!("../firmware_configs/ardupilot/boat_rudder.parm");
+/// mavsitl's ArduPilot Rover parameters for the Otter,
+/// `firmware_configs/ardupilot/otter.parm`.
+pub const ARDUPILOT_OTTER_PARM: &str = include_str!("../firmware_configs/ardupilot/otter.parm");
 
-/// The ArduPilot Rover parameter file for a boat of `layout`, as (text,
-/// path): what ArduPilot flies the boat with, and SimpleFlight's boat
-/// defaults (Rover's defaults with this file applied, so both autopilots
-/// start from the same tuning).
-pub fn ardupilot_boat_parm(layout: BoatLayout) -> (&'static str, &'static str) {
-    match layout {
-        BoatLayout::TwinThrusters => (ARDUPILOT_BOAT_PARM, "firmware_configs/ardupilot/boat.parm"),
-        BoatLayout::ThrottleRudder => (
+/// The ArduPilot Rover parameter file for a boat of `airframe` (a shipped
+/// name, or a file) and `layout`, as (text, path): what ArduPilot flies the
+/// boat with, and SimpleFlight's boat defaults (Rover's defaults with this
+/// file applied, so both autopilots start from the same tuning). The Otter
+/// has its own; other twin-thruster hulls get usv_twin's, rudder boats
+/// usv_rudder's.
+pub fn ardupilot_boat_parm(airframe: &str, layout: BoatLayout) -> (&'static str, &'static str) {
+    match (airframe, layout) {
+        ("otter_usv", _) => (
+            ARDUPILOT_OTTER_PARM,
+            "firmware_configs/ardupilot/otter.parm",
+        ),
+        (_, BoatLayout::TwinThrusters) => {
+            (ARDUPILOT_BOAT_PARM, "firmware_configs/ardupilot/boat.parm")
+        }
+        (_, BoatLayout::ThrottleRudder) => (
             ARDUPILOT_BOAT_RUDDER_PARM,
             "firmware_configs/ardupilot/boat_rudder.parm",
         ),
@@ -225,7 +236,13 @@ fn simpleflight_for(
         Airframe::Multirotor(p) => (VehicleConfig::Multirotor(multicopter_airframe(&p)), None),
         Airframe::Boat(p) => (
             VehicleConfig::Boat(boat_outputs(&p)),
-            Some(ardupilot_boat_parm(p.layout)),
+            Some(ardupilot_boat_parm(
+                scenario
+                    .vehicles
+                    .get(index)
+                    .map_or("", |v| v.airframe.as_str()),
+                p.layout,
+            )),
         ),
     };
     let multicopter = matches!(vehicle, VehicleConfig::Multirotor(_));

@@ -1,15 +1,21 @@
 //! The boats' manoeuvring tests (`mavsitl::analysis::manoeuvre`) against
 //! mechanics and against the README that publishes them.
 
-use mavsitl::analysis::manoeuvre::{measure, Manoeuvres, BOATS};
+use std::sync::OnceLock;
+
+use mavsitl::analysis::manoeuvre::{measure, Manoeuvres, SHIPPED};
 use mavsitl::physics::airframes;
 use mavsitl::world::SEA_WATER_DENSITY_KG_M3;
 
-fn all() -> Vec<Manoeuvres> {
-    BOATS
-        .iter()
-        .map(|(a, t, s)| measure(a, *t, *s).unwrap_or_else(|e| panic!("{a}: {e}")))
-        .collect()
+/// The shipped boats' manoeuvres, measured once for all the tests.
+fn all() -> &'static [Manoeuvres] {
+    static ALL: OnceLock<Vec<Manoeuvres>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        SHIPPED
+            .iter()
+            .map(|(a, t, s)| measure(a, *t, *s).unwrap_or_else(|e| panic!("{a}: {e}")))
+            .collect()
+    })
 }
 
 /// The steady turn of a twin-thruster hull at surge speed `u` with
@@ -26,8 +32,9 @@ fn steady_turn(airframe: &str, u: f64, steer: f64) -> f64 {
     let strips = |v: f64, r: f64| {
         let [l, t, cd] = p.cross_flow;
         let dx = l / 20.0;
-        (0..20).fold((0.0, 0.0), |(y, n), i| {
-            let x = -l / 2.0 + (i as f64 + 0.5) * dx;
+        // Fossen's sum: 21 points from −L/2 to L/2, each weighted L/20.
+        (0..=20).fold((0.0, 0.0), |(y, n), i| {
+            let x = -l / 2.0 + i as f64 * dx;
             let w = v + x * r;
             let f = -0.5 * rho * t * cd * w.abs() * w * dx;
             (y + f, n + x * f)
@@ -65,8 +72,7 @@ fn steady_turn(airframe: &str, u: f64, steer: f64) -> f64 {
 #[test]
 fn the_steady_yaw_rate_of_a_twin_thruster_hull_is_its_force_balance() {
     for m in all().iter().filter(|m| m.airframe != "usv_rudder") {
-        let u = m.traces[1].last().expect("samples").surge_m_s;
-        let analytic = steady_turn(&m.airframe, u, 0.1);
+        let analytic = steady_turn(&m.airframe, m.yaw_step_speed_m_s, 0.1);
         assert!(
             (m.yaw_rate_rad_s / analytic - 1.0).abs() < 0.01,
             "{}: {} rad/s simulated, {analytic} rad/s from the force balance",
@@ -80,8 +86,8 @@ fn the_steady_yaw_rate_of_a_twin_thruster_hull_is_its_force_balance() {
 fn every_boat_turns_the_way_it_is_steered_and_alike_both_ways() {
     for m in all() {
         assert!(
-            m.yaw_rate_rad_s > 0.0,
-            "{}: steering right turns right",
+            m.yaw_rate_rad_s > 0.0 && m.port_yaw_rate_rad_s < 0.0,
+            "{}: steering right turns right, left turns left",
             m.airframe
         );
         assert!(m.tactical_diameter_m > 0.0 && m.advance_m > 0.0, "{m:?}");

@@ -11,7 +11,7 @@
 
 use nalgebra::Vector2;
 
-use crate::controller::Actuators;
+use crate::controller::{Actuators, MAX_ACTUATORS};
 use crate::physics::airframes;
 use crate::physics::boat::{BoatLayout, BoatParams};
 use crate::scenario::{Scenario, ScenarioSource};
@@ -19,7 +19,7 @@ use crate::sim::Simulation;
 
 /// The shipped boat airframes as the README tabulates them: (airframe,
 /// throttle for about 1.8 m/s, steering of the turns and the zig-zag).
-pub const BOATS: [(&str, f64, f64); 3] = [
+pub const SHIPPED: [(&str, f64, f64); 3] = [
     ("usv_twin", 0.4, 0.5),
     ("usv_rudder", 0.4, 0.5),
     ("otter_usv", 0.58, 0.5),
@@ -69,6 +69,8 @@ pub struct Manoeuvres {
     pub speed_t90_s: f64,
     /// Yaw-rate step (steering 0.1 at cruise): steady rate, rad/s.
     pub yaw_rate_rad_s: f64,
+    /// Speed over ground in that steady turn, m/s.
+    pub yaw_step_speed_m_s: f64,
     /// Time to 63 % of it, s.
     pub yaw_t63_s: f64,
     /// Overshoot of the yaw rate over its steady value, %.
@@ -79,9 +81,12 @@ pub struct Manoeuvres {
     pub tactical_diameter_m: f64,
     /// Steady turning diameter, 2·V/r once settled, m.
     pub steady_diameter_m: f64,
-    /// The same to port, m (a symmetric hull: the same).
+    /// The steady yaw rate of the turning circle to port, rad/s (negative).
+    pub port_yaw_rate_rad_s: f64,
+    /// The steady diameter to port, m (a symmetric hull: the same).
     pub steady_diameter_port_m: f64,
-    /// Speed in the steady turn as a fraction of the straight run.
+    /// Speed over ground in the steady turn as a fraction of the straight
+    /// run's.
     pub turn_speed_ratio: f64,
     /// 10°/10° zig-zag: first and second overshoot angles, deg.
     pub zigzag_overshoot_deg: [f64; 2],
@@ -89,9 +94,21 @@ pub struct Manoeuvres {
     pub zigzag_first_check_s: f64,
     /// Period of one full zig-zag, s.
     pub zigzag_period_s: f64,
-    /// Traces as drawn: the first 20 s of the speed and yaw-rate steps, the
-    /// first full turning circle, the first 40 s of the zig-zag.
-    pub traces: [Vec<Sample>; 4],
+    /// The traces as drawn.
+    pub traces: Traces,
+}
+
+/// What the pictures show of each manoeuvre.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Traces {
+    /// The first 20 s of the speed step.
+    pub speed_step: Vec<Sample>,
+    /// The first 20 s of the yaw-rate step.
+    pub yaw_rate_step: Vec<Sample>,
+    /// The first full circle to starboard.
+    pub turning_circle: Vec<Sample>,
+    /// The first 40 s of the zig-zag.
+    pub zigzag: Vec<Sample>,
 }
 
 impl Manoeuvres {
@@ -120,15 +137,20 @@ impl Manoeuvres {
 
 /// Throttle and steering (−1..1) as the airframe's actuator commands.
 fn commands(p: &BoatParams, throttle: f64, steering: f64) -> Actuators {
-    let mut c = [0.0; 16];
+    let mut c = [0.0; MAX_ACTUATORS];
+    let mut set = |ch: usize, v: f64| {
+        if let Some(x) = c.get_mut(ch) {
+            *x = v.clamp(-1.0, 1.0);
+        }
+    };
     match p.layout {
         BoatLayout::TwinThrusters => {
-            c[p.left_channel] = (throttle + steering).clamp(-1.0, 1.0);
-            c[p.right_channel] = (throttle - steering).clamp(-1.0, 1.0);
+            set(p.left_channel, throttle + steering);
+            set(p.right_channel, throttle - steering);
         }
         BoatLayout::ThrottleRudder => {
-            c[p.throttle_channel] = throttle;
-            c[p.steering_channel] = steering;
+            set(p.throttle_channel, throttle);
+            set(p.steering_channel, steering);
         }
     }
     Actuators::from_slice(&c)
@@ -147,10 +169,11 @@ struct Run {
 impl Run {
     fn new(airframe: &str) -> Result<Self, String> {
         let params = airframes::boat(airframe).ok_or(format!("no boat airframe {airframe}"))?;
-        let json = format!(
-            r#"{{"home":{{"lat_deg":47.3544,"lon_deg":8.5497,"alt_m":406}},
-                "vehicles":[{{"kind":"boat","airframe":"{airframe}"}}]}}"#
-        );
+        let json = serde_json::json!({
+            "home": {"lat_deg": 47.3544, "lon_deg": 8.5497, "alt_m": 406},
+            "vehicles": [{"kind": "boat", "airframe": airframe}],
+        })
+        .to_string();
         let src = ScenarioSource {
             name: "manoeuvring".into(),
             base_dir: ".".into(),
@@ -244,113 +267,143 @@ fn first(trace: &[Sample], f: impl Fn(&Sample) -> bool) -> f64 {
     trace.iter().find(|s| f(s)).map_or(f64::NAN, |s| s.t_s)
 }
 
+/// The samples of `trace` while `f` holds.
+fn upto(trace: &[Sample], f: impl Fn(&Sample) -> bool) -> Vec<Sample> {
+    trace.iter().take_while(|s| f(s)).copied().collect()
+}
+
 /// Runs the four manoeuvres of `airframe` at `throttle`, turning and
-/// zig-zagging with `steering`.
+/// zig-zagging with `steering` (positive: to starboard).
 ///
 /// # Errors
-/// An unknown airframe, or a simulation that fails.
+/// An unknown airframe, a simulation that fails, or a hull that turns the
+/// wrong way.
 pub fn measure(airframe: &str, throttle: f64, steering: f64) -> Result<Manoeuvres, String> {
-    // Speed step from rest.
-    let mut r = Run::new(airframe)?;
-    r.begin();
-    r.run(SETTLE_S, |_| (throttle, 0.0))?;
-    let speed_trace = r.trace();
-    let speed = speed_trace.last().map_or(f64::NAN, |s| s.surge_m_s);
-    let speed_t63 = first(&speed_trace, |s| s.surge_m_s >= 0.632 * speed);
-    let speed_t90 = first(&speed_trace, |s| s.surge_m_s >= 0.9 * speed);
-
-    // Yaw-rate step at cruise.
-    let mut r = Run::new(airframe)?;
-    r.run(SETTLE_S, |_| (throttle, 0.0))?;
-    r.begin();
-    r.run(60.0, |_| (throttle, 0.1))?;
-    let yaw_trace = r.trace();
-    let r_ss = yaw_trace.last().map_or(f64::NAN, |s| s.yaw_rate_rad_s);
-    let yaw_t63 = first(&yaw_trace, |s| s.yaw_rate_rad_s >= 0.632 * r_ss);
-    let r_max = yaw_trace
-        .iter()
-        .fold(0.0f64, |m, s| m.max(s.yaw_rate_rad_s));
-
-    // Turning circles, starboard then port.
-    let (turn_trace, steady_d, turn_speed) = turning_circle(airframe, throttle, steering)?;
-    let (_, steady_port, _) = turning_circle(airframe, throttle, -steering)?;
+    let speed = speed_step(airframe, throttle)?;
+    let yaw = yaw_rate_step(airframe, throttle)?;
+    let starboard = turning_circle(airframe, throttle, steering)?;
+    let port = turning_circle(airframe, throttle, -steering)?;
+    if !(yaw.rate > 0.0 && starboard.rate > 0.0 && port.rate < 0.0) {
+        return Err(format!(
+            "{airframe} turns the wrong way: yaw rates {} (step), {} (starboard circle), {} (port circle) rad/s",
+            yaw.rate, starboard.rate, port.rate
+        ));
+    }
+    let (zigzag, overshoots, checks) = zigzag(airframe, throttle, steering)?;
     let at_heading = |deg: f64| {
-        turn_trace
+        starboard
+            .trace
             .iter()
             .find(|s| s.heading_rad >= deg.to_radians())
             .copied()
     };
-    let advance = at_heading(90.0).map_or(f64::NAN, |s| s.along_m);
-    let tactical = at_heading(180.0).map_or(f64::NAN, |s| s.across_m);
-
-    // 10°/10° zig-zag.
-    let mut r = Run::new(airframe)?;
-    r.run(SETTLE_S, |_| (throttle, 0.0))?;
-    r.begin();
-    let check = 10f64.to_radians();
-    let mut side = 1.0;
-    r.run(120.0, |s| {
-        if side > 0.0 && s.heading_rad >= check {
-            side = -1.0;
-        } else if side < 0.0 && s.heading_rad <= -check {
-            side = 1.0;
-        }
-        (throttle, side * steering)
-    })?;
-    let zz = r.trace();
-    let (overshoots, checks) = zigzag_figures(&zz, check);
-    // What the pictures show: the first 20 s of the steps, 40 s of the
-    // zig-zag, the first full circle.
-    let upto = |t: &[Sample], f: &dyn Fn(&Sample) -> bool| -> Vec<Sample> {
-        t.iter().take_while(|s| f(s)).copied().collect()
-    };
-    let shown = [
-        upto(&speed_trace, &|s| s.t_s <= 20.0),
-        upto(&yaw_trace, &|s| s.t_s <= 20.0),
-        upto(&turn_trace, &|s| s.heading_rad <= std::f64::consts::TAU),
-        upto(&zz, &|s| s.t_s <= 40.0),
-    ];
     Ok(Manoeuvres {
         airframe: airframe.to_string(),
         throttle,
         steering,
-        speed_m_s: speed,
-        speed_t63_s: speed_t63,
-        speed_t90_s: speed_t90,
-        yaw_rate_rad_s: r_ss,
-        yaw_t63_s: yaw_t63,
-        yaw_overshoot_pct: (r_max / r_ss - 1.0) * 100.0,
-        advance_m: advance,
-        tactical_diameter_m: tactical,
-        steady_diameter_m: steady_d,
-        steady_diameter_port_m: steady_port,
-        turn_speed_ratio: turn_speed / speed,
+        speed_m_s: speed.speed,
+        speed_t63_s: first(&speed.trace, |s| s.surge_m_s >= 0.632 * speed.speed),
+        speed_t90_s: first(&speed.trace, |s| s.surge_m_s >= 0.9 * speed.speed),
+        yaw_rate_rad_s: yaw.rate,
+        yaw_step_speed_m_s: yaw.speed,
+        yaw_t63_s: first(&yaw.trace, |s| s.yaw_rate_rad_s >= 0.632 * yaw.rate),
+        yaw_overshoot_pct: (yaw.peak / yaw.rate - 1.0) * 100.0,
+        advance_m: at_heading(90.0).map_or(f64::NAN, |s| s.along_m),
+        tactical_diameter_m: at_heading(180.0).map_or(f64::NAN, |s| s.across_m),
+        steady_diameter_m: 2.0 * starboard.speed / starboard.rate,
+        port_yaw_rate_rad_s: port.rate,
+        steady_diameter_port_m: 2.0 * port.speed / -port.rate,
+        turn_speed_ratio: starboard.speed / speed.speed,
         zigzag_overshoot_deg: overshoots,
         zigzag_first_check_s: checks.first().copied().unwrap_or(f64::NAN),
         zigzag_period_s: match checks.as_slice() {
-            [_, _, c, ..] => c - checks[0],
+            [c0, _, c2, ..] => c2 - c0,
             _ => f64::NAN,
         },
-        traces: shown,
+        traces: Traces {
+            speed_step: upto(&speed.trace, |s| s.t_s <= 20.0),
+            yaw_rate_step: upto(&yaw.trace, |s| s.t_s <= 20.0),
+            turning_circle: upto(&starboard.trace, |s| s.heading_rad <= std::f64::consts::TAU),
+            zigzag: upto(&zigzag, |s| s.t_s <= 40.0),
+        },
     })
 }
 
-/// A turning circle: the trace, the steady diameter 2·V/|r| (m) and the
-/// steady speed (m/s).
-fn turning_circle(
+/// A steady state reached by a manoeuvre: its trace, the speed over ground
+/// at its end (m/s), the yaw rate there and the largest on the way (rad/s).
+struct Steady {
+    trace: Vec<Sample>,
+    speed: f64,
+    rate: f64,
+    peak: f64,
+}
+
+/// Runs `secs` of `cmd` after a straight run (unless `from_rest`) and
+/// reads the steady state at the end.
+fn steady(
     airframe: &str,
+    from_rest: bool,
+    secs: f64,
+    cmd: impl FnMut(&Sample) -> (f64, f64),
     throttle: f64,
-    steering: f64,
-) -> Result<(Vec<Sample>, f64, f64), String> {
+) -> Result<Steady, String> {
     let mut r = Run::new(airframe)?;
-    r.run(SETTLE_S, |_| (throttle, 0.0))?;
+    if !from_rest {
+        r.run(SETTLE_S, |_| (throttle, 0.0))?;
+    }
     r.begin();
-    r.run(240.0, |_| (throttle, steering))?;
+    r.run(secs, cmd)?;
     let trace = r.trace();
     let end = trace.last().copied().ok_or("no samples")?;
-    let s = r.sim.vehicles()[0].body().state;
-    let v = s.vel_ned_m_s.xy().norm();
-    Ok((trace, 2.0 * v / end.yaw_rate_rad_s.abs(), v))
+    let speed = r.sim.vehicles()[0].body().state.vel_ned_m_s.xy().norm();
+    let peak = trace.iter().fold(0.0f64, |m, s| m.max(s.yaw_rate_rad_s));
+    Ok(Steady {
+        trace,
+        speed,
+        rate: end.yaw_rate_rad_s,
+        peak,
+    })
+}
+
+/// The speed step from rest.
+fn speed_step(airframe: &str, throttle: f64) -> Result<Steady, String> {
+    steady(airframe, true, SETTLE_S, |_| (throttle, 0.0), throttle)
+}
+
+/// The yaw-rate step: steering 0.1 at cruise.
+fn yaw_rate_step(airframe: &str, throttle: f64) -> Result<Steady, String> {
+    steady(airframe, false, 60.0, |_| (throttle, 0.1), throttle)
+}
+
+/// A turning circle with `steering` at cruise, 240 s.
+fn turning_circle(airframe: &str, throttle: f64, steering: f64) -> Result<Steady, String> {
+    steady(airframe, false, 240.0, |_| (throttle, steering), throttle)
+}
+
+/// A zig-zag's trace, its first two overshoot angles (deg) and the times
+/// the heading passed each check (s).
+type ZigZag = (Vec<Sample>, [f64; 2], Vec<f64>);
+
+/// The 10°/10° zig-zag.
+fn zigzag(airframe: &str, throttle: f64, steering: f64) -> Result<ZigZag, String> {
+    let check = 10f64.to_radians();
+    let mut side = 1.0;
+    let run = steady(
+        airframe,
+        false,
+        120.0,
+        |s| {
+            if side > 0.0 && s.heading_rad >= check {
+                side = -1.0;
+            } else if side < 0.0 && s.heading_rad <= -check {
+                side = 1.0;
+            }
+            (throttle, side * steering)
+        },
+        throttle,
+    )?;
+    let (overshoots, checks) = zigzag_figures(&run.trace, check);
+    Ok((run.trace, overshoots, checks))
 }
 
 /// The zig-zag's first two overshoot angles (deg) and the times the heading

@@ -645,70 +645,82 @@ fn manoeuvre_panel<DB: DrawingBackend>(
     legend(&mut chart, 14)
 }
 
+/// One panel of the manoeuvring page: titles, equal axes, and each
+/// airframe's points.
+type Panel = (
+    [&'static str; 3],
+    bool,
+    fn(&super::manoeuvre::Manoeuvres) -> Vec<(f64, f64)>,
+);
+
+/// The four panels: turning circle, zig-zag, speed step, yaw-rate step.
+const MANOEUVRING_PANELS: [Panel; 4] = [
+    (
+        [
+            "Turning circle (starboard)",
+            "across the approach [m]",
+            "along the approach [m]",
+        ],
+        true,
+        |m| {
+            m.traces
+                .turning_circle
+                .iter()
+                .map(|s| (s.across_m, s.along_m))
+                .collect()
+        },
+    ),
+    (
+        ["10°/10° zig-zag", "time [s]", "heading change [deg]"],
+        false,
+        |m| {
+            m.traces
+                .zigzag
+                .iter()
+                .map(|s| (s.t_s, s.heading_rad.to_degrees()))
+                .collect()
+        },
+    ),
+    (
+        ["Speed step from rest", "time [s]", "speed / steady speed"],
+        false,
+        |m| {
+            m.traces
+                .speed_step
+                .iter()
+                .map(|s| (s.t_s, s.surge_m_s / m.speed_m_s))
+                .collect()
+        },
+    ),
+    (
+        [
+            "Yaw-rate step at cruise (steering 0.1)",
+            "time [s]",
+            "yaw rate / steady rate",
+        ],
+        false,
+        |m| {
+            m.traces
+                .yaw_rate_step
+                .iter()
+                .map(|s| (s.t_s, s.yaw_rate_rad_s / m.yaw_rate_rad_s))
+                .collect()
+        },
+    ),
+];
+
 impl Picture for ManoeuvringPage<'_> {
     fn size(&self) -> (u32, u32) {
         (1400, 1100)
     }
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let panels = area.split_evenly((2, 2));
-        let ms = self.0;
-        manoeuvre_panel(
-            &panels[0],
-            ms,
-            (
-                "Turning circle (starboard)",
-                "across the approach [m]",
-                "along the approach [m]",
-            ),
-            true,
-            |m| {
-                m.traces[2]
-                    .iter()
-                    .map(|s| (s.across_m, s.along_m))
-                    .collect()
-            },
-        )?;
-        manoeuvre_panel(
-            &panels[1],
-            ms,
-            ("10°/10° zig-zag", "time [s]", "heading change [deg]"),
-            false,
-            |m| {
-                m.traces[3]
-                    .iter()
-                    .map(|s| (s.t_s, s.heading_rad.to_degrees()))
-                    .collect()
-            },
-        )?;
-        manoeuvre_panel(
-            &panels[2],
-            ms,
-            ("Speed step from rest", "time [s]", "speed / steady speed"),
-            false,
-            |m| {
-                m.traces[0]
-                    .iter()
-                    .map(|s| (s.t_s, s.surge_m_s / m.speed_m_s))
-                    .collect()
-            },
-        )?;
-        manoeuvre_panel(
-            &panels[3],
-            ms,
-            (
-                "Yaw-rate step at cruise (steering 0.1)",
-                "time [s]",
-                "yaw rate / steady rate",
-            ),
-            false,
-            |m| {
-                m.traces[1]
-                    .iter()
-                    .map(|s| (s.t_s, s.yaw_rate_rad_s / m.yaw_rate_rad_s))
-                    .collect()
-            },
-        )
+        for (panel, ([title, x, y], equal, series)) in
+            area.split_evenly((2, 2)).iter().zip(MANOEUVRING_PANELS)
+        {
+            manoeuvre_panel(panel, self.0, (title, x, y), equal, series)?;
+        }
+        Ok(())
     }
 }
 

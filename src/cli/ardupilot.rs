@@ -107,7 +107,12 @@ fn our_parm(inputs: &FlightInputs, multicopter: bool) -> &'static str {
         Ok(Airframe::Boat(b)) => b.layout,
         _ => BoatLayout::TwinThrusters,
     };
-    mavsitl::setup::ardupilot_boat_parm(layout).0
+    let airframe = inputs
+        .scenario
+        .vehicles
+        .first()
+        .map_or("", |v| v.airframe.as_str());
+    mavsitl::setup::ardupilot_boat_parm(airframe, layout).0
 }
 
 /// `--defaults`' files, each checked to be a readable file, made absolute

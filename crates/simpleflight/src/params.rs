@@ -555,69 +555,91 @@ pub const TABLE: &[ParamInfo] = &[
 /// The guidance port's parameters (ArduPilot names), served from the same store.
 pub const GUIDANCE: &[&str] = mavsitl_guidance::params::NAMES;
 
+/// A family of firmware parameters SimpleFlight deliberately does not act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IgnoredFamily {
+    /// The names' prefix (`SERVO`, `SIM_`, …).
+    pub prefix: &'static str,
+    /// Whether a number follows the prefix (`SERVO1_…`, `RC3_…`), so that a
+    /// misspelt `SERVO_FUNCTION` is not taken for one.
+    pub numbered: bool,
+    /// Why SimpleFlight has no use for them.
+    pub why: &'static str,
+}
+
+impl IgnoredFamily {
+    const fn new(prefix: &'static str, numbered: bool, why: &'static str) -> Self {
+        IgnoredFamily {
+            prefix,
+            numbered,
+            why,
+        }
+    }
+}
+
 /// Firmware parameters SimpleFlight knows and deliberately does not act on,
-/// by family: (name prefix, whether digits follow the prefix, why). A file
+/// by family. A file
 /// written for ArduPilot or PX4 loads with them; [`ParamStore::load`] lists
 /// them so that nobody believes they acted.
-pub const IGNORED: &[(&str, bool, &str)] = &[
-    ("FRAME_CLASS", false, "the vehicle comes from the scenario"),
-    ("FRAME_TYPE", false, "the vehicle comes from the scenario"),
-    (
+pub const IGNORED: &[IgnoredFamily] = &[
+    IgnoredFamily::new("FRAME_CLASS", false, "the vehicle comes from the scenario"),
+    IgnoredFamily::new("FRAME_TYPE", false, "the vehicle comes from the scenario"),
+    IgnoredFamily::new(
         "SERVO",
         true,
         "SimpleFlight drives the airframe's channels itself",
     ),
-    ("RC", true, "no RC input"),
-    ("RCMAP_", false, "no RC input"),
-    ("MODE", true, "no flight-mode switch"),
-    ("FLTMODE", true, "no flight-mode switch"),
-    ("RELAY", true, "no relays"),
-    ("SIM_", false, "the firmware's own simulator"),
-    ("INS_", false, "IMU driver and calibration"),
-    ("COMPASS_", false, "compass driver and calibration"),
-    ("ARSPD_", false, "airspeed sensor driver"),
-    ("GPS_", false, "GPS driver"),
-    (
+    IgnoredFamily::new("RC", true, "no RC input"),
+    IgnoredFamily::new("RCMAP_", false, "no RC input"),
+    IgnoredFamily::new("MODE", true, "no flight-mode switch"),
+    IgnoredFamily::new("FLTMODE", true, "no flight-mode switch"),
+    IgnoredFamily::new("RELAY", true, "no relays"),
+    IgnoredFamily::new("SIM_", false, "the firmware's own simulator"),
+    IgnoredFamily::new("INS_", false, "IMU driver and calibration"),
+    IgnoredFamily::new("COMPASS_", false, "compass driver and calibration"),
+    IgnoredFamily::new("ARSPD_", false, "airspeed sensor driver"),
+    IgnoredFamily::new("GPS_", false, "GPS driver"),
+    IgnoredFamily::new(
         "BATT_",
         false,
         "ArduPilot's battery monitor (SimpleFlight reads BAT_*)",
     ),
-    (
+    IgnoredFamily::new(
         "EK2_",
         false,
         "ArduPilot's EKF (SimpleFlight runs its own estimator)",
     ),
-    (
+    IgnoredFamily::new(
         "EK3_",
         false,
         "ArduPilot's EKF (SimpleFlight runs its own estimator)",
     ),
-    ("AHRS_", false, "ArduPilot's AHRS"),
-    (
+    IgnoredFamily::new("AHRS_", false, "ArduPilot's AHRS"),
+    IgnoredFamily::new(
         "EKF2_",
         false,
         "PX4's EKF (SimpleFlight runs its own estimator)",
     ),
-    ("SENS_", false, "PX4's sensor drivers"),
-    ("CAL_", false, "sensor calibration"),
-    (
+    IgnoredFamily::new("SENS_", false, "PX4's sensor drivers"),
+    IgnoredFamily::new("CAL_", false, "sensor calibration"),
+    IgnoredFamily::new(
         "CA_",
         false,
         "PX4's control allocation (the airframe gives the geometry)",
     ),
-    ("LOG_", false, "logging"),
-    ("SR", true, "telemetry stream rates"),
-    ("SERIAL", true, "serial ports"),
-    ("BRD_", false, "board setup"),
-    ("SCHED_", false, "the firmware's scheduler"),
+    IgnoredFamily::new("LOG_", false, "logging"),
+    IgnoredFamily::new("SR", true, "telemetry stream rates"),
+    IgnoredFamily::new("SERIAL", true, "serial ports"),
+    IgnoredFamily::new("BRD_", false, "board setup"),
+    IgnoredFamily::new("SCHED_", false, "the firmware's scheduler"),
 ];
 
 /// Why SimpleFlight ignores firmware parameter `name` (upper case), if it does.
 pub fn ignored_reason(name: &str) -> Option<&'static str> {
-    IGNORED.iter().find_map(|(prefix, digits, why)| {
-        let rest = name.strip_prefix(prefix)?;
-        let ok = !*digits || rest.starts_with(|c: char| c.is_ascii_digit());
-        ok.then_some(*why)
+    IGNORED.iter().find_map(|f| {
+        let rest = name.strip_prefix(f.prefix)?;
+        let ok = !f.numbered || rest.starts_with(|c: char| c.is_ascii_digit());
+        ok.then_some(f.why)
     })
 }
 

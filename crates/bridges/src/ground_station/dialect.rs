@@ -85,6 +85,17 @@ impl Firmware {
         !matches!(self, Firmware::Px4)
     }
 
+    /// `params` of a plan item as this firmware stores them:
+    /// [`Firmware::mission_params`], and a DO_JUMP's target (param 1, an
+    /// index into the plan's items) moved up by one where home is item 0.
+    pub fn upload_params(self, command: u16, params: [f32; 4]) -> [f32; 4] {
+        let mut p = self.mission_params(command, params).0;
+        if command == mavsitl_mavlink::mission::commands::DO_JUMP && self.home_is_item_zero() {
+            p[0] += 1.0;
+        }
+        p
+    }
+
     /// The name of a HEARTBEAT `custom_mode`.
     pub fn mode_name(self, custom_mode: u32) -> String {
         let name = match self {

@@ -362,9 +362,8 @@ impl GroundStation {
     }
 
     /// The list as the firmware numbers it, its parameters as it takes them
-    /// ([`Firmware::mission_params`]: no NaN where ArduPilot refuses one).
-    /// ArduPilot's list starts with home, so a DO_JUMP's target (param 1,
-    /// an index into the plan's items) moves up by one with every item.
+    /// ([`Firmware::upload_params`]: no NaN where ArduPilot refuses one,
+    /// jump targets counted from its home item).
     fn upload_list(&self) -> Vec<StoredItem> {
         let mut items = Vec::with_capacity(self.cfg.mission.len() + 1);
         if self.cfg.firmware.home_is_item_zero() {
@@ -380,17 +379,9 @@ impl GroundStation {
             });
         }
         let firmware = self.cfg.firmware;
-        let first = if firmware.home_is_item_zero() {
-            1.0
-        } else {
-            0.0
-        };
-        items.extend(self.cfg.mission.iter().map(|s| {
-            let mut params = firmware.mission_params(s.command, s.params).0;
-            if s.command == commands::DO_JUMP {
-                params[0] += first;
-            }
-            StoredItem { params, ..*s }
+        items.extend(self.cfg.mission.iter().map(|s| StoredItem {
+            params: firmware.upload_params(s.command, s.params),
+            ..*s
         }));
         items
     }

@@ -99,12 +99,13 @@ params_struct! {
         #[serde(default = "yes")]
         pub yaw_munk_moment: bool,
         /// Cross-flow drag by strip theory (Fossen 2021, §6.7, his
-        /// `crossFlowDrag`): hull length L, draft T (m) and 2-D drag
-        /// coefficient C_D (Hoerner's, from the beam/draft ratio). Each of 20
-        /// strips at x along the hull meets the water sideways at v_r + x·r
-        /// and is pushed back by ½·ρ_w·T·C_D·|v_r + x·r|·(v_r + x·r)·dx, with
-        /// the moment x times that: quadratic sway and yaw damping with their
-        /// coupling in a turn. `[0, 0, 0]` (the default): none.
+        /// `crossFlowDrag`, summed as he sums it): hull length L, draft T (m)
+        /// and 2-D drag coefficient C_D (Hoerner's, from the beam/draft
+        /// ratio). Each of 21 points x from −L/2 to L/2 meets the water
+        /// sideways at v_r + x·r and is pushed back by
+        /// ½·ρ_w·T·C_D·|v_r + x·r|·(v_r + x·r)·L/20, with the moment x times
+        /// that: quadratic sway and yaw damping with their coupling in a
+        /// turn. `[0, 0, 0]` (the default): none.
         #[serde(default)]
         pub cross_flow: [f64; 3],
         /// Heave damping, N·s/m.
@@ -264,12 +265,29 @@ impl BoatParams {
     /// # Errors
     /// [`MassError`] if the values are not physical.
     pub fn mass_properties(&self) -> Result<MassProperties, MassError> {
-        MassProperties::with_added_mass(
+        let m = MassProperties::with_added_mass(
             self.mass_kg,
             Matrix3::from_diagonal(&Vector3::from(self.inertia_kg_m2)),
             Vector3::from(self.added_mass_kg),
             Vector3::from(self.added_inertia_kg_m2),
-        )
+        )?;
+        Ok(if self.yaw_munk_moment {
+            m
+        } else {
+            m.without_yaw_munk_moment()
+        })
+    }
+
+    /// Actuator channels the hull reads: one past the highest in use.
+    pub fn channel_count(&self) -> usize {
+        let used = match self.layout {
+            BoatLayout::TwinThrusters if self.rudder_area_m2 > 0.0 => {
+                [self.left_channel, self.right_channel, self.rudder_channel]
+            }
+            BoatLayout::TwinThrusters => [self.left_channel, self.right_channel, 0],
+            BoatLayout::ThrottleRudder => [self.throttle_channel, self.steering_channel, 0],
+        };
+        used.iter().max().map_or(0, |c| c + 1)
     }
 
     /// Immersion of the keel at equilibrium (the draft), m, in water of density `rho_w`.
@@ -283,12 +301,13 @@ impl BoatParams {
     }
 }
 
-/// Strips of the cross-flow integral.
+/// Intervals of the cross-flow sum.
 const CROSS_FLOW_STRIPS: usize = 20;
 
 /// Cross-flow drag sway force (N) and yaw moment (N·m) on a hull of
 /// `[length, draft, C_D]` moving sideways at `v` (m/s) and turning at `r`
-/// (rad/s), in water of density `rho` (midpoint rule over the strips).
+/// (rad/s), in water of density `rho`: Fossen's `crossFlowDrag` sum, the
+/// 21 points from −L/2 to L/2 each weighted L/20.
 fn cross_flow([length, draft, cd]: [f64; 3], rho: f64, v: f64, r: f64) -> (f64, f64) {
     if length <= 0.0 || draft <= 0.0 || cd <= 0.0 {
         return (0.0, 0.0);
@@ -296,8 +315,8 @@ fn cross_flow([length, draft, cd]: [f64; 3], rho: f64, v: f64, r: f64) -> (f64, 
     let dx = length / CROSS_FLOW_STRIPS as f64;
     let k = 0.5 * rho * draft * cd * dx;
     let (mut y, mut n) = (0.0, 0.0);
-    for i in 0..CROSS_FLOW_STRIPS {
-        let x = -0.5 * length + (i as f64 + 0.5) * dx;
+    for i in 0..=CROSS_FLOW_STRIPS {
+        let x = -0.5 * length + i as f64 * dx;
         let u = v + x * r;
         let f = -k * u.abs() * u;
         y += f;
@@ -477,11 +496,6 @@ impl Boat {
         let (y, n) = cross_flow(p.cross_flow, rho_w, v_r.y, w.z);
         f_b.y += s * y;
         tau.z += s * n;
-        if !p.yaw_munk_moment {
-            // Cancels the rigid body's −(M_A·v_r × v_r)_z term.
-            let [mu, mv, _] = p.added_mass_kg;
-            tau.z += (mv - mu) * v_r.x * v_r.y;
-        }
         tau.x -= wet * p.roll_pitch_damping_n_m_s[0] * w.x;
         tau.y -= wet * p.roll_pitch_damping_n_m_s[1] * w.y;
 
@@ -519,19 +533,21 @@ mod tests {
     fn cross_flow_drag_matches_its_integrals_both_ways() {
         let (rho, hull) = (1025.0, [2.0, 0.2, 1.0]);
         let k = 0.5 * rho * 0.2 * 1.0;
-        // Sideways alone: −k·L·|v|·v, no moment (the strips are symmetric).
+        // Sideways alone: 21 points of weight L/20, −k·1.05·L·|v|·v (the
+        // integral's −k·L·|v|·v and a half point more at each end, as
+        // Fossen's sum has it); no moment (the points are symmetric).
         for v in [0.7, -0.7] {
             let (y, n) = cross_flow(hull, rho, v, 0.0);
-            assert!((y + k * 2.0 * v * v.abs()).abs() < 1e-9, "{y}");
+            assert!((y + k * 2.1 * v * v.abs()).abs() < 1e-9, "{y}");
             assert!(n.abs() < 1e-9);
         }
-        // Turning alone: no force, moment −k·|r|·r·L⁴/32 (the integral of
-        // x·|x|·x; the midpoint rule is 0.5 % short of it at 20 strips).
+        // Turning alone: no force, moment −k·|r|·r·Σ|x|³·dx with x = ±0.1j
+        // (j = 1..10), dx = 0.1: 2·0.1⁴·3025 = 0.605 (the integral is 0.5).
         for r in [0.5, -0.5] {
             let (y, n) = cross_flow(hull, rho, 0.0, r);
-            let exact = -k * r * r.abs() * 16.0 / 32.0;
+            let sum = -k * r * r.abs() * 0.605;
             assert!(y.abs() < 1e-9);
-            assert!((n / exact - 1.0).abs() < 6e-3, "{n} against {exact}");
+            assert!((n / sum - 1.0).abs() < 1e-12, "{n} against {sum}");
         }
         // Together: the bow strips (x > 0) meet v + x·r > v, the stern
         // strips less, so drifting to starboard while turning to starboard

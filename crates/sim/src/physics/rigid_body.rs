@@ -57,6 +57,9 @@ pub struct MassProperties {
     total_inertia: Matrix3<f64>,
     inv_total_inertia: Matrix3<f64>,
     has_added_mass: bool,
+    /// Whether the added masses' Munk moment acts in yaw (the z part of
+    /// −v_r × M_A·v_r).
+    yaw_munk: bool,
     /// (I, (I + I_A)⁻¹) diagonals when the inertia is diagonal (the common case):
     /// lets the derivative use element-wise products instead of matrix products.
     diagonal: Option<(Vector3<f64>, Vector3<f64>)>,
@@ -135,8 +138,17 @@ impl MassProperties {
             inv_total_inertia,
             has_added_mass: added_mass_frd_kg != Vector3::zeros()
                 || added_inertia_frd_kg_m2 != Vector3::zeros(),
+            yaw_munk: true,
             diagonal,
         })
+    }
+
+    /// The same without the added masses' Munk moment in yaw,
+    /// (m_A,sway − m_A,surge)·u_r·v_r, as models that leave it out (Fossen's
+    /// Otter) do; roll and pitch keep theirs.
+    pub fn without_yaw_munk_moment(mut self) -> Self {
+        self.yaw_munk = false;
+        self
     }
 
     /// Rigid-body mass, kg.
@@ -283,7 +295,11 @@ impl RigidBody {
                 + rt * (wrench.force_ned_n + m.mass_kg * inp.gravity_ned_m_s2)
                 - w.cross(&(m.mass_kg * v_b))
                 - w.cross(&ma_vr);
-            torque -= w.cross(&m.added_inertia_frd_kg_m2.component_mul(w)) + v_r.cross(&ma_vr);
+            let mut munk = v_r.cross(&ma_vr);
+            if !m.yaw_munk {
+                munk.z = 0.0;
+            }
+            torque -= w.cross(&m.added_inertia_frd_kg_m2.component_mul(w)) + munk;
             let vdot_b = m.inv_total_mass_frd.component_mul(&f_b);
             att * (vdot_b + w.cross(&v_b))
         };

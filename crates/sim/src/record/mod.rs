@@ -8,6 +8,9 @@
 //!   (NED/FRD by default);
 //! - `battery.csv` at the same rate: the pack's true voltage, current,
 //!   charge and energy drawn, and the fraction remaining;
+//! - `actuators.csv` at the same rate: the commands the controller gave
+//!   the airframe's channels (`u0 … u{n−1}`, a multirotor's motors, a
+//!   boat's channels up to the highest it reads);
 //! - `imu.csv` (EuRoC), `gps.csv`, `baro.csv`, `mag.csv`, `range.csv` for the sensors it has;
 //!
 //! and once per run `zone_events.csv` and `meta.json` (scenario, seed, frames,
@@ -89,7 +92,7 @@ impl Recorder {
             files.push(format!("{prefix}actuators.csv"));
             let channels = match v.model() {
                 crate::vehicle::VehicleModel::Multirotor(m) => m.rotor_count(),
-                crate::vehicle::VehicleModel::Boat(_) => 3,
+                crate::vehicle::VehicleModel::Boat(b) => b.params().channel_count(),
             };
             let mut w = GroundTruthWriter::create(&path, i, frame, ground_truth_rate, channels)?;
             w.write_row(sim)?;

@@ -432,6 +432,55 @@ mod tests {
         assert_eq!(status.borrow().current_item, 0);
     }
 
+    /// The look-ahead from the step after a waypoint, as the executor
+    /// stands there.
+    fn peek(mission: Vec<Step>, next_step: usize, jumps_left: &[(usize, i64)]) -> Option<f64> {
+        let (mut sf, _) = bench(true, mission);
+        sf.next_step = next_step;
+        for (i, left) in jumps_left {
+            sf.jumps_left[*i] = Some(*left);
+        }
+        sf.peek_next_waypoint().map(|p| p.x)
+    }
+
+    #[test]
+    fn the_next_leg_is_looked_up_through_jumps_as_ardupilot_does() {
+        let jump = |target, repeat| Step::Jump { target, repeat };
+        let speed = Step::ChangeSpeed {
+            speed_m_s: Some(2.0),
+        };
+        let home = Step::SetHome { pos: None };
+        // 0 wp 10, 1 wp 20, 2 jump to 0 once, 3 speed, 4 set home, 5 wp 30.
+        let m = || {
+            vec![
+                waypoint_north(10.0),
+                waypoint_north(20.0),
+                jump(0, 1),
+                speed,
+                home,
+                waypoint_north(30.0),
+            ]
+        };
+        // A jump not yet taken, or with repeats left: its target.
+        assert_eq!(peek(m(), 2, &[]), Some(10.0));
+        assert_eq!(peek(m(), 2, &[(2, 1)]), Some(10.0));
+        // Spent: past it, the DO items, to the waypoint after.
+        assert_eq!(peek(m(), 2, &[(2, 0)]), Some(30.0));
+        // For ever (−1): always the target.
+        let mut forever = m();
+        forever[2] = jump(0, -1);
+        assert_eq!(peek(forever, 2, &[(2, -1)]), Some(10.0));
+        // A jump that lands on something other than a waypoint: none.
+        let mut to_loiter = m();
+        to_loiter[0] = Step::Loiter {
+            pos: None,
+            time_s: 5.0,
+        };
+        assert_eq!(peek(to_loiter, 2, &[]), None);
+        // Plain order: the next waypoint.
+        assert_eq!(peek(m(), 1, &[]), Some(20.0));
+    }
+
     #[test]
     fn the_last_item_done_finishes_the_mission_once() {
         let (mut sf, status) = bench(true, vec![waypoint_north(20.0)]);
