@@ -409,31 +409,8 @@ impl Boat {
         state: &BodyState,
         _dt_s: f64,
     ) -> Wrench {
+        self.follow_commands(controls);
         let p = &self.params;
-        let ch = |i: usize| sanitize(controls.get(i).copied().unwrap_or(0.0));
-        let (targets, steer) = match p.layout {
-            BoatLayout::TwinThrusters => (
-                [
-                    self.thrust_for(ch(p.left_channel)),
-                    self.thrust_for(ch(p.right_channel)),
-                ],
-                if p.rudder_area_m2 > 0.0 {
-                    ch(p.rudder_channel)
-                } else {
-                    0.0
-                },
-            ),
-            BoatLayout::ThrottleRudder => (
-                [self.thrust_for(ch(p.throttle_channel)), 0.0],
-                ch(p.steering_channel),
-            ),
-        };
-        for ((t, target), k) in self.thrust_n.iter_mut().zip(targets).zip(self.thrust_scale) {
-            *t += (target * k - *t) * self.alpha_thrust;
-        }
-        self.rudder_rad +=
-            (steer * p.rudder_max_deg.to_radians() - self.rudder_rad) * self.alpha_rudder;
-
         let rho_w = env.water_density_kg_m3;
         let g = env.gravity_ned_m_s2.z;
         let rt = state.att_ned_frd.inverse();
@@ -442,33 +419,12 @@ impl Boat {
 
         let mut f_b = Vector3::zeros();
         let mut tau = Vector3::zeros();
-
-        // Propulsion.
-        let [tx, half_sep, tz] = p.thruster_position_m;
-        let rudder_push_n = match p.layout {
-            BoatLayout::TwinThrusters => {
-                for (t, y) in self.thrust_n.iter().zip([-half_sep, half_sep]) {
-                    let r = Vector3::new(tx, y, tz);
-                    let f = Vector3::new(*t, 0.0, 0.0);
-                    f_b += f;
-                    tau += r.cross(&f);
-                }
-                0.5 * (self.thrust_n[0] + self.thrust_n[1])
-            }
-            BoatLayout::ThrottleRudder => {
-                let r = Vector3::new(tx, 0.0, tz);
-                let f = Vector3::new(self.thrust_n[0], 0.0, 0.0);
-                f_b += f;
-                tau += r.cross(&f);
-                self.thrust_n[0]
-            }
-        };
+        let rudder_push_n = self.propulsion(&mut f_b, &mut tau);
 
         // Immersion and how wet the hull is.
         let draft = p.draft_m(rho_w);
         let immersion = (state.pos_ned_m.z + p.cg_above_keel_m).clamp(0.0, p.hull_depth_m);
         let wet = (immersion / draft).clamp(0.0, 1.0);
-        let s = env.drag_scale * wet;
 
         // Rudder.
         if p.rudder_area_m2 > 0.0 {
@@ -485,19 +441,13 @@ impl Boat {
             tau.z += p.rudder_x_m * side;
         }
 
-        // Hull damping (water-relative).
-        let quad = |c: [f64; 2], v: f64| c[0] * v + c[1] * v.abs() * v;
-        f_b.x -= s * quad(p.surge_damping, v_r.x);
-        let x_lr = p.lateral_resistance_x_m;
-        let sway = -s * quad(p.sway_damping, v_r.y + x_lr * w.z);
-        f_b.y += sway;
-        tau.z += x_lr * sway;
-        tau.z -= s * quad(p.yaw_damping, w.z);
-        let (y, n) = cross_flow(p.cross_flow, rho_w, v_r.y, w.z);
-        f_b.y += s * y;
-        tau.z += s * n;
-        tau.x -= wet * p.roll_pitch_damping_n_m_s[0] * w.x;
-        tau.y -= wet * p.roll_pitch_damping_n_m_s[1] * w.y;
+        hull_damping(
+            p,
+            rho_w,
+            (&v_r, w),
+            (env.drag_scale, wet),
+            (&mut f_b, &mut tau),
+        );
 
         // Windage.
         let v_a = rt * (state.vel_ned_m_s - env.wind_ned_m_s);
@@ -523,6 +473,83 @@ impl Boat {
             torque_frd_nm: tau,
         }
     }
+
+    /// Moves thrust and rudder one tick towards what `controls` command.
+    fn follow_commands(&mut self, controls: &[f64]) {
+        let p = &self.params;
+        let ch = |i: usize| sanitize(controls.get(i).copied().unwrap_or(0.0));
+        let (targets, steer) = match p.layout {
+            BoatLayout::TwinThrusters => (
+                [
+                    self.thrust_for(ch(p.left_channel)),
+                    self.thrust_for(ch(p.right_channel)),
+                ],
+                if p.rudder_area_m2 > 0.0 {
+                    ch(p.rudder_channel)
+                } else {
+                    0.0
+                },
+            ),
+            BoatLayout::ThrottleRudder => (
+                [self.thrust_for(ch(p.throttle_channel)), 0.0],
+                ch(p.steering_channel),
+            ),
+        };
+        for ((t, target), k) in self.thrust_n.iter_mut().zip(targets).zip(self.thrust_scale) {
+            *t += (target * k - *t) * self.alpha_thrust;
+        }
+        self.rudder_rad +=
+            (steer * p.rudder_max_deg.to_radians() - self.rudder_rad) * self.alpha_rudder;
+    }
+
+    /// Adds the thrusters' force and moment (body frame); returns the thrust
+    /// pushing water over the rudder, N.
+    fn propulsion(&self, f_b: &mut Vector3<f64>, tau: &mut Vector3<f64>) -> f64 {
+        let [tx, half_sep, tz] = self.params.thruster_position_m;
+        match self.params.layout {
+            BoatLayout::TwinThrusters => {
+                for (t, y) in self.thrust_n.iter().zip([-half_sep, half_sep]) {
+                    let r = Vector3::new(tx, y, tz);
+                    let f = Vector3::new(*t, 0.0, 0.0);
+                    *f_b += f;
+                    *tau += r.cross(&f);
+                }
+                0.5 * (self.thrust_n[0] + self.thrust_n[1])
+            }
+            BoatLayout::ThrottleRudder => {
+                let r = Vector3::new(tx, 0.0, tz);
+                let f = Vector3::new(self.thrust_n[0], 0.0, 0.0);
+                *f_b += f;
+                *tau += r.cross(&f);
+                self.thrust_n[0]
+            }
+        }
+    }
+}
+
+/// Adds the hull's damping on the water-relative velocity `v_r` and body
+/// rates `w` to the body force and moment, scaled by a zone's drag scale
+/// and by how wet the hull is (0..1).
+fn hull_damping(
+    p: &BoatParams,
+    rho_w: f64,
+    (v_r, w): (&Vector3<f64>, &Vector3<f64>),
+    (drag_scale, wet): (f64, f64),
+    (f_b, tau): (&mut Vector3<f64>, &mut Vector3<f64>),
+) {
+    let s = drag_scale * wet;
+    let quad = |c: [f64; 2], v: f64| c[0] * v + c[1] * v.abs() * v;
+    f_b.x -= s * quad(p.surge_damping, v_r.x);
+    let x_lr = p.lateral_resistance_x_m;
+    let sway = -s * quad(p.sway_damping, v_r.y + x_lr * w.z);
+    f_b.y += sway;
+    tau.z += x_lr * sway;
+    tau.z -= s * quad(p.yaw_damping, w.z);
+    let (y, n) = cross_flow(p.cross_flow, rho_w, v_r.y, w.z);
+    f_b.y += s * y;
+    tau.z += s * n;
+    tau.x -= wet * p.roll_pitch_damping_n_m_s[0] * w.x;
+    tau.y -= wet * p.roll_pitch_damping_n_m_s[1] * w.y;
 }
 
 #[cfg(test)]
