@@ -115,6 +115,45 @@ fn px4_is_started_with_its_airframe_ports_and_home_and_stopped_with_sigterm() {
     );
 }
 
+/// Each boat airframe starts PX4 with its own parameter file; a boat from an
+/// airframe file takes the shipped file of its layout (a rudder boat the
+/// Ackermann rover's, not the twin's or a quad's).
+#[test]
+fn px4_gets_the_parameter_file_of_the_boat_it_flies() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let rudder = std::fs::read_to_string(repo("crates/sim/src/physics/airframes/usv_rudder.json"))
+        .expect("usv_rudder.json");
+    std::fs::write(tmp.path().join("my_rudder.json"), rudder).expect("airframe");
+    for (i, (airframe, autostart, key, value)) in [
+        ("usv_twin", "50000", "PX4_PARAM_RD_WHEEL_TRACK", "0.4"),
+        ("otter_usv", "50000", "PX4_PARAM_RD_WHEEL_TRACK", "0.79"),
+        ("usv_rudder", "4012", "PX4_PARAM_RA_WHEEL_BASE", "0.3"),
+        ("my_rudder.json", "4012", "PX4_PARAM_RA_WHEEL_BASE", "0.3"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let scen = tmp.path().join(format!("boat{i}.json"));
+        std::fs::write(
+            &scen,
+            format!(r#"{{"vehicles":[{{"kind":"boat","airframe":"{airframe}"}}]}}"#),
+        )
+        .expect("scenario");
+        let out = px4(&(70 + i).to_string())
+            .args(["--duration", "1", "--keep-workdir", "--scenario"])
+            .arg(&scen)
+            .output()
+            .expect("run");
+        let (stdout, stderr) = text(&out);
+        assert!(out.status.success(), "{airframe}: {stdout}\n{stderr}");
+        let dir = kept_workdir(&stderr);
+        let env = report(&dir)["env"].clone();
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(env["PX4_SYS_AUTOSTART"], autostart, "{airframe}");
+        assert_eq!(env[key], value, "{airframe}");
+    }
+}
+
 #[test]
 fn a_crashing_px4_ends_the_run_at_once_quoting_its_console() {
     let tmp = tempfile::tempdir().expect("tmp");

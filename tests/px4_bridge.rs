@@ -16,6 +16,7 @@ use mavlink::dialects::common::{
     COMMAND_LONG_DATA, HEARTBEAT_DATA, HIL_ACTUATOR_CONTROLS_DATA,
 };
 use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Socket};
+use mavsitl::physics::boat::BoatLayout;
 use mavsitl::scenario::{Scenario, ScenarioSource};
 use mavsitl::sim::Lockstep;
 use mavsitl::time::SimTime;
@@ -639,30 +640,66 @@ fn firmware_config_matches_the_airframe() {
     }
 }
 
-/// The boat's file drives the usv_twin's thrusters as the differential
-/// rover's wheels: output 1 (HIL control 0) left = Motor 2 (102), output 2
-/// right = Motor 1 (101), and the wheel track is the thrusters' spacing.
+/// The boats' files drive each hull's actuators as a PX4 rover's: the
+/// twin-thruster hulls as the differential rover (output 1 = HIL control 0
+/// left = Motor 2 (102), output 2 right = Motor 1 (101), the wheel track the
+/// thrusters' spacing); the rudder boat as the Ackermann rover (its rudder
+/// channel Servo 1 (201), its thruster Motor 1 (101), the steering limit the
+/// rudder's).
 #[test]
-fn boat_firmware_config_matches_the_hull() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware_configs/px4/usv_twin.env");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-    let get = |key: &str| -> String {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("export {key}=")))
-            .map(|v| v.trim().to_string())
-            .unwrap_or_else(|| panic!("{key} missing"))
-    };
-    let num = |key: &str| -> f64 { get(key).parse().unwrap_or_else(|e| panic!("{key}: {e}")) };
-    let b = mavsitl::physics::airframes::boat("usv_twin").unwrap_or_else(|| panic!("no usv_twin"));
-    assert_eq!(get("PX4_SYS_AUTOSTART"), "50000");
-    assert_ne!(get("PX4_SIMULATOR"), "gz");
-    assert_eq!(num("PX4_PARAM_SIM_GZ_EN"), 0.0);
-    // PWM_MAIN_FUNCn drives HIL_ACTUATOR_CONTROLS control n − 1.
-    let func = |channel: usize| num(&format!("PX4_PARAM_PWM_MAIN_FUNC{}", channel + 1));
-    assert_eq!(func(b.left_channel), 102.0, "left thruster = Motor 2");
-    assert_eq!(func(b.right_channel), 101.0, "right thruster = Motor 1");
-    assert!((num("PX4_PARAM_RD_WHEEL_TRACK") - 2.0 * b.thruster_position_m[1]).abs() < 1e-9);
+fn boat_firmware_configs_match_the_hulls() {
+    for name in ["usv_twin", "otter_usv", "usv_rudder"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("firmware_configs/px4/{name}.env"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let get = |key: &str| -> String {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("export {key}=")))
+                .map(|v| v.trim().to_string())
+                .unwrap_or_else(|| panic!("{name}: {key} missing"))
+        };
+        let num = |key: &str| -> f64 {
+            get(key)
+                .parse()
+                .unwrap_or_else(|e| panic!("{name} {key}: {e}"))
+        };
+        let b = mavsitl::physics::airframes::boat(name).unwrap_or_else(|| panic!("no {name}"));
+        assert_ne!(get("PX4_SIMULATOR"), "gz", "{name}");
+        assert_eq!(num("PX4_PARAM_SIM_GZ_EN"), 0.0, "{name}");
+        // PWM_MAIN_FUNCn drives HIL_ACTUATOR_CONTROLS control n − 1.
+        let func = |channel: usize| num(&format!("PX4_PARAM_PWM_MAIN_FUNC{}", channel + 1));
+        match b.layout {
+            BoatLayout::TwinThrusters => {
+                assert_eq!(get("PX4_SYS_AUTOSTART"), "50000", "{name}");
+                assert_eq!(
+                    func(b.left_channel),
+                    102.0,
+                    "{name}: left thruster = Motor 2"
+                );
+                assert_eq!(
+                    func(b.right_channel),
+                    101.0,
+                    "{name}: right thruster = Motor 1"
+                );
+                let track = 2.0 * b.thruster_position_m[1];
+                assert!(
+                    (num("PX4_PARAM_RD_WHEEL_TRACK") - track).abs() < 1e-9,
+                    "{name}"
+                );
+            }
+            BoatLayout::ThrottleRudder => {
+                assert_eq!(get("PX4_SYS_AUTOSTART"), "4012", "{name}");
+                assert_eq!(func(b.steering_channel), 201.0, "{name}: rudder = Servo 1");
+                assert_eq!(
+                    func(b.throttle_channel),
+                    101.0,
+                    "{name}: thruster = Motor 1"
+                );
+                let max = num("PX4_PARAM_RA_MAX_STR_ANG").to_degrees();
+                assert!((max - b.rudder_max_deg).abs() < 0.1, "{name}: {max}°");
+            }
+        }
+    }
 }
 
 /// A scenario's stick script reaches PX4 as RC_CHANNELS at its rate, each

@@ -11,7 +11,9 @@ use clap::Args;
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats, RcSchedule};
 use mavsitl::geo::ExportFrame;
+use mavsitl::physics::boat::BoatLayout;
 use mavsitl::record::Recorder;
+use mavsitl::scenario::load::Airframe;
 use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
@@ -97,9 +99,9 @@ pub struct Px4Args {
     pub flight: FirmwareFlightArgs,
 }
 
-/// The PX4 parameter files (PX4_PARAM_* overrides for airframe 10016 or
-/// 50000), built into the binary so it runs from anywhere.
-const ENV_FILES: [(&str, &str); 3] = [
+/// The PX4 parameter files (PX4_PARAM_* overrides for airframe 10016, 50000
+/// or 4012), built into the binary so it runs from anywhere.
+const ENV_FILES: [(&str, &str); 5] = [
     (
         "generic_quad",
         include_str!("../../firmware_configs/px4/generic_quad.env"),
@@ -109,15 +111,34 @@ const ENV_FILES: [(&str, &str); 3] = [
         "usv_twin",
         include_str!("../../firmware_configs/px4/usv_twin.env"),
     ),
+    (
+        "otter_usv",
+        include_str!("../../firmware_configs/px4/otter_usv.env"),
+    ),
+    (
+        "usv_rudder",
+        include_str!("../../firmware_configs/px4/usv_rudder.env"),
+    ),
 ];
 
-/// The parameter file for `airframe` (name, text); generic_quad for an
-/// airframe without one.
-fn env_file(airframe: &str) -> (&'static str, &'static str) {
-    ENV_FILES
-        .iter()
-        .find(|(n, _)| *n == airframe)
-        .copied()
+/// The parameter file for vehicle `index` (name, text): its airframe's own,
+/// else the nearest start for its kind — generic_quad for a multirotor,
+/// usv_twin (PX4's differential rover) for a twin-thruster boat, usv_rudder
+/// (PX4's Ackermann rover) for a boat with one thruster and a rudder.
+fn env_file(inputs: &FlightInputs, index: usize) -> (&'static str, &'static str) {
+    let by_name = |name: &str| ENV_FILES.iter().find(|(n, _)| *n == name).copied();
+    let airframe = inputs
+        .scenario
+        .vehicles
+        .get(index)
+        .map_or("", |v| v.airframe.as_str());
+    let nearest = match inputs.scenario.resolve_airframe(index, &inputs.source) {
+        Ok(Airframe::Boat(p)) if p.layout == BoatLayout::ThrottleRudder => "usv_rudder",
+        Ok(Airframe::Boat(_)) => "usv_twin",
+        _ => "generic_quad",
+    };
+    by_name(airframe)
+        .or_else(|| by_name(nearest))
         .unwrap_or(ENV_FILES[0])
 }
 
@@ -198,12 +219,7 @@ pub(super) fn launch_spec(
     speedup: Speedup,
 ) -> Result<LaunchSpec, CliError> {
     let build = px4_build_dir(build)?;
-    let airframe = inputs
-        .scenario
-        .vehicles
-        .get(setup.vehicle)
-        .map_or("", |v| v.airframe.as_str());
-    let (_, text) = env_file(airframe);
+    let (_, text) = env_file(inputs, setup.vehicle);
     let mut env = env_vars(text);
     let h = &inputs.scenario.home;
     env.push(("PX4_HOME_LAT".into(), h.lat_deg.to_string()));
@@ -385,7 +401,7 @@ fn print_instructions(args: &Px4Args, inputs: &FlightInputs, opts: &Px4Options, 
             opts.listen.port()
         );
     }
-    let (env, _) = env_file(airframe);
+    let (env, _) = env_file(inputs, 0);
     if env != airframe {
         println!(
             "  (no PX4 parameter file for airframe '{airframe}': {env}.env is the nearest start)"
