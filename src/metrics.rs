@@ -1,100 +1,34 @@
 //! Flight metrics on ground truth, the same for every controller, so that a
 //! SimpleFlight row, a PX4 row and an ArduPilot row compare: distance flown,
-//! top speed, cross-track error against the plan's legs, where the flight
+//! top speed, cross-track error against the plan's route, where the flight
 //! started and ended, and whether the vehicle flipped.
 //!
-//! The planned path is the plan's polyline in the horizontal plane: home,
-//! then every item with a position (take-off, waypoints, loiters, landings),
-//! and home again for a return to launch. A sample's cross-track error is its
-//! horizontal distance to the nearest leg, so it does not depend on when a
-//! controller says it switched legs.
+//! The cross-track error is [`crate::analysis::CrossTrack`]: the distance
+//! to the nearest leg of the plan's [`Route`] (DO_JUMP followed), sampled at
+//! the recording's ground-truth rate over the samples from the first to the
+//! last moving one. A flight's summary and `compare` or `plot` of its
+//! recording print the same figure; it does not depend on when a controller
+//! says it switched legs.
 
-use nalgebra::{Vector2, Vector3};
+use nalgebra::Vector3;
 
+use crate::analysis::{CrossTrack, Route};
 use crate::controller::GroundTruth;
-use crate::geo::{GeoPoint, LocalFrame};
-use crate::mission::{commands, Mission};
+use crate::time::Rate;
 
-/// Legs shorter than this (a vertical take-off) are left out, m.
-const MIN_LEG_M: f64 = 1.0;
 /// Tilt beyond which the vehicle counts as flipped, degrees.
 const FLIPPED_DEG: f64 = 80.0;
 
-/// The plan's legs, horizontal NED (m) in the simulation's frame.
-#[derive(Debug, Clone, Default)]
-pub struct PlannedLegs {
-    legs: Vec<(Vector2<f64>, Vector2<f64>)>,
-}
-
-impl PlannedLegs {
-    /// The legs of `mission` flown from the origin of `frame` (home).
-    pub fn new(mission: &Mission, frame: &LocalFrame) -> Self {
-        Self::launched_at(mission, frame, Vector2::zeros())
-    }
-
-    /// The legs of `mission` flown by a vehicle launched at `home` (NED m,
-    /// horizontal; one vehicle of several starts away from the origin): the
-    /// take-off and a return to launch are there.
-    pub fn launched_at(mission: &Mission, frame: &LocalFrame, home: Vector2<f64>) -> Self {
-        let alt_m = frame.origin().alt_m;
-        let mut points = vec![home];
-        for it in &mission.items {
-            let p = match it.command {
-                commands::NAV_RETURN_TO_LAUNCH => Some(home),
-                16..=99 if it.is_global() && (it.x != 0.0 || it.y != 0.0) => {
-                    let ned = frame.to_ned(&GeoPoint::from_deg(it.x, it.y, alt_m));
-                    Some(ned.xy())
-                }
-                _ => None,
-            };
-            if let Some(p) = p {
-                points.push(p);
-            }
-        }
-        let legs = points
-            .windows(2)
-            .filter_map(|w| match w {
-                [a, b] if (b - a).norm() >= MIN_LEG_M => Some((*a, *b)),
-                _ => None,
-            })
-            .collect();
-        PlannedLegs { legs }
-    }
-
-    /// Horizontal distance from `p` to the nearest leg, m (None: no legs).
-    pub fn cross_track(&self, p: &Vector2<f64>) -> Option<f64> {
-        self.legs
-            .iter()
-            .map(|(a, b)| {
-                let d = b - a;
-                let t = ((p - a).dot(&d) / d.norm_squared()).clamp(0.0, 1.0);
-                (p - (a + d * t)).norm()
-            })
-            .min_by(f64::total_cmp)
-    }
-
-    /// Number of legs.
-    pub fn len(&self) -> usize {
-        self.legs.len()
-    }
-
-    /// Whether the plan has no legs.
-    pub fn is_empty(&self) -> bool {
-        self.legs.is_empty()
-    }
-}
-
 /// Metrics accumulated tick by tick from ground truth.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct FlightMetrics {
     /// Path length, m.
     pub distance_m: f64,
     /// Highest ground speed, m/s.
     pub max_speed_m_s: f64,
-    xtrack_sq: f64,
-    xtrack_n: u64,
-    /// Largest cross-track error, m.
-    pub xtrack_max_m: f64,
+    xtrack: CrossTrack,
+    /// The ticks the cross-track error is sampled at.
+    xtrack_rate: Rate,
     /// Where the vehicle was when the mission started, NED m.
     pub start_ned_m: Option<Vector3<f64>>,
     /// The latest position, NED m.
@@ -104,10 +38,24 @@ pub struct FlightMetrics {
 }
 
 impl FlightMetrics {
-    /// One tick of ground truth. `on_mission`: the controller is flying the
-    /// mission (armed, started, not yet finished): only then do samples count
-    /// towards the cross-track error.
-    pub fn sample(&mut self, t: &GroundTruth, on_mission: bool, legs: &PlannedLegs) {
+    /// Against `route`, its cross-track error sampled at `rate` (the
+    /// recording's ground-truth rate).
+    pub fn new(route: Route, rate: Rate) -> Self {
+        FlightMetrics {
+            distance_m: 0.0,
+            max_speed_m_s: 0.0,
+            xtrack: CrossTrack::new(route),
+            xtrack_rate: rate,
+            start_ned_m: None,
+            last_ned_m: None,
+            crashed: None,
+        }
+    }
+
+    /// Ground truth at physics tick `tick`. `on_mission`: the controller is
+    /// flying the mission (armed, started, not yet finished): the first such
+    /// sample is the mission's start.
+    pub fn sample(&mut self, tick: u64, t: &GroundTruth, on_mission: bool) {
         if let Some(p) = self.last_ned_m {
             self.distance_m += (t.pos_ned_m - p).norm();
         }
@@ -115,11 +63,9 @@ impl FlightMetrics {
         self.max_speed_m_s = self.max_speed_m_s.max(t.vel_ned_m_s.norm());
         if on_mission {
             self.start_ned_m.get_or_insert(t.pos_ned_m);
-            if let Some(x) = legs.cross_track(&t.pos_ned_m.xy()) {
-                self.xtrack_sq += x * x;
-                self.xtrack_n += 1;
-                self.xtrack_max_m = self.xtrack_max_m.max(x);
-            }
+        }
+        if self.xtrack_rate.is_due(tick) {
+            self.xtrack.add(&t.pos_ned_m, &t.vel_ned_m_s);
         }
         if self.crashed.is_none() {
             let tilt = (t.att_ned_frd * Vector3::z()).z.clamp(-1.0, 1.0).acos();
@@ -131,11 +77,22 @@ impl FlightMetrics {
 
     /// RMS cross-track error, m (0 without samples).
     pub fn xtrack_rms_m(&self) -> f64 {
-        if self.xtrack_n == 0 {
-            0.0
-        } else {
-            (self.xtrack_sq / self.xtrack_n as f64).sqrt()
-        }
+        self.xtrack.rms_m()
+    }
+
+    /// Largest cross-track error, m.
+    pub fn xtrack_max_m(&self) -> f64 {
+        self.xtrack.max_m()
+    }
+
+    /// The route the cross-track error is measured against.
+    pub fn route(&self) -> &Route {
+        self.xtrack.route()
+    }
+
+    /// Fresh metrics against `route`, sampled at the same rate.
+    pub fn with_route(&self, route: Route) -> Self {
+        FlightMetrics::new(route, self.xtrack_rate)
     }
 
     /// Horizontal distance from the mission's start to the last position, m.
@@ -147,7 +104,9 @@ impl FlightMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mission::MissionItem;
+    use crate::geo::{GeoPoint, LocalFrame};
+    use crate::mission::{commands, Mission, MissionItem};
+    use crate::time::PhysicsRate;
 
     fn frame() -> LocalFrame {
         LocalFrame::new(GeoPoint::from_deg(47.0, 8.0, 400.0))
@@ -158,34 +117,18 @@ mod tests {
         MissionItem::waypoint(g.lat_deg(), g.lon_deg(), 10.0)
     }
 
-    #[test]
-    fn a_square_plan_gives_its_legs_and_distances_to_them() {
-        let f = frame();
-        let mut takeoff = MissionItem::waypoint(0.0, 0.0, 10.0);
-        takeoff.command = commands::NAV_TAKEOFF;
-        let mut rtl = MissionItem::waypoint(0.0, 0.0, 0.0);
-        rtl.command = commands::NAV_RETURN_TO_LAUNCH;
-        let m = Mission {
-            items: vec![
-                takeoff,
-                at(&f, 50.0, 0.0),
-                at(&f, 50.0, 50.0),
-                at(&f, 0.0, 50.0),
-                rtl,
-            ],
-            ..Mission::default()
-        };
-        let legs = PlannedLegs::new(&m, &f);
-        // home → N50, → N50E50, → E50, → home (the take-off has no position).
-        assert_eq!(legs.len(), 4);
-        // (Plan coordinates are degrees: a round trip through them is exact
-        // to well under a millimetre.)
-        let d = |n, e| legs.cross_track(&Vector2::new(n, e)).expect("legs");
-        assert!(d(25.0, 0.0) < 1e-6);
-        assert!((d(25.0, 3.0) - 3.0).abs() < 1e-6);
-        assert!((d(25.0, 25.0) - 25.0).abs() < 1e-6, "centre of the square");
-        // Beyond a corner the distance is to the corner point.
-        assert!((d(53.0, -4.0) - 5.0).abs() < 1e-6);
+    fn truth(n: f64, e: f64, speed: f64) -> GroundTruth {
+        GroundTruth {
+            pos_ned_m: Vector3::new(n, e, -5.0),
+            vel_ned_m_s: Vector3::new(speed, 0.0, 0.0),
+            att_ned_frd: nalgebra::UnitQuaternion::identity(),
+            rate_frd_rad_s: Vector3::zeros(),
+            accel_ned_m_s2: Vector3::zeros(),
+            specific_force_frd_m_s2: Vector3::zeros(),
+            ang_accel_frd_rad_s2: Vector3::zeros(),
+            landed: false,
+            wind_ned_m_s: Vector3::zeros(),
+        }
     }
 
     #[test]
@@ -195,32 +138,94 @@ mod tests {
             items: vec![at(&f, 100.0, 0.0)],
             ..Mission::default()
         };
-        let legs = PlannedLegs::new(&m, &f);
-        let mut fm = FlightMetrics::default();
-        let mut t = GroundTruth {
-            pos_ned_m: Vector3::zeros(),
-            vel_ned_m_s: Vector3::new(2.0, 0.0, 0.0),
-            att_ned_frd: nalgebra::UnitQuaternion::identity(),
-            rate_frd_rad_s: Vector3::zeros(),
-            accel_ned_m_s2: Vector3::zeros(),
-            specific_force_frd_m_s2: Vector3::zeros(),
-            ang_accel_frd_rad_s2: Vector3::zeros(),
-            landed: false,
-            wind_ned_m_s: Vector3::zeros(),
-        };
+        let mut fm = FlightMetrics::new(Route::new(&m, &f, 2.0), Rate::EVERY_TICK);
         // Off the leg by 3 m and 4 m, half the samples each: RMS sqrt(12.5).
-        for i in 0..100 {
-            t.pos_ned_m = Vector3::new(i as f64, if i % 2 == 0 { 3.0 } else { 4.0 }, -5.0);
-            fm.sample(&t, true, &legs);
+        for i in 0..100u64 {
+            let off = if i % 2 == 0 { 3.0 } else { 4.0 };
+            fm.sample(i, &truth(i as f64, off, 2.0), true);
         }
         assert!((fm.xtrack_rms_m() - 12.5f64.sqrt()).abs() < 1e-6);
-        assert!((fm.xtrack_max_m - 4.0).abs() < 1e-6);
+        assert!((fm.xtrack_max_m() - 4.0).abs() < 1e-6);
         assert_eq!(fm.max_speed_m_s, 2.0);
         assert!(fm.distance_m > 99.0);
         assert!((fm.from_start_m().expect("moved") - (99.0f64.powi(2) + 1.0).sqrt()).abs() < 1e-9);
         assert!(fm.crashed.is_none());
+        let mut t = truth(99.0, 4.0, 2.0);
         t.att_ned_frd = nalgebra::UnitQuaternion::from_euler_angles(std::f64::consts::PI, 0.0, 0.0);
-        fm.sample(&t, true, &legs);
+        fm.sample(100, &t, true);
         assert_eq!(fm.crashed.as_deref(), Some("vehicle flipped (180° tilt)"));
+    }
+
+    /// Cross-track is sampled at the given rate, from the first to the last
+    /// moving sample: what sits still before, between (counted) and after
+    /// (not) is where compare's window puts it.
+    #[test]
+    fn cross_track_is_sampled_at_the_rate_over_the_moving_window() {
+        let f = frame();
+        let m = Mission {
+            items: vec![at(&f, 100.0, 0.0)],
+            ..Mission::default()
+        };
+        let rate = PhysicsRate::new(1000)
+            .and_then(|r| r.divider(200))
+            .expect("rate");
+        let mut fm = FlightMetrics::new(Route::new(&m, &f, 2.0), rate);
+        // Still 10 m off the leg before moving: not counted.
+        fm.sample(0, &truth(0.0, 10.0, 0.0), false);
+        // Moving, 1 m off on the due ticks (multiples of 5), 9 m off between.
+        for tick in 1..=20u64 {
+            let off = if tick % 5 == 0 { 1.0 } else { 9.0 };
+            fm.sample(tick, &truth(tick as f64, off, 1.0), true);
+        }
+        assert!(
+            (fm.xtrack_rms_m() - 1.0).abs() < 1e-6,
+            "{}",
+            fm.xtrack_rms_m()
+        );
+        // A stop 2 m off, then moving again 1 m off: the stop is counted.
+        fm.sample(25, &truth(25.0, 2.0, 0.0), true);
+        fm.sample(30, &truth(30.0, 1.0, 1.0), true);
+        let want = ((4.0 * 1.0 + 4.0 + 1.0) / 6.0f64).sqrt();
+        assert!(
+            (fm.xtrack_rms_m() - want).abs() < 1e-6,
+            "{}",
+            fm.xtrack_rms_m()
+        );
+        assert!((fm.xtrack_max_m() - 2.0).abs() < 1e-6);
+        // Drifting off at rest after the end: not counted.
+        fm.sample(35, &truth(30.0, 7.0, 0.1), false);
+        assert!((fm.xtrack_rms_m() - want).abs() < 1e-6);
+        assert!((fm.xtrack_max_m() - 2.0).abs() < 1e-6);
+    }
+
+    /// A DO_JUMP loop flies back to its target: the leg back (here the
+    /// diagonal from N40 to E40) is part of the route, so a vehicle on it
+    /// is on the plan, 20 m from every leg flown forwards.
+    #[test]
+    fn a_jump_back_leg_is_on_the_route() {
+        let f = frame();
+        let mut jump = MissionItem::waypoint(0.0, 0.0, 0.0);
+        jump.command = commands::DO_JUMP;
+        jump.frame = 2;
+        jump.params[0] = 0.0;
+        jump.params[1] = 1.0;
+        let m = Mission {
+            items: vec![
+                at(&f, 0.0, 40.0),
+                at(&f, 40.0, 40.0),
+                at(&f, 40.0, 0.0),
+                jump,
+            ],
+            ..Mission::default()
+        };
+        let mut fm = FlightMetrics::new(Route::new(&m, &f, 2.0), Rate::EVERY_TICK);
+        fm.sample(0, &truth(20.0, 20.0, 1.0), true);
+        assert!(fm.xtrack_max_m() < 1e-6, "{}", fm.xtrack_max_m());
+        fm.sample(1, &truth(21.0, 21.0, 1.0), true);
+        assert!(
+            (fm.xtrack_max_m() - 2f64.sqrt()).abs() < 1e-6,
+            "{}",
+            fm.xtrack_max_m()
+        );
     }
 }

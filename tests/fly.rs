@@ -596,3 +596,50 @@ fn a_firmware_parameter_file_loads_with_its_ignored_lines_listed_once() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A DO_JUMP flies back along a leg no other item makes (here the diagonal
+/// from the square's last corner to its first): the summary measures the
+/// track against the route with the jump followed, sampled as the recording
+/// is, so it prints what `plot` (and `compare`) measure of the recording.
+#[test]
+fn the_summary_measures_a_jump_plan_as_plot_does() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = std::fs::read_to_string(repo("missions/quad_square.plan")).expect("plan");
+    let mut plan: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let items = plan["mission"]["items"].as_array_mut().expect("items");
+    // take-off, N50, N50 E50, E50, [home →] a jump back to N50 once, RTL.
+    items[4] = serde_json::json!({"type": "SimpleItem", "command": 177, "doJumpId": 5,
+        "frame": 2, "autoContinue": true, "params": [2, 1, 0, 0, 0, 0, 0]});
+    let path = tmp.path().join("jump.plan");
+    std::fs::write(&path, plan.to_string()).expect("write");
+    let rec = tmp.path().join("rec");
+    let s = ok(&[
+        path.to_str().expect("utf8"),
+        "--record",
+        rec.to_str().expect("utf8"),
+    ]);
+    let xtrack_max = number_after(line(&s.text, "cross-track"), "max");
+    // Flown well: the diagonal is on the plan (off it, the track would be
+    // 25 m from every other leg halfway along).
+    assert!(s.truth_rms < 1.0 && xtrack_max < 2.5, "{}", s.text);
+    let out = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .arg("plot")
+        .arg(&rec)
+        .arg("--out")
+        .arg(tmp.path().join("plots"))
+        .output()
+        .expect("plot");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}");
+    let metric = |name: &str| number_after(line(&report, name), name);
+    assert!(
+        (metric("xtrack_rms [m]") - s.truth_rms).abs() < 6e-4,
+        "{report}\n{}",
+        s.text
+    );
+    assert!(
+        (metric("xtrack_max [m]") - xtrack_max).abs() < 6e-4,
+        "{report}\n{}",
+        s.text
+    );
+}

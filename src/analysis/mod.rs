@@ -14,6 +14,6 @@ pub mod plot;
 pub mod route;
 pub mod track;
 
-pub use metrics::{distribution, MissionMetrics, Scalar};
+pub use metrics::{distribution, CrossTrack, MissionMetrics, Scalar};
 pub use route::Route;
 pub use track::{Track, TrackError};

@@ -12,6 +12,16 @@ use crate::mission::{commands, Mission, MissionItem, FRAME_GLOBAL};
 /// not judged for cross-track, m.
 pub const MIN_LEG_M: f64 = 1.0;
 
+/// The acceptance radius a route's points get where the plan sets none, m:
+/// the one the autopilots default to (a boat's WP_RADIUS is larger).
+pub fn default_radius_m(boat: bool) -> f64 {
+    if boat {
+        3.0
+    } else {
+        2.0
+    }
+}
+
 /// One planned position.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RoutePoint {

@@ -393,7 +393,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
         })
         .collect();
     let flights_s = started.elapsed().as_secs_f64();
-    let radius_m = if boat { 3.0 } else { 2.0 };
+    let radius_m = mavsitl::analysis::route::default_radius_m(boat);
     let (flown, problems) = measure(&done, &mission, radius_m);
     for p in &problems {
         eprintln!("warning: {p}");

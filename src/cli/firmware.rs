@@ -11,9 +11,11 @@ use std::time::Instant;
 
 use clap::Args;
 
+use mavsitl::analysis::route::default_radius_m;
+use mavsitl::analysis::Route;
 use mavsitl::bridge::ground_station::link::{FirmwareAddr, GroundStationHandle, LinkOptions};
 use mavsitl::bridge::ground_station::{Firmware as Dialect, GroundStationConfig, GsEvent, Phase};
-use mavsitl::metrics::{FlightMetrics, PlannedLegs};
+use mavsitl::metrics::FlightMetrics;
 use mavsitl::mission_protocol::StoredItem;
 use mavsitl::sim::Simulation;
 use mavsitl::time::SimTime;
@@ -166,7 +168,6 @@ pub(super) struct FirmwareFlight {
     firmware: Option<Firmware>,
     gs: Option<GroundStationHandle>,
     clock: Arc<AtomicU64>,
-    legs: PlannedLegs,
     metrics: FlightMetrics,
     events: Vec<(SimTime, GsEvent)>,
     armed: bool,
@@ -258,8 +259,10 @@ impl FirmwareFlight {
             firmware,
             gs,
             clock,
-            legs: PlannedLegs::new(&inputs.mission, frame),
-            metrics: FlightMetrics::default(),
+            metrics: FlightMetrics::new(
+                Route::new(&inputs.mission, frame, default_radius_m(!multicopter)),
+                super::ground_truth_rate(&inputs.scenario)?,
+            ),
             events: Vec::new(),
             armed: false,
             reached: None,
@@ -283,7 +286,15 @@ impl FirmwareFlight {
         launch: nalgebra::Vector2<f64>,
     ) -> Self {
         self.vehicle = index;
-        self.legs = PlannedLegs::launched_at(mission, frame, launch);
+        let radius = self
+            .metrics
+            .route()
+            .points
+            .first()
+            .map_or(0.0, |p| p.radius_m);
+        self.metrics = self
+            .metrics
+            .with_route(Route::launched_at(mission, frame, radius, launch));
         self
     }
 
@@ -365,7 +376,7 @@ impl FirmwareFlight {
         self.on_mission = phase == Phase::Flying && self.armed;
         if let Some(v) = sim.vehicles().get(self.vehicle) {
             self.metrics
-                .sample(&v.ground_truth(), self.on_mission, &self.legs);
+                .sample(sim.tick(), &v.ground_truth(), self.on_mission);
         }
         if let Some(c) = &self.metrics.crashed {
             return Some(Err(format!("crash: {c} at {now}")));

@@ -7,8 +7,10 @@
 
 use std::time::Instant;
 
+use mavsitl::analysis::route::default_radius_m;
+use mavsitl::analysis::Route;
 use mavsitl::encounter::Collision;
-use mavsitl::metrics::{FlightMetrics, PlannedLegs};
+use mavsitl::metrics::FlightMetrics;
 use mavsitl::mission::Mission;
 use mavsitl::record::Recorder;
 use mavsitl::scenario::ControllerSpec;
@@ -31,7 +33,6 @@ struct Member {
     pilot: Pilot,
     name: String,
     mission_name: String,
-    legs: PlannedLegs,
     metrics: FlightMetrics,
     finished_at: Option<SimTime>,
     outcome: Option<Result<(), String>>,
@@ -51,7 +52,7 @@ impl Member {
         let st = self.pilot.status.borrow();
         let on_mission = st.armed && !st.finished && !st.landed;
         self.metrics
-            .sample(&v.ground_truth(), on_mission, &self.legs);
+            .sample(sim.tick(), &v.ground_truth(), on_mission);
         let now = sim.time();
         if st.finished && self.finished_at.is_none() {
             self.finished_at = Some(now);
@@ -287,12 +288,19 @@ fn member(inputs: &FlightInputs, sim: &Simulation, pilot: Pilot) -> Result<Membe
     let vehicle = sim.vehicles().get(pilot.index);
     let name = vehicle.map_or_else(String::new, |v| v.name().to_string());
     let start = vehicle.map_or_else(nalgebra::Vector2::zeros, |v| v.body().state.pos_ned_m.xy());
+    let boat = inputs
+        .scenario
+        .vehicles
+        .get(pilot.index)
+        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Boat);
     Ok(Member {
-        legs: PlannedLegs::launched_at(&mission, sim.world().frame(), start),
         pilot,
         name,
         mission_name,
-        metrics: FlightMetrics::default(),
+        metrics: FlightMetrics::new(
+            Route::launched_at(&mission, sim.world().frame(), default_radius_m(boat), start),
+            super::ground_truth_rate(&inputs.scenario)?,
+        ),
         finished_at: None,
         outcome: None,
     })

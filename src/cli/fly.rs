@@ -6,10 +6,12 @@ use std::time::Instant;
 
 use clap::Args;
 
+use mavsitl::analysis::route::default_radius_m;
+use mavsitl::analysis::Route;
 use mavsitl::autopilot::params::ParamStore;
 use mavsitl::autopilot::{FlightStatus, StatusHandle};
 use mavsitl::geo::ExportFrame;
-use mavsitl::metrics::{FlightMetrics, PlannedLegs};
+use mavsitl::metrics::FlightMetrics;
 use mavsitl::record::rows::RowFile;
 use mavsitl::record::Recorder;
 use mavsitl::scenario::Home;
@@ -107,7 +109,6 @@ struct Stats {
 struct FlyObserver<'a> {
     status: StatusHandle,
     stats: Stats,
-    legs: PlannedLegs,
     metrics: FlightMetrics,
     recorder: Option<&'a mut Recorder>,
     est_csv: Option<mavsitl::record::rows::RowFile>,
@@ -167,7 +168,7 @@ impl Observer for FlyObserver<'_> {
         let t = v.ground_truth();
         let st = self.status.borrow();
         let on_mission = st.armed && !st.finished && !st.landed;
-        self.metrics.sample(&t, on_mission, &self.legs);
+        self.metrics.sample(sim.tick(), &t, on_mission);
         if let (Some((o, d)), Some(e)) = (st.leg, st.estimate) {
             let track = (d - o).xy();
             if track.norm() > 1.0 {
@@ -281,8 +282,14 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     let mut obs = FlyObserver {
         status: status.clone(),
         stats: Stats::default(),
-        legs: PlannedLegs::new(&inputs.mission, lockstep.sim().world().frame()),
-        metrics: FlightMetrics::default(),
+        metrics: FlightMetrics::new(
+            Route::new(
+                &inputs.mission,
+                lockstep.sim().world().frame(),
+                default_radius_m(!multicopter),
+            ),
+            super::ground_truth_rate(scenario)?,
+        ),
         recorder: recorder.as_mut(),
         est_csv: files.estimator,
         statustext_csv: files.statustext,
@@ -311,8 +318,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     }
     let _ = obs.write_events();
     let stats = std::mem::take(&mut obs.stats);
-    let metrics = std::mem::take(&mut obs.metrics);
-    drop(obs);
+    let FlyObserver { metrics, .. } = obs;
     if let Some(r) = recorder.as_mut() {
         r.finish(lockstep.sim(), outcome.is_ok())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;

@@ -114,6 +114,17 @@ impl CliError {
     }
 }
 
+/// The scenario's ground-truth recording rate, at which flight summaries
+/// sample the cross-track error too (so they match the recording's).
+pub(super) fn ground_truth_rate(
+    scenario: &mavsitl::scenario::Scenario,
+) -> Result<mavsitl::time::Rate, CliError> {
+    let rate = mavsitl::time::PhysicsRate::new(scenario.physics_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), "physics_rate_hz"))?;
+    rate.divider(scenario.record.ground_truth_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), "record.ground_truth_rate_hz"))
+}
+
 /// Opens the recorder of a run when `dir` is given: ground truth at the
 /// scenario's rate, sensors, in `frame`.
 fn open_recorder(
@@ -125,11 +136,7 @@ fn open_recorder(
     let Some(dir) = dir else {
         return Ok(None);
     };
-    let rate = mavsitl::time::PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), "physics_rate_hz"))?;
-    let gt = rate
-        .divider(scenario.record.ground_truth_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), "record.ground_truth_rate_hz"))?;
+    let gt = ground_truth_rate(scenario)?;
     mavsitl::record::Recorder::create(dir, scenario, sim, frame, gt)
         .map(Some)
         .map_err(|e| {

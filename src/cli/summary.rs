@@ -41,9 +41,9 @@ impl FlightSummary<'_> {
         println!("  distance            {:.1} m", m.distance_m);
         println!("  items reached       {} / {}", self.items.0, self.items.1);
         println!(
-            "  cross-track         RMS {:.3} m, max {:.3} m (ground truth against the plan's legs)",
+            "  cross-track         RMS {:.3} m, max {:.3} m (ground truth against the plan's route)",
             m.xtrack_rms_m(),
-            m.xtrack_max_m
+            m.xtrack_max_m()
         );
         println!("  max speed           {:.2} m/s", m.max_speed_m_s);
         if let Some(p) = m.last_ned_m {

@@ -234,11 +234,7 @@ fn check_flights(
             }
         };
         let frame = LocalFrame::new(track.home.unwrap_or(GeoPoint::from_deg(0.0, 0.0, 0.0)));
-        let radius = if c.vehicle == Some(Vehicle::Boat) {
-            3.0
-        } else {
-            2.0
-        };
+        let radius = mavsitl::analysis::route::default_radius_m(c.vehicle == Some(Vehicle::Boat));
         // A fleet's vehicle launched where it stood.
         let launch = match (name, track.samples.first()) {
             (Some(_), Some(s)) => s.pos_ned_m.xy(),
