@@ -576,3 +576,112 @@ fn sigkill_leaves_only_whole_rows() {
         "only {rows} rows survived 1.5 s of recording"
     );
 }
+
+/// GitHub's anchor for a heading: lower case, spaces to hyphens, other
+/// punctuation dropped.
+fn heading_anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The markdown links of `text` outside fenced code blocks, and its
+/// headings' anchors.
+fn links_and_anchors(text: &str) -> (Vec<String>, Vec<String>) {
+    let mut links = Vec::new();
+    let mut anchors = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        if let Some(h) = line.strip_prefix('#') {
+            anchors.push(heading_anchor(h.trim_start_matches('#')));
+        }
+        for (i, _) in line.match_indices("](") {
+            if let Some(end) = line.get(i + 2..).and_then(|rest| rest.find(')')) {
+                if let Some(link) = line.get(i + 2..i + 2 + end) {
+                    links.push(link.to_string());
+                }
+            }
+        }
+    }
+    (links, anchors)
+}
+
+/// Every relative link of the README and of docs/ resolves: the file
+/// exists and a `#section` names a heading of the file it points into.
+#[test]
+fn documentation_links_resolve() {
+    let mut pages = vec![repo("README.md")];
+    let mut dirs = vec![repo("docs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("docs/") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                pages.push(path);
+            }
+        }
+    }
+    let anchors_of = |page: &Path| {
+        let text =
+            std::fs::read_to_string(page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        links_and_anchors(&text).1
+    };
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("page");
+        for link in links_and_anchors(&text).0 {
+            if link.contains("://") || link.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (file, anchor) = link.split_once('#').unwrap_or((link.as_str(), ""));
+            let target = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap_or(Path::new(".")).join(file)
+            };
+            if !target.exists() {
+                broken.push(format!("{}: {link}: no such file", page.display()));
+            } else if !anchor.is_empty()
+                && target.extension().is_some_and(|e| e == "md")
+                && !anchors_of(&target).iter().any(|a| a == anchor)
+            {
+                broken.push(format!("{}: {link}: no such heading", page.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+    assert!(checked > 20, "only {checked} links found");
+}
+
+#[test]
+fn heading_anchors_are_githubs() {
+    assert_eq!(
+        heading_anchor(" Flying missions: `mavsitl fly`"),
+        "flying-missions-mavsitl-fly"
+    );
+    assert_eq!(
+        heading_anchor("AirSim's API (`mavsitl airsim`)"),
+        "airsims-api-mavsitl-airsim"
+    );
+    let (links, anchors) =
+        links_and_anchors("## A b\n[x](#a-b) and ![y](docs/p.png)\n```\n[z](q)\n```\n");
+    assert_eq!(links, ["#a-b", "docs/p.png"]);
+    assert_eq!(anchors, ["a-b"]);
+}

@@ -516,7 +516,12 @@ mod tests {
         for s in &t.samples {
             x.add(&s.pos_ned_m, &s.vel_ned_m_s);
         }
-        assert!((x.rms_m() - m.xtrack_rms_m).abs() < 1e-12, "{} {}", x.rms_m(), m.xtrack_rms_m);
+        assert!(
+            (x.rms_m() - m.xtrack_rms_m).abs() < 1e-12,
+            "{} {}",
+            x.rms_m(),
+            m.xtrack_rms_m
+        );
         assert_eq!(x.max_m(), m.xtrack_max_m);
         // The stop 6 m off counts; the drift 10 m off at the end does not.
         assert_eq!(x.max_m(), 6.0);
