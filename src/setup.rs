@@ -11,7 +11,7 @@ use crate::autopilot::gcs::{Endpoint, EndpointConfig};
 use crate::autopilot::geofence::{rally_points, Geofence};
 use crate::autopilot::mission_plan::PlanError;
 use crate::autopilot::mission_plan::{compile, PlanWarning, Step};
-use crate::autopilot::params::{ParamError, ParamStore};
+use crate::autopilot::params::{name, ParamError, ParamStore};
 use crate::autopilot::{
     RequestQueue, SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig,
 };
@@ -115,7 +115,7 @@ impl Flight {
 
 /// SimpleFlight's boat identity: a surface boat (MAVLink type 11), PX4's
 /// boat airframe number.
-pub const BOAT_DEFAULTS: &[(&str, f64)] = &[("MAV_TYPE", 11.0), ("SYS_AUTOSTART", 1070.0)];
+pub const BOAT_DEFAULTS: &[(&str, f64)] = &[(name::MAV_TYPE, 11.0), (name::SYS_AUTOSTART, 1070.0)];
 
 /// mavsitl's ArduPilot Rover parameters for the twin-thruster boats (skid
 /// steering), `firmware_configs/ardupilot/boat.parm`.
@@ -258,7 +258,7 @@ fn simpleflight_for(
         params.load(text, name)?;
     }
     if let Some(hs) = plan.mission.hover_speed_m_s.filter(|_| multicopter) {
-        let _ = params.set("MPC_XY_CRUISE", hs.clamp(0.5, 20.0));
+        let _ = params.set(name::MPC_XY_CRUISE, hs.clamp(0.5, 20.0));
     }
     if let Some((text, name)) = plan.param_file {
         let loaded = params.load(text, name)?;
@@ -271,7 +271,7 @@ fn simpleflight_for(
         }
     }
     let frame = *sim.world().frame();
-    let radius = params.value("NAV_ACC_RAD");
+    let radius = params.values().nav_acc_rad;
     let (steps, warnings) = compile(
         plan.mission,
         &frame,

@@ -252,7 +252,10 @@ impl GcsSession {
         }
         let epoch = epoch_unix_us(parts.scenario);
         let mut params = parts.params;
-        let _ = params.set("MAV_SYS_ID", system_id as f64);
+        let _ = params.set(
+            mavsitl::autopilot::params::name::MAV_SYS_ID,
+            system_id as f64,
+        );
         let mut cfg = EndpointConfig::px4_vehicle(
             system_id,
             parts.multicopter,

@@ -115,18 +115,18 @@ pub struct FailsafeParams {
 impl FailsafeParams {
     /// The parameters from `p` (PX4's defaults where unset).
     pub fn from_params(p: &ParamStore) -> Self {
-        let g = |n: &str, d: f64| p.get(n).unwrap_or(d);
+        let v = p.values();
         FailsafeParams {
-            gf_action: g("GF_ACTION", 2.0) as i32,
-            bat_low_thr: g("BAT_LOW_THR", 0.15),
-            bat_crit_thr: g("BAT_CRIT_THR", 0.07),
-            bat_emergen_thr: g("BAT_EMERGEN_THR", 0.05),
-            com_low_bat_act: g("COM_LOW_BAT_ACT", 0.0) as i32,
-            com_pos_fs_delay_s: g("COM_POS_FS_DELAY", 1.0),
-            com_pos_fs_eph_m: g("COM_POS_FS_EPH", 5.0),
-            nav_dll_act: g("NAV_DLL_ACT", 0.0) as i32,
-            com_dl_loss_t_s: g("COM_DL_LOSS_T", 10.0),
-            com_act_fail_act: g("COM_ACT_FAIL_ACT", 0.0) as i32,
+            gf_action: v.gf_action as i32,
+            bat_low_thr: v.bat_low_thr,
+            bat_crit_thr: v.bat_crit_thr,
+            bat_emergen_thr: v.bat_emergen_thr,
+            com_low_bat_act: v.com_low_bat_act as i32,
+            com_pos_fs_delay_s: v.com_pos_fs_delay,
+            com_pos_fs_eph_m: v.com_pos_fs_eph,
+            nav_dll_act: v.nav_dll_act as i32,
+            com_dl_loss_t_s: v.com_dl_loss_t,
+            com_act_fail_act: v.com_act_fail_act as i32,
         }
     }
 }

@@ -39,518 +39,197 @@ pub struct ParamInfo {
     pub description: &'static str,
 }
 
-const fn f(
-    name: &'static str,
-    default: f64,
-    min: f64,
-    max: f64,
-    units: &'static str,
-    description: &'static str,
-) -> ParamInfo {
-    ParamInfo {
-        name,
-        kind: ParamKind::Float,
-        default,
-        min,
-        max,
-        units,
-        description,
-    }
+/// Declares every SimpleFlight parameter once — field, type, name, default,
+/// range, unit and meaning — and generates [`TABLE`] (what ground stations
+/// list and parameter files set) and [`ParamValues`] (the typed values the
+/// code reads, so no parameter is looked up by a string that could be
+/// misspelt).
+macro_rules! sf_params {
+    ($($field:ident / $name:ident: $kind:ident = $default:expr, [$min:expr, $max:expr],
+        $units:literal, $doc:literal;)*) => {
+        /// Every parameter's name, as a constant the compiler checks.
+        pub mod name {
+            $(#[doc = $doc]
+            pub const $name: &str = stringify!($name);)*
+        }
+
+        /// The SimpleFlight parameters besides the guidance port's (see [`GUIDANCE`]).
+        pub const TABLE: &[ParamInfo] = &[$(ParamInfo {
+            name: stringify!($name),
+            kind: ParamKind::$kind,
+            default: $default,
+            min: $min,
+            max: $max,
+            units: $units,
+            description: $doc,
+        }),*];
+
+        /// The value of every parameter of [`TABLE`], by its name in lower
+        /// case (integers as whole numbers).
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub struct ParamValues {
+            $(#[doc = concat!("`", stringify!($name), "`: ", $doc)]
+            pub $field: f64,)*
+        }
+
+        impl Default for ParamValues {
+            fn default() -> Self {
+                ParamValues { $($field: $default,)* }
+            }
+        }
+
+        impl ParamValues {
+            /// The values in [`TABLE`]'s order.
+            fn as_array(&self) -> [f64; TABLE.len()] {
+                [$(self.$field),*]
+            }
+
+            /// The value at [`TABLE`] index `index`, for writing.
+            fn slot(&mut self, index: usize) -> Option<&mut f64> {
+                [$(&mut self.$field),*].into_iter().nth(index)
+            }
+        }
+    };
 }
 
-const fn i(
-    name: &'static str,
-    default: f64,
-    min: f64,
-    max: f64,
-    description: &'static str,
-) -> ParamInfo {
-    ParamInfo {
-        name,
-        kind: ParamKind::Int,
-        default,
-        min,
-        max,
-        units: "",
-        description,
-    }
-}
-
-/// The SimpleFlight parameters besides the guidance port's (see [`GUIDANCE`]).
-pub const TABLE: &[ParamInfo] = &[
+sf_params! {
     // Identity and mission behaviour (PX4 names QGC and MAVSDK read).
-    i(
-        "SYS_AUTOSTART",
-        4001.0,
-        0.0,
-        9_999_999.0,
-        "Airframe id reported to ground stations (PX4 meaning)",
-    ),
-    i("MAV_SYS_ID", 1.0, 1.0, 250.0, "MAVLink system id"),
-    i(
-        "MAV_COMP_ID",
-        1.0,
-        1.0,
-        250.0,
-        "MAVLink component id of the autopilot",
-    ),
-    i(
-        "SYS_AUTOCONFIG",
-        0.0,
-        0.0,
-        2.0,
-        "Reset parameters to the airframe defaults at boot (PX4 meaning; no effect)",
-    ),
+    sys_autostart / SYS_AUTOSTART: Int = 4001.0, [0.0, 9_999_999.0], "",
+        "Airframe id reported to ground stations (PX4 meaning)";
+    mav_sys_id / MAV_SYS_ID: Int = 1.0, [1.0, 250.0], "",
+        "MAVLink system id";
+    mav_comp_id / MAV_COMP_ID: Int = 1.0, [1.0, 250.0], "",
+        "MAVLink component id of the autopilot";
+    sys_autoconfig / SYS_AUTOCONFIG: Int = 0.0, [0.0, 2.0], "",
+        "Reset parameters to the airframe defaults at boot (PX4 meaning; no effect)";
     // Failsafes (PX4 names, defaults and meanings).
-    i(
-        "GF_ACTION",
-        2.0,
-        0.0,
-        5.0,
-        "Geofence breach: 0 none, 1 warning, 2 hold, 3 return, 4 terminate, 5 land",
-    ),
-    f(
-        "GF_MAX_HOR_DIST",
-        0.0,
-        0.0,
-        10_000.0,
-        "m",
-        "Horizontal distance from home beyond which the fence is breached (0: off)",
-    ),
-    f(
-        "GF_MAX_VER_DIST",
-        0.0,
-        0.0,
-        10_000.0,
-        "m",
-        "Height above home beyond which the fence is breached (0: off)",
-    ),
-    f(
-        "BAT_LOW_THR",
-        0.15,
-        0.12,
-        0.5,
-        "",
-        "Remaining charge below which the battery is low",
-    ),
-    f(
-        "BAT_CRIT_THR",
-        0.07,
-        0.05,
-        0.5,
-        "",
-        "Remaining charge below which the battery is critical",
-    ),
-    f(
-        "BAT_EMERGEN_THR",
-        0.05,
-        0.03,
-        0.5,
-        "",
-        "Remaining charge below which the battery is an emergency",
-    ),
-    i(
-        "COM_LOW_BAT_ACT",
-        0.0,
-        0.0,
-        3.0,
-        "Battery failsafe: 0 warning, 2 land, 3 return at critical and land at emergency",
-    ),
-    f(
-        "COM_POS_FS_DELAY",
-        1.0,
-        0.0,
-        100.0,
-        "s",
-        "How long the position estimate must be invalid before the failsafe",
-    ),
-    f(
-        "COM_POS_FS_EPH",
-        5.0,
-        0.0,
-        1000.0,
-        "m",
-        "Horizontal accuracy beyond which the position estimate is invalid",
-    ),
-    i(
-        "NAV_DLL_ACT",
-        0.0,
-        0.0,
-        6.0,
-        "Data-link loss: 0 disabled, 1 hold, 2 return, 3 land, 5 terminate",
-    ),
-    f(
-        "COM_DL_LOSS_T",
-        10.0,
-        5.0,
-        300.0,
-        "s",
-        "Time without a ground-station heartbeat before the data link is lost",
-    ),
-    i(
-        "COM_ACT_FAIL_ACT",
-        0.0,
-        0.0,
-        4.0,
-        "Motor failure: 0 warning, 1 hold, 2 land, 3 return, 4 terminate",
-    ),
-    f(
-        "COM_DISARM_LAND",
-        2.0,
-        -1.0,
-        20.0,
-        "s",
-        "Disarm this long after landing (-1: never)",
-    ),
-    f(
-        "COM_DISARM_PRFLT",
-        10.0,
-        -1.0,
-        20.0,
-        "s",
-        "Disarm this long after arming if the vehicle does not take off (-1: never)",
-    ),
-    i(
-        "BAT1_N_CELLS",
-        4.0,
-        1.0,
-        24.0,
-        "Cells in series of battery 1",
-    ),
-    f(
-        "BAT1_V_CHARGED",
-        4.2,
-        3.0,
-        5.0,
-        "V",
-        "Cell voltage of a full battery",
-    ),
-    f(
-        "BAT1_V_EMPTY",
-        3.5,
-        2.5,
-        4.0,
-        "V",
-        "Cell voltage of an empty battery",
-    ),
-    f(
-        "BAT1_CAPACITY",
-        5000.0,
-        -1.0,
-        100_000.0,
-        "mAh",
-        "Capacity of battery 1",
-    ),
-    i(
-        "MAV_TYPE",
-        2.0,
-        0.0,
-        50.0,
-        "MAVLink vehicle type (2 quad, 11 surface boat)",
-    ),
-    f(
-        "MIS_TAKEOFF_ALT",
-        2.5,
-        0.0,
-        500.0,
-        "m",
-        "Take-off altitude above home when none is given",
-    ),
-    f(
-        "RTL_RETURN_ALT",
-        60.0,
-        0.0,
-        500.0,
-        "m",
-        "Return altitude above home (multicopter), lowered near home by RTL_CONE_ANG",
-    ),
-    f(
-        "RTL_DESCEND_ALT",
-        30.0,
-        0.0,
-        500.0,
-        "m",
-        "Altitude above home descended to before landing (landing follows without delay)",
-    ),
-    f(
-        "RTL_MIN_DIST",
-        10.0,
-        0.5,
-        500.0,
-        "m",
-        "Within this horizontal distance of home the return altitude follows RTL_CONE_ANG",
-    ),
-    f(
-        "RTL_LAND_DELAY",
-        0.0,
-        -1.0,
-        300.0,
-        "s",
-        "Hover at RTL_DESCEND_ALT over home this long before landing (-1: never land)",
-    ),
-    i(
-        "RTL_CONE_ANG",
-        45.0,
-        0.0,
-        90.0,
-        "Half-angle of the return-altitude cone above home, deg (0: always RTL_RETURN_ALT)",
-    ),
-    f(
-        "NAV_ACC_RAD",
-        2.0,
-        0.05,
-        200.0,
-        "m",
-        "Waypoint acceptance radius when an item gives none",
-    ),
-    f(
-        "MPC_XY_CRUISE",
-        5.0,
-        0.5,
-        20.0,
-        "m/s",
-        "Mission horizontal speed (multicopter)",
-    ),
-    f(
-        "MPC_Z_V_AUTO_UP",
-        3.0,
-        0.5,
-        8.0,
-        "m/s",
-        "Mission climb speed",
-    ),
-    f(
-        "MPC_Z_V_AUTO_DN",
-        1.5,
-        0.3,
-        4.0,
-        "m/s",
-        "Mission descent speed",
-    ),
-    f(
-        "MPC_ACC_HOR",
-        3.0,
-        0.5,
-        15.0,
-        "m/s^2",
-        "Mission horizontal acceleration",
-    ),
-    f(
-        "MPC_ACC_UP_MAX",
-        2.0,
-        0.5,
-        15.0,
-        "m/s^2",
-        "Mission vertical acceleration",
-    ),
-    f("MPC_JERK_AUTO", 4.0, 0.5, 80.0, "m/s^3", "Mission jerk"),
-    f(
-        "MPC_LAND_SPEED",
-        0.7,
-        0.2,
-        3.0,
-        "m/s",
-        "Final landing speed",
-    ),
-    f(
-        "MPC_LAND_ALT1",
-        5.0,
-        0.0,
-        100.0,
-        "m",
-        "Below this height the landing slows to MPC_LAND_SPEED",
-    ),
-    f(
-        "MPC_TKO_SPEED",
-        1.5,
-        0.5,
-        5.0,
-        "m/s",
-        "Take-off climb speed",
-    ),
+    gf_action / GF_ACTION: Int = 2.0, [0.0, 5.0], "",
+        "Geofence breach: 0 none, 1 warning, 2 hold, 3 return, 4 terminate, 5 land";
+    gf_max_hor_dist / GF_MAX_HOR_DIST: Float = 0.0, [0.0, 10_000.0], "m",
+        "Horizontal distance from home beyond which the fence is breached (0: off)";
+    gf_max_ver_dist / GF_MAX_VER_DIST: Float = 0.0, [0.0, 10_000.0], "m",
+        "Height above home beyond which the fence is breached (0: off)";
+    bat_low_thr / BAT_LOW_THR: Float = 0.15, [0.12, 0.5], "",
+        "Remaining charge below which the battery is low";
+    bat_crit_thr / BAT_CRIT_THR: Float = 0.07, [0.05, 0.5], "",
+        "Remaining charge below which the battery is critical";
+    bat_emergen_thr / BAT_EMERGEN_THR: Float = 0.05, [0.03, 0.5], "",
+        "Remaining charge below which the battery is an emergency";
+    com_low_bat_act / COM_LOW_BAT_ACT: Int = 0.0, [0.0, 3.0], "",
+        "Battery failsafe: 0 warning, 2 land, 3 return at critical and land at emergency";
+    com_pos_fs_delay / COM_POS_FS_DELAY: Float = 1.0, [0.0, 100.0], "s",
+        "How long the position estimate must be invalid before the failsafe";
+    com_pos_fs_eph / COM_POS_FS_EPH: Float = 5.0, [0.0, 1000.0], "m",
+        "Horizontal accuracy beyond which the position estimate is invalid";
+    nav_dll_act / NAV_DLL_ACT: Int = 0.0, [0.0, 6.0], "",
+        "Data-link loss: 0 disabled, 1 hold, 2 return, 3 land, 5 terminate";
+    com_dl_loss_t / COM_DL_LOSS_T: Float = 10.0, [5.0, 300.0], "s",
+        "Time without a ground-station heartbeat before the data link is lost";
+    com_act_fail_act / COM_ACT_FAIL_ACT: Int = 0.0, [0.0, 4.0], "",
+        "Motor failure: 0 warning, 1 hold, 2 land, 3 return, 4 terminate";
+    com_disarm_land / COM_DISARM_LAND: Float = 2.0, [-1.0, 20.0], "s",
+        "Disarm this long after landing (-1: never)";
+    com_disarm_prflt / COM_DISARM_PRFLT: Float = 10.0, [-1.0, 20.0], "s",
+        "Disarm this long after arming if the vehicle does not take off (-1: never)";
+    bat1_n_cells / BAT1_N_CELLS: Int = 4.0, [1.0, 24.0], "",
+        "Cells in series of battery 1";
+    bat1_v_charged / BAT1_V_CHARGED: Float = 4.2, [3.0, 5.0], "V",
+        "Cell voltage of a full battery";
+    bat1_v_empty / BAT1_V_EMPTY: Float = 3.5, [2.5, 4.0], "V",
+        "Cell voltage of an empty battery";
+    bat1_capacity / BAT1_CAPACITY: Float = 5000.0, [-1.0, 100_000.0], "mAh",
+        "Capacity of battery 1";
+    mav_type / MAV_TYPE: Int = 2.0, [0.0, 50.0], "",
+        "MAVLink vehicle type (2 quad, 11 surface boat)";
+    mis_takeoff_alt / MIS_TAKEOFF_ALT: Float = 2.5, [0.0, 500.0], "m",
+        "Take-off altitude above home when none is given";
+    rtl_return_alt / RTL_RETURN_ALT: Float = 60.0, [0.0, 500.0], "m",
+        "Return altitude above home (multicopter), lowered near home by RTL_CONE_ANG";
+    rtl_descend_alt / RTL_DESCEND_ALT: Float = 30.0, [0.0, 500.0], "m",
+        "Altitude above home descended to before landing (landing follows without delay)";
+    rtl_min_dist / RTL_MIN_DIST: Float = 10.0, [0.5, 500.0], "m",
+        "Within this horizontal distance of home the return altitude follows RTL_CONE_ANG";
+    rtl_land_delay / RTL_LAND_DELAY: Float = 0.0, [-1.0, 300.0], "s",
+        "Hover at RTL_DESCEND_ALT over home this long before landing (-1: never land)";
+    rtl_cone_ang / RTL_CONE_ANG: Int = 45.0, [0.0, 90.0], "",
+        "Half-angle of the return-altitude cone above home, deg (0: always RTL_RETURN_ALT)";
+    nav_acc_rad / NAV_ACC_RAD: Float = 2.0, [0.05, 200.0], "m",
+        "Waypoint acceptance radius when an item gives none";
+    mpc_xy_cruise / MPC_XY_CRUISE: Float = 5.0, [0.5, 20.0], "m/s",
+        "Mission horizontal speed (multicopter)";
+    mpc_z_v_auto_up / MPC_Z_V_AUTO_UP: Float = 3.0, [0.5, 8.0], "m/s",
+        "Mission climb speed";
+    mpc_z_v_auto_dn / MPC_Z_V_AUTO_DN: Float = 1.5, [0.3, 4.0], "m/s",
+        "Mission descent speed";
+    mpc_acc_hor / MPC_ACC_HOR: Float = 3.0, [0.5, 15.0], "m/s^2",
+        "Mission horizontal acceleration";
+    mpc_acc_up_max / MPC_ACC_UP_MAX: Float = 2.0, [0.5, 15.0], "m/s^2",
+        "Mission vertical acceleration";
+    mpc_jerk_auto / MPC_JERK_AUTO: Float = 4.0, [0.5, 80.0], "m/s^3",
+        "Mission jerk";
+    mpc_land_speed / MPC_LAND_SPEED: Float = 0.7, [0.2, 3.0], "m/s",
+        "Final landing speed";
+    mpc_land_alt1 / MPC_LAND_ALT1: Float = 5.0, [0.0, 100.0], "m",
+        "Below this height the landing slows to MPC_LAND_SPEED";
+    mpc_tko_speed / MPC_TKO_SPEED: Float = 1.5, [0.5, 5.0], "m/s",
+        "Take-off climb speed";
     // Multicopter cascade.
-    f(
-        "MPC_XY_P",
-        0.95,
-        0.0,
-        2.0,
-        "1/s",
-        "Horizontal position gain",
-    ),
-    f("MPC_Z_P", 1.0, 0.0, 2.0, "1/s", "Vertical position gain"),
-    f(
-        "MPC_XY_VEL_P_ACC",
-        1.8,
-        0.0,
-        10.0,
-        "1/s",
-        "Horizontal velocity P",
-    ),
-    f(
-        "MPC_XY_VEL_I_ACC",
-        0.4,
-        0.0,
-        10.0,
-        "1/s^2",
-        "Horizontal velocity I",
-    ),
-    f(
-        "MPC_Z_VEL_P_ACC",
-        4.0,
-        0.0,
-        15.0,
-        "1/s",
-        "Vertical velocity P",
-    ),
-    f(
-        "MPC_Z_VEL_I_ACC",
-        2.0,
-        0.0,
-        10.0,
-        "1/s^2",
-        "Vertical velocity I",
-    ),
-    f(
-        "MPC_XY_VEL_MAX",
-        12.0,
-        0.0,
-        20.0,
-        "m/s",
-        "Horizontal speed limit",
-    ),
-    f(
-        "MPC_Z_VEL_MAX_UP",
-        3.0,
-        0.5,
-        8.0,
-        "m/s",
-        "Climb speed limit",
-    ),
-    f(
-        "MPC_Z_VEL_MAX_DN",
-        1.5,
-        0.5,
-        4.0,
-        "m/s",
-        "Descent speed limit",
-    ),
-    f("MPC_TILTMAX_AIR", 35.0, 20.0, 89.0, "deg", "Tilt limit"),
-    f("MC_ROLL_P", 6.5, 0.0, 12.0, "1/s", "Roll attitude gain"),
-    f("MC_PITCH_P", 6.5, 0.0, 12.0, "1/s", "Pitch attitude gain"),
-    f("MC_YAW_P", 2.8, 0.0, 5.0, "1/s", "Yaw attitude gain"),
-    f(
-        "MC_ROLLRATE_MAX",
-        220.0,
-        0.0,
-        1800.0,
-        "deg/s",
-        "Roll/pitch rate limit",
-    ),
-    f(
-        "MC_YAWRATE_MAX",
-        200.0,
-        0.0,
-        1800.0,
-        "deg/s",
-        "Yaw rate limit",
-    ),
-    f(
-        "SF_RATE_RP_K",
-        18.0,
-        0.0,
-        200.0,
-        "1/s",
-        "Roll/pitch rate loop bandwidth",
-    ),
-    f(
-        "SF_RATE_RP_I",
-        8.0,
-        0.0,
-        200.0,
-        "1/s^2",
-        "Roll/pitch rate loop integral",
-    ),
-    f(
-        "SF_RATE_Y_K",
-        8.0,
-        0.0,
-        200.0,
-        "1/s",
-        "Yaw rate loop bandwidth",
-    ),
-    f(
-        "SF_RATE_Y_I",
-        2.0,
-        0.0,
-        200.0,
-        "1/s^2",
-        "Yaw rate loop integral",
-    ),
+    mpc_xy_p / MPC_XY_P: Float = 0.95, [0.0, 2.0], "1/s",
+        "Horizontal position gain";
+    mpc_z_p / MPC_Z_P: Float = 1.0, [0.0, 2.0], "1/s",
+        "Vertical position gain";
+    mpc_xy_vel_p_acc / MPC_XY_VEL_P_ACC: Float = 1.8, [0.0, 10.0], "1/s",
+        "Horizontal velocity P";
+    mpc_xy_vel_i_acc / MPC_XY_VEL_I_ACC: Float = 0.4, [0.0, 10.0], "1/s^2",
+        "Horizontal velocity I";
+    mpc_z_vel_p_acc / MPC_Z_VEL_P_ACC: Float = 4.0, [0.0, 15.0], "1/s",
+        "Vertical velocity P";
+    mpc_z_vel_i_acc / MPC_Z_VEL_I_ACC: Float = 2.0, [0.0, 10.0], "1/s^2",
+        "Vertical velocity I";
+    mpc_xy_vel_max / MPC_XY_VEL_MAX: Float = 12.0, [0.0, 20.0], "m/s",
+        "Horizontal speed limit";
+    mpc_z_vel_max_up / MPC_Z_VEL_MAX_UP: Float = 3.0, [0.5, 8.0], "m/s",
+        "Climb speed limit";
+    mpc_z_vel_max_dn / MPC_Z_VEL_MAX_DN: Float = 1.5, [0.5, 4.0], "m/s",
+        "Descent speed limit";
+    mpc_tiltmax_air / MPC_TILTMAX_AIR: Float = 35.0, [20.0, 89.0], "deg",
+        "Tilt limit";
+    mc_roll_p / MC_ROLL_P: Float = 6.5, [0.0, 12.0], "1/s",
+        "Roll attitude gain";
+    mc_pitch_p / MC_PITCH_P: Float = 6.5, [0.0, 12.0], "1/s",
+        "Pitch attitude gain";
+    mc_yaw_p / MC_YAW_P: Float = 2.8, [0.0, 5.0], "1/s",
+        "Yaw attitude gain";
+    mc_rollrate_max / MC_ROLLRATE_MAX: Float = 220.0, [0.0, 1800.0], "deg/s",
+        "Roll/pitch rate limit";
+    mc_yawrate_max / MC_YAWRATE_MAX: Float = 200.0, [0.0, 1800.0], "deg/s",
+        "Yaw rate limit";
+    sf_rate_rp_k / SF_RATE_RP_K: Float = 18.0, [0.0, 200.0], "1/s",
+        "Roll/pitch rate loop bandwidth";
+    sf_rate_rp_i / SF_RATE_RP_I: Float = 8.0, [0.0, 200.0], "1/s^2",
+        "Roll/pitch rate loop integral";
+    sf_rate_y_k / SF_RATE_Y_K: Float = 8.0, [0.0, 200.0], "1/s",
+        "Yaw rate loop bandwidth";
+    sf_rate_y_i / SF_RATE_Y_I: Float = 2.0, [0.0, 200.0], "1/s^2",
+        "Yaw rate loop integral";
     // Estimator.
-    f(
-        "SF_EST_K_GRAV",
-        1.0,
-        0.0,
-        10.0,
-        "1/s",
-        "Attitude correction gain from gravity",
-    ),
-    f(
-        "SF_EST_K_MAG",
-        0.5,
-        0.0,
-        10.0,
-        "1/s",
-        "Heading correction gain from the magnetometer",
-    ),
-    f(
-        "SF_EST_K_BIAS",
-        0.02,
-        0.0,
-        1.0,
-        "1/s",
-        "Gyro bias learning gain",
-    ),
-    f(
-        "SF_EST_W_XY",
-        1.0,
-        0.05,
-        10.0,
-        "rad/s",
-        "Horizontal GPS fusion bandwidth",
-    ),
-    f(
-        "SF_EST_W_Z",
-        2.0,
-        0.05,
-        10.0,
-        "rad/s",
-        "Barometric height fusion bandwidth",
-    ),
-    f(
-        "SF_ARM_EPH_MAX",
-        1.0,
-        0.1,
-        100.0,
-        "m",
-        "Pre-arm: GPS horizontal accuracy (eph) needed",
-    ),
-    f(
-        "SF_ARM_GPS_TIME",
-        2.0,
-        0.0,
-        600.0,
-        "s",
-        "Pre-arm: how long the GPS must have been that good",
-    ),
-    i(
-        "SF_GROUND_TRUTH",
-        0.0,
-        0.0,
-        1.0,
-        "1: fly on perfect state instead of the estimator",
-    ),
-];
+    sf_est_k_grav / SF_EST_K_GRAV: Float = 1.0, [0.0, 10.0], "1/s",
+        "Attitude correction gain from gravity";
+    sf_est_k_mag / SF_EST_K_MAG: Float = 0.5, [0.0, 10.0], "1/s",
+        "Heading correction gain from the magnetometer";
+    sf_est_k_bias / SF_EST_K_BIAS: Float = 0.02, [0.0, 1.0], "1/s",
+        "Gyro bias learning gain";
+    sf_est_w_xy / SF_EST_W_XY: Float = 1.0, [0.05, 10.0], "rad/s",
+        "Horizontal GPS fusion bandwidth";
+    sf_est_w_z / SF_EST_W_Z: Float = 2.0, [0.05, 10.0], "rad/s",
+        "Barometric height fusion bandwidth";
+    sf_arm_eph_max / SF_ARM_EPH_MAX: Float = 1.0, [0.1, 100.0], "m",
+        "Pre-arm: GPS horizontal accuracy (eph) needed";
+    sf_arm_gps_time / SF_ARM_GPS_TIME: Float = 2.0, [0.0, 600.0], "s",
+        "Pre-arm: how long the GPS must have been that good";
+    sf_ground_truth / SF_GROUND_TRUTH: Int = 0.0, [0.0, 1.0], "",
+        "1: fly on perfect state instead of the estimator";
+}
 
 /// The guidance port's parameters (ArduPilot names), served from the same store.
 pub const GUIDANCE: &[&str] = mavsitl_guidance::params::NAMES;
@@ -752,43 +431,36 @@ impl FlightParams {
 
     /// The values in `store`.
     pub fn from_store(store: &ParamStore) -> Self {
+        let v = store.values();
         FlightParams {
-            nav_acc_rad_m: store.value("NAV_ACC_RAD"),
-            rtl_return_alt_m: store.value("RTL_RETURN_ALT"),
-            rtl_min_dist_m: store.value("RTL_MIN_DIST"),
-            rtl_cone_ang_deg: store.value("RTL_CONE_ANG"),
-            rtl_descend_alt_m: store.value("RTL_DESCEND_ALT"),
-            rtl_land_delay_s: store.value("RTL_LAND_DELAY"),
-            mpc_xy_p: store.value("MPC_XY_P"),
-            mpc_xy_cruise_m_s: store.value("MPC_XY_CRUISE"),
-            mis_takeoff_alt_m: store.value("MIS_TAKEOFF_ALT"),
-            com_disarm_land_s: store.value("COM_DISARM_LAND"),
-            com_disarm_prflt_s: store.value("COM_DISARM_PRFLT"),
-            sf_arm_eph_max_m: store.value("SF_ARM_EPH_MAX"),
-            sf_arm_gps_time_s: store.value("SF_ARM_GPS_TIME"),
-            sf_ground_truth: store.value("SF_GROUND_TRUTH") != 0.0,
-            mpc_land_alt1_m: store.value("MPC_LAND_ALT1"),
-            mpc_z_v_auto_dn_m_s: store.value("MPC_Z_V_AUTO_DN"),
-            mpc_land_speed_m_s: store.value("MPC_LAND_SPEED"),
+            nav_acc_rad_m: v.nav_acc_rad,
+            rtl_return_alt_m: v.rtl_return_alt,
+            rtl_min_dist_m: v.rtl_min_dist,
+            rtl_cone_ang_deg: v.rtl_cone_ang,
+            rtl_descend_alt_m: v.rtl_descend_alt,
+            rtl_land_delay_s: v.rtl_land_delay,
+            mpc_xy_p: v.mpc_xy_p,
+            mpc_xy_cruise_m_s: v.mpc_xy_cruise,
+            mis_takeoff_alt_m: v.mis_takeoff_alt,
+            com_disarm_land_s: v.com_disarm_land,
+            com_disarm_prflt_s: v.com_disarm_prflt,
+            sf_arm_eph_max_m: v.sf_arm_eph_max,
+            sf_arm_gps_time_s: v.sf_arm_gps_time,
+            sf_ground_truth: v.sf_ground_truth != 0.0,
+            mpc_land_alt1_m: v.mpc_land_alt1,
+            mpc_z_v_auto_dn_m_s: v.mpc_z_v_auto_dn,
+            mpc_land_speed_m_s: v.mpc_land_speed,
         }
     }
 }
 
 /// The store: current values of every parameter.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ParamStore {
-    values: Vec<f64>,
+    values: ParamValues,
     guidance: GuidanceParams,
 }
 
-impl Default for ParamStore {
-    fn default() -> Self {
-        ParamStore {
-            values: TABLE.iter().map(|p| p.default).collect(),
-            guidance: GuidanceParams::default(),
-        }
-    }
-}
 
 impl ParamStore {
     /// Number of parameters.
@@ -836,16 +508,14 @@ impl ParamStore {
         // (Compared without upper-casing a copy: SimpleFlight reads its
         // parameters every control cycle.)
         match TABLE.iter().position(|p| p.name.eq_ignore_ascii_case(name)) {
-            Some(i) => self.values.get(i).copied(),
+            Some(i) => self.values.as_array().get(i).copied(),
             None => self.guidance.get(name),
         }
     }
 
-    /// Value of `name`, a parameter of the SimpleFlight table (its default
-    /// unless set). A name not in the table reads NaN, so a typo fails the
-    /// tests rather than flying on a made-up default.
-    pub fn value(&self, name: &str) -> f64 {
-        self.get(name).unwrap_or(f64::NAN)
+    /// The SimpleFlight table's values, typed.
+    pub fn values(&self) -> &ParamValues {
+        &self.values
     }
 
     /// The guidance port's parameters.
@@ -874,7 +544,9 @@ impl ParamStore {
                     max: p.max,
                 });
             }
-            self.values[i] = v;
+            if let Some(slot) = self.values.slot(i) {
+                *slot = v;
+            }
             return Ok(());
         }
         self.guidance.set(&upper, value).map_err(|e| match e {
@@ -1095,6 +767,36 @@ mod tests {
         );
         store.set("SF_ARM_GPS_TIME", 5.0).unwrap();
         assert_eq!(FlightParams::from_store(&store).sf_arm_gps_time_s, 5.0);
-        assert!(store.value("NO_SUCH_PARAM").is_nan());
+        assert_eq!(store.values().sf_arm_gps_time, 5.0);
+        assert_eq!(store.get("NO_SUCH_PARAM"), None);
+    }
+
+    /// Each name of the table sets its own typed field, and only that one.
+    #[test]
+    fn every_parameter_is_one_typed_field() {
+        for (i, info) in TABLE.iter().enumerate() {
+            let mut store = ParamStore::default();
+            let before = store.values().as_array();
+            let mut v = info.min + 0.37 * (info.max - info.min).min(1e6);
+            if info.kind == ParamKind::Int {
+                v = v.round();
+            }
+            if v == info.default {
+                v = match info.kind {
+                    ParamKind::Int if v < info.max => v + 1.0,
+                    ParamKind::Int => v - 1.0,
+                    ParamKind::Float => (v + info.max) / 2.0,
+                };
+            }
+            store.set(info.name, v).unwrap_or_else(|e| panic!("{e}"));
+            let after = store.values().as_array();
+            assert_eq!(after[i], v, "{}", info.name);
+            assert_eq!(store.get(info.name), Some(v), "{}", info.name);
+            for (j, (a, b)) in before.iter().zip(&after).enumerate() {
+                assert!(j == i || a == b, "{} changed {}", info.name, TABLE[j].name);
+            }
+        }
+        let defaults: Vec<f64> = TABLE.iter().map(|p| p.default).collect();
+        assert_eq!(ParamValues::default().as_array().to_vec(), defaults);
     }
 }

@@ -405,37 +405,37 @@ impl SimpleFlight {
             Vector3::new(0.2, 0.0, 0.4)
         });
         let p = &cfg.params;
-        let g = |n: &str, d: f64| p.get(n).unwrap_or(d);
+        let v = p.values();
         let est_params = EstimatorParams {
-            k_gravity: g("SF_EST_K_GRAV", 1.0),
-            k_mag: g("SF_EST_K_MAG", 0.5),
-            k_bias: g("SF_EST_K_BIAS", 0.02),
-            omega_xy: g("SF_EST_W_XY", 1.0),
-            omega_z: g("SF_EST_W_Z", 2.0),
+            k_gravity: v.sf_est_k_grav,
+            k_mag: v.sf_est_k_mag,
+            k_bias: v.sf_est_k_bias,
+            omega_xy: v.sf_est_w_xy,
+            omega_z: v.sf_est_w_z,
             ..EstimatorParams::default()
         };
         let est = Estimator::new(est_params, frame, mag, G0_M_S2, cfg.initial_down_m);
         let (mc, rover, boat) = match &cfg.vehicle {
             VehicleConfig::Multirotor(af) => {
                 let mcp = McParams {
-                    xy_p: g("MPC_XY_P", 0.95),
-                    z_p: g("MPC_Z_P", 1.0),
-                    xy_vel_p: g("MPC_XY_VEL_P_ACC", 1.8),
-                    xy_vel_i: g("MPC_XY_VEL_I_ACC", 0.4),
-                    z_vel_p: g("MPC_Z_VEL_P_ACC", 4.0),
-                    z_vel_i: g("MPC_Z_VEL_I_ACC", 2.0),
-                    xy_vel_max: g("MPC_XY_VEL_MAX", 12.0),
-                    z_vel_max_up: g("MPC_Z_VEL_MAX_UP", 3.0),
-                    z_vel_max_dn: g("MPC_Z_VEL_MAX_DN", 1.5),
-                    tilt_max_deg: g("MPC_TILTMAX_AIR", 35.0),
-                    att_rp_p: g("MC_ROLL_P", 6.5),
-                    att_yaw_p: g("MC_YAW_P", 2.8),
-                    rate_rp_max_deg: g("MC_ROLLRATE_MAX", 220.0),
-                    rate_yaw_max_deg: g("MC_YAWRATE_MAX", 200.0),
-                    rate_rp_k: g("SF_RATE_RP_K", 18.0),
-                    rate_rp_i: g("SF_RATE_RP_I", 8.0),
-                    rate_yaw_k: g("SF_RATE_Y_K", 8.0),
-                    rate_yaw_i: g("SF_RATE_Y_I", 2.0),
+                    xy_p: v.mpc_xy_p,
+                    z_p: v.mpc_z_p,
+                    xy_vel_p: v.mpc_xy_vel_p_acc,
+                    xy_vel_i: v.mpc_xy_vel_i_acc,
+                    z_vel_p: v.mpc_z_vel_p_acc,
+                    z_vel_i: v.mpc_z_vel_i_acc,
+                    xy_vel_max: v.mpc_xy_vel_max,
+                    z_vel_max_up: v.mpc_z_vel_max_up,
+                    z_vel_max_dn: v.mpc_z_vel_max_dn,
+                    tilt_max_deg: v.mpc_tiltmax_air,
+                    att_rp_p: v.mc_roll_p,
+                    att_yaw_p: v.mc_yaw_p,
+                    rate_rp_max_deg: v.mc_rollrate_max,
+                    rate_yaw_max_deg: v.mc_yawrate_max,
+                    rate_rp_k: v.sf_rate_rp_k,
+                    rate_rp_i: v.sf_rate_rp_i,
+                    rate_yaw_k: v.sf_rate_y_k,
+                    rate_yaw_i: v.sf_rate_y_i,
                 };
                 (Some(MulticopterControl::new(mcp, af)), None, None)
             }
@@ -559,19 +559,19 @@ impl SimpleFlight {
 
     fn limits(&self) -> LegLimits {
         let p = &self.cfg.params;
-        let g = |n: &str, d: f64| p.get(n).unwrap_or(d);
-        let jerk = g("MPC_JERK_AUTO", 4.0);
-        let accel_xy = g("MPC_ACC_HOR", 3.0);
+        let v = p.values();
+        let jerk = v.mpc_jerk_auto;
+        let accel_xy = v.mpc_acc_hor;
         LegLimits {
             speed_xy: self.speed_xy,
-            speed_up: g("MPC_Z_V_AUTO_UP", 3.0),
-            speed_down: g("MPC_Z_V_AUTO_DN", 1.5),
+            speed_up: v.mpc_z_v_auto_up,
+            speed_down: v.mpc_z_v_auto_dn,
             accel_xy,
             accel_corner: 2.0 * accel_xy,
-            accel_z: g("MPC_ACC_UP_MAX", 2.0),
+            accel_z: v.mpc_acc_up_max,
             jerk,
             snap: jerk * std::f64::consts::PI / (2.0 * 0.15),
-            wp_radius: g("NAV_ACC_RAD", 2.0),
+            wp_radius: v.nav_acc_rad,
         }
     }
 

@@ -309,12 +309,12 @@ impl Endpoint {
             multicopter: self.cfg.multicopter,
             fence_stored: !self.stores.list(ListType::Fence).is_empty(),
             epoch_unix_us: self.cfg.epoch_unix_us,
-            cells: self.params.value("BAT1_N_CELLS") as u32,
+            cells: self.params.values().bat1_n_cells as u32,
         }
     }
 
     fn apply_mission(&mut self) {
-        let radius = self.params.value("NAV_ACC_RAD");
+        let radius = self.params.values().nav_acc_rad;
         match compile_list(
             self.stores.list(ListType::Mission),
             &self.cfg.frame,
@@ -395,7 +395,7 @@ impl Endpoint {
         let mut msgs = self.take_scratch();
         let frame = self.cfg.frame;
         let multicopter = self.cfg.multicopter;
-        let radius = self.params.value("NAV_ACC_RAD");
+        let radius = self.params.values().nav_acc_rad;
         let mut steps = None;
         let outcome = self.missions.on_item(
             link,
@@ -779,7 +779,7 @@ impl Endpoint {
         if !self.cfg.multicopter {
             return denied("Takeoff denied: not a multicopter");
         }
-        let default = self.params.value("MIS_TAKEOFF_ALT");
+        let default = self.params.values().mis_takeoff_alt;
         let rel = self.amsl(c, st) - self.home_amsl(st);
         let alt = if c.z.is_finite() && rel >= 1.0 {
             rel
@@ -836,11 +836,11 @@ impl Endpoint {
         let speed = if s > 0.0 {
             s
         } else if s == -1.0 {
-            self.params.value("MPC_XY_CRUISE")
+            self.params.values().mpc_xy_cruise
         } else {
             return denied("Speed change denied: speed must be positive");
         };
-        let speed = speed.min(self.params.value("MPC_XY_VEL_MAX"));
+        let speed = speed.min(self.params.values().mpc_xy_vel_max);
         self.push(Request::ChangeSpeed(speed));
         (
             MavResult::MAV_RESULT_ACCEPTED,

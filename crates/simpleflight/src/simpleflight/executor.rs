@@ -281,12 +281,7 @@ impl SimpleFlight {
                 let from = s.pos_ned_m;
                 let xy = xy.unwrap_or([from.x, from.y]);
                 let mut lim = l;
-                lim.speed_up = self
-                    .cfg
-                    .params
-                    .get("MPC_TKO_SPEED")
-                    .unwrap_or(1.5)
-                    .min(l.speed_up);
+                lim.speed_up = self.cfg.params.values().mpc_tko_speed.min(l.speed_up);
                 self.chain.restart(Vector3::new(
                     from.x,
                     from.y,

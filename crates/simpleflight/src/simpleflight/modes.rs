@@ -2,6 +2,7 @@
 //! behaviour for each).
 
 use super::*;
+use crate::params::name;
 
 impl SimpleFlight {
     /// Arms (the caller has checked the pre-arm state).
@@ -315,11 +316,11 @@ impl SimpleFlight {
         }
         self.fp = FlightParams::from_store(&self.cfg.params);
         match name {
-            "MPC_XY_CRUISE" => self.change_speed(value),
-            "MIS_TAKEOFF_ALT" => self.takeoff_alt_m = value,
-            "COM_DISARM_LAND" => self.disarm_land_s = value,
-            "COM_DISARM_PRFLT" => self.disarm_preflight_s = value,
-            "SF_GROUND_TRUTH" => self.ground_truth = value != 0.0,
+            name::MPC_XY_CRUISE => self.change_speed(value),
+            name::MIS_TAKEOFF_ALT => self.takeoff_alt_m = value,
+            name::COM_DISARM_LAND => self.disarm_land_s = value,
+            name::COM_DISARM_PRFLT => self.disarm_preflight_s = value,
+            name::SF_GROUND_TRUTH => self.ground_truth = value != 0.0,
             _ => self.reload_failsafe_params(),
         }
     }

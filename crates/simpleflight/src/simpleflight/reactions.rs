@@ -138,8 +138,8 @@ impl SimpleFlight {
     pub(super) fn reload_failsafe_params(&mut self) {
         let p = &self.cfg.params;
         self.failsafe.params = FailsafeParams::from_params(p);
-        self.cfg.geofence.max_hor_dist_m = p.value("GF_MAX_HOR_DIST");
-        self.cfg.geofence.max_ver_dist_m = p.value("GF_MAX_VER_DIST");
+        self.cfg.geofence.max_hor_dist_m = p.values().gf_max_hor_dist;
+        self.cfg.geofence.max_ver_dist_m = p.values().gf_max_ver_dist;
     }
 
     /// Clears the failsafe state on disarming.
