@@ -51,7 +51,7 @@ fn endpoint() -> Endpoint {
             component_id: 1,
             mav_type: mavlink::dialects::common::MavType::MAV_TYPE_QUADROTOR,
             autopilot: mavlink::dialects::common::MavAutopilot::MAV_AUTOPILOT_PX4,
-            multicopter: true,
+            kind: mavsitl::scenario::VehicleKind::Multirotor,
             frame: LocalFrame::new(GeoPoint::from_deg(47.397742, 8.545594, 488.0)),
             epoch_unix_us: 0,
         },

@@ -20,6 +20,7 @@ use crate::mission::MissionError;
 use crate::physics::boat::{BoatLayout, BoatParams};
 use crate::physics::multirotor::MultirotorParams;
 use crate::scenario::load::Airframe;
+use crate::scenario::VehicleKind;
 use crate::scenario::{ControllerSpec, Scenario, ScenarioError, ScenarioSource};
 use crate::sim::{Lockstep, SimError};
 use crate::world::atmosphere::RHO0_KG_M3;
@@ -83,8 +84,8 @@ pub struct Flight {
     pub lockstep: Lockstep,
     /// SimpleFlight's status.
     pub status: StatusHandle,
-    /// Whether the vehicle is a multicopter.
-    pub multicopter: bool,
+    /// The kind of vehicle.
+    pub kind: VehicleKind,
     /// Motors (multicopter) or 0.
     pub motors: usize,
     /// Mission items SimpleFlight will perform (skipped ones excluded).
@@ -104,7 +105,7 @@ impl Flight {
     pub fn endpoint(&self, mission: Option<&Mission>) -> Endpoint {
         let frame = *self.lockstep.sim().world().frame();
         Endpoint::new(
-            EndpointConfig::px4_vehicle(1, self.multicopter, self.motors, frame, 0),
+            EndpointConfig::px4_vehicle(1, self.kind, self.motors, frame, 0),
             self.status.clone(),
             self.requests.clone(),
             self.params.clone(),
@@ -180,7 +181,7 @@ pub fn flight(
     Ok(Flight {
         lockstep,
         status: pilot.status,
-        multicopter: pilot.multicopter,
+        kind: pilot.kind,
         motors: pilot.motors,
         total_items: pilot.total_items,
         warnings: pilot.warnings,
@@ -211,8 +212,8 @@ pub struct Pilot {
     pub status: StatusHandle,
     /// Where ground-station requests go.
     pub requests: RequestQueue,
-    /// Whether the vehicle is a multicopter.
-    pub multicopter: bool,
+    /// The kind of vehicle.
+    pub kind: VehicleKind,
     /// Motors (multicopter) or 0.
     pub motors: usize,
     /// Mission items SimpleFlight will perform (skipped ones excluded).
@@ -245,7 +246,10 @@ fn simpleflight_for(
             )),
         ),
     };
-    let multicopter = matches!(vehicle, VehicleConfig::Multirotor(_));
+    let kind = match vehicle {
+        VehicleConfig::Multirotor(_) => VehicleKind::Multirotor,
+        VehicleConfig::Boat(_) => VehicleKind::Boat,
+    };
     let motors = match &vehicle {
         VehicleConfig::Multirotor(a) => a.motors.len(),
         VehicleConfig::Boat(_) => 0,
@@ -257,7 +261,11 @@ fn simpleflight_for(
         }
         params.load(text, name)?;
     }
-    if let Some(hs) = plan.mission.hover_speed_m_s.filter(|_| multicopter) {
+    if let Some(hs) = plan
+        .mission
+        .hover_speed_m_s
+        .filter(|_| kind.is_multirotor())
+    {
         let _ = params.set(name::MPC_XY_CRUISE, hs.clamp(0.5, 20.0));
     }
     if let Some((text, name)) = plan.param_file {
@@ -272,17 +280,11 @@ fn simpleflight_for(
     }
     let frame = *sim.world().frame();
     let radius = params.values().nav_acc_rad;
-    let (steps, warnings) = compile(
-        plan.mission,
-        &frame,
-        scenario.home.alt_m,
-        multicopter,
-        radius,
-    )
-    .map_err(|source| SetupError::Plan {
-        mission: plan.mission_name.to_string(),
-        source,
-    })?;
+    let (steps, warnings) = compile(plan.mission, &frame, scenario.home.alt_m, kind, radius)
+        .map_err(|source| SetupError::Plan {
+            mission: plan.mission_name.to_string(),
+            source,
+        })?;
     let total_items = steps
         .iter()
         .filter(|s| !matches!(s, Step::Skip { .. }))
@@ -310,7 +312,7 @@ fn simpleflight_for(
             index,
             status,
             requests,
-            multicopter,
+            kind,
             motors,
             total_items,
             warnings,

@@ -20,6 +20,7 @@ use mavsitl::bridge::ground_station::link::{FirmwareAddr, GroundStationHandle, L
 use mavsitl::bridge::ground_station::{Firmware, GroundStationConfig, GsEvent, Phase};
 use mavsitl::mission::Mission;
 use mavsitl::mission_protocol::StoredItem;
+use mavsitl::scenario::VehicleKind;
 use mavsitl::time::SimTime;
 use mavsitl::wire::{self, Encoder, Incoming, Outgoing};
 
@@ -50,14 +51,14 @@ fn plan(name: &str) -> (Vec<StoredItem>, (i32, i32, f32)) {
 /// A ground station for `plan_file` on `firmware`.
 fn config(
     firmware: Firmware,
-    multicopter: bool,
+    kind: VehicleKind,
     plan_file: &str,
     ready_timeout_s: f64,
 ) -> GroundStationConfig {
     let (mission, home) = plan(plan_file);
     GroundStationConfig {
         firmware,
-        multicopter,
+        kind,
         mission,
         home,
         ready_timeout: SimTime::from_secs_f64(ready_timeout_s),
@@ -160,7 +161,12 @@ fn flies_the_quad_square_on_a_px4_dialect_vehicle() {
     // Talking first to the vehicle's own port, as mavsitl does to PX4's
     // 14580 + N: the vehicle answers where it hears from.
     let vehicle = serve("quad", free_udp_port());
-    let cfg = config(Firmware::Px4, true, "missions/quad_square.plan", 120.0);
+    let cfg = config(
+        Firmware::Px4,
+        VehicleKind::Multirotor,
+        "missions/quad_square.plan",
+        120.0,
+    );
     let n = cfg.mission.len();
     let (phase, events, (reached, nav)) = fly(
         cfg,
@@ -203,7 +209,12 @@ fn flies_the_quad_square_on_a_px4_dialect_vehicle() {
 fn flies_the_boat_box_and_ends_at_the_last_waypoint() {
     let port = free_udp_port();
     let _vehicle = serve("boat", port);
-    let cfg = config(Firmware::Px4, false, "missions/boat_box.plan", 120.0);
+    let cfg = config(
+        Firmware::Px4,
+        VehicleKind::Boat,
+        "missions/boat_box.plan",
+        120.0,
+    );
     let (phase, events, progress) = fly(
         cfg,
         FirmwareAddr::Udp(SocketAddr::from(([127, 0, 0, 1], port))),
@@ -221,7 +232,12 @@ fn flies_the_boat_box_and_ends_at_the_last_waypoint() {
 fn a_vehicle_of_the_wrong_kind_is_refused() {
     let port = free_udp_port();
     let _vehicle = serve("boat", port);
-    let cfg = config(Firmware::Px4, true, "missions/quad_square.plan", 120.0);
+    let cfg = config(
+        Firmware::Px4,
+        VehicleKind::Multirotor,
+        "missions/quad_square.plan",
+        120.0,
+    );
     let (phase, events, _) = fly(
         cfg,
         FirmwareAddr::Udp(SocketAddr::from(([127, 0, 0, 1], port))),
@@ -545,7 +561,7 @@ fn flies_an_ardupilot_dialect_copter_through_its_handshakes() {
     let (addr, seen, quit) = standin(MavType::MAV_TYPE_QUADROTOR, Duration::from_millis(1500));
     let cfg = config(
         Firmware::ArduCopter,
-        true,
+        VehicleKind::Multirotor,
         "missions/quad_square.plan",
         30.0,
     );
@@ -605,7 +621,12 @@ fn flies_an_ardupilot_dialect_copter_through_its_handshakes() {
 #[test]
 fn a_firmware_never_ready_fails_with_its_last_prearm_message() {
     let (addr, seen, quit) = standin(MavType::MAV_TYPE_QUADROTOR, Duration::from_secs(3600));
-    let cfg = config(Firmware::ArduCopter, true, "missions/quad_square.plan", 2.0);
+    let cfg = config(
+        Firmware::ArduCopter,
+        VehicleKind::Multirotor,
+        "missions/quad_square.plan",
+        2.0,
+    );
     let (phase, _, _) = fly(cfg, FirmwareAddr::Tcp(addr), 1.0, Duration::from_secs(20));
     quit.store(true, Ordering::Relaxed);
     match phase {
@@ -624,7 +645,7 @@ fn an_ardupilot_binary_of_the_wrong_vehicle_is_named() {
     let (addr, _seen, quit) = standin(MavType::MAV_TYPE_GROUND_ROVER, Duration::ZERO);
     let cfg = config(
         Firmware::ArduCopter,
-        true,
+        VehicleKind::Multirotor,
         "missions/quad_square.plan",
         10.0,
     );
@@ -633,7 +654,7 @@ fn an_ardupilot_binary_of_the_wrong_vehicle_is_named() {
     assert_eq!(
         phase,
         Phase::Failed(
-            "ArduPilot reports a MAV_TYPE_GROUND_ROVER, but the simulated vehicle is a multicopter: \
+            "ArduPilot reports a MAV_TYPE_GROUND_ROVER, but the simulated vehicle is a multirotor: \
              wrong firmware binary or airframe"
                 .into()
         )
@@ -656,7 +677,7 @@ fn the_relay_carries_both_ways() {
     let mut gs = GroundStationHandle::spawn(
         GroundStationConfig {
             firmware: Firmware::Px4,
-            multicopter: true,
+            kind: VehicleKind::Multirotor,
             mission,
             home,
             ready_timeout: SimTime::from_secs_f64(600.0),
@@ -740,7 +761,7 @@ fn a_plan_with_qgroundcontrols_nulls_uploads_to_ardupilot() {
     let (addr, seen, quit) = standin(MavType::MAV_TYPE_QUADROTOR, Duration::from_millis(200));
     let cfg = config(
         Firmware::ArduCopter,
-        true,
+        VehicleKind::Multirotor,
         path.to_str().expect("utf8"),
         30.0,
     );
@@ -773,7 +794,7 @@ fn an_upload_refused_with_mission_error_is_tried_again() {
         seen.lock().expect("lock").refuse_uploads = refusals;
         let cfg = config(
             Firmware::ArduCopter,
-            true,
+            VehicleKind::Multirotor,
             "missions/quad_square.plan",
             30.0,
         );

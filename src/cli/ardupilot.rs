@@ -13,6 +13,7 @@ use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::ExportFrame;
 use mavsitl::physics::boat::BoatLayout;
 use mavsitl::scenario::load::Airframe;
+use mavsitl::scenario::VehicleKind;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
@@ -99,8 +100,8 @@ const QUAD_PARM: &str = include_str!("../../firmware_configs/ardupilot/quad.parm
 
 /// mavsitl's parameter file for vehicle 0 of `inputs`: the quad's, the
 /// twin-thruster boat's (skid steering) or the rudder boat's.
-fn our_parm(inputs: &FlightInputs, multicopter: bool) -> &'static str {
-    if multicopter {
+fn our_parm(inputs: &FlightInputs, kind: VehicleKind) -> &'static str {
+    if kind.is_multirotor() {
         return QUAD_PARM;
     }
     let layout = match inputs.scenario.resolve_airframe(0, &inputs.source) {
@@ -150,7 +151,7 @@ fn defaults_files(given: &str) -> Result<String, CliError> {
 fn ardupilot_files(
     args: &ArduPilotArgs,
     path: &Path,
-    multicopter: bool,
+    kind: VehicleKind,
 ) -> Result<(PathBuf, Option<String>), CliError> {
     // Absolute paths: ArduPilot runs in its own working directory.
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
@@ -159,7 +160,7 @@ fn ardupilot_files(
         None => None,
     };
     let path = &abs(path);
-    let (binary, stock) = if multicopter {
+    let (binary, stock) = if kind.is_multirotor() {
         ("arducopter", "copter.parm")
     } else {
         ("ardurover", "rover.parm")
@@ -208,17 +209,24 @@ fn ardupilot_files(
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    let other = if multicopter { "rover" } else { "copter" };
+    let other = if kind.is_multirotor() {
+        "rover"
+    } else {
+        "copter"
+    };
     if name.contains(other) {
         return Err(CliError::input(
             format!(
                 "--ardupilot {}: a {other} binary, but the simulated vehicle is a {}",
                 path.display(),
-                if multicopter { "quad" } else { "boat" }
+                super::inputs::vehicle_word(kind)
             ),
             format!(
                 "use {binary}, or --vehicle {}",
-                if multicopter { "boat" } else { "quad" }
+                super::inputs::vehicle_word(match kind {
+                    VehicleKind::Multirotor => VehicleKind::Boat,
+                    VehicleKind::Boat => VehicleKind::Multirotor,
+                })
             ),
         ));
     }
@@ -233,16 +241,16 @@ pub(super) fn launch_spec(
     args: &ArduPilotArgs,
     (instance, record): (u8, Option<&Path>),
     inputs: &FlightInputs,
-    multicopter: bool,
+    kind: VehicleKind,
     params: &[(String, String)],
 ) -> Result<LaunchSpec, CliError> {
-    let (program, stock) = ardupilot_files(args, path, multicopter)?;
+    let (program, stock) = ardupilot_files(args, path, kind)?;
     let ours = "mavsitl.parm";
     let mut defaults = match stock {
         Some(s) => format!("{s},{ours}"),
         None => ours.to_string(),
     };
-    let mut files = vec![(ours.to_string(), our_parm(inputs, multicopter).to_string())];
+    let mut files = vec![(ours.to_string(), our_parm(inputs, kind).to_string())];
     // The user's --params last: ArduPilot applies the files in order.
     if !params.is_empty() {
         let user = "user.parm";
@@ -329,8 +337,8 @@ pub(super) fn physics_rate_for(scenario_hz: u32, frame_rate: u32) -> u32 {
 
 /// The frame rate: --frame-rate, else the vehicle's default; refused when a
 /// frame is not a whole number of microseconds.
-pub(super) fn frame_rate_of(args: &ArduPilotArgs, multicopter: bool) -> Result<u32, CliError> {
-    let frame_rate = args.frame_rate.unwrap_or(if multicopter {
+pub(super) fn frame_rate_of(args: &ArduPilotArgs, kind: VehicleKind) -> Result<u32, CliError> {
+    let frame_rate = args.frame_rate.unwrap_or(if kind.is_multirotor() {
         QUAD_FRAME_RATE_HZ
     } else {
         BOAT_FRAME_RATE_HZ
@@ -352,25 +360,25 @@ fn print_instructions(
     args: &ArduPilotArgs,
     inputs: &FlightInputs,
     opts: &ArduPilotOptions,
-    multicopter: bool,
+    kind: VehicleKind,
 ) {
     let h = &inputs.scenario.home;
     println!(
         "mavsitl ardupilot: {} on UDP {} at {} Hz; start ArduPilot in another terminal:",
-        if multicopter { "quad" } else { "boat" },
+        super::inputs::vehicle_word(kind),
         opts.bind,
         opts.frame_rate_hz
     );
     println!(
         "  {} -S --model JSON:{} --home {},{},{},{} --defaults <ardupilot>/Tools/autotest/default_params/{}.parm,firmware_configs/ardupilot/{}.parm -I{}",
-        if multicopter { "arducopter" } else { "ardurover" },
+        if kind.is_multirotor() { "arducopter" } else { "ardurover" },
         args.bind,
         h.lat_deg,
         h.lon_deg,
         h.alt_m,
         h.heading_deg,
-        if multicopter { "copter" } else { "rover" },
-        if multicopter { "quad" } else { "boat" },
+        if kind.is_multirotor() { "copter" } else { "rover" },
+        super::inputs::vehicle_word(kind),
         args.instance
     );
     if args.flight.mission.is_none() {
@@ -384,13 +392,13 @@ fn print_instructions(
 pub(super) fn options(
     args: &ArduPilotArgs,
     instance: u8,
-    multicopter: bool,
+    kind: VehicleKind,
     frame_rate: u32,
 ) -> ArduPilotOptions {
     ArduPilotOptions {
         bind: SocketAddr::new(args.bind, 9002 + 10 * instance as u16),
         frame_rate_hz: frame_rate,
-        map: if multicopter {
+        map: if kind.is_multirotor() {
             ChannelMap::quad_x()
         } else {
             ChannelMap::boat()
@@ -425,16 +433,12 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
     if args.count > 1 {
         return super::ardupilot_fleet::run(&args, inputs);
     }
-    let multicopter = inputs
-        .scenario
-        .vehicles
-        .first()
-        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
-    let frame_rate = frame_rate_of(&args, multicopter)?;
+    let kind = inputs.kind(0);
+    let frame_rate = frame_rate_of(&args, kind)?;
     let params = args
         .flight
         .firmware_params(args.ardupilot.is_some(), "--ardupilot")?;
-    let opts = options(&args, args.instance, multicopter, frame_rate);
+    let opts = options(&args, args.instance, kind, frame_rate);
     at_frame_rate(&mut inputs, frame_rate);
     let mut ls = build(&inputs, &opts)?;
     let scenario = &inputs.scenario;
@@ -454,16 +458,16 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             &args,
             (args.instance, args.record.as_deref()),
             &inputs,
-            multicopter,
+            kind,
             &params,
         )?),
         None => {
-            print_instructions(&args, &inputs, &opts, multicopter);
+            print_instructions(&args, &inputs, &opts, kind);
             None
         }
     };
     let mut flight = FirmwareFlight::start(
-        if multicopter {
+        if kind.is_multirotor() {
             Dialect::ArduCopter
         } else {
             Dialect::ArduRover
@@ -512,7 +516,7 @@ pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
     let t = ls.sim().time().as_secs_f64();
-    let title = flight_title("ardupilot", &inputs, multicopter);
+    let title = flight_title("ardupilot", &inputs, kind);
     let summary = flight.flies_mission();
     flight.finish(ls.sim(), &outcome, args.record.as_deref(), title);
     if !summary {

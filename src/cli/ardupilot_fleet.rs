@@ -62,13 +62,9 @@ pub(super) fn attach(
             "mavsitl starts ArduPilot for it",
         )
     })?;
-    let multicopter = inputs
-        .scenario
-        .vehicles
-        .get(slot.index)
-        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+    let kind = inputs.kind(slot.index);
     let frame = *ls.sim().world().frame();
-    let opts = super::ardupilot::options(args, slot.instance, multicopter, c.frame_rate);
+    let opts = super::ardupilot::options(args, slot.instance, kind, c.frame_rate);
     let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
         CliError::input(
             format!("cannot bind UDP {}: {e}", opts.bind),
@@ -86,10 +82,10 @@ pub(super) fn attach(
         args,
         (slot.instance, slot.record.as_deref()),
         inputs,
-        multicopter,
+        kind,
         &params,
     )?;
-    let dialect = if multicopter {
+    let dialect = if kind.is_multirotor() {
         Dialect::ArduCopter
     } else {
         Dialect::ArduRover
@@ -112,12 +108,8 @@ pub(super) fn run(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), 
         ));
     }
     super::fleet::copies(&mut inputs, args.count)?;
-    let multicopter = inputs
-        .scenario
-        .vehicles
-        .first()
-        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
-    let frame_rate = super::ardupilot::frame_rate_of(args, multicopter)?;
+    let kind = inputs.kind(0);
+    let frame_rate = super::ardupilot::frame_rate_of(args, kind)?;
     let params = args.flight.firmware_params(true, "--ardupilot")?;
     super::ardupilot::at_frame_rate(&mut inputs, frame_rate);
     let sim = inputs

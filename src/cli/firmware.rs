@@ -17,6 +17,7 @@ use mavsitl::bridge::ground_station::link::{FirmwareAddr, GroundStationHandle, L
 use mavsitl::bridge::ground_station::{Firmware as Dialect, GroundStationConfig, GsEvent, Phase};
 use mavsitl::metrics::FlightMetrics;
 use mavsitl::mission_protocol::StoredItem;
+use mavsitl::scenario::VehicleKind;
 use mavsitl::sim::Simulation;
 use mavsitl::time::SimTime;
 
@@ -111,11 +112,11 @@ pub(super) fn gcs_addr(dialect: Dialect, instance: u8) -> FirmwareAddr {
 }
 
 /// The summary's heading: "mavsitl px4 <plan> (quad, seed 0)".
-pub(super) fn flight_title(command: &str, inputs: &FlightInputs, multicopter: bool) -> String {
+pub(super) fn flight_title(command: &str, inputs: &FlightInputs, kind: VehicleKind) -> String {
     format!(
         "mavsitl {command} {} ({}, seed {})",
         inputs.mission_name,
-        if multicopter { "quad" } else { "boat" },
+        super::inputs::vehicle_word(kind),
         inputs.scenario.seed
     )
 }
@@ -211,18 +212,14 @@ impl FirmwareFlight {
         alone: bool,
     ) -> Result<Self, CliError> {
         let clock = Arc::new(AtomicU64::new(0));
-        let multicopter = inputs
-            .scenario
-            .vehicles
-            .first()
-            .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+        let kind = inputs.kind(0);
         let gs = match &args.mission {
             None => None,
             Some(_) => {
                 let h = &inputs.scenario.home;
                 let cfg = GroundStationConfig {
                     firmware: dialect,
-                    multicopter,
+                    kind,
                     mission: dialect_items(dialect, &inputs.mission),
                     home: (
                         mavsitl::wire::deg_e7(h.lat_deg.to_radians()),
@@ -260,7 +257,11 @@ impl FirmwareFlight {
             gs,
             clock,
             metrics: FlightMetrics::new(
-                Route::new(&inputs.mission, frame, default_radius_m(!multicopter)),
+                Route::new(
+                    &inputs.mission,
+                    frame,
+                    default_radius_m(!kind.is_multirotor()),
+                ),
                 super::ground_truth_rate(&inputs.scenario)?,
             ),
             events: Vec::new(),

@@ -280,15 +280,11 @@ pub(super) fn report(
         if own.is_err() {
             failed.push(m.name.clone());
         }
-        let multicopter = inputs
-            .scenario
-            .vehicles
-            .get(m.index)
-            .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Multirotor);
+        let kind = inputs.kind(m.index);
         let title = format!(
             "mavsitl {command} {} ({}, seed {}) — vehicle '{}'",
             m.mission_name,
-            if multicopter { "quad" } else { "boat" },
+            super::inputs::vehicle_word(kind),
             inputs.scenario.seed,
             m.name
         );

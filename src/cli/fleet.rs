@@ -350,7 +350,7 @@ fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, 
                 "mavsitl fly {} — vehicle '{}' ({}, seed {})",
                 m.mission_name,
                 m.name,
-                if m.pilot.multicopter { "quad" } else { "boat" },
+                super::inputs::vehicle_word(m.pilot.kind),
                 inputs.scenario.seed
             ),
             outcome: &outcome,

@@ -261,7 +261,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
     let setup::Flight {
         mut lockstep,
         status,
-        multicopter,
+        kind,
         total_items: total_nav,
         params,
         ..
@@ -286,7 +286,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
             Route::new(
                 &inputs.mission,
                 lockstep.sim().world().frame(),
-                default_radius_m(!multicopter),
+                default_radius_m(!kind.is_multirotor()),
             ),
             super::ground_truth_rate(scenario)?,
         ),
@@ -328,7 +328,7 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
         title: format!(
             "mavsitl fly {} ({}, seed {})",
             inputs.mission_name,
-            if multicopter { "quad" } else { "boat" },
+            super::inputs::vehicle_word(kind),
             scenario.seed
         ),
         outcome: &outcome,

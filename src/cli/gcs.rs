@@ -14,6 +14,7 @@ use mavsitl::autopilot::{RequestQueue, StatusHandle};
 use mavsitl::geo::LocalFrame;
 use mavsitl::mission::Mission;
 use mavsitl::scenario::Scenario;
+use mavsitl::scenario::VehicleKind;
 use mavsitl::setup::Flight;
 use mavsitl::time::SimTime;
 use mavsitl::tlog::TlogWriter;
@@ -150,7 +151,7 @@ struct SessionParts<'a> {
     pub mission: Option<&'a Mission>,
     pub scenario: &'a Scenario,
     pub frame: LocalFrame,
-    pub multicopter: bool,
+    pub kind: VehicleKind,
     pub motors: usize,
     pub tlog: Option<PathBuf>,
 }
@@ -173,7 +174,7 @@ impl GcsSession {
                 mission: Some(&inputs.mission),
                 scenario: &inputs.scenario,
                 frame: *flight.lockstep.sim().world().frame(),
-                multicopter: flight.multicopter,
+                kind: flight.kind,
                 motors: flight.motors,
                 tlog: record.map(|d| d.join("telemetry.tlog")),
             },
@@ -199,7 +200,7 @@ impl GcsSession {
                 mission,
                 scenario,
                 frame,
-                multicopter: pilot.multicopter,
+                kind: pilot.kind,
                 motors: pilot.motors,
                 tlog,
             },
@@ -256,13 +257,8 @@ impl GcsSession {
             mavsitl::autopilot::params::name::MAV_SYS_ID,
             system_id as f64,
         );
-        let mut cfg = EndpointConfig::px4_vehicle(
-            system_id,
-            parts.multicopter,
-            parts.motors,
-            parts.frame,
-            epoch,
-        );
+        let mut cfg =
+            EndpointConfig::px4_vehicle(system_id, parts.kind, parts.motors, parts.frame, epoch);
         if let AutopilotArg::Generic = args.autopilot {
             cfg.autopilot = MavAutopilot::MAV_AUTOPILOT_GENERIC;
         }

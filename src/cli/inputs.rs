@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use mavsitl::mission::Mission;
-use mavsitl::scenario::{Home, Scenario, ScenarioSource};
+use mavsitl::scenario::{Home, Scenario, ScenarioSource, VehicleKind};
 
 use super::{home, CliError};
 
@@ -60,7 +60,24 @@ pub(super) struct FlightInputs {
     pub param_text: Option<(String, String)>,
 }
 
+/// The word a vehicle kind has on the command line (`--vehicle`) and in
+/// summaries' titles.
+pub(super) fn vehicle_word(kind: VehicleKind) -> &'static str {
+    match kind {
+        VehicleKind::Multirotor => "quad",
+        VehicleKind::Boat => "boat",
+    }
+}
+
 impl FlightInputs {
+    /// The kind of vehicle `index` (a multirotor for a vehicle not there).
+    pub fn kind(&self, index: usize) -> VehicleKind {
+        self.scenario
+            .vehicles
+            .get(index)
+            .map_or(VehicleKind::Multirotor, |v| v.kind)
+    }
+
     /// The parameter file as (text, name).
     pub fn params(&self) -> Option<(&str, &str)> {
         self.param_text

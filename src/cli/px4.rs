@@ -483,10 +483,6 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
         args.flight.mission.as_deref(),
         "",
     );
-    let boat = scenario
-        .vehicles
-        .first()
-        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Boat);
     let mut obs = Px4Observer {
         recorder: recorder.as_mut(),
     };
@@ -545,7 +541,7 @@ pub fn run(args: Px4Args) -> Result<(), CliError> {
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    let title = flight_title("px4", &inputs, !boat);
+    let title = flight_title("px4", &inputs, inputs.kind(0));
     let summary = flight.flies_mission();
     flight.finish(sim, &outcome, args.record.as_deref(), title);
     if !summary {

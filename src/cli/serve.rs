@@ -177,7 +177,7 @@ fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[GcsSession], inputs
         let ground_alt = frame.origin().alt_m;
         println!(
             "mavsitl serve: {} ({}), system id {}, at {:.7},{:.7},{:.1}; MAVLink on udp {local}; {speed}; {} mission items",
-            if pilot.multicopter { "quad" } else { "boat" },
+            super::inputs::vehicle_word(pilot.kind),
             inputs.mission_name,
             1 + args.gcs.instance as u32 + k as u32,
             at.lat_deg(),

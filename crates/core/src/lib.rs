@@ -28,3 +28,4 @@ pub mod param;
 pub mod rng;
 pub mod samples;
 pub mod time;
+pub mod vehicle;

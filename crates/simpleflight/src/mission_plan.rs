@@ -1,6 +1,7 @@
 //! A mission turned into what SimpleFlight executes: positions in the local
 //! NED frame, commands checked against what it can fly.
 
+use mavsitl_core::vehicle::VehicleKind;
 use nalgebra::Vector3;
 
 use mavsitl_core::geo::{GeoPoint, LocalFrame};
@@ -108,7 +109,7 @@ fn position(it: &MissionItem, frame: &LocalFrame, home_alt_m: f64) -> Option<Vec
     Some(Vector3::new(ned.x, ned.y, -alt_rel))
 }
 
-/// Converts a mission into steps for a vehicle (`multicopter` or not), with home
+/// Converts a mission into steps for a vehicle of `kind`, with home
 /// at `frame`'s origin (altitude `home_alt_m` AMSL).
 ///
 /// # Errors
@@ -117,13 +118,13 @@ pub fn compile(
     mission: &Mission,
     frame: &LocalFrame,
     home_alt_m: f64,
-    multicopter: bool,
+    kind: VehicleKind,
     default_radius: f64,
 ) -> Result<(Vec<Step>, Vec<PlanWarning>), PlanError> {
     let ctx = ItemContext {
         frame,
         home_alt_m,
-        multicopter,
+        kind,
         default_radius,
         items: mission.items.len(),
     };
@@ -135,7 +136,7 @@ pub fn compile(
             name: command_name(it.command),
             reason,
         })?;
-        if let Some(message) = skip_warning(index, it, &step, multicopter) {
+        if let Some(message) = skip_warning(index, it, &step, kind) {
             warnings.push(PlanWarning { index, message });
         }
         steps.push(step);
@@ -148,7 +149,7 @@ pub fn compile(
 struct ItemContext<'a> {
     frame: &'a LocalFrame,
     home_alt_m: f64,
-    multicopter: bool,
+    kind: VehicleKind,
     default_radius: f64,
     /// The mission's length (jump targets must be inside it).
     items: usize,
@@ -164,15 +165,17 @@ fn seconds(v: f64) -> f64 {
 }
 
 /// Why a skipped item was skipped, for the operator.
-fn skip_warning(index: usize, it: &MissionItem, step: &Step, multicopter: bool) -> Option<String> {
+fn skip_warning(index: usize, it: &MissionItem, step: &Step, kind: VehicleKind) -> Option<String> {
     let name = command_name(it.command);
     match (step, classify(it.command)) {
         (Step::Skip { .. }, Support::Skipped) => Some(format!(
             "mission item {index} ({name}) is not supported; skipped"
         )),
-        (Step::Skip { .. }, _) if it.command == commands::NAV_TAKEOFF && !multicopter => Some(
-            format!("mission item {index} ({name}) has no meaning for a boat; skipped"),
-        ),
+        (Step::Skip { .. }, _) if it.command == commands::NAV_TAKEOFF && !kind.is_multirotor() => {
+            Some(format!(
+                "mission item {index} ({name}) has no meaning for a boat; skipped"
+            ))
+        }
         _ => None,
     }
 }
@@ -226,7 +229,7 @@ impl ItemContext<'_> {
 
     /// NAV_TAKEOFF: a multicopter climbs to param 7 above home; a boat skips it.
     fn takeoff(&self, it: &MissionItem, p: Option<Vector3<f64>>) -> Result<Step, String> {
-        if !self.multicopter {
+        if !self.kind.is_multirotor() {
             return Ok(Step::Skip {
                 command: it.command,
             });
@@ -249,7 +252,7 @@ impl ItemContext<'_> {
     /// (else the default).
     fn waypoint(&self, it: &MissionItem, p: Option<Vector3<f64>>) -> Result<Step, String> {
         let pos = p.ok_or("a waypoint needs a latitude and longitude")?;
-        if self.multicopter && -pos.z <= 0.0 {
+        if self.kind.is_multirotor() && -pos.z <= 0.0 {
             return Err("waypoint altitude is at or below home".into());
         }
         let radius = if it.params[1].is_finite() && it.params[1] > 0.0 {
@@ -377,7 +380,7 @@ mod tests {
             items,
             ..Mission::default()
         };
-        compile(&m, &frame(), 400.0, true, 2.0).map(|_| ())
+        compile(&m, &frame(), 400.0, VehicleKind::Multirotor, 2.0).map(|_| ())
     }
 
     fn wp(n: f64) -> MissionItem {

@@ -461,7 +461,6 @@ pub struct ParamStore {
     guidance: GuidanceParams,
 }
 
-
 impl ParamStore {
     /// Number of parameters.
     pub fn len(&self) -> usize {

@@ -11,7 +11,19 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(m) = Mission::parse(text, "fuzz.plan") {
         let frame =
             mavsitl::geo::LocalFrame::new(mavsitl::geo::GeoPoint::from_deg(47.0, 8.0, 400.0));
-        let _ = mavsitl::autopilot::mission_plan::compile(&m, &frame, 400.0, true, 2.0);
-        let _ = mavsitl::autopilot::mission_plan::compile(&m, &frame, 400.0, false, 2.0);
+        let _ = mavsitl::autopilot::mission_plan::compile(
+            &m,
+            &frame,
+            400.0,
+            mavsitl::scenario::VehicleKind::Multirotor,
+            2.0,
+        );
+        let _ = mavsitl::autopilot::mission_plan::compile(
+            &m,
+            &frame,
+            400.0,
+            mavsitl::scenario::VehicleKind::Boat,
+            2.0,
+        );
     }
 });

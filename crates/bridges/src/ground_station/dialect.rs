@@ -16,6 +16,7 @@ pub enum Firmware {
 }
 
 use mavsitl_core::faults::FaultKind;
+use mavsitl_core::vehicle::VehicleKind;
 
 impl Firmware {
     /// The firmware's own simulation parameter that makes its simulated
@@ -127,7 +128,7 @@ impl Firmware {
     }
 
     /// Whether a HEARTBEAT's `mavtype` is the kind of vehicle simulated.
-    pub fn type_matches(self, t: MavType, multicopter: bool) -> bool {
+    pub fn type_matches(self, t: MavType, kind: VehicleKind) -> bool {
         let copter = matches!(
             t,
             MavType::MAV_TYPE_QUADROTOR
@@ -143,10 +144,9 @@ impl Firmware {
             t,
             MavType::MAV_TYPE_SURFACE_BOAT | MavType::MAV_TYPE_GROUND_ROVER
         );
-        if multicopter {
-            copter
-        } else {
-            surface
+        match kind {
+            VehicleKind::Multirotor => copter,
+            VehicleKind::Boat => surface,
         }
     }
 }
@@ -258,9 +258,12 @@ mod tests {
 
     #[test]
     fn vehicle_types() {
-        assert!(Firmware::ArduCopter.type_matches(MavType::MAV_TYPE_QUADROTOR, true));
-        assert!(!Firmware::ArduRover.type_matches(MavType::MAV_TYPE_QUADROTOR, false));
-        assert!(Firmware::Px4.type_matches(MavType::MAV_TYPE_GROUND_ROVER, false));
-        assert!(!Firmware::ArduCopter.type_matches(MavType::MAV_TYPE_SURFACE_BOAT, true));
+        assert!(
+            Firmware::ArduCopter.type_matches(MavType::MAV_TYPE_QUADROTOR, VehicleKind::Multirotor)
+        );
+        assert!(!Firmware::ArduRover.type_matches(MavType::MAV_TYPE_QUADROTOR, VehicleKind::Boat));
+        assert!(Firmware::Px4.type_matches(MavType::MAV_TYPE_GROUND_ROVER, VehicleKind::Boat));
+        assert!(!Firmware::ArduCopter
+            .type_matches(MavType::MAV_TYPE_SURFACE_BOAT, VehicleKind::Multirotor));
     }
 }

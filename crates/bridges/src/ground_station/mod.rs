@@ -35,6 +35,7 @@ use mavlink::dialects::common::*;
 pub use dialect::Firmware;
 
 use mavsitl_core::time::SimTime;
+use mavsitl_core::vehicle::VehicleKind;
 use mavsitl_mavlink::mission::commands;
 use mavsitl_mavlink::mission_protocol::client::{Upload, UploadError, UploadState};
 use mavsitl_mavlink::mission_protocol::{ListType, StoredItem};
@@ -67,8 +68,8 @@ const STREAMS: [(u32, f32); 4] = [
 pub struct GroundStationConfig {
     /// The firmware flying.
     pub firmware: Firmware,
-    /// The simulated vehicle is a multicopter (else a boat).
-    pub multicopter: bool,
+    /// The kind of vehicle simulated.
+    pub kind: VehicleKind,
     /// The plan's mission items, in plan order.
     pub mission: Vec<StoredItem>,
     /// Home (lat, lon degE7; alt AMSL m): ArduPilot's item 0.
@@ -468,12 +469,12 @@ impl GroundStation {
                         hb.autopilot
                     ));
                 }
-                if !fw.type_matches(hb.mavtype, self.cfg.multicopter) {
+                if !fw.type_matches(hb.mavtype, self.cfg.kind) {
                     return self.fail(format!(
                         "{} reports a {:?}, but the simulated vehicle is a {}: wrong firmware binary or airframe",
                         fw.name(),
                         hb.mavtype,
-                        if self.cfg.multicopter { "multicopter" } else { "boat" }
+                        self.cfg.kind.name()
                     ));
                 }
                 self.target = Some(from);
@@ -854,7 +855,8 @@ impl GroundStation {
             return; // the ARM was acknowledged; the HEARTBEAT saying so is on its way
         }
         let last = self.cfg.mission.len().saturating_sub(1);
-        let lands = self.cfg.multicopter && self.cfg.mission.iter().any(|i| is_landing(i.command));
+        let lands =
+            self.cfg.kind.is_multirotor() && self.cfg.mission.iter().any(|i| is_landing(i.command));
         if lands && !self.armed {
             // Landed and disarmed: the mission is over if its landing item
             // was the one being flown (PX4 and ArduPilot report no "reached"
@@ -946,7 +948,7 @@ mod tests {
         let list = |firmware| {
             GroundStation::new(GroundStationConfig {
                 firmware,
-                multicopter: false,
+                kind: VehicleKind::Boat,
                 mission: mission.clone(),
                 home: (473_544_000, 85_497_000, 406.0),
                 ready_timeout: SimTime::from_secs_f64(1.0),
@@ -978,7 +980,7 @@ mod tests {
     fn chunked_statustext_is_reassembled() {
         let mut gs = GroundStation::new(GroundStationConfig {
             firmware: Firmware::Px4,
-            multicopter: true,
+            kind: VehicleKind::Multirotor,
             mission: Vec::new(),
             home: (0, 0, 0.0),
             ready_timeout: SimTime::from_secs_f64(1.0),

@@ -102,15 +102,7 @@ pub struct EnvironmentSpec {
     pub zones: Vec<ZoneSpec>,
 }
 
-/// What kind of vehicle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum VehicleKind {
-    /// A multirotor (quad, hexa, octo).
-    Multirotor,
-    /// A surface boat.
-    Boat,
-}
+pub use mavsitl_core::vehicle::VehicleKind;
 
 /// Airframe overrides, typed by vehicle kind.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -5,6 +5,7 @@
 // PROTOCOL_VERSION) are still sent by ground stations in use; a vehicle answers them.
 #![allow(deprecated)]
 
+use mavsitl_core::vehicle::VehicleKind;
 use std::time::Duration;
 
 use mavlink::dialects::common::*;
@@ -42,8 +43,8 @@ pub struct EndpointConfig {
     /// MAV_AUTOPILOT: PX4 (modes, parameters and quirks QGroundControl and
     /// MAVSDK expect) or GENERIC.
     pub autopilot: MavAutopilot,
-    /// Multicopter (else boat).
-    pub multicopter: bool,
+    /// The kind of vehicle.
+    pub kind: VehicleKind,
     /// The mission frame; its origin is the scenario's home.
     pub frame: LocalFrame,
     /// Unix time of sim time 0, µs (SYSTEM_TIME, .tlog).
@@ -55,23 +56,23 @@ impl EndpointConfig {
     /// octorotor by `motors`, else a surface boat), component 1.
     pub fn px4_vehicle(
         system_id: u8,
-        multicopter: bool,
+        kind: VehicleKind,
         motors: usize,
         frame: LocalFrame,
         epoch_unix_us: u64,
     ) -> Self {
-        let mav_type = match (multicopter, motors) {
-            (false, _) => MavType::MAV_TYPE_SURFACE_BOAT,
-            (true, 6) => MavType::MAV_TYPE_HEXAROTOR,
-            (true, 8) => MavType::MAV_TYPE_OCTOROTOR,
-            (true, _) => MavType::MAV_TYPE_QUADROTOR,
+        let mav_type = match (kind, motors) {
+            (VehicleKind::Boat, _) => MavType::MAV_TYPE_SURFACE_BOAT,
+            (VehicleKind::Multirotor, 6) => MavType::MAV_TYPE_HEXAROTOR,
+            (VehicleKind::Multirotor, 8) => MavType::MAV_TYPE_OCTOROTOR,
+            (VehicleKind::Multirotor, _) => MavType::MAV_TYPE_QUADROTOR,
         };
         EndpointConfig {
             system_id,
             component_id: 1,
             mav_type,
             autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
-            multicopter,
+            kind,
             frame,
             epoch_unix_us,
         }
@@ -176,14 +177,14 @@ fn peer_of(h: (u8, u8)) -> (u8, u8) {
 fn compile_list(
     items: &[StoredItem],
     frame: &LocalFrame,
-    multicopter: bool,
+    kind: VehicleKind,
     radius: f64,
 ) -> Result<Vec<Step>, String> {
     let mission = Mission {
         items: items.iter().map(StoredItem::to_mission_item).collect(),
         ..Mission::default()
     };
-    compile(&mission, frame, frame.origin().alt_m, multicopter, radius)
+    compile(&mission, frame, frame.origin().alt_m, kind, radius)
         .map(|(steps, _)| steps)
         .map_err(|e| e.to_string())
 }
@@ -306,7 +307,7 @@ impl Endpoint {
             frame: self.cfg.frame,
             mav_type: self.cfg.mav_type,
             autopilot: self.cfg.autopilot,
-            multicopter: self.cfg.multicopter,
+            kind: self.cfg.kind,
             fence_stored: !self.stores.list(ListType::Fence).is_empty(),
             epoch_unix_us: self.cfg.epoch_unix_us,
             cells: self.params.values().bat1_n_cells as u32,
@@ -318,7 +319,7 @@ impl Endpoint {
         match compile_list(
             self.stores.list(ListType::Mission),
             &self.cfg.frame,
-            self.cfg.multicopter,
+            self.cfg.kind,
             radius,
         ) {
             Ok(steps) => self.push(Request::SetMission(steps)),
@@ -394,7 +395,7 @@ impl Endpoint {
         }
         let mut msgs = self.take_scratch();
         let frame = self.cfg.frame;
-        let multicopter = self.cfg.multicopter;
+        let kind = self.cfg.kind;
         let radius = self.params.values().nav_acc_rad;
         let mut steps = None;
         let outcome = self.missions.on_item(
@@ -406,7 +407,7 @@ impl Endpoint {
                 if list != ListType::Mission {
                     return Ok(());
                 }
-                let s = compile_list(items, &frame, multicopter, radius)?;
+                let s = compile_list(items, &frame, kind, radius)?;
                 steps = Some(s);
                 Ok(())
             },
@@ -766,7 +767,7 @@ impl Endpoint {
             if !st.armed {
                 return accepted();
             }
-            if !force && self.cfg.multicopter && !st.on_ground {
+            if !force && self.cfg.kind.is_multirotor() && !st.on_ground {
                 return denied("Disarming denied: not landed");
             }
             self.request(Request::Disarm { force })
@@ -776,7 +777,7 @@ impl Endpoint {
     /// MAV_CMD_NAV_TAKEOFF: to param 7 above home if at least 1 m, else to
     /// MIS_TAKEOFF_ALT.
     fn takeoff(&mut self, c: &CommandIn, st: &FlightStatus) -> Answer {
-        if !self.cfg.multicopter {
+        if !self.cfg.kind.is_multirotor() {
             return denied("Takeoff denied: not a multicopter");
         }
         let default = self.params.values().mis_takeoff_alt;
@@ -958,7 +959,7 @@ impl Endpoint {
         if !st.armed {
             return denied("Reposition denied: not armed");
         }
-        if self.cfg.multicopter && st.on_ground {
+        if self.cfg.kind.is_multirotor() && st.on_ground {
             return denied("Reposition denied: landed");
         }
         let (lat, lon) = match c.int_frame {
@@ -974,7 +975,7 @@ impl Endpoint {
         }
         // Below home or far above it: no multicopter goes there.
         let above_home = amsl - self.home_amsl(st);
-        if self.cfg.multicopter
+        if self.cfg.kind.is_multirotor()
             && amsl.is_finite()
             && !(0.0..=MAX_REPOSITION_UP_M).contains(&above_home)
         {
@@ -986,7 +987,7 @@ impl Endpoint {
             let n = self.cfg.frame.to_ned(&GeoPoint::from_deg(lat, lon, 0.0));
             [n.x, n.y]
         });
-        let down = (amsl.is_finite() && self.cfg.multicopter)
+        let down = (amsl.is_finite() && self.cfg.kind.is_multirotor())
             .then(|| self.cfg.frame.origin().alt_m - amsl);
         self.push(Request::Reposition {
             ne_m: ne,

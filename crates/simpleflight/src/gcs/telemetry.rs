@@ -8,6 +8,7 @@
 #![allow(deprecated)]
 
 use mavlink::dialects::common::*;
+use mavsitl_core::vehicle::VehicleKind;
 use nalgebra::Vector3;
 
 use super::modes;
@@ -96,8 +97,8 @@ pub struct Context {
     pub mav_type: MavType,
     /// MAV_AUTOPILOT.
     pub autopilot: MavAutopilot,
-    /// Multicopter (else boat).
-    pub multicopter: bool,
+    /// The kind of vehicle.
+    pub kind: VehicleKind,
     /// The geofence list is not empty.
     pub fence_stored: bool,
     /// Unix time of sim time 0, µs.
@@ -168,7 +169,7 @@ pub fn health_bits(st: &FlightStatus, c: &Context) -> (u32, u32, u32) {
         | S::MAV_SYS_STATUS_SENSOR_ATTITUDE_STABILIZATION
         | S::MAV_SYS_STATUS_SENSOR_YAW_POSITION
         | S::MAV_SYS_STATUS_SENSOR_XY_POSITION_CONTROL;
-    if c.multicopter {
+    if c.kind.is_multirotor() {
         present |= S::MAV_SYS_STATUS_SENSOR_Z_ALTITUDE_CONTROL;
     }
     if c.fence_stored {
@@ -404,7 +405,7 @@ pub fn vfr_hud(st: &FlightStatus, throttle: f64, c: &Context) -> Option<MavMessa
 
 /// MAV_LANDED_STATE.
 pub fn landed_state(st: &FlightStatus, c: &Context) -> MavLandedState {
-    if !c.multicopter {
+    if !c.kind.is_multirotor() {
         return if st.armed {
             MavLandedState::MAV_LANDED_STATE_IN_AIR
         } else {
