@@ -1,6 +1,6 @@
 //! The manoeuvring tests of the shipped boat airframes (speed step, yaw-rate
 //! step, turning circle, 10°/10° zig-zag): prints their figures as the
-//! README's table and draws them to `docs/manoeuvring.svg` and `.png`.
+//! table in docs/reference/airframes.md and draws them to `docs/manoeuvring.svg` and `.png`.
 //!
 //! `cargo run --release --example manoeuvring [-- OUT_DIR]`
 

@@ -1,5 +1,5 @@
 //! The boats' manoeuvring tests (`mavsitl::analysis::manoeuvre`) against
-//! mechanics and against the README that publishes them.
+//! mechanics and against docs/reference/airframes.md, which publishes them.
 
 use std::sync::OnceLock;
 
@@ -101,12 +101,13 @@ fn every_boat_turns_the_way_it_is_steered_and_alike_both_ways() {
     }
 }
 
-/// The README's manoeuvring table is what the code measures.
+/// The published manoeuvring table is what the code measures.
 #[test]
-fn the_readme_table_is_the_measured_one() {
-    let readme = std::fs::read_to_string("README.md").expect("README.md");
+fn the_published_table_is_the_measured_one() {
+    let page = "docs/reference/airframes.md";
+    let text = std::fs::read_to_string(page).expect(page);
     for m in all() {
         let row = m.table_row();
-        assert!(readme.contains(&row), "README.md lacks the row\n{row}");
+        assert!(text.contains(&row), "{page} lacks the row\n{row}");
     }
 }

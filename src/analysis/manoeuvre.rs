@@ -17,7 +17,7 @@ use crate::physics::boat::{BoatLayout, BoatParams};
 use crate::scenario::{Scenario, ScenarioSource};
 use crate::sim::Simulation;
 
-/// The shipped boat airframes as the README tabulates them: (airframe,
+/// The shipped boat airframes as docs/reference/airframes.md tabulates them: (airframe,
 /// throttle for about 1.8 m/s, steering of the turns and the zig-zag).
 pub const SHIPPED: [(&str, f64, f64); 3] = [
     ("usv_twin", 0.4, 0.5),
@@ -25,7 +25,7 @@ pub const SHIPPED: [(&str, f64, f64); 3] = [
     ("otter_usv", 0.58, 0.5),
 ];
 
-/// The header of the README's manoeuvring table (two lines).
+/// The header of the manoeuvring table in docs/reference/airframes.md (two lines).
 pub const TABLE_HEADER: &str = "| airframe | speed | speed step t63 / t90 | yaw-rate step (steering 0.1): rate, t63, overshoot | turning circle (steering 0.5): advance / tactical / steady diameter | speed in the turn | zig-zag 10°/10° overshoots | zig-zag period |\n|---|---|---|---|---|---|---|---|";
 
 /// Seconds of straight running at the cruise throttle before a manoeuvre.
@@ -112,7 +112,7 @@ pub struct Traces {
 }
 
 impl Manoeuvres {
-    /// This airframe's row of the README's table.
+    /// This airframe's row of that table.
     pub fn table_row(&self) -> String {
         format!(
             "| `{}` | {:.2} m/s at {:.0} % | {:.1} / {:.1} s | {:.3} rad/s, {:.1} s, {:.0} % | {:.1} / {:.1} / {:.1} m | {:.2} | {:.1}° / {:.1}° | {:.1} s |",

@@ -548,7 +548,7 @@ fn from_settings(
     let text = std::fs::read_to_string(path)
         .map_err(|e| CliError::input(format!("{name}: cannot read: {e}"), ""))?;
     let imported = settings::import(&text, &name)
-        .map_err(|e| CliError::input(e, "see the README's AirSim section"))?;
+        .map_err(|e| CliError::input(e, "see docs/commands/airsim.md"))?;
     for w in &imported.warnings {
         eprintln!("warning: {w}");
     }
@@ -557,7 +557,7 @@ fn from_settings(
         base_dir: path.parent().map(PathBuf::from).unwrap_or_default(),
     };
     let mut scenario = Scenario::from_json(&imported.scenario.to_string(), &source)
-        .map_err(|e| CliError::input(e.to_string(), "see the README's AirSim section"))?;
+        .map_err(|e| CliError::input(e.to_string(), "see docs/commands/airsim.md"))?;
     if let Some(seed) = seed {
         scenario.seed = seed;
     }

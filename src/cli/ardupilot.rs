@@ -300,7 +300,7 @@ fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep, Cli
     let sim = inputs
         .scenario
         .build_simulation(&inputs.source)
-        .map_err(|e| CliError::input(e.to_string(), "see the README's scenario reference"))?;
+        .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
     let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
         CliError::input(
             format!("cannot bind UDP {}: {e}", opts.bind),

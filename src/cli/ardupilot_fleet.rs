@@ -115,7 +115,7 @@ pub(super) fn run(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), 
     let sim = inputs
         .scenario
         .build_simulation(&inputs.source)
-        .map_err(|e| CliError::input(e.to_string(), "see the README's scenario reference"))?;
+        .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
     let mut ls = Lockstep::new(sim);
     let mut recorder = super::open_recorder(
         args.record.as_deref(),

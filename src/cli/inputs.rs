@@ -191,7 +191,7 @@ pub(super) fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInput
     let (mut scenario, source) = match args.scenario {
         Some(p) => (
             Scenario::load(p)
-                .map_err(|e| input(e.to_string(), "see the README's scenario reference"))?,
+                .map_err(|e| input(e.to_string(), "see docs/reference/scenario.md"))?,
             ScenarioSource {
                 name: p.display().to_string(),
                 base_dir: p.parent().map(PathBuf::from).unwrap_or_default(),

@@ -321,8 +321,7 @@ fn add_faults(
     faults: &[mavsitl::faults::FaultSpec],
 ) -> Result<(), CliError> {
     for f in faults {
-        let hint =
-            "--fault KIND@START[+DURATION][:key=value,...]; see the README's fault reference";
+        let hint = "--fault KIND@START[+DURATION][:key=value,...]; see docs/reference/faults.md";
         if let Some((key, why)) = scenario.fault_target_problem(f, source) {
             return Err(CliError::input(
                 format!("--fault {}: {key}: {why}", f.kind),

@@ -276,7 +276,7 @@ pub(super) fn build(
     let sim = inputs
         .scenario
         .build_simulation(&inputs.source)
-        .map_err(|e| CliError::input(e.to_string(), "see the README's scenario reference"))?;
+        .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
     let frame = *sim.world().frame();
     let mut ls = Lockstep::new(sim);
     ls.attach(

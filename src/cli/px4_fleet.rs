@@ -95,7 +95,7 @@ pub(super) fn run(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), CliErr
     let sim = inputs
         .scenario
         .build_simulation(&inputs.source)
-        .map_err(|e| CliError::input(e.to_string(), "see the README's scenario reference"))?;
+        .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
     let mut ls = Lockstep::new(sim);
     let mut recorder = super::open_recorder(
         args.record.as_deref(),

@@ -48,7 +48,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
     let trajectory = Trajectory::load(&args.poses).map_err(|e| {
         CliError::input(
             e.to_string(),
-            "see the README's pose replay section for the accepted formats",
+            "see docs/reference/replay.md for the accepted formats",
         )
     })?;
     let (mut scenario, source) = super::sim::load_scenario(args.scenario.as_ref())?;
@@ -66,7 +66,7 @@ fn run_with(
     source: &ScenarioSource,
     trajectory: &Trajectory,
 ) -> Result<(), CliError> {
-    let hint = "check the scenario against the README's scenario reference";
+    let hint = "check the scenario against docs/reference/scenario.md";
     let mut lockstep = scenario
         .build(source)
         .map_err(|e| CliError::input(e.to_string(), hint))?;

@@ -122,7 +122,7 @@ impl Observer for Observers<'_> {
 
 /// Loads the scenario at `path`, or the built-in one.
 pub fn load_scenario(path: Option<&PathBuf>) -> Result<(Scenario, ScenarioSource), CliError> {
-    let hint = "see scenarios/ for examples and the README's scenario reference";
+    let hint = "see scenarios/ for examples and docs/reference/scenario.md";
     Ok(match path {
         Some(path) => (
             Scenario::load(path).map_err(|e| CliError::input(e.to_string(), hint))?,
@@ -167,7 +167,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
     let mut lockstep = scenario.build(&source).map_err(|e| {
         CliError::input(
             e.to_string(),
-            "check the scenario against the README's scenario reference",
+            "check the scenario against docs/reference/scenario.md",
         )
     })?;
     let mut recorder = super::open_recorder(

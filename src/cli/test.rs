@@ -309,7 +309,7 @@ fn load_suites(paths: &[PathBuf]) -> Result<Vec<Suite>, CliError> {
     let mut suites: Vec<Suite> = Vec::new();
     for p in paths {
         let s = Suite::load(p)
-            .map_err(|e| CliError::input(e.to_string(), "see README: Regression suites"))?;
+            .map_err(|e| CliError::input(e.to_string(), "see docs/commands/test.md"))?;
         if suites.iter().any(|k| k.name == s.name) {
             return Err(CliError::input(
                 format!(
