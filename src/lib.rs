@@ -18,7 +18,8 @@
 //! | `mavsitl-sim` | [`world`], [`physics`], [`sensors`], [`vehicle`], [`replay`], [`sim`], [`encounter`], [`scenario`], [`record`] | core |
 //! | `mavsitl-simpleflight` | [`autopilot`] (SimpleFlight and its GCS endpoint) | core, guidance, mavlink |
 //! | `mavsitl-bridges` | [`bridge`] (PX4, ArduPilot, the firmware ground station) | core, mavlink |
-//! | `mavsitl` (this crate) | [`setup`] (a scenario wired to SimpleFlight), [`airsim`], [`analysis`], [`metrics`], [`suite`], and the `mavsitl` binary's CLI | all of them |
+//! | `mavsitl-analysis` | [`analysis`] (routes, tracks, metrics, manoeuvres, pictures), [`metrics`] (a flight's summary figures) | core, mavlink, sim |
+//! | `mavsitl` (this crate) | [`setup`] (a scenario wired to SimpleFlight), [`airsim`], [`suite`], and the `mavsitl` binary's CLI | all of them |
 //!
 //! SimpleFlight and the bridges meet the simulation only through
 //! [`controller::FlightController`] and the samples in `mavsitl-core`; only this
@@ -27,11 +28,11 @@
 #![warn(missing_docs)]
 
 pub mod airsim;
-pub mod analysis;
-pub mod metrics;
 pub mod setup;
 pub mod suite;
 
+pub use mavsitl_analysis as analysis;
+pub use mavsitl_analysis::flight as metrics;
 pub use mavsitl_bridges as bridge;
 pub use mavsitl_core::{atmosphere, controller, faults, geo, magnetic, param, rng, samples, time};
 pub use mavsitl_guidance as guidance;

@@ -17,6 +17,10 @@ const GRAPH: &[(&str, &[&str])] = &[
     ),
     ("mavsitl-bridges", &["mavsitl-core", "mavsitl-mavlink"]),
     (
+        "mavsitl-analysis",
+        &["mavsitl-core", "mavsitl-mavlink", "mavsitl-sim"],
+    ),
+    (
         "mavsitl",
         &[
             "mavsitl-core",
@@ -25,6 +29,7 @@ const GRAPH: &[(&str, &[&str])] = &[
             "mavsitl-sim",
             "mavsitl-simpleflight",
             "mavsitl-bridges",
+            "mavsitl-analysis",
         ],
     ),
 ];

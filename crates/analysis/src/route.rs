@@ -5,8 +5,8 @@
 
 use nalgebra::{Vector2, Vector3};
 
-use crate::geo::{GeoPoint, LocalFrame};
-use crate::mission::{commands, Mission, MissionItem, FRAME_GLOBAL};
+use mavsitl_core::geo::{GeoPoint, LocalFrame};
+use mavsitl_mavlink::mission::{commands, Mission, MissionItem, FRAME_GLOBAL};
 
 /// Legs shorter than this horizontally (a vertical take-off or landing) are
 /// not judged for cross-track, m.

@@ -5,9 +5,22 @@
 //! - [`route`]: the mission's planned route in the simulation's NED frame;
 //! - [`track`]: a recording read back (ground truth, battery energy);
 //! - [`encounters`]: a fleet's `encounters.csv` read back;
-//! - [`metrics`]: the measures, per flight and as distributions over seeds.
+//! - [`metrics`]: the measures, per flight and as distributions over seeds;
+//! - [`flight`]: a flight's summary figures, taken tick by tick as it flies;
+//! - [`manoeuvre`]: the standard manoeuvring tests of a boat airframe;
+//! - [`plot`]: the pictures.
+//!
+//! It reads recordings and the plan; it knows no autopilot and no bridge
+//! (naming SimpleFlight from here does not compile, E0433):
+//!
+//! ```compile_fail,E0433
+//! let _ = mavsitl_simpleflight::SimpleFlight::new;
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod encounters;
+pub mod flight;
 pub mod manoeuvre;
 pub mod metrics;
 pub mod plot;

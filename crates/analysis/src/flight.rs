@@ -3,7 +3,7 @@
 //! top speed, cross-track error against the plan's route, where the flight
 //! started and ended, and whether the vehicle flipped.
 //!
-//! The cross-track error is [`crate::analysis::CrossTrack`]: the distance
+//! The cross-track error is [`crate::CrossTrack`]: the distance
 //! to the nearest leg of the plan's [`Route`] (DO_JUMP followed), sampled at
 //! the recording's ground-truth rate over the samples from the first to the
 //! last moving one. A flight's summary and `compare` or `plot` of its
@@ -12,9 +12,9 @@
 
 use nalgebra::Vector3;
 
-use crate::analysis::{CrossTrack, Route};
-use crate::controller::GroundTruth;
-use crate::time::Rate;
+use crate::{CrossTrack, Route};
+use mavsitl_core::controller::GroundTruth;
+use mavsitl_core::time::Rate;
 
 /// Tilt beyond which the vehicle counts as flipped, degrees.
 const FLIPPED_DEG: f64 = 80.0;
@@ -104,9 +104,9 @@ impl FlightMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geo::{GeoPoint, LocalFrame};
-    use crate::mission::{commands, Mission, MissionItem};
-    use crate::time::PhysicsRate;
+    use mavsitl_core::geo::{GeoPoint, LocalFrame};
+    use mavsitl_core::time::PhysicsRate;
+    use mavsitl_mavlink::mission::{commands, Mission, MissionItem};
 
     fn frame() -> LocalFrame {
         LocalFrame::new(GeoPoint::from_deg(47.0, 8.0, 400.0))

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use nalgebra::Vector3;
 
-use crate::geo::GeoPoint;
+use mavsitl_core::geo::GeoPoint;
 
 /// One ground-truth sample.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -11,11 +11,11 @@
 
 use nalgebra::Vector2;
 
-use crate::controller::{Actuators, MAX_ACTUATORS};
-use crate::physics::airframes;
-use crate::physics::boat::{BoatLayout, BoatParams};
-use crate::scenario::{Scenario, ScenarioSource};
-use crate::sim::Simulation;
+use mavsitl_core::controller::{Actuators, MAX_ACTUATORS};
+use mavsitl_sim::physics::airframes;
+use mavsitl_sim::physics::boat::{BoatLayout, BoatParams};
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_sim::sim::Simulation;
 
 /// The shipped boat airframes as docs/reference/airframes.md tabulates them: (airframe,
 /// throttle for about 1.8 m/s, steering of the turns and the zig-zag).
