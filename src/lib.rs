@@ -19,7 +19,8 @@
 //! | `mavsitl-simpleflight` | [`autopilot`] (SimpleFlight and its GCS endpoint) | core, guidance, mavlink |
 //! | `mavsitl-bridges` | [`bridge`] (PX4, ArduPilot, the firmware ground station) | core, mavlink |
 //! | `mavsitl-analysis` | [`analysis`] (routes, tracks, metrics, manoeuvres, pictures), [`metrics`] (a flight's summary figures) | core, mavlink, sim |
-//! | `mavsitl` (this crate) | [`setup`] (a scenario wired to SimpleFlight), [`airsim`], [`suite`], and the `mavsitl` binary's CLI | all of them |
+//! | `mavsitl-suite` | [`suite`] (regression suites: cases expanded, sharded and checked) | core, mavlink, simpleflight, analysis |
+//! | `mavsitl` (this crate) | [`setup`] (a scenario wired to SimpleFlight), [`airsim`], and the `mavsitl` binary's CLI | all of them |
 //!
 //! SimpleFlight and the bridges meet the simulation only through
 //! [`controller::FlightController`] and the samples in `mavsitl-core`; only this
@@ -29,7 +30,6 @@
 
 pub mod airsim;
 pub mod setup;
-pub mod suite;
 
 pub use mavsitl_analysis as analysis;
 pub use mavsitl_analysis::flight as metrics;
@@ -39,3 +39,4 @@ pub use mavsitl_guidance as guidance;
 pub use mavsitl_mavlink::{mission, mission_protocol, tlog, wire};
 pub use mavsitl_sim::{encounter, physics, record, replay, scenario, sensors, sim, vehicle, world};
 pub use mavsitl_simpleflight as autopilot;
+pub use mavsitl_suite as suite;

@@ -21,6 +21,15 @@ const GRAPH: &[(&str, &[&str])] = &[
         &["mavsitl-core", "mavsitl-mavlink", "mavsitl-sim"],
     ),
     (
+        "mavsitl-suite",
+        &[
+            "mavsitl-core",
+            "mavsitl-mavlink",
+            "mavsitl-simpleflight",
+            "mavsitl-analysis",
+        ],
+    ),
+    (
         "mavsitl",
         &[
             "mavsitl-core",
@@ -30,6 +39,7 @@ const GRAPH: &[(&str, &[&str])] = &[
             "mavsitl-simpleflight",
             "mavsitl-bridges",
             "mavsitl-analysis",
+            "mavsitl-suite",
         ],
     ),
 ];

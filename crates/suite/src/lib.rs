@@ -2,6 +2,15 @@
 //! faults with the outcomes they must have ([`spec`]), expanded into (case,
 //! seed) pairs, filtered and sharded, and checked on what each run recorded
 //! ([`check`]). Running them is the CLI's (`mavsitl test`).
+//!
+//! It reads suites and recordings; it runs nothing and knows no simulation
+//! (naming the simulator from here does not compile, E0433):
+//!
+//! ```compile_fail,E0433
+//! let _ = mavsitl_sim::sim::Simulation::new;
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod check;
 pub mod spec;

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::faults::{parse_fault_arg, FaultSpec};
+use mavsitl_core::faults::{parse_fault_arg, FaultSpec};
 
 /// Which controller flies a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -2,11 +2,11 @@
 //! name, what was expected and what was measured, with units, so that a
 //! failure reads on its own in a JUnit report.
 
-use crate::analysis::encounters::Encounters;
-use crate::analysis::{MissionMetrics, Track};
-use crate::autopilot::geofence::{Breach, Geofence};
-use crate::geo::LocalFrame;
-use crate::mission::Mission;
+use mavsitl_analysis::encounters::Encounters;
+use mavsitl_analysis::{MissionMetrics, Track};
+use mavsitl_core::geo::LocalFrame;
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_simpleflight::geofence::{Breach, Geofence};
 
 use super::spec::{Expect, NoCrash, DEFAULT_IMPACT_M_S};
 
