@@ -20,7 +20,9 @@
 //! | `mavsitl-bridges` | [`bridge`] (PX4, ArduPilot, the firmware ground station) | core, mavlink |
 //! | `mavsitl-analysis` | [`analysis`] (routes, tracks, metrics, manoeuvres, pictures), [`metrics`] (a flight's summary figures) | core, mavlink, sim |
 //! | `mavsitl-suite` | [`suite`] (regression suites: cases expanded, sharded and checked) | core, mavlink, simpleflight, analysis |
-//! | `mavsitl` (this crate) | [`setup`] (a scenario wired to SimpleFlight), [`airsim`], and the `mavsitl` binary's CLI | all of them |
+//! | `mavsitl-run` | [`setup`] (a scenario wired to SimpleFlight) | core, mavlink, sim, simpleflight |
+//! | `mavsitl-airsim` | [`airsim`] (AirSim's msgpack-rpc API) | core, mavlink, sim, simpleflight, run |
+//! | `mavsitl` (this crate) | the `mavsitl` binary's CLI | all of them |
 //!
 //! SimpleFlight and the bridges meet the simulation only through
 //! [`controller::FlightController`] and the samples in `mavsitl-core`; only this
@@ -28,15 +30,14 @@
 
 #![warn(missing_docs)]
 
-pub mod airsim;
-pub mod setup;
-
+pub use mavsitl_airsim as airsim;
 pub use mavsitl_analysis as analysis;
 pub use mavsitl_analysis::flight as metrics;
 pub use mavsitl_bridges as bridge;
 pub use mavsitl_core::{atmosphere, controller, faults, geo, magnetic, param, rng, samples, time};
 pub use mavsitl_guidance as guidance;
 pub use mavsitl_mavlink::{mission, mission_protocol, tlog, wire};
+pub use mavsitl_run::setup;
 pub use mavsitl_sim::{encounter, physics, record, replay, scenario, sensors, sim, vehicle, world};
 pub use mavsitl_simpleflight as autopilot;
 pub use mavsitl_suite as suite;

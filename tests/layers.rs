@@ -30,6 +30,25 @@ const GRAPH: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "mavsitl-run",
+        &[
+            "mavsitl-core",
+            "mavsitl-mavlink",
+            "mavsitl-sim",
+            "mavsitl-simpleflight",
+        ],
+    ),
+    (
+        "mavsitl-airsim",
+        &[
+            "mavsitl-core",
+            "mavsitl-mavlink",
+            "mavsitl-sim",
+            "mavsitl-simpleflight",
+            "mavsitl-run",
+        ],
+    ),
+    (
         "mavsitl",
         &[
             "mavsitl-core",
@@ -40,6 +59,8 @@ const GRAPH: &[(&str, &[&str])] = &[
             "mavsitl-bridges",
             "mavsitl-analysis",
             "mavsitl-suite",
+            "mavsitl-run",
+            "mavsitl-airsim",
         ],
     ),
 ];

@@ -25,14 +25,14 @@ use rmpv::Value;
 
 use super::rpc::{Call, ConnId};
 use super::types::{self, f64_of, map, vector3r, Kinematics};
-use crate::autopilot::estimator::EstimatedState;
-use crate::autopilot::{FlightMode, Lift, Request, RequestQueue, StatusHandle, YawTarget};
-use crate::replay::KinematicState;
-use crate::sensors::imu::ImuSample;
-use crate::sensors::TickSamples;
-use crate::setup::Flight;
-use crate::sim::{Lockstep, Observer, SimError, Simulation};
-use crate::time::SimTime;
+use mavsitl_core::time::SimTime;
+use mavsitl_run::setup::Flight;
+use mavsitl_sim::replay::KinematicState;
+use mavsitl_sim::sensors::imu::ImuSample;
+use mavsitl_sim::sensors::TickSamples;
+use mavsitl_sim::sim::{Lockstep, Observer, SimError, Simulation};
+use mavsitl_simpleflight::estimator::EstimatedState;
+use mavsitl_simpleflight::{FlightMode, Lift, Request, RequestQueue, StatusHandle, YawTarget};
 
 /// The vehicle name AirSim's default settings give a multirotor.
 pub const VEHICLE_NAME: &str = "SimpleFlight";
@@ -128,12 +128,12 @@ struct Latest {
 
 /// Builds one SimpleFlight flight afresh (for [`AirSimApi::single`]'s
 /// `reset`).
-pub type FlightRebuild = Box<dyn Fn() -> Result<Flight, crate::setup::SetupError>>;
+pub type FlightRebuild = Box<dyn Fn() -> Result<Flight, mavsitl_run::setup::SetupError>>;
 
 /// Builds the world afresh (for `reset`): the loop and its SimpleFlight
 /// vehicles, in the order first given.
 pub type Rebuild =
-    Box<dyn Fn() -> Result<(Lockstep, Vec<SimpleFlightVehicle>), crate::setup::SetupError>>;
+    Box<dyn Fn() -> Result<(Lockstep, Vec<SimpleFlightVehicle>), mavsitl_run::setup::SetupError>>;
 
 /// A firmware flying the vehicle over its bridge (AirSim's `PX4Multirotor`):
 /// the API serves state, sensors and the clock; the firmware takes its
@@ -338,7 +338,7 @@ impl AirSimApi {
             });
         self.external = Some(External {
             kin: KinematicState {
-                state: crate::physics::BodyState {
+                state: mavsitl_sim::physics::BodyState {
                     pos_ned_m: pos,
                     vel_ned_m_s: Vector3::zeros(),
                     att_ned_frd: att,
@@ -753,12 +753,12 @@ impl AirSimApi {
     }
 
     /// Vehicle `v`'s simulated body.
-    fn vehicle(&self, v: usize) -> Option<&crate::vehicle::Vehicle> {
+    fn vehicle(&self, v: usize) -> Option<&mavsitl_sim::vehicle::Vehicle> {
         let index = self.drones.get(v)?.index;
         self.lockstep.sim().vehicles().get(index)
     }
 
-    fn truth(&self, v: usize) -> Option<crate::controller::GroundTruth> {
+    fn truth(&self, v: usize) -> Option<mavsitl_core::controller::GroundTruth> {
         self.vehicle(v).map(|vehicle| vehicle.ground_truth())
     }
 
@@ -886,9 +886,9 @@ impl AirSimApi {
         };
         // AirSim's GnssFixType: 0 none, 2 2-D, 3 3-D.
         let fix = match g.fix {
-            crate::sensors::FixType::NoFix => 0,
-            crate::sensors::FixType::Fix2d => 2,
-            crate::sensors::FixType::Fix3d => 3,
+            mavsitl_sim::sensors::FixType::NoFix => 0,
+            mavsitl_sim::sensors::FixType::Fix2d => 2,
+            mavsitl_sim::sensors::FixType::Fix3d => 3,
         };
         map(vec![
             ("time_stamp", Value::from(self.stamp_ns(g.delivered))),
@@ -942,7 +942,7 @@ impl AirSimApi {
             Some(r) => (
                 self.stamp_ns(r.time),
                 match r.range {
-                    crate::sensors::rangefinder::Range::Distance(d) => d,
+                    mavsitl_sim::sensors::rangefinder::Range::Distance(d) => d,
                     _ => f64::INFINITY,
                 },
             ),
@@ -1009,8 +1009,8 @@ impl AirSimApi {
         if w.xy().norm() > 100.0 || w.z.abs() > 50.0 {
             return Err(format!(
                 "simSetWind: {} m/s across and {} m/s down is outside 100 m/s across and 50 m/s up or down",
-                crate::time::show(w.xy().norm()),
-                crate::time::show(w.z)
+                mavsitl_core::time::show(w.xy().norm()),
+                mavsitl_core::time::show(w.z)
             ));
         }
         self.lockstep.sim_mut().set_wind_ned_m_s(w);
@@ -1059,9 +1059,9 @@ impl AirSimApi {
         if pos.xy().norm() > MAX_POSE_M || pos.z.abs() > MAX_POSE_M {
             return Err(format!(
                 "simSetVehiclePose: ({}, {}, {}) m is more than {MAX_POSE_M} m from home",
-                crate::time::show(pos.x),
-                crate::time::show(pos.y),
-                crate::time::show(pos.z)
+                mavsitl_core::time::show(pos.x),
+                mavsitl_core::time::show(pos.y),
+                mavsitl_core::time::show(pos.z)
             ));
         }
         let pos = pos + origin;
@@ -1077,7 +1077,7 @@ impl AirSimApi {
             } else {
                 (last.vel_ned_m_s, last.rate_frd_rad_s)
             };
-            e.kin.state = crate::physics::BodyState {
+            e.kin.state = mavsitl_sim::physics::BodyState {
                 pos_ned_m: pos,
                 vel_ned_m_s: vel,
                 att_ned_frd: att,
@@ -1089,7 +1089,7 @@ impl AirSimApi {
         let index = self.drones[v].index;
         self.lockstep.sim_mut().set_vehicle_state(
             index,
-            crate::physics::BodyState {
+            mavsitl_sim::physics::BodyState {
                 pos_ned_m: pos,
                 vel_ned_m_s: Vector3::zeros(),
                 att_ned_frd: att,
@@ -1194,8 +1194,8 @@ impl AirSimApi {
                 return Handled::Now(Err(format!(
                     "{}: {} is outside 0..={}",
                     call.method,
-                    crate::time::show(n),
-                    crate::time::show(max)
+                    mavsitl_core::time::show(n),
+                    mavsitl_core::time::show(max)
                 )))
             }
             Err(e) => return Handled::Now(Err(e)),

@@ -536,11 +536,11 @@ mod tests {
         assert!(i.warnings.iter().any(|w| w.contains("CameraDefaults")));
         assert!(i.warnings.iter().any(|w| w.contains("Lidar1")));
         // And the scenario loads.
-        let src = crate::scenario::ScenarioSource {
+        let src = mavsitl_sim::scenario::ScenarioSource {
             name: "settings.json".into(),
             base_dir: ".".into(),
         };
-        crate::scenario::Scenario::from_json(&s.to_string(), &src).expect("scenario");
+        mavsitl_sim::scenario::Scenario::from_json(&s.to_string(), &src).expect("scenario");
     }
 
     #[test]

@@ -6,24 +6,24 @@
 //! turns the scenario's airframe into the [`VehicleConfig`] SimpleFlight is
 //! tuned with. The rest of `autopilot` never touches `physics`.
 
-use crate::autopilot::airframe::{BoatOutputs, MotorConfig, MulticopterAirframe};
-use crate::autopilot::gcs::{Endpoint, EndpointConfig};
-use crate::autopilot::geofence::{rally_points, Geofence};
-use crate::autopilot::mission_plan::PlanError;
-use crate::autopilot::mission_plan::{compile, PlanWarning, Step};
-use crate::autopilot::params::{name, ParamError, ParamStore};
-use crate::autopilot::{
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_mavlink::mission::MissionError;
+use mavsitl_sim::physics::boat::{BoatLayout, BoatParams};
+use mavsitl_sim::physics::multirotor::MultirotorParams;
+use mavsitl_sim::scenario::load::Airframe;
+use mavsitl_sim::scenario::VehicleKind;
+use mavsitl_sim::scenario::{ControllerSpec, Scenario, ScenarioError, ScenarioSource};
+use mavsitl_sim::sim::{Lockstep, SimError};
+use mavsitl_sim::world::atmosphere::RHO0_KG_M3;
+use mavsitl_simpleflight::airframe::{BoatOutputs, MotorConfig, MulticopterAirframe};
+use mavsitl_simpleflight::gcs::{Endpoint, EndpointConfig};
+use mavsitl_simpleflight::geofence::{rally_points, Geofence};
+use mavsitl_simpleflight::mission_plan::PlanError;
+use mavsitl_simpleflight::mission_plan::{compile, PlanWarning, Step};
+use mavsitl_simpleflight::params::{name, ParamError, ParamStore};
+use mavsitl_simpleflight::{
     RequestQueue, SimpleFlight, SimpleFlightConfig, StatusHandle, VehicleConfig,
 };
-use crate::mission::Mission;
-use crate::mission::MissionError;
-use crate::physics::boat::{BoatLayout, BoatParams};
-use crate::physics::multirotor::MultirotorParams;
-use crate::scenario::load::Airframe;
-use crate::scenario::VehicleKind;
-use crate::scenario::{ControllerSpec, Scenario, ScenarioError, ScenarioSource};
-use crate::sim::{Lockstep, SimError};
-use crate::world::atmosphere::RHO0_KG_M3;
 
 /// Why a flight could not be set up. Each reads as one line naming the file,
 /// vehicle or key and what is wrong.
@@ -120,14 +120,15 @@ pub const BOAT_DEFAULTS: &[(&str, f64)] = &[(name::MAV_TYPE, 11.0), (name::SYS_A
 
 /// mavsitl's ArduPilot Rover parameters for the twin-thruster boats (skid
 /// steering), `firmware_configs/ardupilot/boat.parm`.
-pub const ARDUPILOT_BOAT_PARM: &str = include_str!("../firmware_configs/ardupilot/boat.parm");
+pub const ARDUPILOT_BOAT_PARM: &str = include_str!("../../../firmware_configs/ardupilot/boat.parm");
 /// mavsitl's ArduPilot Rover parameters for the rudder boat,
 /// `firmware_configs/ardupilot/boat_rudder.parm`.
 pub const ARDUPILOT_BOAT_RUDDER_PARM: &str =
-    include_str!("../firmware_configs/ardupilot/boat_rudder.parm");
+    include_str!("../../../firmware_configs/ardupilot/boat_rudder.parm");
 /// mavsitl's ArduPilot Rover parameters for the Otter,
 /// `firmware_configs/ardupilot/otter.parm`.
-pub const ARDUPILOT_OTTER_PARM: &str = include_str!("../firmware_configs/ardupilot/otter.parm");
+pub const ARDUPILOT_OTTER_PARM: &str =
+    include_str!("../../../firmware_configs/ardupilot/otter.parm");
 
 /// The ArduPilot Rover parameter file for a boat of `airframe` (a shipped
 /// name, or a file) and `layout`, as (text, path): what ArduPilot flies the
@@ -231,7 +232,7 @@ fn simpleflight_for(
     plan: &PilotPlan,
     scenario: &Scenario,
     source: &ScenarioSource,
-    sim: &crate::sim::Simulation,
+    sim: &mavsitl_sim::sim::Simulation,
 ) -> Result<(SimpleFlight, Pilot), SetupError> {
     let (vehicle, boat_parm) = match scenario.resolve_airframe(index, source)? {
         Airframe::Multirotor(p) => (VehicleConfig::Multirotor(multicopter_airframe(&p)), None),
@@ -346,12 +347,13 @@ pub fn fleet(
     default: &PilotPlan,
 ) -> Result<Fleet, SetupError> {
     let sim = scenario.build_simulation(source)?;
-    let mut controllers: Vec<(usize, Box<dyn crate::controller::FlightController>)> = Vec::new();
+    let mut controllers: Vec<(usize, Box<dyn mavsitl_core::controller::FlightController>)> =
+        Vec::new();
     let mut pilots = Vec::new();
     for (i, spec) in scenario.vehicles.iter().enumerate() {
         match &spec.controller {
             ControllerSpec::Passive(p) => {
-                controllers.push((i, Box::new(crate::controller::Passive::new(p))))
+                controllers.push((i, Box::new(mavsitl_core::controller::Passive::new(p))))
             }
             // Firmware: its bridge is attached by whoever starts it.
             ControllerSpec::Px4(_) | ControllerSpec::ArduPilot(_) => {}

@@ -9,7 +9,14 @@
 //! - [`settings`]: AirSim's `settings.json` as a scenario.
 //!
 //! The binary's `airsim` subcommand wires these to the lockstep loop and paces
-//! it.
+//! it. The server flies SimpleFlight vehicles only; naming a firmware bridge
+//! from here does not compile (E0433):
+//!
+//! ```compile_fail,E0433
+//! let _ = mavsitl_bridges::px4::Px4Bridge::new;
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod api;
 pub mod rpc;
