@@ -425,14 +425,15 @@ pub(super) fn at_frame_rate(inputs: &mut FlightInputs, frame_rate: u32) {
     }
 }
 
-/// Runs `mavsitl ardupilot`.
-pub fn run(args: ArduPilotArgs) -> Result<(), CliError> {
-    let mut inputs =
-        args.world
-            .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Boat)?;
-    if args.count > 1 {
-        return super::ardupilot_fleet::run(&args, inputs);
-    }
+/// What `mavsitl ardupilot` flies: the mission, scenario and parameters.
+pub fn load(args: &ArduPilotArgs) -> Result<FlightInputs, CliError> {
+    args.world
+        .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Boat)
+}
+
+/// Runs `mavsitl ardupilot` for one vehicle (several are the
+/// ardupilot_fleet module's).
+pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError> {
     let kind = inputs.kind(0);
     let frame_rate = frame_rate_of(&args, kind)?;
     let params = args

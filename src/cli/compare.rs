@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use mavsitl::analysis::plot::{draw_all, Flown};
+use mavsitl::analysis::plot::Flown;
 use mavsitl::analysis::{MissionMetrics, Route, Track};
 use mavsitl::geo::{GeoPoint, LocalFrame};
 use mavsitl::mission::Mission;
@@ -398,7 +398,7 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
     for p in &problems {
         eprintln!("warning: {p}");
     }
-    let route = route_of(&mission, &flown, radius_m);
+    let route = super::compare_report::route_of(&mission, &flown, radius_m);
     let report = super::compare_report::write(&args.out, &seeds, &route, &flown)?;
     print!("{}", report.table);
     println!(
@@ -504,21 +504,6 @@ fn failure_cause(dir: &Path, exit: Option<i32>) -> String {
         .map_or("no output", str::trim);
     let code = exit.map_or_else(|| "killed".to_string(), |c| format!("exit {c}"));
     format!("{code}: {line}")
-}
-
-/// The route every flight is drawn against: the mission from the first
-/// flight's home.
-pub(super) fn route_of(mission: &Mission, flown: &[Flown], radius_m: f64) -> Route {
-    let home = flown
-        .first()
-        .and_then(|f| f.track.home)
-        .unwrap_or(GeoPoint::from_deg(0.0, 0.0, 0.0));
-    Route::new(mission, &LocalFrame::new(home), radius_m)
-}
-
-/// Draws the pictures into `dir/plots`.
-pub(super) fn plots(dir: &Path, route: &Route, flown: &[Flown]) -> Result<Vec<PathBuf>, CliError> {
-    draw_all(&dir.join("plots"), route, flown).map_err(|e| CliError::run(format!("plots: {e}")))
 }
 
 #[cfg(test)]

@@ -7,8 +7,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use mavsitl::analysis::plot::Flown;
+use mavsitl::analysis::plot::{draw_all, Flown};
 use mavsitl::analysis::{distribution, Route, Scalar};
+use mavsitl::geo::{GeoPoint, LocalFrame};
+use mavsitl::mission::Mission;
 use serde_json::json;
 
 use super::CliError;
@@ -283,7 +285,7 @@ pub(super) fn write(
     let path = dir.join("metrics.json");
     let text = serde_json::to_string_pretty(&doc).map_err(|e| CliError::run(e.to_string()))?;
     std::fs::write(&path, text + "\n").map_err(|e| io_err(&path, e))?;
-    let pictures = super::compare::plots(dir, route, flown)?;
+    let pictures = plots(dir, route, flown)?;
     let path = dir.join("report.html");
     std::fs::write(&path, html(flown, seeds, &pictures)).map_err(|e| io_err(&path, e))?;
     Ok(Report {
@@ -291,4 +293,19 @@ pub(super) fn write(
         html: path,
         analysis_s: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// The route every flight is drawn against: the mission from the first
+/// flight's home.
+pub(super) fn route_of(mission: &Mission, flown: &[Flown], radius_m: f64) -> Route {
+    let home = flown
+        .first()
+        .and_then(|f| f.track.home)
+        .unwrap_or(GeoPoint::from_deg(0.0, 0.0, 0.0));
+    Route::new(mission, &LocalFrame::new(home), radius_m)
+}
+
+/// Draws the pictures into `dir/plots`.
+pub(super) fn plots(dir: &Path, route: &Route, flown: &[Flown]) -> Result<Vec<PathBuf>, CliError> {
+    draw_all(&dir.join("plots"), route, flown).map_err(|e| CliError::run(format!("plots: {e}")))
 }

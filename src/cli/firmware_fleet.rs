@@ -218,7 +218,7 @@ pub(super) fn follow(members: &mut [Member], ls: &mut Lockstep) {
             continue;
         }
         if ls.sim().is_wrecked(m.index) {
-            m.outcome = Some(Err(super::fleet::collision_text(ls.sim(), m.index)));
+            m.outcome = Some(Err(super::summary::collision_text(ls.sim(), m.index)));
             continue;
         }
         match m.flight.judge(Ok(()), ls.sim_mut()) {
@@ -247,7 +247,7 @@ fn finish(f: Fleet, outcome: Result<(), String>) -> Result<(), CliError> {
         r.finish(sim, all_ok && failed.is_empty())
             .map_err(|e| CliError::run(format!("recording: {e}")))?;
     }
-    super::fleet::print_encounter_row(sim);
+    super::summary::print_encounter_row(sim);
     outcome.map_err(CliError::run)?;
     match failed.is_empty() {
         true => Ok(()),

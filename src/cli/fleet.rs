@@ -9,7 +9,6 @@ use std::time::Instant;
 
 use mavsitl::analysis::route::default_radius_m;
 use mavsitl::analysis::Route;
-use mavsitl::encounter::Collision;
 use mavsitl::metrics::FlightMetrics;
 use mavsitl::mission::Mission;
 use mavsitl::record::Recorder;
@@ -58,7 +57,7 @@ impl Member {
             self.finished_at = Some(now);
         }
         self.outcome = if sim.is_wrecked(i) {
-            Some(Err(collision_text(sim, i)))
+            Some(Err(super::summary::collision_text(sim, i)))
         } else if let Some(f) = &st.failure {
             Some(Err(f.clone()))
         } else if let Some(c) = &self.metrics.crashed {
@@ -72,80 +71,6 @@ impl Member {
         } else {
             None
         };
-    }
-}
-
-/// "at 12.3 s, N 1.0 E 2.0 D -10.0 m, closing at 4.1 m/s": when, where and
-/// how fast a collision happened.
-fn collision_where(c: &Collision) -> String {
-    format!(
-        "at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s",
-        c.time, c.point_ned_m.x, c.point_ned_m.y, c.point_ned_m.z, c.closing_speed_m_s
-    )
-}
-
-/// "'a' and 'b' at 12.3 s, N 1.0 …": a collision of `sim`'s vehicles.
-pub(super) fn collision_line(sim: &Simulation, c: &Collision) -> String {
-    let name = |i: usize| sim.vehicles().get(i).map_or("?", |v| v.name());
-    format!("'{}' and '{}' {}", name(c.a), name(c.b), collision_where(c))
-}
-
-/// "collision with 'b' at 12.3 s, …": vehicle `i`'s collision, as its
-/// flight's failure.
-pub(super) fn collision_text(sim: &Simulation, i: usize) -> String {
-    let c: Option<&Collision> = sim
-        .encounters()
-        .and_then(|m| m.collisions().iter().find(|c| c.a == i || c.b == i));
-    let Some(c) = c else {
-        return "collision".into();
-    };
-    let other = if c.a == i { c.b } else { c.a };
-    let name = sim.vehicles().get(other).map_or("?", |v| v.name());
-    format!("collision with '{name}' {}", collision_where(c))
-}
-
-/// East spacing of the vehicles of `--count`, m.
-pub(super) const COUNT_SPACING_M: f64 = 5.0;
-
-/// `--count N` vehicles: the scenario's one vehicle copied N times,
-/// `COUNT_SPACING_M` apart eastwards (named `<name><k>`), or its N vehicles.
-/// Refuses `--instance I --count N` whose last vehicle would need a MAVLink
-/// system id beyond 255 (vehicle k is system id 1 + I + k, as PX4 SITL's
-/// instances are) — two vehicles would otherwise share id 255 and a port.
-pub(super) fn check_instances(instance: u8, count: u8) -> Result<(), CliError> {
-    let last = u16::from(instance) + u16::from(count.max(1)) - 1;
-    if last > 254 {
-        return Err(CliError::input(
-            format!(
-                "--instance {instance} with --count {count}: the last vehicle would be instance {last}, system id {}; instances go from 0 to 254 (system ids 1 to 255)",
-                last + 1
-            ),
-            "give a smaller --instance or --count",
-        ));
-    }
-    Ok(())
-}
-
-pub(super) fn copies(inputs: &mut FlightInputs, count: u8) -> Result<(), CliError> {
-    let vehicles = &mut inputs.scenario.vehicles;
-    let n = count as usize;
-    match vehicles.len() {
-        1 if n > 1 => {
-            let one = vehicles[0].clone();
-            vehicles.clear();
-            for k in 0..n {
-                let mut v = one.clone();
-                v.name = format!("{}{k}", one.name);
-                v.initial.east_m += COUNT_SPACING_M * k as f64;
-                vehicles.push(v);
-            }
-            Ok(())
-        }
-        m if m == n => Ok(()),
-        m => Err(CliError::input(
-            format!("--count {n} with a scenario of {m} vehicles"),
-            "give a scenario of one vehicle (copied) or of N",
-        )),
     }
 }
 
@@ -363,18 +288,6 @@ fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, 
     }
 }
 
-/// The one summary row of a world's encounters (none with one vehicle).
-pub(super) fn print_encounter_row(sim: &Simulation) {
-    if let Some(e) = sim.encounters() {
-        println!(
-            "  encounters          {} (within {:.0} m), {} collisions",
-            e.encounters().len(),
-            e.proximity_m(),
-            e.collisions().len()
-        );
-    }
-}
-
 /// The world's encounters and collisions.
 fn print_encounters(sim: &Simulation) {
     let Some(e) = sim.encounters() else {
@@ -398,6 +311,6 @@ fn print_encounters(sim: &Simulation) {
     }
     println!("  collisions          {}", e.collisions().len());
     for c in e.collisions() {
-        println!("    {}", collision_line(sim, c));
+        println!("    {}", super::summary::collision_line(sim, c));
     }
 }

@@ -20,7 +20,7 @@ use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::gcs::{GcsArgs, GcsSession, Pacer};
-use super::inputs::{load_inputs, InputArgs, VehicleArg, DEFAULT_MISSION};
+use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg, DEFAULT_MISSION};
 use super::summary::FlightSummary;
 use super::{home, CliError, NextTick};
 
@@ -222,9 +222,9 @@ impl Observer for FlyObserver<'_> {
     }
 }
 
-/// Runs `mavsitl fly`.
-pub fn run(args: FlyArgs) -> Result<(), CliError> {
-    let inputs = load_inputs(
+/// What `mavsitl fly` flies: the mission, scenario and parameters.
+pub fn load(args: &FlyArgs) -> Result<FlightInputs, CliError> {
+    load_inputs(
         &InputArgs {
             mission: args.mission.as_ref(),
             vehicle: args.vehicle,
@@ -236,10 +236,12 @@ pub fn run(args: FlyArgs) -> Result<(), CliError> {
             ground_truth: args.ground_truth,
         },
         true,
-    )?;
-    if super::fleet::is_fleet(&inputs) {
-        return super::fleet::run(&args, inputs);
-    }
+    )
+}
+
+/// Runs `mavsitl fly` for a one-vehicle world (a fleet is the fleet
+/// module's).
+pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
     let flight = setup::flight(
         &inputs.mission,
         &inputs.mission_name,

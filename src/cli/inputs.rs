@@ -253,3 +253,48 @@ pub(super) fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInput
         param_text,
     })
 }
+
+/// East spacing of the vehicles of `--count`, m.
+pub(super) const COUNT_SPACING_M: f64 = 5.0;
+
+/// `--count N` vehicles: the scenario's one vehicle copied N times,
+/// `COUNT_SPACING_M` apart eastwards (named `<name><k>`), or its N vehicles.
+pub(super) fn copies(inputs: &mut FlightInputs, count: u8) -> Result<(), CliError> {
+    let vehicles = &mut inputs.scenario.vehicles;
+    let n = count as usize;
+    match vehicles.len() {
+        1 if n > 1 => {
+            let one = vehicles[0].clone();
+            vehicles.clear();
+            for k in 0..n {
+                let mut v = one.clone();
+                v.name = format!("{}{k}", one.name);
+                v.initial.east_m += COUNT_SPACING_M * k as f64;
+                vehicles.push(v);
+            }
+            Ok(())
+        }
+        m if m == n => Ok(()),
+        m => Err(CliError::input(
+            format!("--count {n} with a scenario of {m} vehicles"),
+            "give a scenario of one vehicle (copied) or of N",
+        )),
+    }
+}
+
+/// Refuses `--instance I --count N` whose last vehicle would need a MAVLink
+/// system id beyond 255 (vehicle k is system id 1 + I + k, as PX4 SITL's
+/// instances are) — two vehicles would otherwise share id 255 and a port.
+pub(super) fn check_instances(instance: u8, count: u8) -> Result<(), CliError> {
+    let last = u16::from(instance) + u16::from(count.max(1)) - 1;
+    if last > 254 {
+        return Err(CliError::input(
+            format!(
+                "--instance {instance} with --count {count}: the last vehicle would be instance {last}, system id {}; instances go from 0 to 254 (system ids 1 to 255)",
+                last + 1
+            ),
+            "give a smaller --instance or --count",
+        ));
+    }
+    Ok(())
+}

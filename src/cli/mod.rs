@@ -275,11 +275,11 @@ pub fn init_logging(verbose: u8) {
 pub fn run(cli: Cli) -> Result<(), CliError> {
     install_interrupt_handler();
     let result = match cli.command {
-        Command::Fly(args) => fly::run(args),
+        Command::Fly(args) => fly_command(args),
         Command::Sim(args) => sim::run(args),
         Command::Serve(args) => serve::run(args),
-        Command::Px4(args) => px4::run(args),
-        Command::Ardupilot(args) => ardupilot::run(args),
+        Command::Px4(args) => px4_command(args),
+        Command::Ardupilot(args) => ardupilot_command(args),
         Command::Replay(args) => replay::run(args),
         Command::Airsim(args) => airsim::run(args),
         Command::Compare(args) => compare::run(args),
@@ -287,6 +287,36 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Test(args) => test::run(args),
     };
     as_interrupted(result, interrupted())
+}
+
+/// `mavsitl fly`: one vehicle, or a fleet when the scenario has several.
+fn fly_command(args: fly::FlyArgs) -> Result<(), CliError> {
+    let inputs = fly::load(&args)?;
+    if fleet::is_fleet(&inputs) {
+        fleet::run(&args, inputs)
+    } else {
+        fly::run(args, inputs)
+    }
+}
+
+/// `mavsitl px4`: one vehicle, or `--count` of them.
+fn px4_command(args: px4::Px4Args) -> Result<(), CliError> {
+    let inputs = px4::load(&args)?;
+    if args.count > 1 {
+        px4_fleet::run(&args, inputs)
+    } else {
+        px4::run(args, inputs)
+    }
+}
+
+/// `mavsitl ardupilot`: one vehicle, or `--count` of them.
+fn ardupilot_command(args: ardupilot::ArduPilotArgs) -> Result<(), CliError> {
+    let inputs = ardupilot::load(&args)?;
+    if args.count > 1 {
+        ardupilot_fleet::run(&args, inputs)
+    } else {
+        ardupilot::run(args, inputs)
+    }
 }
 
 /// Exit code of a run stopped by Ctrl-C, SIGTERM or SIGHUP, in every

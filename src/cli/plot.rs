@@ -54,7 +54,7 @@ pub fn run(args: PlotArgs) -> Result<(), CliError> {
         })?,
         None => Mission::default(),
     };
-    let route = super::compare::route_of(
+    let route = super::compare_report::route_of(
         &mission,
         std::slice::from_ref(&Flown {
             controller: String::new(),

@@ -450,15 +450,16 @@ fn gone_for_good(msg: &str, opts: &Px4Options) -> String {
     )
 }
 
-/// Runs `mavsitl px4`.
-pub fn run(args: Px4Args) -> Result<(), CliError> {
-    super::fleet::check_instances(args.instance, args.count)?;
-    let inputs = args
-        .world
-        .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Quad)?;
-    if args.count > 1 {
-        return super::px4_fleet::run(&args, inputs);
-    }
+/// What `mavsitl px4` flies: the mission, scenario and parameters, once
+/// `--instance` and `--count` are known to fit.
+pub fn load(args: &Px4Args) -> Result<FlightInputs, CliError> {
+    super::inputs::check_instances(args.instance, args.count)?;
+    args.world
+        .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Quad)
+}
+
+/// Runs `mavsitl px4` for one vehicle (several are the px4_fleet module's).
+pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     if args.udp && args.px4_build.is_some() {
         return Err(CliError::input(
             "--udp cannot be used with --px4-build: PX4's stock start-up connects over TCP",

@@ -86,11 +86,11 @@ const MAX_SPEED_SERVICE_US: u64 = 20_000;
 /// Sim time between network services when paced.
 const PACED_SERVICE_US: u64 = 4_000;
 /// The vehicles to serve: with `--count N`, N vehicles (see
-/// [`super::fleet::copies`]), all flown by SimpleFlight; else the scenario's
+/// [`super::inputs::copies`]), all flown by SimpleFlight; else the scenario's
 /// SimpleFlight vehicles, or its first.
 fn serve_vehicles(inputs: &mut FlightInputs, count: u8) -> Result<(), CliError> {
     if count > 1 {
-        super::fleet::copies(inputs, count)?;
+        super::inputs::copies(inputs, count)?;
         for v in inputs.scenario.vehicles.iter_mut() {
             v.controller = ControllerSpec::SimpleFlight(Default::default());
         }
@@ -191,7 +191,7 @@ fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[GcsSession], inputs
 
 /// Runs `mavsitl serve`.
 pub fn run(args: ServeArgs) -> Result<(), CliError> {
-    super::fleet::check_instances(args.gcs.instance, args.count)?;
+    super::inputs::check_instances(args.gcs.instance, args.count)?;
     let mut inputs = load_inputs(
         &InputArgs {
             mission: args.mission.as_ref(),
@@ -353,7 +353,7 @@ fn tell_collisions(sim: &Simulation, told: usize) -> usize {
     for c in m.collisions().iter().skip(told) {
         eprintln!(
             "collision: {}; both motors stopped",
-            super::fleet::collision_line(sim, c)
+            super::summary::collision_line(sim, c)
         );
     }
     m.collisions().len()
@@ -371,7 +371,7 @@ fn print_end(args: &ServeArgs, sessions: &[GcsSession], sim: &Simulation, resets
             st.frames_in, st.frames_out, st.rejected_signature, st.undecodable
         );
     }
-    super::fleet::print_encounter_row(sim);
+    super::summary::print_encounter_row(sim);
     if let Some(dir) = &args.record {
         println!("  recorded to         {}", dir.display());
     }

@@ -14,6 +14,7 @@ use mavsitl::mission::Mission;
 use mavsitl::suite::{self, evaluate, Case, Check, Controller, Evidence, Pair, Suite, Vehicle};
 
 use super::flights::{run_children, ChildFlight, ChildOutcome};
+use super::test_report::Verdict;
 use super::CliError;
 
 /// Arguments of `mavsitl test`.
@@ -64,27 +65,6 @@ pub struct TestArgs {
     /// Give runs sharing a machine bases -j apart, so their ports differ.
     #[arg(long, value_name = "BASE", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=200))]
     pub instance_base: u8,
-}
-
-/// A pair's verdict.
-#[derive(Debug, Clone, serde::Serialize)]
-pub(super) struct Verdict {
-    /// `suite`.
-    pub suite: String,
-    /// `case`.
-    pub case: String,
-    /// Seed.
-    pub seed: u64,
-    /// Passed.
-    pub passed: bool,
-    /// Wall time, s.
-    pub wall_s: f64,
-    /// What went wrong beyond the assertions (timeout, crash, no recording).
-    pub problems: Vec<String>,
-    /// The assertions.
-    pub checks: Vec<Check>,
-    /// Its recording directory.
-    pub dir: PathBuf,
 }
 
 fn pair_dir(out: &Path, s: &Suite, c: &Case, seed: u64) -> PathBuf {
@@ -297,14 +277,6 @@ fn judge(s: &Suite, c: &Case, seed: u64, dir: PathBuf, o: &ChildOutcome) -> Verd
     }
 }
 
-/// The last `n` lines of the log `name` in a pair's directory (empty when
-/// there is none).
-pub(super) fn log_tail(dir: &Path, name: &str, n: usize) -> String {
-    let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
 fn load_suites(paths: &[PathBuf]) -> Result<Vec<Suite>, CliError> {
     let mut suites: Vec<Suite> = Vec::new();
     for p in paths {
@@ -430,7 +402,12 @@ pub fn run(args: TestArgs) -> Result<(), CliError> {
         })
         .collect();
     let wall_s = started.elapsed().as_secs_f64();
-    super::test_report::write(&args, &verdicts, wall_s)?;
+    let files = super::test_report::ReportFiles {
+        junit: args.junit.as_deref(),
+        json: args.json.as_deref(),
+        shard: args.shard,
+    };
+    super::test_report::write(&files, &verdicts, wall_s)?;
     if !args.keep_all {
         for v in verdicts.iter().filter(|v| v.passed) {
             let _ = std::fs::remove_dir_all(&v.dir);

@@ -3,13 +3,43 @@
 //! each failed assertion with both numbers, the run's log tail as
 //! system-out and the firmware console's as system-err) and a JSON summary.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::json;
 
-use super::test::{log_tail, TestArgs, Verdict};
+use mavsitl::suite::Check;
+
 use super::CliError;
+
+/// A pair's verdict.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(super) struct Verdict {
+    /// `suite`.
+    pub suite: String,
+    /// `case`.
+    pub case: String,
+    /// Seed.
+    pub seed: u64,
+    /// Passed.
+    pub passed: bool,
+    /// Wall time, s.
+    pub wall_s: f64,
+    /// What went wrong beyond the assertions (timeout, crash, no recording).
+    pub problems: Vec<String>,
+    /// The assertions.
+    pub checks: Vec<Check>,
+    /// Its recording directory.
+    pub dir: PathBuf,
+}
+
+/// The last `n` lines of the log `name` in a pair's directory (empty when
+/// there is none).
+pub(super) fn log_tail(dir: &Path, name: &str, n: usize) -> String {
+    let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
 
 /// Lines of a failed run's log put in the JUnit report.
 const LOG_TAIL_LINES: usize = 40;
@@ -72,8 +102,18 @@ fn junit(verdicts: &[Verdict], wall_s: f64) -> Report {
     report
 }
 
+/// Where the reports go besides stdout.
+pub(super) struct ReportFiles<'a> {
+    /// JUnit XML.
+    pub junit: Option<&'a Path>,
+    /// The JSON summary.
+    pub json: Option<&'a Path>,
+    /// The shard run (I of N), said in the JSON.
+    pub shard: Option<(usize, usize)>,
+}
+
 /// Prints the summary and writes `--junit` and `--json`.
-pub(super) fn write(args: &TestArgs, verdicts: &[Verdict], wall_s: f64) -> Result<(), CliError> {
+pub(super) fn write(args: &ReportFiles, verdicts: &[Verdict], wall_s: f64) -> Result<(), CliError> {
     for v in verdicts {
         println!(
             "{} {}/{} seed {} ({:.1} s)",
@@ -99,13 +139,13 @@ pub(super) fn write(args: &TestArgs, verdicts: &[Verdict], wall_s: f64) -> Resul
         verdicts.len(),
         verdicts.len() - failed
     );
-    if let Some(path) = &args.junit {
+    if let Some(path) = args.junit {
         let xml = junit(verdicts, wall_s)
             .to_string()
             .map_err(|e| io_err(path, e))?;
         std::fs::write(path, xml).map_err(|e| io_err(path, e))?;
     }
-    if let Some(path) = &args.json {
+    if let Some(path) = args.json {
         let doc = json!({
             "mavsitl_version": env!("CARGO_PKG_VERSION"),
             "pairs": verdicts.len(),
