@@ -25,8 +25,8 @@ use mavsitl::time::SimTime;
 use super::firmware::{FirmwareFlight, FirmwareFlightArgs};
 use super::px4::Px4Setup;
 
-use super::gcs::{parse_speedup, Pacer, Speedup};
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
+use super::pacing::{parse_speedup, Pacer, Speedup};
 use super::CliError;
 
 /// Arguments of `mavsitl airsim`.

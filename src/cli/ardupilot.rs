@@ -18,9 +18,9 @@ use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{flight_title, paced_step, FirmwareFlight, FirmwareFlightArgs, Judged};
-use super::gcs::{parse_speedup, Pacer, Speedup};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::launch::{executable_problem, LaunchSpec};
+use super::pacing::{parse_speedup, Pacer, Speedup};
 use super::CliError;
 
 /// Arguments of `mavsitl ardupilot`.

@@ -11,9 +11,9 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 
 use super::ardupilot::ArduPilotArgs;
-use super::firmware_fleet::{fly, Fleet, Member, Slot};
-use super::gcs::Speedup;
+use super::firmware_instances::{fly, Fleet, Member, Slot};
 use super::inputs::FlightInputs;
+use super::pacing::Speedup;
 use super::CliError;
 
 /// What every instance shares.

@@ -126,7 +126,7 @@ pub(super) fn flight_title(command: &str, inputs: &FlightInputs, kind: VehicleKi
 pub(super) fn paced_step(
     ls: &mut mavsitl::sim::Lockstep,
     flight: &mut FirmwareFlight,
-    pacer: &super::gcs::Pacer,
+    pacer: &super::pacing::Pacer,
     end: Option<SimTime>,
     period_us: u64,
     tick: impl FnOnce(&mut mavsitl::sim::Lockstep) -> Result<(), mavsitl::sim::SimError>,

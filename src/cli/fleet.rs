@@ -118,7 +118,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         ));
     }
     give_first_to_simpleflight(&mut inputs);
-    let frame_rate = super::fleet_firmware::prepare(&mut inputs);
+    let frame_rate = super::mixed_fleet::prepare(&mut inputs);
     let plan = PilotPlan {
         mission: &inputs.mission,
         mission_name: &inputs.mission_name,
@@ -132,7 +132,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         )
     })?;
     let mut lockstep = fleet.lockstep;
-    let mut firmware = super::fleet_firmware::attach_all(args, &inputs, &mut lockstep, frame_rate)?;
+    let mut firmware = super::mixed_fleet::attach_all(args, &inputs, &mut lockstep, frame_rate)?;
     let mut members = fleet
         .pilots
         .into_iter()
@@ -153,7 +153,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         recorder.as_mut(),
         end,
     );
-    super::firmware_fleet::mark_end(&mut firmware);
+    super::firmware_instances::mark_end(&mut firmware);
     let sim = lockstep.sim();
     for m in &mut members {
         if m.outcome.is_none() {
@@ -176,7 +176,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         .filter(|m| !matches!(m.outcome, Some(Ok(()))))
         .map(|m| m.name.clone())
         .collect();
-    failed.extend(super::firmware_fleet::report(
+    failed.extend(super::firmware_instances::report(
         firmware,
         sim,
         (&inputs, "fly"),
@@ -236,11 +236,11 @@ fn member(inputs: &FlightInputs, sim: &Simulation, pilot: Pilot) -> Result<Membe
 fn fly_all(
     lockstep: &mut Lockstep,
     members: &mut [Member],
-    firmware: &mut [super::firmware_fleet::Member],
+    firmware: &mut [super::firmware_instances::Member],
     mut recorder: Option<&mut Recorder>,
     end: SimTime,
 ) -> Option<String> {
-    let flying = |m: &[Member], f: &[super::firmware_fleet::Member]| {
+    let flying = |m: &[Member], f: &[super::firmware_instances::Member]| {
         m.iter().any(|m| m.outcome.is_none()) || f.iter().any(|f| !f.done())
     };
     while lockstep.sim().time() < end && flying(members, firmware) {
@@ -249,13 +249,13 @@ fn fly_all(
             None => lockstep.tick(&mut ()),
         };
         if let Err(e) = step {
-            let why = super::firmware_fleet::cause(firmware);
+            let why = super::firmware_instances::cause(firmware);
             return Some(why.unwrap_or_else(|| format!("simulation stopped: {e}")));
         }
         for m in members.iter_mut() {
             m.follow(lockstep.sim());
         }
-        super::firmware_fleet::follow(firmware, lockstep);
+        super::firmware_instances::follow(firmware, lockstep);
         if super::interrupted() {
             return Some("interrupted".into());
         }

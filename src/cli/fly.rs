@@ -19,9 +19,10 @@ use mavsitl::setup;
 use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::gcs::{GcsArgs, GcsSession, Pacer};
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg, DEFAULT_MISSION};
+use super::pacing::Pacer;
 use super::summary::FlightSummary;
+use super::vehicle_link::{GcsArgs, GcsSession};
 use super::{home, CliError, NextTick};
 
 /// Arguments of `mavsitl fly`.

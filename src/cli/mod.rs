@@ -13,15 +13,15 @@ mod ardupilot_fleet;
 mod compare;
 mod compare_report;
 mod firmware;
-mod firmware_fleet;
+mod firmware_instances;
 mod fleet;
-mod fleet_firmware;
 mod flights;
 mod fly;
-mod gcs;
 mod home;
 mod inputs;
 mod launch;
+mod mixed_fleet;
+mod pacing;
 mod plot;
 mod px4;
 mod px4_fleet;
@@ -32,6 +32,7 @@ mod summary;
 mod test;
 mod test_report;
 mod traffic;
+mod vehicle_link;
 
 use clap::{Parser, Subcommand};
 
@@ -230,7 +231,7 @@ pub(crate) enum NextTick {
 pub(crate) fn next_tick(
     now: mavsitl::time::SimTime,
     end: Option<mavsitl::time::SimTime>,
-    pacer: &gcs::Pacer,
+    pacer: &pacing::Pacer,
     period_us: u64,
 ) -> NextTick {
     if interrupted() {

@@ -18,9 +18,10 @@ use mavsitl::sim::{Lockstep, Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{flight_title, paced_step, FirmwareFlight, FirmwareFlightArgs, Judged};
-use super::gcs::{epoch_unix_us, parse_speedup, Pacer, Speedup};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::launch::LaunchSpec;
+use super::pacing::{parse_speedup, Pacer, Speedup};
+use super::vehicle_link::epoch_unix_us;
 use super::CliError;
 
 /// Arguments of `mavsitl px4`.

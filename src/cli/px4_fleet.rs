@@ -11,7 +11,7 @@ use mavsitl::bridge::px4::Px4Bridge;
 use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 
-use super::firmware_fleet::{fly, Fleet, Member, Slot};
+use super::firmware_instances::{fly, Fleet, Member, Slot};
 use super::inputs::FlightInputs;
 use super::px4::{Px4Args, Px4Setup};
 use super::CliError;

@@ -17,8 +17,9 @@ use mavsitl::scenario::{ControllerSpec, Home};
 use mavsitl::sim::{Observer, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::gcs::{GcsArgs, GcsSession, Pacer, Speedup};
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
+use super::pacing::{Pacer, Speedup};
+use super::vehicle_link::{GcsArgs, GcsSession};
 use super::NextTick;
 use super::{home, CliError};
 

@@ -1,5 +1,5 @@
-//! The ground-station side of `serve` and `fly --gcs`: options, the MAVLink
-//! endpoint on its UDP socket, and real-time pacing.
+//! SimpleFlight's MAVLink link to ground stations under `serve` and `fly
+//! --gcs`: the options, and the endpoints on their UDP sockets.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -20,6 +20,7 @@ use mavsitl::time::SimTime;
 use mavsitl::tlog::TlogWriter;
 
 use super::inputs::FlightInputs;
+use super::pacing::{parse_speedup, Speedup};
 use super::CliError;
 
 /// The identity the vehicle claims.
@@ -30,33 +31,6 @@ pub enum AutopilotArg {
     /// MAV_AUTOPILOT_GENERIC: honest identity; QGroundControl then offers the
     /// Plan view and telemetry but no guided actions.
     Generic,
-}
-
-/// How fast the simulation runs with a ground station attached.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Speedup {
-    /// This many times real time.
-    Factor(f64),
-    /// As fast as the CPU allows (lockstep, no pacing).
-    Max,
-}
-
-/// Slowest pacing, times real time (a thousand times slower).
-pub const SPEEDUP_MIN: f64 = 1e-3;
-/// Fastest paced speed-up, times real time.
-pub const SPEEDUP_MAX: f64 = 1e4;
-
-/// Parses `--speedup X|max`.
-pub fn parse_speedup(s: &str) -> Result<Speedup, String> {
-    if s.eq_ignore_ascii_case("max") {
-        return Ok(Speedup::Max);
-    }
-    match s.parse::<f64>() {
-        Ok(x) if (SPEEDUP_MIN..=SPEEDUP_MAX).contains(&x) => Ok(Speedup::Factor(x)),
-        _ => Err(format!(
-            "'{s}' is not a speed-up: give a factor from 0.001 to 10000, or 'max'"
-        )),
-    }
 }
 
 /// Ground-station link options shared by `serve` and `fly --gcs`.
@@ -316,43 +290,5 @@ impl GcsSession {
         if let Some(t) = self.link.tlog_mut() {
             let _ = t.flush();
         }
-    }
-}
-
-/// Paces sim time against the wall clock.
-#[derive(Debug, Clone, Copy)]
-pub struct Pacer {
-    speedup: Speedup,
-    started: Instant,
-    sim_at_start: SimTime,
-}
-
-impl Pacer {
-    /// Starts pacing at sim time `sim_now`.
-    pub fn new(speedup: Speedup, sim_now: SimTime) -> Self {
-        Pacer {
-            speedup,
-            started: Instant::now(),
-            sim_at_start: sim_now,
-        }
-    }
-
-    /// How long to wait before sim time `next` may run (zero: run now).
-    pub fn wait(&self, next: SimTime) -> Duration {
-        match self.speedup {
-            Speedup::Max => Duration::ZERO,
-            Speedup::Factor(k) => {
-                let sim = next
-                    .as_micros()
-                    .saturating_sub(self.sim_at_start.as_micros());
-                let due = mavsitl::time::saturating_duration(sim as f64 * 1e-6 / k);
-                due.saturating_sub(self.started.elapsed())
-            }
-        }
-    }
-
-    /// Restarts pacing at `sim_now` (after a reset).
-    pub fn restart(&mut self, sim_now: SimTime) {
-        *self = Pacer::new(self.speedup, sim_now);
     }
 }

@@ -16,9 +16,9 @@ use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
-use super::gcs::{Pacer, Speedup};
 use super::inputs::FlightInputs;
 use super::launch::LaunchSpec;
+use super::pacing::{Pacer, Speedup};
 use super::{CliError, NextTick};
 
 /// One vehicle's firmware flight.

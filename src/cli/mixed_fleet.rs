@@ -14,7 +14,7 @@ use mavsitl::sim::Lockstep;
 use super::ardupilot::ArduPilotArgs;
 use super::ardupilot_fleet::Common;
 use super::firmware::FirmwareFlightArgs;
-use super::firmware_fleet::{Member, Slot};
+use super::firmware_instances::{Member, Slot};
 use super::fly::FlyArgs;
 use super::inputs::FlightInputs;
 use super::px4::Px4Args;
