@@ -262,7 +262,7 @@ impl FirmwareFlight {
                     frame,
                     default_radius_m(!kind.is_multirotor()),
                 ),
-                super::ground_truth_rate(&inputs.scenario)?,
+                super::summary_rate(&inputs.scenario),
             ),
             events: Vec::new(),
             armed: false,

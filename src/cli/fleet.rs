@@ -224,7 +224,7 @@ fn member(inputs: &FlightInputs, sim: &Simulation, pilot: Pilot) -> Result<Membe
         mission_name,
         metrics: FlightMetrics::new(
             Route::launched_at(&mission, sim.world().frame(), default_radius_m(boat), start),
-            super::ground_truth_rate(&inputs.scenario)?,
+            super::summary_rate(&inputs.scenario),
         ),
         finished_at: None,
         outcome: None,

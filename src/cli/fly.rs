@@ -291,7 +291,7 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
                 lockstep.sim().world().frame(),
                 default_radius_m(!kind.is_multirotor()),
             ),
-            super::ground_truth_rate(scenario)?,
+            super::summary_rate(scenario),
         ),
         recorder: recorder.as_mut(),
         est_csv: files.estimator,

@@ -115,8 +115,7 @@ impl CliError {
     }
 }
 
-/// The scenario's ground-truth recording rate, at which flight summaries
-/// sample the cross-track error too (so they match the recording's).
+/// The scenario's ground-truth recording rate.
 pub(super) fn ground_truth_rate(
     scenario: &mavsitl::scenario::Scenario,
 ) -> Result<mavsitl::time::Rate, CliError> {
@@ -124,6 +123,13 @@ pub(super) fn ground_truth_rate(
         .map_err(|e| CliError::input(e.to_string(), "physics_rate_hz"))?;
     rate.divider(scenario.record.ground_truth_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), "record.ground_truth_rate_hz"))
+}
+
+/// The rate a flight's summary samples its cross-track error at: the
+/// recording's, so that the two agree; every tick when that rate does not
+/// divide the physics rate (which only a recording refuses).
+pub(super) fn summary_rate(scenario: &mavsitl::scenario::Scenario) -> mavsitl::time::Rate {
+    ground_truth_rate(scenario).unwrap_or(mavsitl::time::Rate::EVERY_TICK)
 }
 
 /// Opens the recorder of a run when `dir` is given: ground truth at the

@@ -78,6 +78,10 @@ macro_rules! sf_params {
             }
         }
 
+        /// The fields of [`ParamValues`], in [`TABLE`]'s order.
+        #[cfg(test)]
+        const FIELDS: &[&str] = &[$(stringify!($field)),*];
+
         impl ParamValues {
             /// The values in [`TABLE`]'s order.
             fn as_array(&self) -> [f64; TABLE.len()] {
@@ -794,6 +798,13 @@ mod tests {
             for (j, (a, b)) in before.iter().zip(&after).enumerate() {
                 assert!(j == i || a == b, "{} changed {}", info.name, TABLE[j].name);
             }
+        }
+        for (field, info) in FIELDS.iter().zip(TABLE) {
+            assert_eq!(
+                *field,
+                info.name.to_lowercase(),
+                "a row names another field"
+            );
         }
         let defaults: Vec<f64> = TABLE.iter().map(|p| p.default).collect();
         assert_eq!(ParamValues::default().as_array().to_vec(), defaults);
