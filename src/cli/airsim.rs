@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use mavsitl::airsim::api::Reply;
 use mavsitl::airsim::api::{FirmwarePilot, SimpleFlightVehicle};
 use mavsitl::airsim::settings::{Px4Settings, VehicleType};
 use mavsitl::airsim::{settings, AirSimApi, Incoming, Server};
@@ -18,16 +19,17 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::mission::Mission;
 use mavsitl::record::Recorder;
 use mavsitl::scenario::{ControllerSpec, Scenario, ScenarioSource, VehicleKind};
+use mavsitl::session::{Driver, Session, Step, World};
 use mavsitl::setup;
-use mavsitl::sim::{Observer, Simulation};
+use mavsitl::sim::{Observer, SimError, Simulation};
 use mavsitl::time::SimTime;
 
 use super::firmware::{FirmwareFlight, FirmwareFlightArgs};
 use super::px4::Px4Setup;
 
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
-use super::pacing::{parse_speedup, Pacer, Speedup};
 use super::CliError;
+use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// Arguments of `mavsitl airsim`.
 #[derive(Debug, Args)]
@@ -235,30 +237,108 @@ fn clock_text(clock_speed: Speedup) -> String {
     }
 }
 
-/// Serves the API until the end, then closes the recording.
+/// Serves the API until the end (Ctrl-C or the duration), then closes the
+/// recording.
 fn serve_and_record(
     api: &mut AirSimApi,
     server: &Server,
     args: &AirSimArgs,
     clock_speed: Speedup,
-    mut recorder: Option<Recorder>,
+    recorder: Option<Recorder>,
     watch: &mut dyn Watch,
 ) -> Result<(), String> {
-    let outcome = serve(
+    let period = api.sim().rate().period_us();
+    let world = ApiWorld {
         api,
+        done: Vec::new(),
+    };
+    // Ticks paced at the clock speed, continues included, as AirSim's.
+    let mut run = Session::new(world, period)
+        .paced(clock_speed)
+        .until(args.duration.map(SimTime::from_secs_f64))
+        .recording(recorder)
+        .interrupted_by(&super::INTERRUPTED);
+    let outcome = run.run(&mut ApiDriver {
         server,
-        clock_speed,
-        args.duration,
-        recorder.as_mut(),
+        replies: Vec::new(),
         watch,
-    );
-    if let Some(r) = recorder.as_mut() {
-        let sim = api.sim();
-        let _ = r.on_tick(sim);
-        r.finish(sim, outcome.is_ok())
-            .map_err(|e| format!("recording: {e}"))?;
-    }
+    });
+    run.finish(outcome.is_ok())?;
     outcome
+}
+
+/// The AirSim API over its world, holding the replies a tick completed
+/// (a move that arrived) until they are sent.
+struct ApiWorld<'a> {
+    api: &'a mut AirSimApi,
+    done: Vec<Reply>,
+}
+
+impl World for ApiWorld<'_> {
+    fn sim(&self) -> &Simulation {
+        self.api.sim()
+    }
+
+    fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError> {
+        let done = self.api.tick(observer)?;
+        self.done.extend(done);
+        Ok(())
+    }
+}
+
+/// AirSim's clients: calls answered between ticks, the world ticking only
+/// while running (not paused, the firmware connected).
+struct ApiDriver<'a> {
+    server: &'a Server,
+    replies: Vec<Reply>,
+    watch: &'a mut dyn Watch,
+}
+
+impl ApiDriver<'_> {
+    fn take(&mut self, api: &mut AirSimApi, m: Incoming) {
+        match m {
+            Incoming::Call(call) => api.handle(call, &mut self.replies),
+            Incoming::Closed(conn) => api.closed(conn),
+        }
+    }
+}
+
+impl<'a> Driver<ApiWorld<'a>> for ApiDriver<'_> {
+    fn ready(&mut self, w: &mut ApiWorld<'a>) -> Result<bool, String> {
+        while let Some(m) = self.server.try_recv() {
+            self.take(w.api, m);
+        }
+        self.replies.append(&mut w.done);
+        for (conn, msgid, answer) in self.replies.drain(..) {
+            self.server.respond(conn, msgid, answer);
+        }
+        Ok(w.api.running() && self.watch.ready()?)
+    }
+
+    fn idle(&mut self, w: &mut ApiWorld<'a>, d: Duration) -> Step<ApiWorld<'a>> {
+        if let Some(m) = self.server.recv_timeout(d) {
+            self.take(w.api, m);
+        }
+        Step::Go
+    }
+
+    fn after_tick(
+        &mut self,
+        w: &mut ApiWorld<'a>,
+        tick: Result<(), SimError>,
+    ) -> Step<ApiWorld<'a>> {
+        if let Err(e) = tick {
+            return Step::End(Err(self.watch.explain(format!("simulation stopped: {e}"))));
+        }
+        match self.watch.after_tick(w.api.sim()) {
+            Some(outcome) => Step::End(outcome),
+            None => Step::Go,
+        }
+    }
+
+    fn interrupted(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// A PX4Multirotor: PX4 SITL flies the vehicle over its simulator interface
@@ -451,74 +531,6 @@ fn run_simpleflight(
         api.set_external_physics();
     }
     serve_and_record(&mut api, &server, args, clock_speed, recorder, &mut ()).map_err(CliError::run)
-}
-
-/// The loop: answer calls, tick while running (paced at the clock speed,
-/// continues included, as AirSim's), until Ctrl-C or the duration.
-fn serve(
-    api: &mut AirSimApi,
-    server: &Server,
-    clock_speed: Speedup,
-    duration: Option<f64>,
-    mut recorder: Option<&mut mavsitl::record::Recorder>,
-    watch: &mut dyn Watch,
-) -> Result<(), String> {
-    let end = duration.map(SimTime::from_secs_f64);
-    let period = api.sim().rate().period_us();
-    let mut pacer = Pacer::new(clock_speed, api.now());
-    let mut was_running = true;
-    let mut last_tick = api.now();
-    let mut replies = Vec::new();
-    loop {
-        if super::interrupted() || end.is_some_and(|e| api.now() >= e) {
-            return Ok(());
-        }
-        while let Some(m) = server.try_recv() {
-            match m {
-                Incoming::Call(call) => api.handle(call, &mut replies),
-                Incoming::Closed(conn) => api.closed(conn),
-            }
-        }
-        for (conn, msgid, answer) in replies.drain(..) {
-            server.respond(conn, msgid, answer);
-        }
-        if !api.running() || !watch.ready()? {
-            was_running = false;
-            if let Some(m) = server.recv_timeout(Duration::from_millis(20)) {
-                match m {
-                    Incoming::Call(call) => api.handle(call, &mut replies),
-                    Incoming::Closed(conn) => api.closed(conn),
-                }
-            }
-            continue;
-        }
-        // The clock starts again from here after a pause, and after a reset
-        // (which starts the world's time at 0 again).
-        if !was_running || api.now() < last_tick {
-            pacer.restart(api.now());
-            was_running = true;
-        }
-        last_tick = api.now();
-        let wait = pacer.wait(SimTime::from_micros(api.now().as_micros() + period));
-        if !wait.is_zero() {
-            if let Some(m) = server.recv_timeout(wait.min(Duration::from_millis(2))) {
-                match m {
-                    Incoming::Call(call) => api.handle(call, &mut replies),
-                    Incoming::Closed(conn) => api.closed(conn),
-                }
-            }
-            continue;
-        }
-        let done = match recorder.as_deref_mut() {
-            Some(r) => api.tick(r),
-            None => api.tick(&mut ()),
-        }
-        .map_err(|e| watch.explain(format!("simulation stopped: {e}")))?;
-        replies.extend(done);
-        if let Some(outcome) = watch.after_tick(api.sim()) {
-            return outcome;
-        }
-    }
 }
 
 /// The flight's inputs from `--scenario` (or the built-in quad).

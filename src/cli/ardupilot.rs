@@ -14,14 +14,15 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::physics::boat::BoatLayout;
 use mavsitl::scenario::load::Airframe;
 use mavsitl::scenario::VehicleKind;
-use mavsitl::sim::Lockstep;
+use mavsitl::session::{Driver, Session, Step};
+use mavsitl::sim::{Lockstep, SimError};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{flight_title, paced_step, FirmwareFlight, FirmwareFlightArgs, Judged};
+use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::launch::{executable_problem, LaunchSpec};
-use super::pacing::{parse_speedup, Pacer, Speedup};
 use super::CliError;
+use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// Arguments of `mavsitl ardupilot`.
 #[derive(Debug, Args)]
@@ -441,7 +442,7 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
         .firmware_params(args.ardupilot.is_some(), "--ardupilot")?;
     let opts = options(&args, args.instance, kind, frame_rate);
     at_frame_rate(&mut inputs, frame_rate);
-    let mut ls = build(&inputs, &opts)?;
+    let ls = build(&inputs, &opts)?;
     let scenario = &inputs.scenario;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
@@ -467,7 +468,7 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
             None
         }
     };
-    let mut flight = FirmwareFlight::start(
+    let flight = FirmwareFlight::start(
         if kind.is_multirotor() {
             Dialect::ArduCopter
         } else {
@@ -479,43 +480,26 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
         launch,
         ls.sim().world().frame(),
     )?;
-    let end = args.duration.map(SimTime::from_secs_f64);
-    let mut pacer = Pacer::new(args.speedup.unwrap_or(Speedup::Max), SimTime::ZERO);
+    let mut run = Session::new(ls, rate.period_us())
+        .paced(args.speedup.unwrap_or(Speedup::Max))
+        .until(args.duration.map(SimTime::from_secs_f64))
+        .recording(recorder)
+        .interrupted_by(&super::INTERRUPTED);
     let wall = Instant::now();
-    let mut restarts = 0u32;
-    let mut recent: Vec<Instant> = Vec::new();
-    let mut recording = true;
-    let outcome: Result<(), String> = loop {
-        let tick = |ls: &mut Lockstep| match (recorder.as_mut(), recording) {
-            (Some(r), true) => ls.tick(r),
-            _ => ls.tick(&mut ()),
-        };
-        let (msg, restarted) =
-            match paced_step(&mut ls, &mut flight, &pacer, end, rate.period_us(), tick) {
-                Judged::Go => continue,
-                Judged::End(o) => break o,
-                Judged::Lost { why, restarted } => (why, restarted),
-            };
-        if !(restarted || args.wait_reconnect) {
-            break Err(msg);
-        }
-        restarts += 1;
-        if let Err(e) = count_restart(&mut recent) {
-            break Err(e);
-        }
-        eprintln!("{msg}: the simulation restarts from the scenario's start");
-        if let (Some(r), true) = (recorder.as_mut(), recording) {
-            close_at_restart(r, ls.sim())?;
-            recording = false;
-        }
-        drop(ls);
-        ls = build(&inputs, &opts)?;
-        pacer.restart(SimTime::ZERO);
+    let mut driver = ArduPilotDriver {
+        flight,
+        inputs: &inputs,
+        opts: &opts,
+        wait_reconnect: args.wait_reconnect,
+        restarts: 0,
+        recent: Vec::new(),
     };
-    if let (Some(r), true) = (recorder.as_mut(), recording) {
-        r.finish(ls.sim(), outcome.is_ok())
-            .map_err(|e| CliError::run(format!("recording: {e}")))?;
-    }
+    let outcome = run.run(&mut driver);
+    run.finish(outcome.is_ok()).map_err(CliError::run)?;
+    let ArduPilotDriver {
+        flight, restarts, ..
+    } = driver;
+    let ls = run.world();
     let t = ls.sim().time().as_secs_f64();
     let title = flight_title("ardupilot", &inputs, kind);
     let summary = flight.flies_mission();
@@ -544,22 +528,39 @@ fn count_restart(recent: &mut Vec<Instant>) -> Result<(), String> {
     Ok(())
 }
 
-/// Closes the recording at a restart: it holds the run before it, and its
-/// `meta.json` says so and ends there.
-fn close_at_restart(
-    r: &mut mavsitl::record::Recorder,
-    sim: &mavsitl::sim::Simulation,
-) -> Result<(), CliError> {
-    eprintln!("note: recordings cover the run up to the restart");
-    r.note(
-        "ended_by",
-        serde_json::json!(format!(
-            "ArduPilot restarted at {}; the rest of the run is not recorded",
-            sim.time()
-        )),
-    );
-    r.finish(sim, false)
-        .map_err(|e| CliError::run(format!("recording: {e}")))
+/// ArduPilot flying the vehicle over its JSON port; a restarted ArduPilot
+/// (or one back with `--wait-reconnect`) flies a fresh world.
+struct ArduPilotDriver<'a> {
+    flight: FirmwareFlight,
+    inputs: &'a FlightInputs,
+    opts: &'a ArduPilotOptions,
+    wait_reconnect: bool,
+    restarts: u32,
+    recent: Vec<Instant>,
+}
+
+impl Driver<Lockstep> for ArduPilotDriver<'_> {
+    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+        let (msg, restarted) = match self.flight.judge(tick, ls.sim_mut()) {
+            Judged::Go => return Step::Go,
+            Judged::End(o) => return Step::End(o),
+            Judged::Lost { why, restarted } => (why, restarted),
+        };
+        if !(restarted || self.wait_reconnect) {
+            return Step::End(Err(msg));
+        }
+        self.restarts += 1;
+        if let Err(e) = count_restart(&mut self.recent) {
+            return Step::End(Err(e));
+        }
+        eprintln!("{msg}: the simulation restarts from the scenario's start");
+        // The old bridge lets go of the JSON port the fresh world binds.
+        ls.detach(0);
+        match build(self.inputs, self.opts) {
+            Ok(fresh) => Step::Restart(Box::new(fresh), "ArduPilot restarted".into()),
+            Err(e) => Step::End(Err(e.message)),
+        }
+    }
 }
 
 /// Restarts of ArduPilot tolerated within [`RESTART_WINDOW`] before the run

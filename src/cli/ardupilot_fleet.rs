@@ -13,8 +13,8 @@ use mavsitl::sim::Lockstep;
 use super::ardupilot::ArduPilotArgs;
 use super::firmware_instances::{fly, Fleet, Member, Slot};
 use super::inputs::FlightInputs;
-use super::pacing::Speedup;
 use super::CliError;
+use mavsitl::pacing::Speedup;
 
 /// What every instance shares.
 pub(super) struct Common<'a> {
@@ -117,7 +117,7 @@ pub(super) fn run(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), 
         .build_simulation(&inputs.source)
         .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
     let mut ls = Lockstep::new(sim);
-    let mut recorder = super::open_recorder(
+    let recorder = super::open_recorder(
         args.record.as_deref(),
         &inputs.scenario,
         ls.sim(),
@@ -146,7 +146,7 @@ pub(super) fn run(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), 
         record: args.record.as_deref(),
         duration: args.duration,
         speedup: args.speedup.unwrap_or(Speedup::Max),
-        recorder: recorder.as_mut(),
+        recorder,
         adsb: args.flight.adsb,
     })
 }

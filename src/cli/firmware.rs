@@ -121,30 +121,6 @@ pub(super) fn flight_title(command: &str, inputs: &FlightInputs, kind: VehicleKi
     )
 }
 
-/// One paced step of a firmware run: wait while early for `pacer`, stop at
-/// `end` or on Ctrl-C, else `tick` once and judge the result.
-pub(super) fn paced_step(
-    ls: &mut mavsitl::sim::Lockstep,
-    flight: &mut FirmwareFlight,
-    pacer: &super::pacing::Pacer,
-    end: Option<SimTime>,
-    period_us: u64,
-    tick: impl FnOnce(&mut mavsitl::sim::Lockstep) -> Result<(), mavsitl::sim::SimError>,
-) -> Judged {
-    match super::next_tick(ls.sim().time(), end, pacer, period_us) {
-        super::NextTick::Interrupted => Judged::End(Err("interrupted".into())),
-        super::NextTick::Ended => Judged::End(Ok(())),
-        super::NextTick::Wait(d) => {
-            std::thread::sleep(d);
-            Judged::Go
-        }
-        super::NextTick::Due => {
-            let step = tick(ls);
-            flight.judge(step, ls.sim_mut())
-        }
-    }
-}
-
 /// What a tick's result means for the run.
 pub(super) enum Judged {
     /// Go on.

@@ -12,14 +12,15 @@ use mavsitl::bridge::traffic::TRAFFIC_PERIOD_US;
 
 use super::traffic::traffic_for;
 use mavsitl::record::Recorder;
-use mavsitl::sim::Lockstep;
+use mavsitl::session::{Driver, Session, Step};
+use mavsitl::sim::{Lockstep, SimError};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::inputs::FlightInputs;
 use super::launch::LaunchSpec;
-use super::pacing::{Pacer, Speedup};
-use super::{CliError, NextTick};
+use super::CliError;
+use mavsitl::pacing::Speedup;
 
 /// One vehicle's firmware flight.
 pub(super) struct Member {
@@ -159,49 +160,100 @@ pub(super) struct Fleet<'a> {
     /// Pacing.
     pub speedup: Speedup,
     /// The recorder.
-    pub recorder: Option<&'a mut Recorder>,
+    pub recorder: Option<Recorder>,
     /// Send each firmware the others as ADS-B traffic.
     pub adsb: bool,
 }
 
 /// Flies the fleet to its end and reports it.
-pub(super) fn fly(mut f: Fleet) -> Result<(), CliError> {
+pub(super) fn fly(f: Fleet) -> Result<(), CliError> {
     let rate = PhysicsRate::new(f.inputs.scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let end = f.duration.map(SimTime::from_secs_f64);
-    let pacer = Pacer::new(f.speedup, SimTime::ZERO);
-    let ls = &mut f.lockstep;
-    let mut next_traffic = SimTime::ZERO;
-    let outcome: Result<(), String> = loop {
-        match super::next_tick(ls.sim().time(), end, &pacer, rate.period_us()) {
-            NextTick::Interrupted => break Err("interrupted".into()),
-            NextTick::Ended => break Ok(()),
-            NextTick::Wait(d) => {
-                std::thread::sleep(d);
-                continue;
-            }
-            NextTick::Due => {}
+    let Fleet {
+        command,
+        mut members,
+        lockstep,
+        inputs,
+        record,
+        duration,
+        speedup,
+        recorder,
+        adsb,
+    } = f;
+    let mut run = Session::new(lockstep, rate.period_us())
+        .paced(speedup)
+        .until(duration.map(SimTime::from_secs_f64))
+        .recording(recorder)
+        .interrupted_by(&super::INTERRUPTED);
+    let outcome = run.run(&mut Crew::new(&mut members, adsb));
+    mark_end(&mut members);
+    let sim = run.world().sim();
+    let failed = report(members, sim, (inputs, command), record, &outcome);
+    run.finish(outcome.is_ok() && failed.is_empty())
+        .map_err(CliError::run)?;
+    super::summary::print_encounter_row(run.world().sim());
+    outcome.map_err(CliError::run)?;
+    match failed.is_empty() {
+        true => Ok(()),
+        false => Err(CliError::run(format!(
+            "flights failed: {}",
+            failed.join(", ")
+        ))),
+    }
+}
+
+/// Firmware flying the vehicles of one world, each judged on its own; with
+/// `adsb`, each sent the others as traffic.
+pub(super) struct Crew<'a> {
+    members: &'a mut [Member],
+    adsb: bool,
+    next_traffic: SimTime,
+}
+
+impl<'a> Crew<'a> {
+    /// The crew of `members`.
+    pub fn new(members: &'a mut [Member], adsb: bool) -> Self {
+        Crew {
+            members,
+            adsb,
+            next_traffic: SimTime::ZERO,
         }
-        let step = match f.recorder.as_deref_mut() {
-            Some(r) => ls.tick(r),
-            None => ls.tick(&mut ()),
-        };
-        if let Err(e) = step {
-            break Err(cause(&f.members).unwrap_or_else(|| e.to_string()));
-        }
-        follow(&mut f.members, ls);
-        if f.adsb && ls.sim().time() >= next_traffic {
-            next_traffic = ls.sim().time() + TRAFFIC_PERIOD_US;
-            for (k, m) in f.members.iter().enumerate() {
+    }
+
+    /// Whether a flight is still under way.
+    pub fn flying(&self) -> bool {
+        self.members.iter().any(|m| !m.done())
+    }
+
+    /// Why a failed tick stopped the world: the firmware that exited, if
+    /// one did.
+    pub fn cause(&self) -> Option<String> {
+        cause(self.members)
+    }
+
+    /// After a good tick: each flight judged, traffic sent when due.
+    pub fn follow(&mut self, ls: &mut Lockstep) {
+        follow(self.members, ls);
+        if self.adsb && ls.sim().time() >= self.next_traffic {
+            self.next_traffic = ls.sim().time() + TRAFFIC_PERIOD_US;
+            for (k, m) in self.members.iter().enumerate() {
                 m.flight.send(traffic_for(k, ls.sim()));
             }
         }
-        if f.members.iter().all(|m| m.outcome.is_some()) {
-            break Ok(());
+    }
+}
+
+impl Driver<Lockstep> for Crew<'_> {
+    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+        if let Err(e) = tick {
+            return Step::End(Err(self.cause().unwrap_or_else(|| e.to_string())));
         }
-    };
-    mark_end(&mut f.members);
-    finish(f, outcome)
+        self.follow(ls);
+        match self.flying() {
+            true => Step::Go,
+            false => Step::End(Ok(())),
+        }
+    }
 }
 
 /// Why the loop stopped: the firmware that exited, if one did.
@@ -226,35 +278,6 @@ pub(super) fn follow(members: &mut [Member], ls: &mut Lockstep) {
             Judged::End(o) => m.outcome = Some(o),
             Judged::Lost { why, .. } => m.outcome = Some(Err(why)),
         }
-    }
-}
-
-/// Stops every firmware, writes the records, prints a summary per vehicle.
-fn finish(f: Fleet, outcome: Result<(), String>) -> Result<(), CliError> {
-    let Fleet {
-        command,
-        members,
-        lockstep,
-        inputs,
-        record,
-        recorder,
-        ..
-    } = f;
-    let sim = lockstep.sim();
-    let all_ok = outcome.is_ok();
-    let failed = report(members, sim, (inputs, command), record, &outcome);
-    if let Some(r) = recorder {
-        r.finish(sim, all_ok && failed.is_empty())
-            .map_err(|e| CliError::run(format!("recording: {e}")))?;
-    }
-    super::summary::print_encounter_row(sim);
-    outcome.map_err(CliError::run)?;
-    match failed.is_empty() {
-        true => Ok(()),
-        false => Err(CliError::run(format!(
-            "flights failed: {}",
-            failed.join(", ")
-        ))),
     }
 }
 

@@ -11,12 +11,13 @@ use mavsitl::analysis::route::default_radius_m;
 use mavsitl::analysis::Route;
 use mavsitl::metrics::FlightMetrics;
 use mavsitl::mission::Mission;
-use mavsitl::record::Recorder;
 use mavsitl::scenario::ControllerSpec;
+use mavsitl::session::{Driver, Session, Step};
 use mavsitl::setup::{self, Pilot, PilotPlan};
-use mavsitl::sim::{Lockstep, Simulation};
-use mavsitl::time::SimTime;
+use mavsitl::sim::{Lockstep, SimError, Simulation};
+use mavsitl::time::{PhysicsRate, SimTime};
 
+use super::firmware_instances::Crew;
 use super::fly::FlyArgs;
 use super::inputs::FlightInputs;
 use super::summary::FlightSummary;
@@ -138,23 +139,27 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         .into_iter()
         .map(|pilot| member(&inputs, lockstep.sim(), pilot))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut recorder = super::open_recorder(
+    let recorder = super::open_recorder(
         args.record.as_deref(),
         &inputs.scenario,
         lockstep.sim(),
         args.frame,
     )?;
-    let end = SimTime::from_secs_f64(args.timeout);
+    let rate = PhysicsRate::new(inputs.scenario.physics_rate_hz)
+        .map_err(|e| CliError::input(e.to_string(), ""))?;
+    let mut run = Session::new(lockstep, rate.period_us())
+        .until(Some(SimTime::from_secs_f64(args.timeout)))
+        .recording(recorder)
+        .interrupted_by(&super::INTERRUPTED);
     let wall = Instant::now();
-    let stopped = fly_all(
-        &mut lockstep,
-        &mut members,
-        &mut firmware,
-        recorder.as_mut(),
-        end,
-    );
+    let stopped = run
+        .run(&mut FleetDriver {
+            members: &mut members,
+            firmware: Crew::new(&mut firmware, false),
+        })
+        .err();
     super::firmware_instances::mark_end(&mut firmware);
-    let sim = lockstep.sim();
+    let sim = run.world().sim();
     for m in &mut members {
         if m.outcome.is_none() {
             m.outcome = Some(Err(stopped.clone().unwrap_or_else(|| {
@@ -165,7 +170,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
             })));
         }
     }
-    let run = match &stopped {
+    let run_outcome = match &stopped {
         Some(why) => Err(why.clone()),
         None => Ok(()),
     };
@@ -181,13 +186,10 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         sim,
         (&inputs, "fly"),
         args.record.as_deref(),
-        &run,
+        &run_outcome,
     ));
-    if let Some(r) = recorder.as_mut() {
-        r.finish(sim, failed.is_empty())
-            .map_err(|e| CliError::run(format!("recording: {e}")))?;
-    }
-    print_encounters(sim);
+    run.finish(failed.is_empty()).map_err(CliError::run)?;
+    print_encounters(run.world().sim());
     if let Some(dir) = &args.record {
         println!("  recorded to         {}", dir.display());
     }
@@ -231,36 +233,30 @@ fn member(inputs: &FlightInputs, sim: &Simulation, pilot: Pilot) -> Result<Membe
     })
 }
 
-/// Ticks the world until every flight is over (or `end`, or Ctrl-C);
-/// returns why it stopped early, if it did.
-fn fly_all(
-    lockstep: &mut Lockstep,
-    members: &mut [Member],
-    firmware: &mut [super::firmware_instances::Member],
-    mut recorder: Option<&mut Recorder>,
-    end: SimTime,
-) -> Option<String> {
-    let flying = |m: &[Member], f: &[super::firmware_instances::Member]| {
-        m.iter().any(|m| m.outcome.is_none()) || f.iter().any(|f| !f.done())
-    };
-    while lockstep.sim().time() < end && flying(members, firmware) {
-        let step = match recorder.as_deref_mut() {
-            Some(r) => lockstep.tick(r),
-            None => lockstep.tick(&mut ()),
-        };
-        if let Err(e) = step {
-            let why = super::firmware_instances::cause(firmware);
-            return Some(why.unwrap_or_else(|| format!("simulation stopped: {e}")));
+/// The fleet: SimpleFlight vehicles, each followed against its mission,
+/// and the firmware ones, each judged by its flight.
+struct FleetDriver<'a> {
+    members: &'a mut [Member],
+    firmware: Crew<'a>,
+}
+
+impl Driver<Lockstep> for FleetDriver<'_> {
+    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+        if let Err(e) = tick {
+            let why = self.firmware.cause();
+            return Step::End(Err(
+                why.unwrap_or_else(|| format!("simulation stopped: {e}"))
+            ));
         }
-        for m in members.iter_mut() {
-            m.follow(lockstep.sim());
+        for m in self.members.iter_mut() {
+            m.follow(ls.sim());
         }
-        super::firmware_instances::follow(firmware, lockstep);
-        if super::interrupted() {
-            return Some("interrupted".into());
+        self.firmware.follow(ls);
+        match self.members.iter().any(|m| m.outcome.is_none()) || self.firmware.flying() {
+            true => Step::Go,
+            false => Step::End(Ok(())),
         }
     }
-    None
 }
 
 /// One summary per SimpleFlight vehicle.

@@ -13,17 +13,16 @@ use mavsitl::autopilot::{FlightStatus, StatusHandle};
 use mavsitl::geo::ExportFrame;
 use mavsitl::metrics::FlightMetrics;
 use mavsitl::record::rows::RowFile;
-use mavsitl::record::Recorder;
 use mavsitl::scenario::Home;
+use mavsitl::session::{Driver, Session, Step};
 use mavsitl::setup;
-use mavsitl::sim::{Lockstep, Observer, Simulation};
+use mavsitl::sim::{Lockstep, Observer, SimError, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg, DEFAULT_MISSION};
-use super::pacing::Pacer;
 use super::summary::FlightSummary;
 use super::vehicle_link::{GcsArgs, GcsSession};
-use super::{home, CliError, NextTick};
+use super::{home, CliError};
 
 /// Arguments of `mavsitl fly`.
 #[derive(Debug, Args)]
@@ -107,11 +106,10 @@ struct Stats {
     est_n: u64,
 }
 
-struct FlyObserver<'a> {
+struct FlyObserver {
     status: StatusHandle,
     stats: Stats,
     metrics: FlightMetrics,
-    recorder: Option<&'a mut Recorder>,
     est_csv: Option<mavsitl::record::rows::RowFile>,
     /// When the next `estimator.csv` row is due (50 Hz of sim time, whatever
     /// the physics rate).
@@ -123,7 +121,7 @@ struct FlyObserver<'a> {
     events_seen: usize,
 }
 
-impl FlyObserver<'_> {
+impl FlyObserver {
     /// Appends SimpleFlight's events not yet written to `mission_events.csv`.
     fn write_events(&mut self) -> std::io::Result<()> {
         let Some(w) = self.events_csv.as_mut() else {
@@ -161,7 +159,7 @@ impl FlyObserver<'_> {
 /// `estimator.csv`'s row interval, µs (50 Hz).
 const EST_ROW_US: u64 = 20_000;
 
-impl Observer for FlyObserver<'_> {
+impl Observer for FlyObserver {
     fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()> {
         let Some(v) = sim.vehicles().first() else {
             return Ok(());
@@ -216,10 +214,7 @@ impl Observer for FlyObserver<'_> {
         if new_events {
             self.write_events()?;
         }
-        match self.recorder.as_deref_mut() {
-            Some(r) => r.on_tick(sim),
-            None => Ok(()),
-        }
+        Ok(())
     }
 }
 
@@ -260,9 +255,9 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
     for w in &flight.warnings {
         eprintln!("warning: {}: {}", inputs.mission_name, w.message);
     }
-    let mut session = gcs_session(&args, &flight, &inputs)?;
+    let link = gcs_session(&args, &flight, &inputs)?;
     let setup::Flight {
-        mut lockstep,
+        lockstep,
         status,
         kind,
         total_items: total_nav,
@@ -282,7 +277,7 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
     );
     let files = FlyFiles::open(args.record.as_deref(), &params)?;
     let wall = Instant::now();
-    let mut obs = FlyObserver {
+    let obs = FlyObserver {
         status: status.clone(),
         stats: Stats::default(),
         metrics: FlightMetrics::new(
@@ -293,39 +288,45 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
             ),
             super::summary_rate(scenario),
         ),
-        recorder: recorder.as_mut(),
         est_csv: files.estimator,
         statustext_csv: files.statustext,
         est_next: SimTime::ZERO,
         events_csv: files.events,
         events_seen: 0,
     };
-    let mut outcome = fly_until_done(
-        &mut lockstep,
-        session.as_mut(),
-        &mut obs,
-        &Pacer::new(args.gcs_args.speedup, SimTime::ZERO),
-        SimTime::from_secs_f64(args.timeout),
-        rate.period_us(),
-    );
-    if let Some(s) = session.as_mut() {
+    let mut session = Session::new(lockstep, rate.period_us())
+        .until(Some(SimTime::from_secs_f64(args.timeout)))
+        .recording(recorder)
+        .interrupted_by(&super::INTERRUPTED);
+    if link.is_some() {
+        // A ground station sees the flight at the pace asked, served every
+        // 4 ms of sim time.
+        session = session
+            .paced(args.gcs_args.speedup)
+            .serving_every(GCS_SERVICE_US);
+    }
+    let mut driver = FlyDriver {
+        obs,
+        link,
+        finished_at: None,
+    };
+    let mut outcome = session.run(&mut driver);
+    let sim = session.world().sim();
+    if let Some(s) = driver.link.as_mut() {
         // Let the ground stations see the end state.
-        s.service(lockstep.sim().time());
+        s.service(sim.time());
         s.finish();
     }
     let wall_s = wall.elapsed().as_secs_f64();
     let st = status.borrow().clone();
     judge_end(&mut outcome, &st, args.timeout);
+    let mut obs = driver.obs;
     if let Some(w) = obs.est_csv.as_mut() {
         let _ = w.flush();
     }
     let _ = obs.write_events();
-    let stats = std::mem::take(&mut obs.stats);
-    let FlyObserver { metrics, .. } = obs;
-    if let Some(r) = recorder.as_mut() {
-        r.finish(lockstep.sim(), outcome.is_ok())
-            .map_err(|e| CliError::run(format!("recording: {e}")))?;
-    }
+    session.finish(outcome.is_ok()).map_err(CliError::run)?;
+    let sim = session.world().sim();
     let reached: std::collections::BTreeSet<usize> = st.reached.iter().map(|(_, i)| *i).collect();
     FlightSummary {
         title: format!(
@@ -335,13 +336,13 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
             scenario.seed
         ),
         outcome: &outcome,
-        sim_s: lockstep.sim().time().as_secs_f64(),
+        sim_s: sim.time().as_secs_f64(),
         wall_s,
         items: (reached.len(), total_nav),
-        metrics: &metrics,
+        metrics: &obs.metrics,
     }
     .print();
-    print_autopilot_rows(&stats, &st);
+    print_autopilot_rows(&obs.stats, &st);
     if let Some(dir) = &args.record {
         println!("  recorded to         {}", dir.display());
     }
@@ -396,51 +397,55 @@ impl FlyFiles {
     }
 }
 
-/// Ticks until the flight is over (or `end`, or Ctrl-C), serving the ground
-/// station, if any, every 4 ms of sim time and pacing on it.
-fn fly_until_done(
-    lockstep: &mut Lockstep,
-    mut session: Option<&mut GcsSession>,
-    obs: &mut FlyObserver,
-    pacer: &Pacer,
-    end: SimTime,
-    period_us: u64,
-) -> Result<(), String> {
-    let mut finished_at: Option<SimTime> = None;
-    let mut last_service: Option<SimTime> = None;
-    while lockstep.sim().time() < end {
-        let now = lockstep.sim().time();
-        if let Some(s) = session.as_deref_mut() {
-            match super::next_tick(now, None, pacer, period_us) {
-                NextTick::Interrupted => return Err("interrupted".into()),
-                NextTick::Wait(d) => {
-                    s.service(now);
-                    last_service = Some(now);
-                    s.wait(d);
-                    continue;
-                }
-                NextTick::Ended | NextTick::Due => {}
+/// Sim time between services of the ground-station link, µs.
+const GCS_SERVICE_US: u64 = 4_000;
+
+/// SimpleFlight flying the mission, seen by its observer and, with
+/// `--gcs`, by ground stations on its link.
+struct FlyDriver {
+    obs: FlyObserver,
+    link: Option<GcsSession>,
+    /// When SimpleFlight reported the mission finished.
+    finished_at: Option<SimTime>,
+}
+
+impl Driver<Lockstep> for FlyDriver {
+    fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()> {
+        self.obs.on_tick(sim)
+    }
+
+    fn serve(&mut self, ls: &mut Lockstep) -> Step<Lockstep> {
+        if let Some(s) = self.link.as_mut() {
+            s.service(ls.sim().time());
+        }
+        Step::Go
+    }
+
+    fn idle(&mut self, ls: &mut Lockstep, d: std::time::Duration) -> Step<Lockstep> {
+        match self.link.as_mut() {
+            Some(s) => {
+                s.service(ls.sim().time());
+                s.wait(d);
             }
-            if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + 4_000) {
-                s.service(now);
-                last_service = Some(now);
-            }
+            None => std::thread::sleep(d),
         }
-        lockstep
-            .tick(obs)
-            .map_err(|e| format!("simulation stopped: {e}"))?;
-        if let Some(s) = session.as_deref_mut() {
-            s.set_silent(super::link_cut(lockstep.sim()));
+        Step::Go
+    }
+
+    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+        if let Err(e) = tick {
+            return Step::End(Err(format!("simulation stopped: {e}")));
         }
-        let now = lockstep.sim().time();
-        if let Some(end) = flight_over(&obs.status.borrow(), &obs.metrics, now, &mut finished_at) {
-            return end;
+        if let Some(s) = self.link.as_mut() {
+            s.set_silent(super::link_cut(ls.sim()));
         }
-        if super::interrupted() {
-            return Err("interrupted".into());
+        let now = ls.sim().time();
+        let st = self.obs.status.borrow();
+        match flight_over(&st, &self.obs.metrics, now, &mut self.finished_at) {
+            Some(end) => Step::End(end),
+            None => Step::Go,
         }
     }
-    Ok(())
 }
 
 /// Whether the flight is over at `now`: failed, crashed, landed and

@@ -21,7 +21,6 @@ mod home;
 mod inputs;
 mod launch;
 mod mixed_fleet;
-mod pacing;
 mod plot;
 mod px4;
 mod px4_fleet;
@@ -215,45 +214,6 @@ pub fn install_interrupt_handler() {
 /// Whether the user asked to stop.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// What a paced run loop does before its next tick.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum NextTick {
-    /// The user asked to stop.
-    Interrupted,
-    /// Sim time reached the run's end.
-    Ended,
-    /// The tick is early for the pacer: wait this long (at most 2 ms, so
-    /// Ctrl-C and the network stay served), then ask again.
-    Wait(std::time::Duration),
-    /// Tick now.
-    Due,
-}
-
-/// Before each tick of a paced run at sim time `now`: stop on Ctrl-C or at
-/// `end`, wait while the tick's end (`now` + `period_us`) is early for
-/// `pacer`, else tick.
-pub(crate) fn next_tick(
-    now: mavsitl::time::SimTime,
-    end: Option<mavsitl::time::SimTime>,
-    pacer: &pacing::Pacer,
-    period_us: u64,
-) -> NextTick {
-    if interrupted() {
-        return NextTick::Interrupted;
-    }
-    if end.is_some_and(|e| now >= e) {
-        return NextTick::Ended;
-    }
-    let wait = pacer.wait(mavsitl::time::SimTime::from_micros(
-        now.as_micros() + period_us,
-    ));
-    if wait.is_zero() {
-        NextTick::Due
-    } else {
-        NextTick::Wait(wait.min(std::time::Duration::from_millis(2)))
-    }
 }
 
 /// Sets up `tracing` on stderr.

@@ -12,17 +12,17 @@ use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats, RcSchedule};
 use mavsitl::geo::ExportFrame;
 use mavsitl::physics::boat::BoatLayout;
-use mavsitl::record::Recorder;
 use mavsitl::scenario::load::Airframe;
-use mavsitl::sim::{Lockstep, Observer, Simulation};
+use mavsitl::session::{Driver, Session, Step};
+use mavsitl::sim::{Lockstep, SimError};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{flight_title, paced_step, FirmwareFlight, FirmwareFlightArgs, Judged};
+use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::launch::LaunchSpec;
-use super::pacing::{parse_speedup, Pacer, Speedup};
 use super::vehicle_link::epoch_unix_us;
 use super::CliError;
+use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// Arguments of `mavsitl px4`.
 #[derive(Debug, Args)]
@@ -254,20 +254,6 @@ pub(super) fn launch_spec(
     })
 }
 
-/// The recording, if any.
-struct Px4Observer<'a> {
-    recorder: Option<&'a mut Recorder>,
-}
-
-impl Observer for Px4Observer<'_> {
-    fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()> {
-        match self.recorder.as_deref_mut() {
-            Some(r) => r.on_tick(sim),
-            None => Ok(()),
-        }
-    }
-}
-
 /// The simulation of `inputs` with PX4's bridge flying vehicle 0.
 pub(super) fn build(
     inputs: &FlightInputs,
@@ -474,7 +460,7 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     let mut opts = options(&args, &inputs);
     let port = open_port(&args, &mut opts)?;
     let speedup = speedup_of(&args)?;
-    let mut ls = build(&inputs, &port, &opts)?;
+    let ls = build(&inputs, &port, &opts)?;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
     let mut recorder =
@@ -485,11 +471,8 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
         args.flight.mission.as_deref(),
         "",
     );
-    let mut obs = Px4Observer {
-        recorder: recorder.as_mut(),
-    };
     let launch = launch_or_instruct(&args, &params, &inputs, &opts, speedup)?;
-    let mut flight = FirmwareFlight::start(
+    let flight = FirmwareFlight::start(
         Dialect::Px4,
         args.instance,
         &inputs,
@@ -497,51 +480,30 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
         launch,
         ls.sim().world().frame(),
     )?;
-    let end = args.duration.map(SimTime::from_secs_f64);
-    let mut pacer = Pacer::new(speedup, SimTime::ZERO);
+    let mut run = Session::new(ls, rate.period_us())
+        .paced(speedup)
+        .until(args.duration.map(SimTime::from_secs_f64))
+        .recording(recorder)
+        .interrupted_by(&super::INTERRUPTED);
     let wall = Instant::now();
-    let mut restarts = 0u32;
-    let mut recording = true;
-    let outcome: Result<(), String> = loop {
-        let tick = |ls: &mut Lockstep| {
-            if recording {
-                ls.tick(&mut obs)
-            } else {
-                ls.tick(&mut ())
-            }
-        };
-        let (msg, restarted) =
-            match paced_step(&mut ls, &mut flight, &pacer, end, rate.period_us(), tick) {
-                Judged::Go => continue,
-                Judged::End(o) => break o,
-                Judged::Lost { why, restarted } => (why, restarted),
-            };
-        if !restarted && !wait_for_return(&args, &port, &opts, &msg) {
-            break Err(gone_for_good(&msg, &opts));
-        }
-        restarts += 1;
-        if args.keep_state {
-            eprintln!("PX4 is back: the vehicle keeps its state");
-            reattach(&mut ls, &port, &opts)?;
-        } else {
-            eprintln!("PX4 is back: the simulation restarts from the scenario's start");
-            if recording {
-                eprintln!("note: recordings cover the run up to the restart");
-                recording = false;
-            }
-            ls = build(&inputs, &port, &opts)?;
-            pacer.restart(SimTime::ZERO);
-        }
+    let mut driver = Px4Driver {
+        flight,
+        args: &args,
+        inputs: &inputs,
+        port: &port,
+        opts: &opts,
+        restarts: 0,
     };
+    let outcome = run.run(&mut driver);
+    let Px4Driver {
+        flight, restarts, ..
+    } = driver;
     let st = port.borrow().stats();
-    let sim = ls.sim();
     if let Some(dir) = &args.record {
         write_lockstep_csv(dir, &st, restarts);
     }
-    if let Some(r) = recorder.as_mut() {
-        r.finish(sim, outcome.is_ok())
-            .map_err(|e| CliError::run(format!("recording: {e}")))?;
-    }
+    run.finish(outcome.is_ok()).map_err(CliError::run)?;
+    let sim = run.world().sim();
     let wall_s = wall.elapsed().as_secs_f64();
     let title = flight_title("px4", &inputs, inputs.kind(0));
     let summary = flight.flies_mission();
@@ -556,6 +518,43 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     }
     print_lockstep(&st, restarts);
     outcome.map_err(CliError::run)
+}
+
+/// PX4 flying the vehicle over its simulator port; a PX4 that went away
+/// is waited for, and flies the world on or a fresh one (`--keep-state`).
+struct Px4Driver<'a> {
+    flight: FirmwareFlight,
+    args: &'a Px4Args,
+    inputs: &'a FlightInputs,
+    port: &'a Px4Port,
+    opts: &'a Px4Options,
+    restarts: u32,
+}
+
+impl Driver<Lockstep> for Px4Driver<'_> {
+    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+        let (msg, restarted) = match self.flight.judge(tick, ls.sim_mut()) {
+            Judged::Go => return Step::Go,
+            Judged::End(o) => return Step::End(o),
+            Judged::Lost { why, restarted } => (why, restarted),
+        };
+        if !restarted && !wait_for_return(self.args, self.port, self.opts, &msg) {
+            return Step::End(Err(gone_for_good(&msg, self.opts)));
+        }
+        self.restarts += 1;
+        let next = if self.args.keep_state {
+            eprintln!("PX4 is back: the vehicle keeps its state");
+            reattach(ls, self.port, self.opts).map(|()| None)
+        } else {
+            eprintln!("PX4 is back: the simulation restarts from the scenario's start");
+            build(self.inputs, self.port, self.opts).map(Some)
+        };
+        match next {
+            Ok(None) => Step::Go,
+            Ok(Some(fresh)) => Step::Restart(Box::new(fresh), "PX4 restarted".into()),
+            Err(e) => Step::End(Err(e.message)),
+        }
+    }
 }
 
 /// With `--px4-build`, what to start PX4 with; without, the instructions to

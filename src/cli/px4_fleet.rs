@@ -97,7 +97,7 @@ pub(super) fn run(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), CliErr
         .build_simulation(&inputs.source)
         .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
     let mut ls = Lockstep::new(sim);
-    let mut recorder = super::open_recorder(
+    let recorder = super::open_recorder(
         args.record.as_deref(),
         &inputs.scenario,
         ls.sim(),
@@ -121,7 +121,7 @@ pub(super) fn run(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), CliErr
         record: args.record.as_deref(),
         duration: args.duration,
         speedup: super::px4::speedup_of(args)?,
-        recorder: recorder.as_mut(),
+        recorder,
         adsb: args.flight.adsb,
     })
 }

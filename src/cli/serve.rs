@@ -9,19 +9,19 @@ use std::path::PathBuf;
 use clap::Args;
 
 use mavsitl::bridge::traffic::TRAFFIC_PERIOD_US;
-use mavsitl::setup::{self, Fleet, PilotPlan};
+use mavsitl::session::{Driver, Session, Step};
+use mavsitl::setup::{self, Fleet, Pilot, PilotPlan};
 
 use super::traffic::traffic_for;
 use mavsitl::geo::ExportFrame;
 use mavsitl::scenario::{ControllerSpec, Home};
-use mavsitl::sim::{Observer, Simulation};
+use mavsitl::sim::{Lockstep, SimError, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
-use super::pacing::{Pacer, Speedup};
 use super::vehicle_link::{GcsArgs, GcsSession};
-use super::NextTick;
 use super::{home, CliError};
+use mavsitl::pacing::Speedup;
 
 /// Arguments of `mavsitl serve`.
 #[derive(Debug, Args)]
@@ -207,21 +207,24 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         false,
     )?;
     serve_vehicles(&mut inputs, args.count)?;
-    let build = || {
-        let plan = PilotPlan {
-            mission: &inputs.mission,
-            mission_name: &inputs.mission_name,
-            param_file: inputs.params(),
-            auto_arm: false,
-        };
-        setup::fleet(&inputs.scenario, &inputs.source, &plan).map_err(|e| {
-            CliError::input(
-                e.to_string(),
-                "check the mission, scenario and parameter file",
-            )
-        })
+    let build = {
+        let inputs = &inputs;
+        move || {
+            let plan = PilotPlan {
+                mission: &inputs.mission,
+                mission_name: &inputs.mission_name,
+                param_file: inputs.params(),
+                auto_arm: false,
+            };
+            setup::fleet(&inputs.scenario, &inputs.source, &plan).map_err(|e| {
+                CliError::input(
+                    e.to_string(),
+                    "check the mission, scenario and parameter file",
+                )
+            })
+        }
     };
-    let mut fleet = build()?;
+    let fleet = build()?;
     if let Some(p) = fleet.pilots.first() {
         for w in &p.warnings {
             eprintln!("warning: {}: {}", inputs.mission_name, w.message);
@@ -231,85 +234,108 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::input(format!("{}: cannot create: {e}", dir.display()), ""))?;
     }
-    let mut sessions = open_sessions(&args, &fleet, &inputs)?;
+    let sessions = open_sessions(&args, &fleet, &inputs)?;
     let scenario = &inputs.scenario;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder = super::open_recorder(
+    let recorder = super::open_recorder(
         args.record.as_deref(),
         scenario,
         fleet.lockstep.sim(),
         ExportFrame::Ned,
     )?;
     print_banner(&args, &fleet, &sessions, &inputs);
-    let period = rate.period_us();
     let service_every = match args.gcs.speedup {
         Speedup::Max => MAX_SPEED_SERVICE_US,
         Speedup::Factor(_) => PACED_SERVICE_US,
     };
-    let end = args.duration.map(SimTime::from_secs_f64);
-    let mut pacer = Pacer::new(args.gcs.speedup, SimTime::ZERO);
-    let mut last_service: Option<SimTime> = None;
-    let mut resets = 0u32;
-    let mut outcome: Result<(), String> = Ok(());
-    let mut recording = true;
-    let mut collisions_told = 0;
-    let mut next_traffic = SimTime::ZERO;
-    loop {
-        let now = fleet.lockstep.sim().time();
-        match super::next_tick(now, end, &pacer, period) {
-            NextTick::Interrupted | NextTick::Ended => break,
-            NextTick::Wait(d) => {
-                wait_serving(&mut sessions, now, d);
-                last_service = Some(now);
-                continue;
-            }
-            NextTick::Due => {}
-        }
-        let step = match (recorder.as_mut(), recording) {
-            (Some(r), true) => fleet.lockstep.tick(r),
-            _ => fleet.lockstep.tick(&mut ()),
-        };
-        if let Err(e) = step {
-            outcome = Err(format!("simulation stopped: {e}"));
-            break;
-        }
-        let now = fleet.lockstep.sim().time();
-        collisions_told = tell_collisions(fleet.lockstep.sim(), collisions_told);
-        if args.adsb && now >= next_traffic {
-            next_traffic = now + TRAFFIC_PERIOD_US;
-            queue_traffic(&mut sessions, &fleet);
-        }
-        if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + service_every) {
-            service_all(&mut sessions, &fleet, now);
-            last_service = Some(now);
-        }
-        if sessions.iter_mut().any(|s| s.endpoint.take_reset()) {
-            fleet = build()?;
-            for (s, p) in sessions.iter_mut().zip(&fleet.pilots) {
-                s.endpoint.rebind(p.status.clone(), p.requests.clone());
-            }
-            pacer.restart(SimTime::ZERO);
-            last_service = None;
-            resets += 1;
-            collisions_told = 0;
-            if recording && recorder.is_some() {
-                eprintln!("note: recordings cover the run up to the reboot");
-                recording = false;
-            }
-        }
-    }
-    for s in &mut sessions {
+    let Fleet { lockstep, pilots } = fleet;
+    let mut run = Session::new(lockstep, rate.period_us())
+        .paced(args.gcs.speedup)
+        .until(args.duration.map(SimTime::from_secs_f64))
+        .serving_every(service_every)
+        .recording(recorder)
+        .interrupted_by(&super::INTERRUPTED);
+    let mut driver = ServeDriver {
+        sessions,
+        pilots,
+        rebuild: &build,
+        adsb: args.adsb,
+        next_traffic: SimTime::ZERO,
+        collisions_told: 0,
+        resets: 0,
+    };
+    let outcome = run.run(&mut driver);
+    for s in &mut driver.sessions {
         s.finish();
     }
-    let sim = fleet.lockstep.sim();
-    if let Some(r) = recorder.as_mut() {
-        let _ = r.on_tick(sim);
-        r.finish(sim, outcome.is_ok())
-            .map_err(|e| CliError::run(format!("recording: {e}")))?;
-    }
-    print_end(&args, &sessions, sim, resets);
+    run.finish(outcome.is_ok()).map_err(CliError::run)?;
+    print_end(&args, &driver.sessions, run.world().sim(), driver.resets);
     outcome.map_err(CliError::run)
+}
+
+/// The served vehicles: their links, ADS-B traffic, collisions told, and
+/// a fresh world when a ground station reboots one.
+struct ServeDriver<'a> {
+    sessions: Vec<GcsSession>,
+    pilots: Vec<Pilot>,
+    rebuild: &'a dyn Fn() -> Result<Fleet, CliError>,
+    adsb: bool,
+    next_traffic: SimTime,
+    collisions_told: usize,
+    resets: u32,
+}
+
+impl ServeDriver<'_> {
+    /// A ground station rebooted a vehicle: the world starts over.
+    fn reset(&mut self) -> Step<Lockstep> {
+        if !self.sessions.iter_mut().any(|s| s.endpoint.take_reset()) {
+            return Step::Go;
+        }
+        let fleet = match (self.rebuild)() {
+            Ok(f) => f,
+            Err(e) => return Step::End(Err(e.message)),
+        };
+        for (s, p) in self.sessions.iter_mut().zip(&fleet.pilots) {
+            s.endpoint.rebind(p.status.clone(), p.requests.clone());
+        }
+        self.pilots = fleet.pilots;
+        self.resets += 1;
+        self.collisions_told = 0;
+        Step::Restart(
+            Box::new(fleet.lockstep),
+            "a ground station rebooted the vehicle".into(),
+        )
+    }
+}
+
+impl Driver<Lockstep> for ServeDriver<'_> {
+    fn serve(&mut self, ls: &mut Lockstep) -> Step<Lockstep> {
+        service_all(&mut self.sessions, &self.pilots, ls.sim());
+        self.reset()
+    }
+
+    fn idle(&mut self, ls: &mut Lockstep, d: std::time::Duration) -> Step<Lockstep> {
+        wait_serving(&mut self.sessions, ls.sim().time(), d);
+        Step::Go
+    }
+
+    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+        if let Err(e) = tick {
+            return Step::End(Err(format!("simulation stopped: {e}")));
+        }
+        let sim = ls.sim();
+        self.collisions_told = tell_collisions(sim, self.collisions_told);
+        if self.adsb && sim.time() >= self.next_traffic {
+            self.next_traffic = sim.time() + TRAFFIC_PERIOD_US;
+            queue_traffic(&mut self.sessions, &self.pilots, sim);
+        }
+        Step::Go
+    }
+
+    fn interrupted(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// While the simulation waits for the wall clock: every link served, then
@@ -324,17 +350,17 @@ fn wait_serving(sessions: &mut [GcsSession], now: SimTime, d: std::time::Duratio
 }
 
 /// Each vehicle's ground stations get the others as ADS-B traffic.
-fn queue_traffic(sessions: &mut [GcsSession], fleet: &Fleet) {
-    for (s, p) in sessions.iter_mut().zip(&fleet.pilots) {
-        s.queue(traffic_for(p.index, fleet.lockstep.sim()));
+fn queue_traffic(sessions: &mut [GcsSession], pilots: &[Pilot], sim: &Simulation) {
+    for (s, p) in sessions.iter_mut().zip(pilots) {
+        s.queue(traffic_for(p.index, sim));
     }
 }
 
 /// Services every vehicle's link: each sees its own cut link fault and
 /// throttle.
-fn service_all(sessions: &mut [GcsSession], fleet: &Fleet, now: SimTime) {
-    let sim = fleet.lockstep.sim();
-    for (s, p) in sessions.iter_mut().zip(&fleet.pilots) {
+fn service_all(sessions: &mut [GcsSession], pilots: &[Pilot], sim: &Simulation) {
+    let now = sim.time();
+    for (s, p) in sessions.iter_mut().zip(pilots) {
         let v = sim.vehicles().get(p.index);
         s.set_silent(v.is_some_and(|v| v.faults().links.gcs_lost));
         let throttle = sim.actuators(p.index).map_or(0.0, |a| {

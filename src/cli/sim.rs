@@ -8,9 +8,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use mavsitl::geo::ExportFrame;
-use mavsitl::record::Recorder;
 use mavsitl::scenario::{Home, Scenario, ScenarioSource};
-use mavsitl::sim::{Observer, Simulation};
+use mavsitl::session::{Driver, Session, Step};
+use mavsitl::sim::{Lockstep, SimError, Simulation};
 use mavsitl::time::SimTime;
 
 use super::{home, CliError};
@@ -105,18 +105,30 @@ impl Progress {
     }
 }
 
-struct Observers<'a> {
-    recorder: Option<&'a mut Recorder>,
-    progress: &'a mut Progress,
+/// An open-loop run: the scenario's own commands, a progress bar.
+struct SimDriver {
+    progress: Progress,
 }
 
-impl Observer for Observers<'_> {
+impl Driver<Lockstep> for SimDriver {
     fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()> {
         self.progress.update(sim);
-        match self.recorder.as_deref_mut() {
-            Some(r) => r.on_tick(sim),
-            None => Ok(()),
+        Ok(())
+    }
+
+    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+        match tick {
+            Ok(()) => Step::Go,
+            Err(e) => Step::End(Err(format!(
+                "simulation stopped at {}: {e}",
+                ls.sim().time()
+            ))),
         }
+    }
+
+    /// An interrupted run still prints its summary, then fails.
+    fn interrupted(&mut self) -> Result<(), String> {
+        Ok(())
     }
 }
 
@@ -164,51 +176,37 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             "e.g. --duration 600",
         ));
     }
-    let mut lockstep = scenario.build(&source).map_err(|e| {
+    let lockstep = scenario.build(&source).map_err(|e| {
         CliError::input(
             e.to_string(),
             "check the scenario against docs/reference/scenario.md",
         )
     })?;
-    let mut recorder = super::open_recorder(
+    let recorder = super::open_recorder(
         args.record.as_deref(),
         &scenario,
         lockstep.sim(),
         args.frame,
     )?;
     let end = SimTime::from_secs_f64(duration_s);
-    let mut progress = Progress::new(end);
-    let wall = Instant::now();
-    let result = {
-        let mut obs = Observers {
-            recorder: recorder.as_mut(),
-            progress: &mut progress,
-        };
-        let mut result = Ok(());
-        while lockstep.sim().time() < end {
-            if let Err(e) = lockstep.tick(&mut obs) {
-                result = Err(e);
-                break;
-            }
-            if super::interrupted() {
-                break;
-            }
-        }
-        result
+    let period = lockstep.sim().rate().period_us();
+    let mut run = Session::new(lockstep, period)
+        .until(Some(end))
+        .recording(recorder)
+        .interrupted_by(&super::INTERRUPTED);
+    let mut driver = SimDriver {
+        progress: Progress::new(end),
     };
+    let wall = Instant::now();
+    let result = run.run(&mut driver);
+    let lockstep = run.world();
     let interrupted = super::interrupted() && lockstep.sim().time() < end;
     let wall_s = wall.elapsed().as_secs_f64();
-    progress.done();
-    if let Some(r) = recorder.as_mut() {
-        r.finish(lockstep.sim(), result.is_ok() && !interrupted)
-            .map_err(|e| CliError::run(format!("recording: {e}")))?;
-    }
-    result.map_err(|e| {
-        CliError::run(format!(
-            "simulation stopped at {}: {e}",
-            lockstep.sim().time()
-        ))
-    })?;
+    driver.progress.done();
+    run.finish(result.is_ok() && !interrupted)
+        .map_err(CliError::run)?;
+    result.map_err(CliError::run)?;
+    let lockstep = run.world();
     print_summary(&args, &scenario, lockstep.sim(), wall_s);
     if interrupted {
         return Err(CliError {

@@ -20,8 +20,8 @@ use mavsitl::time::SimTime;
 use mavsitl::tlog::TlogWriter;
 
 use super::inputs::FlightInputs;
-use super::pacing::{parse_speedup, Speedup};
 use super::CliError;
+use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// The identity the vehicle claims.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,10 +1,15 @@
 //! mavsitl-run: the application layer between the product crates and the
-//! command line. [`setup`] is the one place that turns a scenario, a
-//! mission and a parameter file into a world flown by SimpleFlight; the
-//! commands and the AirSim server build their runs on it.
+//! command line.
 //!
-//! It wires layers together but serves no client and reads no wall clock;
-//! naming a bridge from here does not compile (E0433):
+//! - [`setup`] turns a scenario, a mission and a parameter file into a
+//!   world flown by SimpleFlight;
+//! - [`session`] is the run loop every command shares: pacing against the
+//!   wall clock, the recording, the run's end and restarts, with whatever
+//!   flies the vehicles plugged in as a [`session::Driver`];
+//! - [`pacing`] holds the loop to a multiple of real time.
+//!
+//! It serves no client itself and names no bridge; naming one from here
+//! does not compile (E0433):
 //!
 //! ```compile_fail,E0433
 //! let _ = mavsitl_bridges::px4::Px4Bridge::new;
@@ -12,4 +17,6 @@
 
 #![warn(missing_docs)]
 
+pub mod pacing;
+pub mod session;
 pub mod setup;

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use mavsitl::time::SimTime;
+use mavsitl_core::time::SimTime;
 
 /// How fast the simulation runs with a ground station attached.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,7 +60,7 @@ impl Pacer {
                 let sim = next
                     .as_micros()
                     .saturating_sub(self.sim_at_start.as_micros());
-                let due = mavsitl::time::saturating_duration(sim as f64 * 1e-6 / k);
+                let due = mavsitl_core::time::saturating_duration(sim as f64 * 1e-6 / k);
                 due.saturating_sub(self.started.elapsed())
             }
         }
