@@ -2,7 +2,8 @@
 //!
 //! The wire layer over the `mavlink` crate ([`wire`]), missions and their file
 //! formats ([`mission`]), the mission protocol for vehicle and ground station
-//! ([`mission_protocol`]) and telemetry logs ([`tlog`]). Depends on
+//! ([`mission_protocol`]), telemetry logs ([`tlog`]) and the sockets a link
+//! runs over ([`transport`]). Depends on
 //! `mavsitl-core` only.
 //!
 //! The MAVLink layer sees only `mavsitl-core`; naming the simulation from here
@@ -17,4 +18,5 @@
 pub mod mission;
 pub mod mission_protocol;
 pub mod tlog;
+pub mod transport;
 pub mod wire;

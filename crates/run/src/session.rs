@@ -339,7 +339,8 @@ mod tests {
         Scenario::from_json(
             r#"{"physics_rate_hz": 1000, "vehicles": [{"kind": "multirotor"}]}"#,
             &source(),
-        ).expect("scenario")
+        )
+        .expect("scenario")
     }
 
     /// A one-quad world at 1 kHz.

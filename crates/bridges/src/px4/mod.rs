@@ -35,16 +35,18 @@
 //!   boats take channels 0/1 as thrusters and 2 as rudder, −1..1. All zero
 //!   while PX4 reports disarmed.
 
-use std::cell::RefCell;
-use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
-use std::rc::Rc;
+mod hil;
+mod socket;
+
+pub use socket::{Px4Port, Px4Socket};
+
+use std::io::ErrorKind;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mavlink::dialects::common::{
-    HilActuatorControlsFlags, HilSensorUpdatedFlags, MavMessage, MavModeFlag, HIL_GPS_DATA,
-    HIL_SENSOR_DATA, HIL_STATE_QUATERNION_DATA, RC_CHANNELS_DATA,
+    HilActuatorControlsFlags, MavMessage, MavModeFlag, HIL_STATE_QUATERNION_DATA,
 };
 
 use mavlink::MessageData;
@@ -52,7 +54,8 @@ use mavsitl_core::controller::{Actuators, ControllerError, FlightController, Sen
 use mavsitl_core::geo::LocalFrame;
 use mavsitl_core::time::SimTime;
 use mavsitl_mavlink::mission::commands;
-use mavsitl_mavlink::wire::{self, deg_e7, Encoder, GpsScaled, Incoming, Outgoing};
+use mavsitl_mavlink::transport::{bound_send_buffer, Link};
+use mavsitl_mavlink::wire::{self, Encoder, Incoming, Outgoing};
 
 /// The error text of a run ended because PX4 reconnected.
 pub const RESTARTED: &str = "PX4 reconnected (restarted)";
@@ -148,217 +151,6 @@ pub struct Px4Stats {
     pub wait_us: u64,
 }
 
-/// The connection to PX4: TCP (PX4's default, PX4 connects to us) or UDP
-/// (`simulator_mavlink start -u PORT`: PX4 binds, we send to it).
-#[derive(Debug)]
-pub enum Link {
-    /// A TCP connection PX4 opened.
-    Tcp(TcpStream),
-    /// A UDP socket connected to PX4's port.
-    Udp(UdpSocket),
-}
-
-impl Link {
-    /// Writes what it can of `b` (TCP: WouldBlock when PX4 is not reading).
-    fn write_some(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Link::Tcp(s) => s.write(b),
-            // A step's messages (a few hundred bytes) go in one datagram.
-            Link::Udp(s) => match s.send(b) {
-                Ok(_) => Ok(b.len()),
-                // PX4 not up yet (ICMP port unreachable), or the socket's
-                // buffer full: the datagram is lost, as UDP loses them.
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        ErrorKind::ConnectionRefused | ErrorKind::WouldBlock
-                    ) =>
-                {
-                    Ok(b.len())
-                }
-                Err(e) => Err(e),
-            },
-        }
-    }
-
-    /// Makes the socket blocking, reads waiting up to `t`; so do TCP
-    /// writes, which a PX4 that stopped reading would otherwise block for
-    /// ever (the send buffer full): they come back WouldBlock, back-pressure.
-    fn set_timeout(&mut self, t: Duration) -> std::io::Result<()> {
-        match self {
-            Link::Tcp(s) => {
-                s.set_nonblocking(false)?;
-                s.set_read_timeout(Some(t))?;
-                s.set_write_timeout(Some(t))
-            }
-            Link::Udp(s) => {
-                s.set_nonblocking(false)?;
-                s.set_read_timeout(Some(t))
-            }
-        }
-    }
-
-    /// Reads what is there without blocking, whatever the socket's mode
-    /// (`MSG_DONTWAIT`: one system call, no mode change): WouldBlock when
-    /// nothing is.
-    fn read_now(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        use std::os::fd::AsRawFd;
-        let fd = match self {
-            Link::Tcp(s) => s.as_raw_fd(),
-            Link::Udp(s) => s.as_raw_fd(),
-        };
-        // SAFETY: recv into a buffer this call borrows mutably, of its length,
-        // on a socket this link owns.
-        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
-        match usize::try_from(n) {
-            Ok(0) if matches!(self, Link::Udp(_)) => {
-                Err(std::io::Error::from(ErrorKind::WouldBlock))
-            }
-            Ok(n) => Ok(n),
-            Err(_) => {
-                let e = std::io::Error::last_os_error();
-                if e.kind() == ErrorKind::ConnectionRefused && matches!(self, Link::Udp(_)) {
-                    Err(std::io::Error::from(ErrorKind::Interrupted))
-                } else {
-                    Err(e)
-                }
-            }
-        }
-    }
-
-    /// Reads; a UDP "connection refused" (PX4 not listening yet) reads as no data.
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Link::Tcp(s) => s.read(buf),
-            Link::Udp(s) => match s.recv(buf) {
-                // An ICMP error from an earlier send: not data, read again.
-                Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
-                    Err(std::io::Error::from(ErrorKind::Interrupted))
-                }
-                // A zero-length datagram is not an end of stream.
-                Ok(0) => Err(std::io::Error::from(ErrorKind::WouldBlock)),
-                r => r,
-            },
-        }
-    }
-}
-
-/// The listening socket and a connection waiting to be taken, shared by the
-/// bridges of successive runs (a restarted PX4 connects to the same port and
-/// the harness starts a fresh simulation for it).
-#[derive(Debug)]
-pub struct Px4Socket {
-    listener: Option<TcpListener>,
-    pending: Option<Link>,
-    udp_local: Option<SocketAddr>,
-    stats: Px4Stats,
-}
-
-/// Shared handle on the socket (single-threaded loop).
-pub type Px4Port = Rc<RefCell<Px4Socket>>;
-
-impl Px4Socket {
-    /// Listens on `addr`.
-    ///
-    /// # Errors
-    /// When the port cannot be bound.
-    pub fn listen(addr: SocketAddr) -> std::io::Result<Px4Port> {
-        let listener = TcpListener::bind(addr)?;
-        listener.set_nonblocking(true)?;
-        Ok(Rc::new(RefCell::new(Px4Socket {
-            listener: Some(listener),
-            pending: None,
-            udp_local: None,
-            stats: Px4Stats::default(),
-        })))
-    }
-
-    /// The UDP variant: a socket bound at `local`, sending to PX4's
-    /// `simulator_mavlink -u` port at `px4`.
-    ///
-    /// # Errors
-    /// When the socket cannot be bound.
-    pub fn udp(local: SocketAddr, px4: SocketAddr) -> std::io::Result<Px4Port> {
-        let s = UdpSocket::bind(local)?;
-        s.connect(px4)?;
-        let udp_local = s.local_addr().ok();
-        Ok(Rc::new(RefCell::new(Px4Socket {
-            listener: None,
-            pending: Some(Link::Udp(s)),
-            udp_local,
-            stats: Px4Stats {
-                connections: 1,
-                ..Px4Stats::default()
-            },
-        })))
-    }
-
-    /// The listening address (TCP) or the local UDP address.
-    ///
-    /// # Errors
-    /// From the socket.
-    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        match (&self.listener, self.udp_local) {
-            (Some(l), _) => l.local_addr(),
-            (None, Some(a)) => Ok(a),
-            (None, None) => Err(std::io::Error::from(ErrorKind::NotConnected)),
-        }
-    }
-
-    /// Waits up to `timeout` (None: forever) for PX4 to connect again; the
-    /// connection goes to the next bridge. Returns whether one came.
-    pub fn wait_for_connection(&mut self, timeout: Option<Duration>) -> bool {
-        let start = Instant::now();
-        let Some(listener) = self.listener.as_ref() else {
-            // UDP: PX4 is back when a datagram arrives.
-            let Some(Link::Udp(s)) = self.pending.as_ref() else {
-                return false;
-            };
-            let mut probe = [0u8; 1];
-            loop {
-                let left = timeout.map(|t| t.saturating_sub(start.elapsed()));
-                if left.is_some_and(|l| l.is_zero()) {
-                    return false;
-                }
-                let _ = s.set_nonblocking(false);
-                let _ = s.set_read_timeout(Some(left.unwrap_or(Duration::from_secs(1))));
-                match s.peek(&mut probe) {
-                    Ok(_) => return true,
-                    Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
-                        std::thread::sleep(Duration::from_millis(5))
-                    }
-                    Err(_) => {}
-                }
-            }
-        };
-        loop {
-            match listener.accept() {
-                Ok((s, from)) => {
-                    bound_send_buffer(&s);
-                    let ok = s.set_nodelay(true).is_ok() && s.set_nonblocking(false).is_ok();
-                    if ok {
-                        tracing::info!(%from, "PX4 connected again");
-                        self.pending = Some(Link::Tcp(s));
-                        self.stats.connections += 1;
-                        return true;
-                    }
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                Err(e) => tracing::debug!(%e, "accept failed"),
-            }
-            if timeout.is_some_and(|t| start.elapsed() >= t) {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
-
-    /// Counters of the latest bridge (kept across restarts).
-    pub fn stats(&self) -> Px4Stats {
-        self.stats
-    }
-}
-
 /// The bridge: a [`FlightController`] whose decisions PX4 makes.
 pub struct Px4Bridge {
     opts: Px4Options,
@@ -407,56 +199,12 @@ impl std::fmt::Debug for Px4Bridge {
     }
 }
 
-/// The TCP send buffer asked for, bytes: lockstep keeps one step (a few
-/// hundred bytes) in flight, so 64 KiB (some 250 steps) is ample, and a PX4
-/// that stops reading is noticed in seconds rather than after the kernel's
-/// autotuned megabytes.
-const SEND_BUFFER_BYTES: libc::c_int = 64 * 1024;
 /// How long a read polls before it blocks (see [`Px4Bridge::read`]).
 const SPIN_WAIT: Duration = Duration::from_micros(200);
 /// Steps between looks for a newer connection (a restarted PX4): the look is
 /// a system call, and a restart is rare (the old connection's end is seen at
 /// once anyway).
 const ACCEPT_EVERY_STEPS: u64 = 64;
-
-fn bound_send_buffer(s: &std::net::TcpStream) {
-    use std::os::fd::AsRawFd;
-    let size = SEND_BUFFER_BYTES;
-    // SAFETY: setsockopt on a socket this stream owns, with a c_int value of
-    // the size given.
-    let r = unsafe {
-        libc::setsockopt(
-            s.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_SNDBUF,
-            std::ptr::addr_of!(size).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if r != 0 {
-        tracing::debug!("SO_SNDBUF not set: {}", std::io::Error::last_os_error());
-    }
-}
-
-fn cm_i16(v: f64) -> i16 {
-    (v * 100.0).round().clamp(i16::MIN as f64, i16::MAX as f64) as i16
-}
-
-/// HIL_STATE_QUATERNION's accelerations: the kinematic acceleration
-/// `accel_ned_m_s2` in the body frame (FRD) of attitude `att_ned_frd`, mG, as
-/// PX4's simulators send them (Gazebo's `RelativeLinearAccel`, SIH).
-fn hil_state_accel_mg(
-    att_ned_frd: &nalgebra::UnitQuaternion<f64>,
-    accel_ned_m_s2: &nalgebra::Vector3<f64>,
-) -> [i16; 3] {
-    let a = att_ned_frd.inverse() * accel_ned_m_s2;
-    a.map(|v| {
-        (v / mavsitl_core::atmosphere::G0_M_S2 * 1000.0)
-            .round()
-            .clamp(i16::MIN as f64, i16::MAX as f64) as i16
-    })
-    .into()
-}
 
 impl Px4Bridge {
     /// A bridge on `port` (see [`Px4Socket::listen`]); `frame` is the
@@ -532,7 +280,9 @@ impl Px4Bridge {
             Ok((s, from)) => {
                 s.set_nodelay(true)?;
                 s.set_nonblocking(false)?;
-                bound_send_buffer(&s);
+                if let Err(e) = bound_send_buffer(&s, socket::SEND_BUFFER_BYTES) {
+                    tracing::debug!("SO_SNDBUF not set: {e}");
+                }
                 tracing::info!(%from, "PX4 connected");
                 self.adopt(Link::Tcp(s));
                 self.stats.connections += 1;
@@ -823,163 +573,6 @@ impl Px4Bridge {
         }
         self.last_asked = Some(now);
     }
-
-    /// One lockstep step's messages: GPS, ground truth and RC when due, and
-    /// HIL_SENSOR last (it releases PX4's step).
-    fn sensors(&mut self, f: &SensorFrame) {
-        self.send_gps(f);
-        self.send_ground_truth(f);
-        self.send_rc(f);
-        self.send_hil_sensor(f);
-        self.stats.steps += 1;
-        self.last_sensor = Some(f.time);
-    }
-
-    /// HIL_GPS for the reports delivered in this step (the model applied the
-    /// latency); time-stamped in UTC at their measurement.
-    fn send_gps(&mut self, f: &SensorFrame) {
-        for g in f.gps.iter() {
-            let w = GpsScaled::of(g);
-            self.send(MavMessage::HIL_GPS(HIL_GPS_DATA {
-                time_usec: self.opts.utc_epoch_us + g.measured.as_micros(),
-                lat: w.lat,
-                lon: w.lon,
-                alt: w.alt_mm,
-                eph: w.eph_cm,
-                epv: w.epv_cm,
-                vel: w.vel_cm_s,
-                vn: cm_i16(g.vel_ned_m_s.x),
-                ve: cm_i16(g.vel_ned_m_s.y),
-                vd: cm_i16(g.vel_ned_m_s.z),
-                cog: w.cog_cdeg,
-                fix_type: w.fix_type,
-                satellites_visible: g.satellites,
-                id: 0,
-                yaw: 0,
-            }));
-            self.stats.gps_sent += 1;
-        }
-    }
-
-    /// HIL_STATE_QUATERNION at the interval PX4 asked for (one message at
-    /// most per step, keeping the average rate).
-    fn send_ground_truth(&mut self, f: &SensorFrame) {
-        let t = f.time.as_micros();
-        if let (Some(iv), Some(gt)) = (self.state_interval_us, f.ground_truth) {
-            if f.time >= self.next_state {
-                // Keep the asked average rate (one message at most per step).
-                let iv = iv.max(1);
-                let due = self.next_state.as_micros();
-                let base = if due.saturating_add(iv) < t { t } else { due };
-                self.next_state = SimTime::from_micros(base.saturating_add(iv));
-                let q = gt.att_ned_frd;
-                let p = self.frame.to_geodetic(&gt.pos_ned_m);
-                let [xacc, yacc, zacc] = hil_state_accel_mg(&q, &gt.accel_ned_m_s2);
-                self.send(MavMessage::HIL_STATE_QUATERNION(
-                    HIL_STATE_QUATERNION_DATA {
-                        time_usec: t,
-                        attitude_quaternion: [q.w as f32, q.i as f32, q.j as f32, q.k as f32],
-                        rollspeed: gt.rate_frd_rad_s.x as f32,
-                        pitchspeed: gt.rate_frd_rad_s.y as f32,
-                        yawspeed: gt.rate_frd_rad_s.z as f32,
-                        lat: deg_e7(p.lat_rad),
-                        lon: deg_e7(p.lon_rad),
-                        alt: (p.alt_m * 1000.0).round() as i32,
-                        vx: cm_i16(gt.vel_ned_m_s.x),
-                        vy: cm_i16(gt.vel_ned_m_s.y),
-                        vz: cm_i16(gt.vel_ned_m_s.z),
-                        ind_airspeed: 0,
-                        true_airspeed: 0,
-                        xacc,
-                        yacc,
-                        zacc,
-                    },
-                ));
-            }
-        }
-    }
-
-    /// RC_CHANNELS, if the scenario scripts the sticks and RC is not lost.
-    fn send_rc(&mut self, f: &SensorFrame) {
-        let t = f.time.as_micros();
-        if let Some(rc) = self.opts.rc.as_ref().filter(|_| !f.links.rc_lost) {
-            if self.stats.steps.is_multiple_of(rc.every_steps.max(1)) {
-                if let Some(ch) = rc.at(f.time) {
-                    let v = |i: usize| ch.get(i).copied().unwrap_or(u16::MAX);
-                    let msg = MavMessage::RC_CHANNELS(RC_CHANNELS_DATA {
-                        time_boot_ms: (t / 1000) as u32,
-                        chan1_raw: v(0),
-                        chan2_raw: v(1),
-                        chan3_raw: v(2),
-                        chan4_raw: v(3),
-                        chan5_raw: v(4),
-                        chan6_raw: v(5),
-                        chan7_raw: v(6),
-                        chan8_raw: v(7),
-                        chan9_raw: v(8),
-                        chan10_raw: v(9),
-                        chan11_raw: v(10),
-                        chan12_raw: v(11),
-                        chan13_raw: v(12),
-                        chan14_raw: v(13),
-                        chan15_raw: v(14),
-                        chan16_raw: v(15),
-                        chan17_raw: v(16),
-                        chan18_raw: v(17),
-                        chancount: ch.len() as u8,
-                        rssi: 255,
-                    });
-                    self.send(msg);
-                }
-            }
-        }
-    }
-
-    /// HIL_SENSOR id 0 with the step's newest IMU, magnetometer and
-    /// barometer samples, flagged as updated.
-    fn send_hil_sensor(&mut self, f: &SensorFrame) {
-        let t = f.time.as_micros();
-        use HilSensorUpdatedFlags as F;
-        let mut flags = F::empty();
-        let mut m = HIL_SENSOR_DATA {
-            time_usec: t,
-            ..HIL_SENSOR_DATA::DEFAULT
-        };
-        m.fields_updated = F::empty();
-        if let Some(s) = f.imu.iter().last() {
-            m.xacc = s.accel_m_s2.x as f32;
-            m.yacc = s.accel_m_s2.y as f32;
-            m.zacc = s.accel_m_s2.z as f32;
-            m.xgyro = s.gyro_rad_s.x as f32;
-            m.ygyro = s.gyro_rad_s.y as f32;
-            m.zgyro = s.gyro_rad_s.z as f32;
-            flags |= F::HIL_SENSOR_UPDATED_XACC
-                | F::HIL_SENSOR_UPDATED_YACC
-                | F::HIL_SENSOR_UPDATED_ZACC
-                | F::HIL_SENSOR_UPDATED_XGYRO
-                | F::HIL_SENSOR_UPDATED_YGYRO
-                | F::HIL_SENSOR_UPDATED_ZGYRO;
-        }
-        if let Some(s) = f.mag.iter().last() {
-            m.xmag = s.field_gauss.x as f32;
-            m.ymag = s.field_gauss.y as f32;
-            m.zmag = s.field_gauss.z as f32;
-            flags |= F::HIL_SENSOR_UPDATED_XMAG
-                | F::HIL_SENSOR_UPDATED_YMAG
-                | F::HIL_SENSOR_UPDATED_ZMAG;
-        }
-        if let Some(s) = f.baro.iter().last() {
-            m.abs_pressure = (s.pressure_pa / 100.0) as f32;
-            m.pressure_alt = s.pressure_altitude_m as f32;
-            m.temperature = s.temperature_degc as f32;
-            flags |= F::HIL_SENSOR_UPDATED_ABS_PRESSURE
-                | F::HIL_SENSOR_UPDATED_PRESSURE_ALT
-                | F::HIL_SENSOR_UPDATED_TEMPERATURE;
-        }
-        m.fields_updated = flags;
-        m.id = 0;
-        self.send(MavMessage::HIL_SENSOR(m));
-    }
 }
 
 impl FlightController for Px4Bridge {
@@ -1088,18 +681,5 @@ impl FlightController for Px4Bridge {
         self.sensors(f);
         self.publish();
         self.flush()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use nalgebra::{UnitQuaternion, Vector3};
-
-    #[test]
-    fn ground_truth_accelerations_are_in_the_body_frame() {
-        // Facing east, accelerating north at 1 g: the body's left, −y.
-        let east = UnitQuaternion::from_euler_angles(0.0, 0.0, std::f64::consts::FRAC_PI_2);
-        let north = Vector3::new(mavsitl_core::atmosphere::G0_M_S2, 0.0, 0.0);
-        assert_eq!(super::hil_state_accel_mg(&east, &north), [0, -1000, 0]);
     }
 }
