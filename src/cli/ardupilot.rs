@@ -20,8 +20,8 @@ use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
-use super::launch::{executable_problem, LaunchSpec};
 use super::CliError;
+use mavsitl::launch::{executable_problem, LaunchSpec};
 use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// Arguments of `mavsitl ardupilot`.
@@ -266,7 +266,7 @@ pub(super) fn launch_spec(
         // answers each frame at once.
         _ => 1000.0,
     };
-    let workdir = super::launch::scratch_dir("ardupilot", instance);
+    let workdir = mavsitl::launch::scratch_dir("ardupilot", instance);
     let log = match record {
         Some(dir) => dir.join("firmware.log"),
         None => workdir.join("firmware.log"),

@@ -22,9 +22,9 @@ use mavsitl::sim::Simulation;
 use mavsitl::time::SimTime;
 
 use super::inputs::FlightInputs;
-use super::launch::{Firmware, LaunchSpec};
 use super::summary::FlightSummary;
 use super::CliError;
+use mavsitl::launch::{Firmware, LaunchSpec};
 
 /// Options of a one-command firmware flight (`px4`, `ardupilot`).
 #[derive(Debug, Args, Clone)]

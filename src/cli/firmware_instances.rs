@@ -18,8 +18,8 @@ use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::inputs::FlightInputs;
-use super::launch::LaunchSpec;
 use super::CliError;
+use mavsitl::launch::LaunchSpec;
 use mavsitl::pacing::Speedup;
 
 /// One vehicle's firmware flight.

@@ -19,7 +19,6 @@ mod flights;
 mod fly;
 mod home;
 mod inputs;
-mod launch;
 mod mixed_fleet;
 mod plot;
 mod px4;
@@ -111,6 +110,12 @@ impl CliError {
             hint: None,
             code: 1,
         }
+    }
+}
+
+impl From<mavsitl::launch::LaunchError> for CliError {
+    fn from(e: mavsitl::launch::LaunchError) -> Self {
+        CliError::input(e.message, e.hint)
     }
 }
 

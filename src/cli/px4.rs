@@ -19,9 +19,9 @@ use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
-use super::launch::LaunchSpec;
 use super::vehicle_link::epoch_unix_us;
 use super::CliError;
+use mavsitl::launch::LaunchSpec;
 use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// Arguments of `mavsitl px4`.
@@ -170,7 +170,7 @@ pub(super) fn px4_build_dir(given: &Path) -> Result<PathBuf, CliError> {
                 "give PX4-Autopilot's build/px4_sitl_default, made by `make px4_sitl`",
             )
         })?;
-    match super::launch::executable_problem(&dir.join("bin/px4")) {
+    match mavsitl::launch::executable_problem(&dir.join("bin/px4")) {
         Some(why) => Err(CliError::input(
             format!("--px4-build {}: {why}", given.display()),
             "chmod +x it, or rebuild with `make px4_sitl`",
@@ -232,7 +232,7 @@ pub(super) fn launch_spec(
     for (name, value) in setup.params {
         env.push((format!("PX4_PARAM_{name}"), value.clone()));
     }
-    let workdir = super::launch::scratch_dir("px4", setup.instance);
+    let workdir = mavsitl::launch::scratch_dir("px4", setup.instance);
     let log = match setup.record {
         Some(dir) => dir.join("firmware.log"),
         None => workdir.join("firmware.log"),

@@ -6,7 +6,9 @@
 //! - [`session`] is the run loop every command shares: pacing against the
 //!   wall clock, the recording, the run's end and restarts, with whatever
 //!   flies the vehicles plugged in as a [`session::Driver`];
-//! - [`pacing`] holds the loop to a multiple of real time.
+//! - [`pacing`] holds the loop to a multiple of real time;
+//! - [`launch`] starts a firmware as a child process, watches it and always
+//!   stops it.
 //!
 //! It serves no client itself and names no bridge; naming one from here
 //! does not compile (E0433):
@@ -17,6 +19,7 @@
 
 #![warn(missing_docs)]
 
+pub mod launch;
 pub mod pacing;
 pub mod session;
 pub mod setup;

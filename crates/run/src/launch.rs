@@ -14,7 +14,21 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::CliError;
+/// Why a firmware could not be started: one line, and what to try.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct LaunchError {
+    /// The one-line message, naming the file or program.
+    pub message: String,
+    /// What to try.
+    pub hint: &'static str,
+}
+
+impl LaunchError {
+    fn new(message: String, hint: &'static str) -> Self {
+        LaunchError { message, hint }
+    }
+}
 
 /// Console lines kept for the message when the firmware dies.
 const TAIL_LINES: usize = 12;
@@ -25,11 +39,11 @@ const WATCH_EVERY: Duration = Duration::from_millis(50);
 /// The console log's size at which it is rotated, bytes: `firmware.log`
 /// becomes `firmware.log.1` (replacing the one before) and a new one starts,
 /// so a chatty firmware keeps at most twice this on disk, always its tail.
-pub(super) const LOG_ROTATE_BYTES: u64 = 16 << 20;
+pub const LOG_ROTATE_BYTES: u64 = 16 << 20;
 
 /// What to start.
 #[derive(Debug, Clone)]
-pub(super) struct LaunchSpec {
+pub struct LaunchSpec {
     /// "PX4" or "ArduPilot", for messages.
     pub name: &'static str,
     /// The executable.
@@ -94,7 +108,7 @@ impl ConsoleLog {
 }
 
 /// A running firmware.
-pub(super) struct Firmware {
+pub struct Firmware {
     spec: LaunchSpec,
     child: Shared<Child>,
     exit: Shared<Option<ExitStatus>>,
@@ -107,17 +121,17 @@ pub(super) struct Firmware {
 }
 
 /// A fresh, empty directory at `dir` (whatever was there is removed).
-pub(super) fn fresh_dir(dir: &Path) -> Result<(), CliError> {
+pub fn fresh_dir(dir: &Path) -> Result<(), LaunchError> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| {
-            CliError::input(
+            LaunchError::new(
                 format!("{}: cannot clear the working directory: {e}", dir.display()),
                 "remove it by hand",
             )
         })?;
     }
     std::fs::create_dir_all(dir).map_err(|e| {
-        CliError::input(
+        LaunchError::new(
             format!(
                 "{}: cannot create the working directory: {e}",
                 dir.display()
@@ -129,7 +143,7 @@ pub(super) fn fresh_dir(dir: &Path) -> Result<(), CliError> {
 
 /// Why `program` cannot be started, if it cannot: missing, not a file, or
 /// without an execute bit.
-pub(super) fn executable_problem(program: &Path) -> Option<String> {
+pub fn executable_problem(program: &Path) -> Option<String> {
     use std::os::unix::fs::PermissionsExt as _;
     match std::fs::metadata(program) {
         Err(e) => Some(format!("{}: {e}", program.display())),
@@ -142,7 +156,7 @@ pub(super) fn executable_problem(program: &Path) -> Option<String> {
 }
 
 /// A scratch directory for one run of `name` instance `instance`.
-pub(super) fn scratch_dir(name: &str, instance: u8) -> PathBuf {
+pub fn scratch_dir(name: &str, instance: u8) -> PathBuf {
     std::env::temp_dir().join(format!("mavsitl-{name}-{instance}-{}", std::process::id()))
 }
 
@@ -179,7 +193,7 @@ fn signal_group(pid: u32, sig: libc::c_int) {
 impl Firmware {
     /// Starts the firmware. `stop_run` is set the moment it exits, so a
     /// lockstep wait ends at once.
-    pub fn spawn(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, CliError> {
+    pub fn spawn(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, LaunchError> {
         fresh_dir(&spec.workdir)?;
         let (workdir, keep) = (spec.workdir.clone(), spec.keep_workdir);
         Self::start(spec, stop_run).inspect_err(|_| {
@@ -191,7 +205,7 @@ impl Firmware {
     }
 
     /// [`Firmware::spawn`] in its fresh working directory.
-    fn start(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, CliError> {
+    fn start(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, LaunchError> {
         eprintln!(
             "mavsitl: starting {} {} (console: {})",
             spec.program.display(),
@@ -204,11 +218,15 @@ impl Firmware {
         );
         for (name, text) in &spec.files {
             let p = spec.workdir.join(name);
-            std::fs::write(&p, text)
-                .map_err(|e| CliError::input(format!("{}: cannot write: {e}", p.display()), ""))?;
+            std::fs::write(&p, text).map_err(|e| {
+                LaunchError::new(
+                    format!("{}: cannot write: {e}", p.display()),
+                    "set TMPDIR to a writable directory",
+                )
+            })?;
         }
         let log = ConsoleLog::create(&spec.log).map_err(|e| {
-            CliError::input(
+            LaunchError::new(
                 format!("{}: cannot write the firmware log: {e}", spec.log.display()),
                 "choose a writable --record directory",
             )
@@ -231,7 +249,7 @@ impl Firmware {
             });
         }
         let mut child = cmd.spawn().map_err(|e| {
-            CliError::input(
+            LaunchError::new(
                 format!("cannot start {}: {e}", spec.program.display()),
                 "check the firmware path",
             )
