@@ -21,6 +21,7 @@
 //! | `mavsitl-analysis` | [`analysis`] (routes, tracks, metrics, manoeuvres, pictures), [`metrics`] (a flight's summary figures) | core, mavlink, sim |
 //! | `mavsitl-suite` | [`suite`] (regression suites: cases expanded, sharded and checked) | core, mavlink, simpleflight, analysis |
 //! | `mavsitl-run` | [`setup`] (a scenario wired to SimpleFlight), [`session`] (the run loop), [`pacing`], [`launch`] (firmware as a child process) | core, mavlink, sim, simpleflight |
+//! | `mavsitl-firmware` | [`firmware`] (real firmware flown through a plan by the built-in ground station) | core, mavlink, sim, bridges, analysis, run |
 //! | `mavsitl-airsim` | [`airsim`] (AirSim's msgpack-rpc API) | core, mavlink, sim, simpleflight, run |
 //! | `mavsitl` (this crate) | the `mavsitl` binary's CLI | all of them |
 //!
@@ -35,6 +36,7 @@ pub use mavsitl_analysis as analysis;
 pub use mavsitl_analysis::flight as metrics;
 pub use mavsitl_bridges as bridge;
 pub use mavsitl_core::{atmosphere, controller, faults, geo, magnetic, param, rng, samples, time};
+pub use mavsitl_firmware as firmware;
 pub use mavsitl_guidance as guidance;
 pub use mavsitl_mavlink::{mission, mission_protocol, tlog, wire};
 pub use mavsitl_run::{launch, pacing, session, setup};

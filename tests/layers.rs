@@ -39,6 +39,17 @@ const GRAPH: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "mavsitl-firmware",
+        &[
+            "mavsitl-core",
+            "mavsitl-mavlink",
+            "mavsitl-sim",
+            "mavsitl-bridges",
+            "mavsitl-analysis",
+            "mavsitl-run",
+        ],
+    ),
+    (
         "mavsitl-airsim",
         &[
             "mavsitl-core",
@@ -61,6 +72,7 @@ const GRAPH: &[(&str, &[&str])] = &[
             "mavsitl-suite",
             "mavsitl-run",
             "mavsitl-airsim",
+            "mavsitl-firmware",
         ],
     ),
 ];

@@ -24,7 +24,9 @@ use mavsitl::setup;
 use mavsitl::sim::{Observer, SimError, Simulation};
 use mavsitl::time::SimTime;
 
-use super::firmware::{FirmwareFlight, FirmwareFlightArgs};
+use mavsitl::firmware::flight::FirmwareFlight;
+
+use super::firmware::FirmwareFlightArgs;
 use super::px4::Px4Setup;
 
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
@@ -390,10 +392,9 @@ fn run_px4(
     let flight = FirmwareFlight::start(
         Dialect::Px4,
         px4.instance,
-        &inputs,
-        &flight_args,
+        &flight_args.plan(&inputs, lockstep.sim().world().frame()),
         launch,
-        lockstep.sim().world().frame(),
+        true,
     )?;
     let stats = port.clone();
     let name = api_names(&inputs, args.settings.is_some())
@@ -419,9 +420,13 @@ fn run_px4(
         connected: false,
     };
     let outcome = serve_and_record(&mut api, &server, args, clock_speed, recorder, &mut watch);
-    watch
-        .flight
-        .finish(api.sim(), &outcome, args.record.as_deref(), String::new());
+    super::firmware::finish(
+        watch.flight,
+        api.sim(),
+        &outcome,
+        args.record.as_deref(),
+        String::new(),
+    );
     outcome.map_err(CliError::run)
 }
 

@@ -18,7 +18,9 @@ use mavsitl::session::{Driver, Session, Step};
 use mavsitl::sim::{Lockstep, SimError};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
+use mavsitl::firmware::flight::{FirmwareFlight, Judged};
+
+use super::firmware::{flight_title, FirmwareFlightArgs};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::CliError;
 use mavsitl::launch::{executable_problem, LaunchSpec};
@@ -475,10 +477,9 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
             Dialect::ArduRover
         },
         args.instance,
-        &inputs,
-        &args.flight,
+        &args.flight.plan(&inputs, ls.sim().world().frame()),
         launch,
-        ls.sim().world().frame(),
+        true,
     )?;
     let mut run = Session::new(ls, rate.period_us())
         .paced(args.speedup.unwrap_or(Speedup::Max))
@@ -503,7 +504,7 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
     let t = ls.sim().time().as_secs_f64();
     let title = flight_title("ardupilot", &inputs, kind);
     let summary = flight.flies_mission();
-    flight.finish(ls.sim(), &outcome, args.record.as_deref(), title);
+    super::firmware::finish(flight, ls.sim(), &outcome, args.record.as_deref(), title);
     if !summary {
         println!("mavsitl ardupilot stopped");
     }

@@ -16,7 +16,9 @@ use mavsitl::session::{Driver, Session, Step};
 use mavsitl::sim::{Lockstep, SimError};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{FirmwareFlight, FirmwareFlightArgs, Judged};
+use mavsitl::firmware::flight::{FirmwareFlight, FlightPlan, Judged};
+
+use super::firmware::FirmwareFlightArgs;
 use super::inputs::FlightInputs;
 use super::CliError;
 use mavsitl::launch::LaunchSpec;
@@ -124,13 +126,14 @@ impl Slot {
             source: inputs.source.clone(),
             param_text: None,
         };
-        let flight = FirmwareFlight::start_as(
+        let flight = FirmwareFlight::start(
             dialect,
             self.instance,
-            &own,
-            args,
+            &FlightPlan {
+                kind: own.kind(self.index),
+                ..args.plan(&own, frame)
+            },
             Some(launch),
-            frame,
             false,
         )?
         .for_vehicle(self.index, &mission, frame, self.start);
@@ -312,7 +315,7 @@ pub(super) fn report(
             m.name
         );
         let dir = record.map(|d| d.join(&m.name));
-        m.flight.finish(sim, &own, dir.as_deref(), title);
+        super::firmware::finish(m.flight, sim, &own, dir.as_deref(), title);
     }
     failed
 }

@@ -17,7 +17,9 @@ use mavsitl::session::{Driver, Session, Step};
 use mavsitl::sim::{Lockstep, SimError};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware::{flight_title, FirmwareFlight, FirmwareFlightArgs, Judged};
+use mavsitl::firmware::flight::{FirmwareFlight, Judged};
+
+use super::firmware::{flight_title, FirmwareFlightArgs};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::vehicle_link::epoch_unix_us;
 use super::CliError;
@@ -475,10 +477,9 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     let flight = FirmwareFlight::start(
         Dialect::Px4,
         args.instance,
-        &inputs,
-        &args.flight,
+        &args.flight.plan(&inputs, ls.sim().world().frame()),
         launch,
-        ls.sim().world().frame(),
+        true,
     )?;
     let mut run = Session::new(ls, rate.period_us())
         .paced(speedup)
@@ -507,7 +508,7 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     let wall_s = wall.elapsed().as_secs_f64();
     let title = flight_title("px4", &inputs, inputs.kind(0));
     let summary = flight.flies_mission();
-    flight.finish(sim, &outcome, args.record.as_deref(), title);
+    super::firmware::finish(flight, sim, &outcome, args.record.as_deref(), title);
     if !summary {
         println!("mavsitl px4 stopped");
         println!(
