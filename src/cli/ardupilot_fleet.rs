@@ -11,7 +11,9 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 
 use super::ardupilot::ArduPilotArgs;
-use super::firmware_instances::{fly, Fleet, Member, Slot};
+use mavsitl::firmware::crew::Member;
+
+use super::firmware_instances::{fly, Fleet, Slot};
 use super::inputs::FlightInputs;
 use super::CliError;
 use mavsitl::pacing::Speedup;

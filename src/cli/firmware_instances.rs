@@ -1,55 +1,25 @@
-//! What `px4 --count` and `ardupilot --count` share: N firmware instances
-//! flying N vehicles of one world in one lockstep loop that advances only
-//! when every firmware has answered its step; each flight ends on its own
-//! (a collision ends both vehicles'), and gets its own summary.
+//! What `px4 --count` and `ardupilot --count` share: each vehicle's slot
+//! (instance, start, recording directory), the fleet flown as a
+//! [`Crew`], and a summary per flight.
 
 use std::path::{Path, PathBuf};
 
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::LocalFrame;
 
-use mavsitl::bridge::traffic::TRAFFIC_PERIOD_US;
-
-use super::traffic::traffic_for;
 use mavsitl::record::Recorder;
-use mavsitl::session::{Driver, Session, Step};
-use mavsitl::sim::{Lockstep, SimError};
+use mavsitl::session::Session;
+use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use mavsitl::firmware::flight::{FirmwareFlight, FlightPlan, Judged};
+use mavsitl::firmware::crew::{Crew, Member};
+use mavsitl::firmware::flight::{FirmwareFlight, FlightPlan};
 
 use super::firmware::FirmwareFlightArgs;
 use super::inputs::FlightInputs;
 use super::CliError;
 use mavsitl::launch::LaunchSpec;
 use mavsitl::pacing::Speedup;
-
-/// One vehicle's firmware flight.
-pub(super) struct Member {
-    index: usize,
-    name: String,
-    mission_name: String,
-    flight: FirmwareFlight,
-    outcome: Option<Result<(), String>>,
-}
-
-impl Member {
-    /// Vehicle `index`'s (`name`'s) flight of `mission_name`, under way.
-    pub fn new(index: usize, name: String, mission_name: String, flight: FirmwareFlight) -> Self {
-        Member {
-            index,
-            name,
-            mission_name,
-            flight,
-            outcome: None,
-        }
-    }
-
-    /// Whether its flight is over.
-    pub fn done(&self) -> bool {
-        self.outcome.is_some()
-    }
-}
 
 /// Vehicle k of a fleet as its firmware needs it.
 pub(super) struct Slot {
@@ -188,8 +158,9 @@ pub(super) fn fly(f: Fleet) -> Result<(), CliError> {
         .until(duration.map(SimTime::from_secs_f64))
         .recording(recorder)
         .interrupted_by(&super::INTERRUPTED);
-    let outcome = run.run(&mut Crew::new(&mut members, adsb));
-    mark_end(&mut members);
+    let mut crew = Crew::new(&mut members, adsb);
+    let outcome = run.run(&mut crew);
+    crew.mark_end();
     let sim = run.world().sim();
     let failed = report(members, sim, (inputs, command), record, &outcome);
     run.finish(outcome.is_ok() && failed.is_empty())
@@ -205,85 +176,6 @@ pub(super) fn fly(f: Fleet) -> Result<(), CliError> {
     }
 }
 
-/// Firmware flying the vehicles of one world, each judged on its own; with
-/// `adsb`, each sent the others as traffic.
-pub(super) struct Crew<'a> {
-    members: &'a mut [Member],
-    adsb: bool,
-    next_traffic: SimTime,
-}
-
-impl<'a> Crew<'a> {
-    /// The crew of `members`.
-    pub fn new(members: &'a mut [Member], adsb: bool) -> Self {
-        Crew {
-            members,
-            adsb,
-            next_traffic: SimTime::ZERO,
-        }
-    }
-
-    /// Whether a flight is still under way.
-    pub fn flying(&self) -> bool {
-        self.members.iter().any(|m| !m.done())
-    }
-
-    /// Why a failed tick stopped the world: the firmware that exited, if
-    /// one did.
-    pub fn cause(&self) -> Option<String> {
-        cause(self.members)
-    }
-
-    /// After a good tick: each flight judged, traffic sent when due.
-    pub fn follow(&mut self, ls: &mut Lockstep) {
-        follow(self.members, ls);
-        if self.adsb && ls.sim().time() >= self.next_traffic {
-            self.next_traffic = ls.sim().time() + TRAFFIC_PERIOD_US;
-            for (k, m) in self.members.iter().enumerate() {
-                m.flight.send(traffic_for(k, ls.sim()));
-            }
-        }
-    }
-}
-
-impl Driver<Lockstep> for Crew<'_> {
-    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
-        if let Err(e) = tick {
-            return Step::End(Err(self.cause().unwrap_or_else(|| e.to_string())));
-        }
-        self.follow(ls);
-        match self.flying() {
-            true => Step::Go,
-            false => Step::End(Ok(())),
-        }
-    }
-}
-
-/// Why the loop stopped: the firmware that exited, if one did.
-pub(super) fn cause(members: &[Member]) -> Option<String> {
-    members
-        .iter()
-        .find_map(|m| m.flight.exited().map(|w| format!("{}: {w}", m.name)))
-}
-
-/// After a tick: each flight on its own; a collision ends both.
-pub(super) fn follow(members: &mut [Member], ls: &mut Lockstep) {
-    for m in members.iter_mut() {
-        if m.outcome.is_some() {
-            continue;
-        }
-        if ls.sim().is_wrecked(m.index) {
-            m.outcome = Some(Err(super::summary::collision_text(ls.sim(), m.index)));
-            continue;
-        }
-        match m.flight.judge(Ok(()), ls.sim_mut()) {
-            Judged::Go => {}
-            Judged::End(o) => m.outcome = Some(o),
-            Judged::Lost { why, .. } => m.outcome = Some(Err(why)),
-        }
-    }
-}
-
 /// Stops every member's firmware, writes its records into `record/<name>`
 /// and prints its summary (titled for `command`); returns the names of the
 /// flights that failed. `run` is how the loop ended.
@@ -296,13 +188,7 @@ pub(super) fn report(
 ) -> Vec<String> {
     let mut failed = Vec::new();
     for m in members {
-        let own = match (&m.outcome, run) {
-            (Some(o), _) => o.clone(),
-            (None, Err(e)) => Err(e.clone()),
-            // No plan flown: the run's end (--duration) is its end.
-            (None, Ok(())) if !m.flight.flies_mission() => Ok(()),
-            (None, Ok(())) => Err("the run ended first".into()),
-        };
+        let own = m.outcome_after(run);
         if own.is_err() {
             failed.push(m.name.clone());
         }
@@ -318,11 +204,4 @@ pub(super) fn report(
         super::firmware::finish(m.flight, sim, &own, dir.as_deref(), title);
     }
     failed
-}
-
-/// Marks every member's end of wall time.
-pub(super) fn mark_end(members: &mut [Member]) {
-    for m in members {
-        m.flight.mark_end();
-    }
 }

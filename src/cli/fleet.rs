@@ -17,11 +17,11 @@ use mavsitl::setup::{self, Pilot, PilotPlan};
 use mavsitl::sim::{Lockstep, SimError, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::firmware_instances::Crew;
 use super::fly::FlyArgs;
 use super::inputs::FlightInputs;
 use super::summary::FlightSummary;
 use super::CliError;
+use mavsitl::firmware::crew::Crew;
 
 /// Whether `fly` flies `inputs` as a fleet: a scenario of several vehicles.
 pub(super) fn is_fleet(inputs: &FlightInputs) -> bool {
@@ -58,7 +58,7 @@ impl Member {
             self.finished_at = Some(now);
         }
         self.outcome = if sim.is_wrecked(i) {
-            Some(Err(super::summary::collision_text(sim, i)))
+            Some(Err(mavsitl::analysis::encounters::collision_text(sim, i)))
         } else if let Some(f) = &st.failure {
             Some(Err(f.clone()))
         } else if let Some(c) = &self.metrics.crashed {
@@ -158,7 +158,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
             firmware: Crew::new(&mut firmware, false),
         })
         .err();
-    super::firmware_instances::mark_end(&mut firmware);
+    Crew::new(&mut firmware, false).mark_end();
     let sim = run.world().sim();
     for m in &mut members {
         if m.outcome.is_none() {
@@ -307,6 +307,9 @@ fn print_encounters(sim: &Simulation) {
     }
     println!("  collisions          {}", e.collisions().len());
     for c in e.collisions() {
-        println!("    {}", super::summary::collision_line(sim, c));
+        println!(
+            "    {}",
+            mavsitl::analysis::encounters::collision_line(sim, c)
+        );
     }
 }

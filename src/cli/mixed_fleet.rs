@@ -14,7 +14,9 @@ use mavsitl::sim::Lockstep;
 use super::ardupilot::ArduPilotArgs;
 use super::ardupilot_fleet::Common;
 use super::firmware::FirmwareFlightArgs;
-use super::firmware_instances::{Member, Slot};
+use mavsitl::firmware::crew::Member;
+
+use super::firmware_instances::Slot;
 use super::fly::FlyArgs;
 use super::inputs::FlightInputs;
 use super::px4::Px4Args;

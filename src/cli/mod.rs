@@ -29,7 +29,6 @@ mod sim;
 mod summary;
 mod test;
 mod test_report;
-mod traffic;
 mod vehicle_link;
 
 use clap::{Parser, Subcommand};

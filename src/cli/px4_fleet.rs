@@ -11,7 +11,9 @@ use mavsitl::bridge::px4::Px4Bridge;
 use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 
-use super::firmware_instances::{fly, Fleet, Member, Slot};
+use mavsitl::firmware::crew::Member;
+
+use super::firmware_instances::{fly, Fleet, Slot};
 use super::inputs::FlightInputs;
 use super::px4::{Px4Args, Px4Setup};
 use super::CliError;

@@ -12,7 +12,7 @@ use mavsitl::bridge::traffic::TRAFFIC_PERIOD_US;
 use mavsitl::session::{Driver, Session, Step};
 use mavsitl::setup::{self, Fleet, Pilot, PilotPlan};
 
-use super::traffic::traffic_for;
+use mavsitl::firmware::traffic::traffic_for;
 use mavsitl::geo::ExportFrame;
 use mavsitl::scenario::{ControllerSpec, Home};
 use mavsitl::sim::{Lockstep, SimError, Simulation};
@@ -380,7 +380,7 @@ fn tell_collisions(sim: &Simulation, told: usize) -> usize {
     for c in m.collisions().iter().skip(told) {
         eprintln!(
             "collision: {}; both motors stopped",
-            super::summary::collision_line(sim, c)
+            mavsitl::analysis::encounters::collision_line(sim, c)
         );
     }
     m.collisions().len()

@@ -3,7 +3,6 @@
 //! truth by [`mavsitl::metrics`], so the outputs of different controllers
 //! compare line by line. Fleets add their encounters and collisions.
 
-use mavsitl::encounter::Collision;
 use mavsitl::metrics::FlightMetrics;
 use mavsitl::sim::Simulation;
 
@@ -60,20 +59,6 @@ impl FlightSummary<'_> {
     }
 }
 
-/// "collision with 'b' at 12.3 s, …": vehicle `i`'s collision, as its
-/// flight's failure.
-pub(super) fn collision_text(sim: &Simulation, i: usize) -> String {
-    let c: Option<&Collision> = sim
-        .encounters()
-        .and_then(|m| m.collisions().iter().find(|c| c.a == i || c.b == i));
-    let Some(c) = c else {
-        return "collision".into();
-    };
-    let other = if c.a == i { c.b } else { c.a };
-    let name = sim.vehicles().get(other).map_or("?", |v| v.name());
-    format!("collision with '{name}' {}", collision_where(c))
-}
-
 /// The one summary row of a world's encounters (none with one vehicle).
 pub(super) fn print_encounter_row(sim: &Simulation) {
     if let Some(e) = sim.encounters() {
@@ -84,19 +69,4 @@ pub(super) fn print_encounter_row(sim: &Simulation) {
             e.collisions().len()
         );
     }
-}
-
-/// "'a' and 'b' at 12.3 s, N 1.0 …": a collision of `sim`'s vehicles.
-pub(super) fn collision_line(sim: &Simulation, c: &Collision) -> String {
-    let name = |i: usize| sim.vehicles().get(i).map_or("?", |v| v.name());
-    format!("'{}' and '{}' {}", name(c.a), name(c.b), collision_where(c))
-}
-
-/// "at 12.3 s, N 1.0 E 2.0 D -10.0 m, closing at 4.1 m/s": when, where and
-/// how fast a collision happened.
-fn collision_where(c: &Collision) -> String {
-    format!(
-        "at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s",
-        c.time, c.point_ned_m.x, c.point_ned_m.y, c.point_ned_m.z, c.closing_speed_m_s
-    )
 }

@@ -1,7 +1,11 @@
 //! A fleet's `encounters.csv` read back: every pair of vehicles that came
-//! within the proximity range, how close, and whether they collided.
+//! within the proximity range, how close, and whether they collided; and a
+//! live world's collisions told in words.
 
 use std::path::Path;
+
+use mavsitl_sim::encounter::Collision;
+use mavsitl_sim::sim::Simulation;
 
 use super::track::TrackError;
 
@@ -80,4 +84,33 @@ impl Encounters {
             .iter()
             .min_by(|a, b| a.min_separation_m.total_cmp(&b.min_separation_m))
     }
+}
+
+/// "collision with 'b' at 12.3 s, …": vehicle `i`'s collision, as its
+/// flight's failure.
+pub fn collision_text(sim: &Simulation, i: usize) -> String {
+    let c: Option<&Collision> = sim
+        .encounters()
+        .and_then(|m| m.collisions().iter().find(|c| c.a == i || c.b == i));
+    let Some(c) = c else {
+        return "collision".into();
+    };
+    let other = if c.a == i { c.b } else { c.a };
+    let name = sim.vehicles().get(other).map_or("?", |v| v.name());
+    format!("collision with '{name}' {}", collision_where(c))
+}
+
+/// "'a' and 'b' at 12.3 s, N 1.0 …": a collision of `sim`'s vehicles.
+pub fn collision_line(sim: &Simulation, c: &Collision) -> String {
+    let name = |i: usize| sim.vehicles().get(i).map_or("?", |v| v.name());
+    format!("'{}' and '{}' {}", name(c.a), name(c.b), collision_where(c))
+}
+
+/// "at 12.3 s, N 1.0 E 2.0 D -10.0 m, closing at 4.1 m/s": when, where and
+/// how fast a collision happened.
+fn collision_where(c: &Collision) -> String {
+    format!(
+        "at {}, N {:.1} E {:.1} D {:.1} m, closing at {:.1} m/s",
+        c.time, c.point_ned_m.x, c.point_ned_m.y, c.point_ned_m.z, c.closing_speed_m_s
+    )
 }

@@ -3,7 +3,8 @@
 //! through its bridge while mavsitl, as its ground station, uploads a plan,
 //! arms, starts the mission and follows it to the end; the flight is judged
 //! on the world's ground truth with the same figures as SimpleFlight's
-//! ([`flight`]).
+//! ([`flight`]); N of them fly one world as a [`crew::Crew`], the run
+//! loop's driver, each sent the others as ADS-B [`traffic`].
 //!
 //! It sits above the bridges and the run loop and below the command line:
 //! it prints nothing to stdout (the caller prints the [`flight::FlightReport`]).
@@ -16,4 +17,6 @@
 
 #![warn(missing_docs)]
 
+pub mod crew;
 pub mod flight;
+pub mod traffic;
