@@ -51,14 +51,7 @@ fn input(msg: impl Into<String>, hint: &str) -> CliError {
     CliError::input(msg, hint)
 }
 
-/// A mission, scenario and parameters resolved from the command line.
-pub(super) struct FlightInputs {
-    pub mission: Mission,
-    pub mission_name: String,
-    pub scenario: Scenario,
-    pub source: ScenarioSource,
-    pub param_text: Option<(String, String)>,
-}
+pub(super) use mavsitl::setup::FlightInputs;
 
 /// The word a vehicle kind has on the command line (`--vehicle`) and in
 /// summaries' titles.
@@ -66,23 +59,6 @@ pub(super) fn vehicle_word(kind: VehicleKind) -> &'static str {
     match kind {
         VehicleKind::Multirotor => "quad",
         VehicleKind::Boat => "boat",
-    }
-}
-
-impl FlightInputs {
-    /// The kind of vehicle `index` (a multirotor for a vehicle not there).
-    pub fn kind(&self, index: usize) -> VehicleKind {
-        self.scenario
-            .vehicles
-            .get(index)
-            .map_or(VehicleKind::Multirotor, |v| v.kind)
-    }
-
-    /// The parameter file as (text, name).
-    pub fn params(&self) -> Option<(&str, &str)> {
-        self.param_text
-            .as_ref()
-            .map(|(t, n)| (t.as_str(), n.as_str()))
     }
 }
 

@@ -9,19 +9,17 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use mavsitl::bridge::ground_station::Firmware as Dialect;
-use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats, RcSchedule};
+use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats};
 use mavsitl::geo::ExportFrame;
-use mavsitl::physics::boat::BoatLayout;
-use mavsitl::scenario::load::Airframe;
 use mavsitl::session::{Driver, Session, Step};
 use mavsitl::sim::{Lockstep, SimError};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use mavsitl::firmware::flight::{FirmwareFlight, Judged};
+pub(super) use mavsitl::firmware::px4::{build, env_file, launch_spec, px4_build_dir, Px4Setup};
 
 use super::firmware::{flight_title, FirmwareFlightArgs};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
-use super::vehicle_link::epoch_unix_us;
 use super::CliError;
 use mavsitl::launch::LaunchSpec;
 use mavsitl::pacing::{parse_speedup, Speedup};
@@ -102,188 +100,31 @@ pub struct Px4Args {
     pub flight: FirmwareFlightArgs,
 }
 
-/// The PX4 parameter files (PX4_PARAM_* overrides for airframe 10016, 50000
-/// or 4012), built into the binary so it runs from anywhere.
-const ENV_FILES: [(&str, &str); 5] = [
-    (
-        "generic_quad",
-        include_str!("../../firmware_configs/px4/generic_quad.env"),
-    ),
-    ("x500", include_str!("../../firmware_configs/px4/x500.env")),
-    (
-        "usv_twin",
-        include_str!("../../firmware_configs/px4/usv_twin.env"),
-    ),
-    (
-        "otter_usv",
-        include_str!("../../firmware_configs/px4/otter_usv.env"),
-    ),
-    (
-        "usv_rudder",
-        include_str!("../../firmware_configs/px4/usv_rudder.env"),
-    ),
-];
-
-/// The parameter file for vehicle `index` (name, text): its airframe's own,
-/// else the nearest start for its kind — generic_quad for a multirotor,
-/// usv_twin (PX4's differential rover) for a twin-thruster boat, usv_rudder
-/// (PX4's Ackermann rover) for a boat with one thruster and a rudder.
-fn env_file(inputs: &FlightInputs, index: usize) -> (&'static str, &'static str) {
-    let by_name = |name: &str| ENV_FILES.iter().find(|(n, _)| *n == name).copied();
-    let airframe = inputs
-        .scenario
-        .vehicles
-        .get(index)
-        .map_or("", |v| v.airframe.as_str());
-    let nearest = match inputs.scenario.resolve_airframe(index, &inputs.source) {
-        Ok(Airframe::Boat(p)) if p.layout == BoatLayout::ThrottleRudder => "usv_rudder",
-        Ok(Airframe::Boat(_)) => "usv_twin",
-        _ => "generic_quad",
-    };
-    by_name(airframe)
-        .or_else(|| by_name(nearest))
-        .unwrap_or(ENV_FILES[0])
-}
-
-/// The `export NAME=VALUE` lines of an env file.
-fn env_vars(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .filter_map(|l| l.trim().strip_prefix("export "))
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().trim_matches('"').to_string()))
-        .collect()
-}
-
-/// PX4's build directory from what the user gave: build/px4_sitl_default
-/// itself, or the PX4-Autopilot checkout above it.
-pub(super) fn px4_build_dir(given: &Path) -> Result<PathBuf, CliError> {
-    // Absolute: PX4 runs in its own working directory.
-    let given_abs = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
-    let candidates = [given_abs.clone(), given_abs.join("build/px4_sitl_default")];
-    let dir = candidates
-        .into_iter()
-        .find(|d| d.join("bin/px4").is_file() && d.join("etc/init.d-posix/rcS").is_file())
-        .ok_or_else(|| {
-            CliError::input(
-                format!(
-                    "--px4-build {}: no PX4 SITL build there (bin/px4 and etc/init.d-posix/rcS)",
-                    given.display()
-                ),
-                "give PX4-Autopilot's build/px4_sitl_default, made by `make px4_sitl`",
-            )
-        })?;
-    match mavsitl::launch::executable_problem(&dir.join("bin/px4")) {
-        Some(why) => Err(CliError::input(
-            format!("--px4-build {}: {why}", given.display()),
-            "chmod +x it, or rebuild with `make px4_sitl`",
-        )),
-        None => Ok(dir),
+/// The command line's setup (instance, bind, workdir, record).
+pub(super) fn setup_of(args: &Px4Args) -> Px4Setup<'_> {
+    Px4Setup {
+        instance: args.instance,
+        bind: args.bind,
+        keep_workdir: args.flight.keep_workdir,
+        record: args.record.as_deref(),
+        params: &[],
+        vehicle: 0,
     }
 }
 
-/// Where and how PX4 is met, whoever starts it (`px4`, `airsim`).
-pub(super) struct Px4Setup<'a> {
-    /// PX4 instance: TCP 4560 + N.
-    pub instance: u8,
-    /// Address to listen on.
-    pub bind: IpAddr,
-    /// Keep a launched PX4's working directory.
-    pub keep_workdir: bool,
-    /// The recording directory (a launched PX4's console goes there).
-    pub record: Option<&'a Path>,
-    /// PX4 parameters to set at start-up besides the airframe's (name,
-    /// value): `PX4_PARAM_<NAME>` variables for PX4's rcS.
-    pub params: &'a [(String, String)],
-    /// The vehicle it flies (its airframe and RC script), by index.
-    pub vehicle: usize,
-}
-
-impl<'a> Px4Setup<'a> {
-    /// The command line's setup (instance, bind, workdir, record).
-    pub(super) fn of(args: &'a Px4Args) -> Self {
-        Px4Setup {
-            instance: args.instance,
-            bind: args.bind,
-            keep_workdir: args.flight.keep_workdir,
-            record: args.record.as_deref(),
-            params: &[],
-            vehicle: 0,
-        }
-    }
-}
-
-/// How to start PX4: `bin/px4 -i N -d <build>/etc` in a fresh working
-/// directory (as PX4's sitl_multiple_run.sh does), with the airframe's
-/// variables, the home and the speed factor in the environment.
-pub(super) fn launch_spec(
-    build: &Path,
+/// The bridge's options for `setup` and `inputs` (`launched`: PX4 started
+/// here), stopped by Ctrl-C.
+pub(super) fn bridge_options(
     setup: &Px4Setup,
     inputs: &FlightInputs,
-    speedup: Speedup,
-) -> Result<LaunchSpec, CliError> {
-    let build = px4_build_dir(build)?;
-    let (_, text) = env_file(inputs, setup.vehicle);
-    let mut env = env_vars(text);
-    let h = &inputs.scenario.home;
-    env.push(("PX4_HOME_LAT".into(), h.lat_deg.to_string()));
-    env.push(("PX4_HOME_LON".into(), h.lon_deg.to_string()));
-    env.push(("PX4_HOME_ALT".into(), h.alt_m.to_string()));
-    if let Speedup::Factor(k) = speedup {
-        env.push(("PX4_SIM_SPEED_FACTOR".into(), k.to_string()));
-    }
-    for (name, value) in setup.params {
-        env.push((format!("PX4_PARAM_{name}"), value.clone()));
-    }
-    let workdir = mavsitl::launch::scratch_dir("px4", setup.instance);
-    let log = match setup.record {
-        Some(dir) => dir.join("firmware.log"),
-        None => workdir.join("firmware.log"),
-    };
-    Ok(LaunchSpec {
-        name: "PX4",
-        program: build.join("bin/px4"),
-        args: vec![
-            "-i".into(),
-            setup.instance.to_string().into(),
-            "-d".into(),
-            build.join("etc").into_os_string(),
-        ],
-        env,
-        workdir,
-        keep_workdir: setup.keep_workdir,
-        log,
-        files: Vec::new(),
-    })
-}
-
-/// The simulation of `inputs` with PX4's bridge flying vehicle 0.
-pub(super) fn build(
-    inputs: &FlightInputs,
-    port: &Px4Port,
-    opts: &Px4Options,
-) -> Result<Lockstep, CliError> {
-    let sim = inputs
-        .scenario
-        .build_simulation(&inputs.source)
-        .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
-    let frame = *sim.world().frame();
-    let mut ls = Lockstep::new(sim);
-    ls.attach(
-        0,
-        Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
-    )
-    .map_err(|e| {
-        CliError::input(
-            e.to_string(),
-            "the physics rate must be a multiple of 250 Hz",
-        )
-    })?;
-    Ok(ls)
+    launched: bool,
+) -> Px4Options {
+    mavsitl::firmware::px4::bridge_options(setup, inputs, launched, &super::STOP_RUN)
 }
 
 /// The bridge's options from the command line and the scenario.
 pub(super) fn options(args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
-    options_for(&Px4Setup::of(args), args, inputs)
+    options_for(&setup_of(args), args, inputs)
 }
 
 /// The bridge's options for `setup` (one instance of `--count`), with the
@@ -292,32 +133,6 @@ pub(super) fn options_for(setup: &Px4Setup, args: &Px4Args, inputs: &FlightInput
     let mut opts = bridge_options(setup, inputs, args.px4_build.is_some());
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
     opts.give_up_after = mavsitl::time::saturating_duration(args.px4_timeout);
-    opts
-}
-
-/// The bridge's options for a setup and a scenario (PX4 started here or not).
-pub(super) fn bridge_options(
-    setup: &Px4Setup,
-    inputs: &FlightInputs,
-    launched: bool,
-) -> Px4Options {
-    let scenario = &inputs.scenario;
-    let mut opts = Px4Options::new(setup.bind, setup.instance);
-    opts.utc_epoch_us = epoch_unix_us(scenario);
-    opts.stop = Some(&super::STOP_RUN);
-    opts.launched = launched;
-    opts.rc = scenario
-        .vehicles
-        .get(setup.vehicle)
-        .and_then(|v| v.rc.as_ref())
-        .map(|rc| RcSchedule {
-            every_steps: (250 / rc.rate_hz.max(1)) as u64,
-            points: rc
-                .script
-                .iter()
-                .map(|p| (SimTime::from_secs_f64(p.t_s), p.channels.clone()))
-                .collect(),
-        });
     opts
 }
 
@@ -548,7 +363,9 @@ impl Driver<Lockstep> for Px4Driver<'_> {
             reattach(ls, self.port, self.opts).map(|()| None)
         } else {
             eprintln!("PX4 is back: the simulation restarts from the scenario's start");
-            build(self.inputs, self.port, self.opts).map(Some)
+            build(self.inputs, self.port, self.opts)
+                .map(Some)
+                .map_err(CliError::from)
         };
         match next {
             Ok(None) => Step::Go,
@@ -571,7 +388,7 @@ fn launch_or_instruct(
         Some(dir) => {
             let setup = Px4Setup {
                 params,
-                ..Px4Setup::of(args)
+                ..setup_of(args)
             };
             Ok(Some(launch_spec(dir, &setup, inputs, speedup)?))
         }

@@ -62,7 +62,7 @@ pub(super) fn attach(
         record: slot.record.as_deref(),
         params,
         vehicle: slot.index,
-        ..Px4Setup::of(args)
+        ..super::px4::setup_of(args)
     };
     let opts = super::px4::options_for(&setup, args, inputs);
     let port = super::px4::listen(&opts, "give it another instance")?;

@@ -412,9 +412,11 @@ fn ground_station(
             stop_run: alone.then_some(plan.stop_run),
         },
     )
-    .map_err(|e| LaunchError {
-        message: format!("cannot open the ground-station port {addr:?}: {e}"),
-        hint: "another ground station, MAVSDK program or mavsitl holds it: close it or use --instance N",
+    .map_err(|e| {
+        LaunchError::new(
+            format!("cannot open the ground-station port {addr:?}: {e}"),
+            "another ground station, MAVSDK program or mavsitl holds it: close it or use --instance N",
+        )
     })
 }
 

@@ -19,4 +19,5 @@
 
 pub mod crew;
 pub mod flight;
+pub mod px4;
 pub mod traffic;

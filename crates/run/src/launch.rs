@@ -21,12 +21,16 @@ pub struct LaunchError {
     /// The one-line message, naming the file or program.
     pub message: String,
     /// What to try.
-    pub hint: &'static str,
+    pub hint: String,
 }
 
 impl LaunchError {
-    fn new(message: String, hint: &'static str) -> Self {
-        LaunchError { message, hint }
+    /// `message`, with `hint` as what to try.
+    pub fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        LaunchError {
+            message: message.into(),
+            hint: hint.into(),
+        }
     }
 }
 

@@ -453,3 +453,36 @@ pub fn boat_outputs(p: &BoatParams) -> BoatOutputs {
         },
     }
 }
+
+/// What a flight is made of: the mission, the scenario it flies in and the
+/// parameter file, resolved and checked.
+#[derive(Debug, Clone)]
+pub struct FlightInputs {
+    /// The mission.
+    pub mission: Mission,
+    /// Its name for messages and titles (the file, or the built-in's).
+    pub mission_name: String,
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Where the scenario came from (its paths are relative to it).
+    pub source: ScenarioSource,
+    /// The parameter file, if any: (text, name).
+    pub param_text: Option<(String, String)>,
+}
+
+impl FlightInputs {
+    /// The kind of vehicle `index` (a multirotor for a vehicle not there).
+    pub fn kind(&self, index: usize) -> VehicleKind {
+        self.scenario
+            .vehicles
+            .get(index)
+            .map_or(VehicleKind::Multirotor, |v| v.kind)
+    }
+
+    /// The parameter file as (text, name).
+    pub fn params(&self) -> Option<(&str, &str)> {
+        self.param_text
+            .as_ref()
+            .map(|(t, n)| (t.as_str(), n.as_str()))
+    }
+}

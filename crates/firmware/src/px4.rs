@@ -1,0 +1,212 @@
+//! PX4 SITL launched and flown: its parameter files (built in), its
+//! build directory, how to start it, and the world its simulator bridge
+//! flies.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use mavsitl_bridges::px4::{Px4Bridge, Px4Options, Px4Port, RcSchedule};
+use mavsitl_core::time::SimTime;
+use mavsitl_run::launch::{LaunchError, LaunchSpec};
+use mavsitl_run::pacing::Speedup;
+use mavsitl_run::setup::FlightInputs;
+use mavsitl_sim::physics::boat::BoatLayout;
+use mavsitl_sim::scenario::load::Airframe;
+use mavsitl_sim::sim::Lockstep;
+
+/// The PX4 parameter files (PX4_PARAM_* overrides for airframe 10016, 50000
+/// or 4012), built into the binary so it runs from anywhere.
+const ENV_FILES: [(&str, &str); 5] = [
+    (
+        "generic_quad",
+        include_str!("../../../firmware_configs/px4/generic_quad.env"),
+    ),
+    (
+        "x500",
+        include_str!("../../../firmware_configs/px4/x500.env"),
+    ),
+    (
+        "usv_twin",
+        include_str!("../../../firmware_configs/px4/usv_twin.env"),
+    ),
+    (
+        "otter_usv",
+        include_str!("../../../firmware_configs/px4/otter_usv.env"),
+    ),
+    (
+        "usv_rudder",
+        include_str!("../../../firmware_configs/px4/usv_rudder.env"),
+    ),
+];
+
+/// The parameter file for vehicle `index` (name, text): its airframe's own,
+/// else the nearest start for its kind — generic_quad for a multirotor,
+/// usv_twin (PX4's differential rover) for a twin-thruster boat, usv_rudder
+/// (PX4's Ackermann rover) for a boat with one thruster and a rudder.
+pub fn env_file(inputs: &FlightInputs, index: usize) -> (&'static str, &'static str) {
+    let by_name = |name: &str| ENV_FILES.iter().find(|(n, _)| *n == name).copied();
+    let airframe = inputs
+        .scenario
+        .vehicles
+        .get(index)
+        .map_or("", |v| v.airframe.as_str());
+    let nearest = match inputs.scenario.resolve_airframe(index, &inputs.source) {
+        Ok(Airframe::Boat(p)) if p.layout == BoatLayout::ThrottleRudder => "usv_rudder",
+        Ok(Airframe::Boat(_)) => "usv_twin",
+        _ => "generic_quad",
+    };
+    by_name(airframe)
+        .or_else(|| by_name(nearest))
+        .unwrap_or(ENV_FILES[0])
+}
+
+/// The `export NAME=VALUE` lines of an env file.
+pub fn env_vars(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("export "))
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().trim_matches('"').to_string()))
+        .collect()
+}
+
+/// PX4's build directory from what the user gave: build/px4_sitl_default
+/// itself, or the PX4-Autopilot checkout above it.
+pub fn px4_build_dir(given: &Path) -> Result<PathBuf, LaunchError> {
+    // Absolute: PX4 runs in its own working directory.
+    let given_abs = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
+    let candidates = [given_abs.clone(), given_abs.join("build/px4_sitl_default")];
+    let dir = candidates
+        .into_iter()
+        .find(|d| d.join("bin/px4").is_file() && d.join("etc/init.d-posix/rcS").is_file())
+        .ok_or_else(|| {
+            LaunchError::new(
+                format!(
+                    "--px4-build {}: no PX4 SITL build there (bin/px4 and etc/init.d-posix/rcS)",
+                    given.display()
+                ),
+                "give PX4-Autopilot's build/px4_sitl_default, made by `make px4_sitl`",
+            )
+        })?;
+    match mavsitl_run::launch::executable_problem(&dir.join("bin/px4")) {
+        Some(why) => Err(LaunchError::new(
+            format!("--px4-build {}: {why}", given.display()),
+            "chmod +x it, or rebuild with `make px4_sitl`",
+        )),
+        None => Ok(dir),
+    }
+}
+
+/// Where and how PX4 is met, whoever starts it (`px4`, `airsim`).
+pub struct Px4Setup<'a> {
+    /// PX4 instance: TCP 4560 + N.
+    pub instance: u8,
+    /// Address to listen on.
+    pub bind: IpAddr,
+    /// Keep a launched PX4's working directory.
+    pub keep_workdir: bool,
+    /// The recording directory (a launched PX4's console goes there).
+    pub record: Option<&'a Path>,
+    /// PX4 parameters to set at start-up besides the airframe's (name,
+    /// value): `PX4_PARAM_<NAME>` variables for PX4's rcS.
+    pub params: &'a [(String, String)],
+    /// The vehicle it flies (its airframe and RC script), by index.
+    pub vehicle: usize,
+}
+
+/// How to start PX4: `bin/px4 -i N -d <build>/etc` in a fresh working
+/// directory (as PX4's sitl_multiple_run.sh does), with the airframe's
+/// variables, the home and the speed factor in the environment.
+pub fn launch_spec(
+    build: &Path,
+    setup: &Px4Setup,
+    inputs: &FlightInputs,
+    speedup: Speedup,
+) -> Result<LaunchSpec, LaunchError> {
+    let build = px4_build_dir(build)?;
+    let (_, text) = env_file(inputs, setup.vehicle);
+    let mut env = env_vars(text);
+    let h = &inputs.scenario.home;
+    env.push(("PX4_HOME_LAT".into(), h.lat_deg.to_string()));
+    env.push(("PX4_HOME_LON".into(), h.lon_deg.to_string()));
+    env.push(("PX4_HOME_ALT".into(), h.alt_m.to_string()));
+    if let Speedup::Factor(k) = speedup {
+        env.push(("PX4_SIM_SPEED_FACTOR".into(), k.to_string()));
+    }
+    for (name, value) in setup.params {
+        env.push((format!("PX4_PARAM_{name}"), value.clone()));
+    }
+    let workdir = mavsitl_run::launch::scratch_dir("px4", setup.instance);
+    let log = match setup.record {
+        Some(dir) => dir.join("firmware.log"),
+        None => workdir.join("firmware.log"),
+    };
+    Ok(LaunchSpec {
+        name: "PX4",
+        program: build.join("bin/px4"),
+        args: vec![
+            "-i".into(),
+            setup.instance.to_string().into(),
+            "-d".into(),
+            build.join("etc").into_os_string(),
+        ],
+        env,
+        workdir,
+        keep_workdir: setup.keep_workdir,
+        log,
+        files: Vec::new(),
+    })
+}
+
+/// The simulation of `inputs` with PX4's bridge flying vehicle 0.
+pub fn build(
+    inputs: &FlightInputs,
+    port: &Px4Port,
+    opts: &Px4Options,
+) -> Result<Lockstep, LaunchError> {
+    let sim = inputs
+        .scenario
+        .build_simulation(&inputs.source)
+        .map_err(|e| LaunchError::new(e.to_string(), "see docs/reference/scenario.md"))?;
+    let frame = *sim.world().frame();
+    let mut ls = Lockstep::new(sim);
+    ls.attach(
+        0,
+        Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
+    )
+    .map_err(|e| {
+        LaunchError::new(
+            e.to_string(),
+            "the physics rate must be a multiple of 250 Hz",
+        )
+    })?;
+    Ok(ls)
+}
+
+/// The bridge's options for a setup and a scenario (`launched`: PX4
+/// started by mavsitl); `stop` ends its waits at once.
+pub fn bridge_options(
+    setup: &Px4Setup,
+    inputs: &FlightInputs,
+    launched: bool,
+    stop: &'static AtomicBool,
+) -> Px4Options {
+    let scenario = &inputs.scenario;
+    let mut opts = Px4Options::new(setup.bind, setup.instance);
+    opts.utc_epoch_us = scenario.date.unix_midnight_us();
+    opts.stop = Some(stop);
+    opts.launched = launched;
+    opts.rc = scenario
+        .vehicles
+        .get(setup.vehicle)
+        .and_then(|v| v.rc.as_ref())
+        .map(|rc| RcSchedule {
+            every_steps: (250 / rc.rate_hz.max(1)) as u64,
+            points: rc
+                .script
+                .iter()
+                .map(|p| (SimTime::from_secs_f64(p.t_s), p.channels.clone()))
+                .collect(),
+        });
+    opts
+}
