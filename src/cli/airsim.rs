@@ -307,10 +307,12 @@ impl ApiDriver<'_> {
 
 impl<'a> Driver<ApiWorld<'a>> for ApiDriver<'_> {
     fn ready(&mut self, w: &mut ApiWorld<'a>) -> Result<bool, String> {
+        // Moves a tick completed are answered before the calls that came
+        // since.
+        self.replies.append(&mut w.done);
         while let Some(m) = self.server.try_recv() {
             self.take(w.api, m);
         }
-        self.replies.append(&mut w.done);
         for (conn, msgid, answer) in self.replies.drain(..) {
             self.server.respond(conn, msgid, answer);
         }

@@ -494,11 +494,15 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
         wait_reconnect: args.wait_reconnect,
         restarts: 0,
         recent: Vec::new(),
+        failed: None,
     };
     let outcome = run.run(&mut driver);
     run.finish(outcome.is_ok()).map_err(CliError::run)?;
     let ArduPilotDriver {
-        flight, restarts, ..
+        flight,
+        restarts,
+        failed,
+        ..
     } = driver;
     let ls = run.world();
     let t = ls.sim().time().as_secs_f64();
@@ -512,7 +516,7 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
         "  sim time            {t:.1} s ({:.1}x real time), {restarts} restart(s)",
         t / wall.elapsed().as_secs_f64().max(1e-9)
     );
-    outcome.map_err(CliError::run)
+    outcome.map_err(|why| failed.unwrap_or_else(|| CliError::run(why)))
 }
 
 /// Counts a restart now among the recent ones; too many is an error.
@@ -532,12 +536,18 @@ fn count_restart(recent: &mut Vec<Instant>) -> Result<(), String> {
 /// ArduPilot flying the vehicle over its JSON port; a restarted ArduPilot
 /// (or one back with `--wait-reconnect`) flies a fresh world.
 struct ArduPilotDriver<'a> {
+    /// The flight (its ground station, its launched ArduPilot).
     flight: FirmwareFlight,
     inputs: &'a FlightInputs,
     opts: &'a ArduPilotOptions,
+    /// Wait for an ArduPilot started by hand to come back.
     wait_reconnect: bool,
+    /// Times ArduPilot came back.
     restarts: u32,
+    /// When the recent restarts happened (wall clock), to give up on too many.
     recent: Vec<Instant>,
+    /// Why the world could not be built again, as the error to exit with.
+    failed: Option<CliError>,
 }
 
 impl Driver<Lockstep> for ArduPilotDriver<'_> {
@@ -559,7 +569,11 @@ impl Driver<Lockstep> for ArduPilotDriver<'_> {
         ls.detach(0);
         match build(self.inputs, self.opts) {
             Ok(fresh) => Step::Restart(Box::new(fresh), "ArduPilot restarted".into()),
-            Err(e) => Step::End(Err(e.message)),
+            Err(e) => {
+                let why = e.message.clone();
+                self.failed = Some(e);
+                Step::End(Err(why))
+            }
         }
     }
 }

@@ -3,9 +3,11 @@
 //! Owns argument parsing (clap; the doc comments here are the only place help text
 //! lives), logging set-up, turning library errors into one line plus a hint and an
 //! exit code (0 success, 1 the run failed, 2 bad input), progress display and the
-//! summary printed on stdout. It is the only place that prints, and the only
-//! place that paces the simulation on the wall clock (the bridges and links
-//! below read it only for socket timeouts).
+//! summary printed on stdout. It is the only place that prints to stdout;
+//! the libraries below tell progress and warnings on stderr. Each
+//! subcommand plugs its controllers into the one run loop,
+//! `mavsitl::session`, which alone paces the simulation on the wall clock
+//! (the bridges and links read it only for socket timeouts).
 
 mod airsim;
 mod ardupilot;

@@ -309,10 +309,14 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
         port: &port,
         opts: &opts,
         restarts: 0,
+        failed: None,
     };
     let outcome = run.run(&mut driver);
     let Px4Driver {
-        flight, restarts, ..
+        flight,
+        restarts,
+        failed,
+        ..
     } = driver;
     let st = port.borrow().stats();
     if let Some(dir) = &args.record {
@@ -333,18 +337,22 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
         );
     }
     print_lockstep(&st, restarts);
-    outcome.map_err(CliError::run)
+    outcome.map_err(|why| failed.unwrap_or_else(|| CliError::run(why)))
 }
 
 /// PX4 flying the vehicle over its simulator port; a PX4 that went away
 /// is waited for, and flies the world on or a fresh one (`--keep-state`).
 struct Px4Driver<'a> {
+    /// The flight (its ground station, its launched PX4).
     flight: FirmwareFlight,
     args: &'a Px4Args,
     inputs: &'a FlightInputs,
     port: &'a Px4Port,
     opts: &'a Px4Options,
+    /// Times PX4 came back.
     restarts: u32,
+    /// Why the world could not be flown on, as the error to exit with.
+    failed: Option<CliError>,
 }
 
 impl Driver<Lockstep> for Px4Driver<'_> {
@@ -370,7 +378,11 @@ impl Driver<Lockstep> for Px4Driver<'_> {
         match next {
             Ok(None) => Step::Go,
             Ok(Some(fresh)) => Step::Restart(Box::new(fresh), "PX4 restarted".into()),
-            Err(e) => Step::End(Err(e.message)),
+            Err(e) => {
+                let why = e.message.clone();
+                self.failed = Some(e);
+                Step::End(Err(why))
+            }
         }
     }
 }

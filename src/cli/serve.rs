@@ -264,6 +264,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         next_traffic: SimTime::ZERO,
         collisions_told: 0,
         resets: 0,
+        failed: None,
     };
     let outcome = run.run(&mut driver);
     for s in &mut driver.sessions {
@@ -271,19 +272,28 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     }
     run.finish(outcome.is_ok()).map_err(CliError::run)?;
     print_end(&args, &driver.sessions, run.world().sim(), driver.resets);
-    outcome.map_err(CliError::run)
+    outcome.map_err(|why| driver.failed.unwrap_or_else(|| CliError::run(why)))
 }
 
 /// The served vehicles: their links, ADS-B traffic, collisions told, and
 /// a fresh world when a ground station reboots one.
 struct ServeDriver<'a> {
+    /// Each vehicle's ground-station link, in vehicle order.
     sessions: Vec<GcsSession>,
+    /// Each vehicle's SimpleFlight.
     pilots: Vec<Pilot>,
+    /// Builds the world afresh (a reboot).
     rebuild: &'a dyn Fn() -> Result<Fleet, CliError>,
+    /// Send each vehicle's ground stations the others as ADS-B traffic.
     adsb: bool,
+    /// Sim time the next ADS-B traffic is due.
     next_traffic: SimTime,
+    /// Collisions already told on stderr.
     collisions_told: usize,
+    /// Reboots so far.
     resets: u32,
+    /// Why the world could not be built again, as the error to exit with.
+    failed: Option<CliError>,
 }
 
 impl ServeDriver<'_> {
@@ -294,7 +304,11 @@ impl ServeDriver<'_> {
         }
         let fleet = match (self.rebuild)() {
             Ok(f) => f,
-            Err(e) => return Step::End(Err(e.message)),
+            Err(e) => {
+                let why = e.message.clone();
+                self.failed = Some(e);
+                return Step::End(Err(why));
+            }
         };
         for (s, p) in self.sessions.iter_mut().zip(&fleet.pilots) {
             s.endpoint.rebind(p.status.clone(), p.requests.clone());
@@ -302,6 +316,7 @@ impl ServeDriver<'_> {
         self.pilots = fleet.pilots;
         self.resets += 1;
         self.collisions_told = 0;
+        self.next_traffic = SimTime::ZERO;
         Step::Restart(
             Box::new(fleet.lockstep),
             "a ground station rebooted the vehicle".into(),
@@ -317,7 +332,7 @@ impl Driver<Lockstep> for ServeDriver<'_> {
 
     fn idle(&mut self, ls: &mut Lockstep, d: std::time::Duration) -> Step<Lockstep> {
         wait_serving(&mut self.sessions, ls.sim().time(), d);
-        Step::Go
+        self.reset()
     }
 
     fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use mavsitl_core::time::SimTime;
 
-/// How fast the simulation runs with a ground station attached.
+/// How fast a run goes against the wall clock.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Speedup {
     /// This many times real time.

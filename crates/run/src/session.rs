@@ -1,5 +1,6 @@
-//! The run loop, written once for every command: `fly`, `serve`, `px4`,
-//! `ardupilot`, `airsim`, the fleets and `sim`.
+//! The run loop, written once for every command that runs a world:
+//! `fly`, `serve`, `px4`, `ardupilot`, `airsim`, the fleets and `sim`
+//! (`replay` plays a recording back, and `compare`/`test` run these).
 //!
 //! A [`Session`] owns the world, the pacing against the wall clock, the
 //! recording and the run's end. Whatever flies and serves the vehicles
@@ -15,7 +16,8 @@
 //!    the run's end (sim time ≥ `end`);
 //! 2. [`Driver::ready`]: a paused or not yet connected world idles 20 ms;
 //! 3. a tick early for the pacer idles (at most 2 ms, so the network and
-//!    Ctrl-C stay served), which counts as a service;
+//!    Ctrl-C stay served); [`Driver::idle`] serves the links, so the next
+//!    [`Driver::serve`] comes `service_every` after it;
 //! 4. [`Driver::serve`] when `service_every` of sim time has passed since
 //!    the last service;
 //! 5. one tick, observed by the driver first and then the recorder;
@@ -169,80 +171,75 @@ impl<W: World> Session<W> {
         &self.world
     }
 
-    /// The world, to change.
-    pub fn world_mut(&mut self) -> &mut W {
-        &mut self.world
-    }
-
-    /// The recorder, while it records.
-    pub fn recorder_mut(&mut self) -> Option<&mut Recorder> {
-        self.recorder.as_mut()
-    }
-
     /// Runs until `driver`, the end, or an interrupt stops it; returns the
     /// run's outcome.
     pub fn run(&mut self, driver: &mut dyn Driver<W>) -> Result<(), String> {
-        let mut last_service: Option<SimTime> = None;
-        let mut paused = false;
-        let mut last_tick = self.world.sim().time();
+        let mut st = LoopState {
+            last_service: None,
+            paused: false,
+            last_tick: self.world.sim().time(),
+        };
         loop {
-            let now = self.world.sim().time();
             if self.interrupt.load(Ordering::Relaxed) {
                 return driver.interrupted();
             }
-            if self.end.is_some_and(|e| now >= e) {
+            if self.end.is_some_and(|e| self.world.sim().time() >= e) {
                 return Ok(());
             }
-            if !driver.ready(&mut self.world)? {
-                paused = true;
-                let step = driver.idle(&mut self.world, NOT_READY_IDLE);
-                if let Taken::End(outcome) = self.take(step) {
-                    return outcome;
-                }
-                continue;
-            }
-            // The clock starts again after a pause, and after a reset that
-            // set the world's time back.
-            if paused || now < last_tick {
-                self.pacer.restart(now);
-                paused = false;
-            }
-            last_tick = now;
-            let wait = self
-                .pacer
-                .wait(SimTime::from_micros(now.as_micros() + self.period_us));
-            if !wait.is_zero() {
-                last_service = Some(now);
-                let step = driver.idle(&mut self.world, wait.min(MAX_IDLE));
-                match self.take(step) {
-                    Taken::End(outcome) => return outcome,
-                    Taken::Restarted => last_service = None,
-                    Taken::Go => {}
-                }
-                continue;
-            }
-            if let Some(every) = self.service_every_us {
-                if last_service.is_none_or(|t| now.as_micros() >= t.as_micros() + every) {
-                    last_service = Some(now);
-                    let step = driver.serve(&mut self.world);
-                    match self.take(step) {
-                        Taken::End(outcome) => return outcome,
-                        Taken::Restarted => {
-                            last_service = None;
-                            continue;
-                        }
-                        Taken::Go => {}
-                    }
-                }
-            }
-            let tick = self.tick(driver);
-            let step = driver.after_tick(&mut self.world, tick);
-            match self.take(step) {
+            match self.iterate(driver, &mut st) {
                 Taken::End(outcome) => return outcome,
-                Taken::Restarted => last_service = None,
+                Taken::Restarted => st.last_service = None,
                 Taken::Go => {}
             }
         }
+    }
+
+    /// One pass of the loop: idle while not ready or early, serve when
+    /// due, else tick.
+    fn iterate(&mut self, driver: &mut dyn Driver<W>, st: &mut LoopState) -> Taken {
+        match driver.ready(&mut self.world) {
+            Err(e) => return Taken::End(Err(e)),
+            Ok(false) => {
+                st.paused = true;
+                let step = driver.idle(&mut self.world, NOT_READY_IDLE);
+                return self.take(step);
+            }
+            Ok(true) => {}
+        }
+        // Read after `ready`, which may have reset the world. The clock
+        // starts again after a pause, and after a reset that set the
+        // world's time back.
+        let now = self.world.sim().time();
+        if st.paused || now < st.last_tick {
+            self.pacer.restart(now);
+            st.paused = false;
+            st.last_service = None;
+        }
+        st.last_tick = now;
+        let wait = self
+            .pacer
+            .wait(SimTime::from_micros(now.as_micros() + self.period_us));
+        if !wait.is_zero() {
+            st.last_service = Some(now);
+            let step = driver.idle(&mut self.world, wait.min(MAX_IDLE));
+            return self.take(step);
+        }
+        if let Some(every) = self.service_every_us {
+            if st
+                .last_service
+                .is_none_or(|t| now.as_micros() >= t.as_micros() + every)
+            {
+                st.last_service = Some(now);
+                let step = driver.serve(&mut self.world);
+                let taken = self.take(step);
+                if !matches!(taken, Taken::Go) {
+                    return taken;
+                }
+            }
+        }
+        let tick = self.tick(driver);
+        let step = driver.after_tick(&mut self.world, tick);
+        self.take(step)
     }
 
     /// One tick observed by the driver, then the recorder.
@@ -276,7 +273,7 @@ impl<W: World> Session<W> {
         let Some(mut r) = self.recorder.take() else {
             return Ok(());
         };
-        eprintln!("note: recordings cover the run up to the restart");
+        eprintln!("note: recordings cover the run up to the restart ({why})");
         let sim = self.world.sim();
         r.note(
             "ended_by",
@@ -298,6 +295,16 @@ impl<W: World> Session<W> {
             None => Ok(()),
         }
     }
+}
+
+/// Where the loop stands between passes.
+struct LoopState {
+    /// Sim time of the last service (None: serve at once).
+    last_service: Option<SimTime>,
+    /// The driver was not ready on the last pass.
+    paused: bool,
+    /// Sim time of the last pass that went on to pace.
+    last_tick: SimTime,
 }
 
 /// A driver's step, acted on.
@@ -439,6 +446,20 @@ mod tests {
     }
 
     #[test]
+    fn a_fresh_world_is_served_from_its_start() {
+        let mut run = Session::new(world(), 1_000)
+            .until(Some(SimTime::from_micros(9_000)))
+            .serving_every(4_000);
+        let mut log = Log {
+            restart_after: Some(5),
+            ..Log::default()
+        };
+        run.run(&mut log).expect("run");
+        assert_eq!(log.served_at_us, vec![0, 4_000, 0, 4_000, 8_000]);
+        assert_eq!(log.ticks.len(), 5 + 9);
+    }
+
+    #[test]
     fn an_unready_world_idles_without_ticking() {
         let mut run = Session::new(world(), 1_000).until(Some(SimTime::from_micros(2_000)));
         let mut log = Log {
@@ -465,7 +486,7 @@ mod tests {
     }
 
     #[test]
-    fn a_paced_run_waits_for_the_clock_and_an_unpaced_one_does_not() {
+    fn a_paced_run_waits_for_the_clock() {
         let mut paced = Session::new(world(), 1_000)
             .paced(Speedup::Factor(1.0))
             .until(Some(SimTime::from_micros(3_000)));

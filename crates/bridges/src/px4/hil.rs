@@ -12,6 +12,7 @@ use mavsitl_mavlink::wire::{deg_e7, GpsScaled};
 
 use super::Px4Bridge;
 
+/// Metres (per second) as centimetres (per second), saturated to i16.
 fn cm_i16(v: f64) -> i16 {
     (v * 100.0).round().clamp(i16::MIN as f64, i16::MAX as f64) as i16
 }
