@@ -2,28 +2,30 @@
 //! its JSON external-physics backend (UDP 9002 + 10 × instance).
 
 use std::io::Write as _;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
 
-use mavsitl::bridge::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap};
+use mavsitl::bridge::ardupilot::ArduPilotOptions;
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::ExportFrame;
-use mavsitl::physics::boat::BoatLayout;
-use mavsitl::scenario::load::Airframe;
 use mavsitl::scenario::VehicleKind;
 use mavsitl::session::{Driver, Session, Step};
 use mavsitl::sim::{Lockstep, SimError};
 use mavsitl::time::{PhysicsRate, SimTime};
 
+pub(super) use mavsitl::firmware::ardupilot::{
+    at_frame_rate, physics_rate_for, BOAT_FRAME_RATE_HZ, QUAD_FRAME_RATE_HZ,
+};
+use mavsitl::firmware::ardupilot::{bridge_options, build, ArduPilotSetup};
 use mavsitl::firmware::flight::{FirmwareFlight, Judged};
 
 use super::firmware::{flight_title, FirmwareFlightArgs};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::CliError;
-use mavsitl::launch::{executable_problem, LaunchSpec};
+use mavsitl::launch::LaunchSpec;
 use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// Arguments of `mavsitl ardupilot`.
@@ -98,147 +100,16 @@ pub struct ArduPilotArgs {
     pub flight: FirmwareFlightArgs,
 }
 
-/// mavsitl's ArduPilot parameter files, built into the binary.
-const QUAD_PARM: &str = include_str!("../../firmware_configs/ardupilot/quad.parm");
-
-/// mavsitl's parameter file for vehicle 0 of `inputs`: the quad's, the
-/// twin-thruster boat's (skid steering) or the rudder boat's.
-fn our_parm(inputs: &FlightInputs, kind: VehicleKind) -> &'static str {
-    if kind.is_multirotor() {
-        return QUAD_PARM;
-    }
-    let layout = match inputs.scenario.resolve_airframe(0, &inputs.source) {
-        Ok(Airframe::Boat(b)) => b.layout,
-        _ => BoatLayout::TwinThrusters,
-    };
-    let airframe = inputs
-        .scenario
-        .vehicles
-        .first()
-        .map_or("", |v| v.airframe.as_str());
-    mavsitl::setup::ardupilot_boat_parm(airframe, layout).0
+/// The frame rate: --frame-rate, else the vehicle's default.
+pub(super) fn frame_rate_of(args: &ArduPilotArgs, kind: VehicleKind) -> Result<u32, CliError> {
+    Ok(mavsitl::firmware::ardupilot::frame_rate(
+        args.frame_rate,
+        kind,
+    )?)
 }
 
-/// `--defaults`' files, each checked to be a readable file, made absolute
-/// (ArduPilot runs in its own working directory) and joined with commas.
-fn defaults_files(given: &str) -> Result<String, CliError> {
-    let mut files = Vec::new();
-    for f in given.split(',') {
-        let problem = if f.trim().is_empty() {
-            Some("an empty file name".to_string())
-        } else {
-            match std::fs::File::open(f).and_then(|h| h.metadata()) {
-                Ok(m) if m.is_file() => None,
-                Ok(_) => Some(format!("{f}: not a file")),
-                Err(e) => Some(format!("{f}: {e}")),
-            }
-        };
-        if let Some(why) = problem {
-            return Err(CliError::input(
-                format!("--defaults {given}: {why}"),
-                "comma-separated ArduPilot parameter files (NAME VALUE per line)",
-            ));
-        }
-        let p = Path::new(f);
-        files.push(
-            std::path::absolute(p)
-                .unwrap_or_else(|_| p.to_path_buf())
-                .display()
-                .to_string(),
-        );
-    }
-    Ok(files.join(","))
-}
-
-/// The SITL binary and the stock defaults for the vehicle.
-fn ardupilot_files(
-    args: &ArduPilotArgs,
-    path: &Path,
-    kind: VehicleKind,
-) -> Result<(PathBuf, Option<String>), CliError> {
-    // Absolute paths: ArduPilot runs in its own working directory.
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let user_defaults = match args.defaults.as_deref() {
-        Some(d) => Some(defaults_files(d)?),
-        None => None,
-    };
-    let path = &abs(path);
-    let (binary, stock) = if kind.is_multirotor() {
-        ("arducopter", "copter.parm")
-    } else {
-        ("ardurover", "rover.parm")
-    };
-    if path.is_dir() {
-        let bin = path.join("build/sitl/bin").join(binary);
-        if let Some(why) = bin.is_file().then(|| executable_problem(&bin)).flatten() {
-            return Err(CliError::input(
-                format!("--ardupilot {}: {why}", path.display()),
-                "chmod +x it, or rebuild it with ./waf",
-            ));
-        }
-        if !bin.is_file() {
-            return Err(CliError::input(
-                format!(
-                    "--ardupilot {}: no build/sitl/bin/{binary} there",
-                    path.display()
-                ),
-                format!(
-                    "build it in the checkout: ./waf configure --board sitl && ./waf {}",
-                    &binary[4..]
-                ),
-            ));
-        }
-        let defaults = path.join("Tools/autotest/default_params").join(stock);
-        let stock = match user_defaults {
-            Some(d) => Some(d),
-            None if defaults.is_file() => Some(defaults.display().to_string()),
-            None => None,
-        };
-        return Ok((bin, stock));
-    }
-    if !path.is_file() {
-        return Err(CliError::input(
-            format!("--ardupilot {}: no such file or directory", path.display()),
-            "an ArduPilot checkout with build/sitl/bin, or a SITL binary",
-        ));
-    }
-    if let Some(why) = executable_problem(path) {
-        return Err(CliError::input(
-            format!("--ardupilot {why}"),
-            "chmod +x it, or give an ArduPilot checkout with build/sitl/bin",
-        ));
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    let other = if kind.is_multirotor() {
-        "rover"
-    } else {
-        "copter"
-    };
-    if name.contains(other) {
-        return Err(CliError::input(
-            format!(
-                "--ardupilot {}: a {other} binary, but the simulated vehicle is a {}",
-                path.display(),
-                super::inputs::vehicle_word(kind)
-            ),
-            format!(
-                "use {binary}, or --vehicle {}",
-                super::inputs::vehicle_word(match kind {
-                    VehicleKind::Multirotor => VehicleKind::Boat,
-                    VehicleKind::Boat => VehicleKind::Multirotor,
-                })
-            ),
-        ));
-    }
-    Ok((path.to_path_buf(), user_defaults))
-}
-
-/// How to start ArduPilot: the SITL binary with the JSON backend, its own
-/// pacing at --speedup, the home, the stock defaults plus ours, instance N,
-/// in a fresh working directory (no eeprom.bin from an earlier run).
+/// How to start ArduPilot for `instance` (recording into `record`): the
+/// command line's setup.
 pub(super) fn launch_spec(
     path: &Path,
     args: &ArduPilotArgs,
@@ -247,115 +118,17 @@ pub(super) fn launch_spec(
     kind: VehicleKind,
     params: &[(String, String)],
 ) -> Result<LaunchSpec, CliError> {
-    let (program, stock) = ardupilot_files(args, path, kind)?;
-    let ours = "mavsitl.parm";
-    let mut defaults = match stock {
-        Some(s) => format!("{s},{ours}"),
-        None => ours.to_string(),
-    };
-    let mut files = vec![(ours.to_string(), our_parm(inputs, kind).to_string())];
-    // The user's --params last: ArduPilot applies the files in order.
-    if !params.is_empty() {
-        let user = "user.parm";
-        defaults = format!("{defaults},{user}");
-        let text: String = params.iter().map(|(n, v)| format!("{n} {v}\n")).collect();
-        files.push((user.to_string(), text));
-    }
-    let h = &inputs.scenario.home;
-    let speed = match args.speedup {
-        Some(Speedup::Factor(k)) => k,
-        // As fast as it goes: ArduPilot paces itself at --speedup, mavsitl
-        // answers each frame at once.
-        _ => 1000.0,
-    };
-    let workdir = mavsitl::launch::scratch_dir("ardupilot", instance);
-    let log = match record {
-        Some(dir) => dir.join("firmware.log"),
-        None => workdir.join("firmware.log"),
-    };
-    Ok(LaunchSpec {
-        name: "ArduPilot",
-        program,
-        args: [
-            "-S".to_string(),
-            "--model".into(),
-            format!("JSON:{}", args.bind),
-            "--speedup".into(),
-            speed.to_string(),
-            "--home".into(),
-            format!("{},{},{},{}", h.lat_deg, h.lon_deg, h.alt_m, h.heading_deg),
-            "--defaults".into(),
-            defaults,
-            format!("-I{instance}"),
-        ]
-        .into_iter()
-        .map(Into::into)
-        .collect(),
-        env: Vec::new(),
-        workdir,
+    let setup = ArduPilotSetup {
+        instance,
+        bind: args.bind,
+        record,
+        speedup: args.speedup,
         keep_workdir: args.flight.keep_workdir,
-        log,
-        files,
-    })
-}
-
-fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep, CliError> {
-    let sim = inputs
-        .scenario
-        .build_simulation(&inputs.source)
-        .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
-    let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
-        CliError::input(
-            format!("cannot bind UDP {}: {e}", opts.bind),
-            "another simulator may hold it: use --instance N",
-        )
-    })?;
-    let mut ls = Lockstep::new(sim);
-    ls.attach(0, Box::new(bridge)).map_err(|e| {
-        CliError::input(
-            e.to_string(),
-            "the frame rate must divide the scenario's physics rate (e.g. 400 Hz needs physics_rate_hz 1200 or 2000)",
-        )
-    })?;
-    Ok(ls)
-}
-
-/// Frames a second by default for a quad. ArduPilot SITL's own default is
-/// 1200 Hz, but sim time is kept in whole microseconds; 800 Hz (1250 µs) is
-/// the lowest such rate that still samples the gyro above 1.8 × Copter's
-/// 400 Hz loop, and every frame is a UDP round trip (it flies the quad square
-/// about 14 % faster than 1000 Hz did).
-pub(super) const QUAD_FRAME_RATE_HZ: u32 = 800;
-
-/// Frames a second by default for a boat: above 1.8 × Rover's 50 Hz loop, and
-/// a fifth of the round trips of 1000 Hz.
-pub(super) const BOAT_FRAME_RATE_HZ: u32 = 200;
-
-/// The physics rate for `frame_rate` frames a second: the smallest whole
-/// multiple of the frame rate at least the scenario's rate, so each frame is a
-/// whole number of ticks and no coarser than the scenario asks.
-pub(super) fn physics_rate_for(scenario_hz: u32, frame_rate: u32) -> u32 {
-    scenario_hz.div_ceil(frame_rate).max(1) * frame_rate
-}
-
-/// The frame rate: --frame-rate, else the vehicle's default; refused when a
-/// frame is not a whole number of microseconds.
-pub(super) fn frame_rate_of(args: &ArduPilotArgs, kind: VehicleKind) -> Result<u32, CliError> {
-    let frame_rate = args.frame_rate.unwrap_or(if kind.is_multirotor() {
-        QUAD_FRAME_RATE_HZ
-    } else {
-        BOAT_FRAME_RATE_HZ
-    });
-    if frame_rate == 0 || 1_000_000 % frame_rate != 0 {
-        return Err(CliError::input(
-            format!(
-                "--frame-rate {frame_rate}: a frame must be a whole number of microseconds \
-                 (e.g. 200, 250, 400, 500, 1000 or 2000 Hz; ArduPilot's default 1200 is not)"
-            ),
-            "set SIM_RATE_HZ in ArduPilot to the same rate",
-        ));
-    }
-    Ok(frame_rate)
+        defaults: args.defaults.as_deref(),
+    };
+    Ok(mavsitl::firmware::ardupilot::launch_spec(
+        path, &setup, inputs, kind, params,
+    )?)
 }
 
 /// What to run in another terminal, when ArduPilot is not launched here.
@@ -398,34 +171,13 @@ pub(super) fn options(
     kind: VehicleKind,
     frame_rate: u32,
 ) -> ArduPilotOptions {
-    ArduPilotOptions {
-        bind: SocketAddr::new(args.bind, 9002 + 10 * instance as u16),
-        frame_rate_hz: frame_rate,
-        map: if kind.is_multirotor() {
-            ChannelMap::quad_x()
-        } else {
-            ChannelMap::boat()
-        },
-        give_up_after: mavsitl::time::saturating_duration(args.timeout),
-        stop: Some(&super::STOP_RUN),
-        launched: args.ardupilot.is_some(),
-    }
-}
-
-/// The physics rate a whole multiple of the frame rate, and the IMU sampled
-/// once a frame: ArduPilot takes one IMU sample per frame, so every reply
-/// carries a fresh noisy sample.
-pub(super) fn at_frame_rate(inputs: &mut FlightInputs, frame_rate: u32) {
-    inputs.scenario.physics_rate_hz = physics_rate_for(inputs.scenario.physics_rate_hz, frame_rate);
-    for v in &mut inputs.scenario.vehicles {
-        if v.sensors.imu.rate_hz != frame_rate {
-            tracing::info!(
-                "IMU sampled at {frame_rate} Hz (the frame rate) instead of {} Hz",
-                v.sensors.imu.rate_hz
-            );
-            v.sensors.imu.rate_hz = frame_rate;
-        }
-    }
+    bridge_options(
+        (args.bind, instance),
+        kind,
+        frame_rate,
+        mavsitl::time::saturating_duration(args.timeout),
+        (&super::STOP_RUN, args.ardupilot.is_some()),
+    )
 }
 
 /// What `mavsitl ardupilot` flies: the mission, scenario and parameters.
@@ -571,7 +323,7 @@ impl Driver<Lockstep> for ArduPilotDriver<'_> {
             Ok(fresh) => Step::Restart(Box::new(fresh), "ArduPilot restarted".into()),
             Err(e) => {
                 let why = e.message.clone();
-                self.failed = Some(e);
+                self.failed = Some(CliError::from(e));
                 Step::End(Err(why))
             }
         }
@@ -584,18 +336,3 @@ const RESTART_LIMIT: usize = 5;
 
 /// The window [`RESTART_LIMIT`] counts restarts in.
 const RESTART_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
-
-#[cfg(test)]
-mod tests {
-    use super::physics_rate_for;
-
-    #[test]
-    fn physics_rate_is_a_whole_multiple_of_the_frame_rate() {
-        assert_eq!(physics_rate_for(1000, 1000), 1000);
-        assert_eq!(physics_rate_for(2000, 400), 2000);
-        assert_eq!(physics_rate_for(1000, 400), 1200);
-        assert_eq!(physics_rate_for(1000, 50), 1000);
-        assert_eq!(physics_rate_for(2400, 1200), 2400);
-        assert_eq!(physics_rate_for(0, 1200), 1200);
-    }
-}

@@ -56,10 +56,7 @@ pub(super) use mavsitl::setup::FlightInputs;
 /// The word a vehicle kind has on the command line (`--vehicle`) and in
 /// summaries' titles.
 pub(super) fn vehicle_word(kind: VehicleKind) -> &'static str {
-    match kind {
-        VehicleKind::Multirotor => "quad",
-        VehicleKind::Boat => "boat",
-    }
+    kind.word()
 }
 
 /// The simulated world a firmware bridge flies in: scenario, home, seed.

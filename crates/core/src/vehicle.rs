@@ -27,11 +27,26 @@ impl VehicleKind {
             VehicleKind::Boat => "boat",
         }
     }
+
+    /// The everyday word, as `--vehicle` takes it and summaries' titles
+    /// say it: "quad" or "boat".
+    pub fn word(self) -> &'static str {
+        match self {
+            VehicleKind::Multirotor => "quad",
+            VehicleKind::Boat => "boat",
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_are_the_command_lines() {
+        assert_eq!(VehicleKind::Multirotor.word(), "quad");
+        assert_eq!(VehicleKind::Boat.word(), "boat");
+    }
 
     #[test]
     fn names_are_the_scenario_spelling() {

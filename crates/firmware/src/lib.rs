@@ -17,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod ardupilot;
 pub mod crew;
 pub mod flight;
 pub mod px4;
