@@ -15,7 +15,7 @@
 //! `powf` where ArduPilot calls them; even `powf(x, 1/3)`, an integer division
 //! that makes the speed-change jerk time `MIN(1, …)`. Expressions keep
 //! ArduPilot's order of operations, since float addition is not associative.
-//! The helpers live in [`super::ap_float`]. `tests/scurve_reference.rs` checks
+//! The helpers live in [`super::ap_float`]. `crates/guidance/tests/scurve_reference.rs` checks
 //! every value of ArduPilot's own output on several missions for equality.
 //!
 //! Vectors are in the caller's frame (ArduPilot's is NEU: +z up, which

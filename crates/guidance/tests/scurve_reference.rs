@@ -11,10 +11,10 @@
 
 use std::io::Read;
 
-use mavsitl::guidance::SCurve;
+use mavsitl_guidance::SCurve;
 use nalgebra::Vector3;
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/scurve");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/scurve");
 
 /// One reference run.
 #[derive(Debug)]

@@ -1,7 +1,7 @@
 //! Mission files: QGroundControl .plan and QGC WPL 110, read, written and
 //! round-tripped, and the errors for broken files.
 
-use mavsitl::mission::{commands, plan, wpl, Mission, MissionError, MissionItem};
+use mavsitl_mavlink::mission::{commands, plan, wpl, Mission, MissionError, MissionItem};
 
 const PLAN: &str = r#"{
   "fileType": "Plan",
@@ -108,7 +108,7 @@ fn writing_a_fence_with_a_wrong_vertex_count_keeps_every_vertex() {
     for count in [1e30, f64::NAN, -3.0, 2.0] {
         let vertex = |lat: f64, lon: f64| MissionItem {
             command: commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION,
-            frame: mavsitl::mission::FRAME_GLOBAL,
+            frame: mavsitl_mavlink::mission::FRAME_GLOBAL,
             params: [count, 0.0, 0.0, 0.0],
             x: lat,
             y: lon,
@@ -127,7 +127,7 @@ fn writing_a_fence_with_a_wrong_vertex_count_keeps_every_vertex() {
     // Two adjacent triangles with correct counts stay two triangles.
     let tri = |count: f64| MissionItem {
         command: commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION,
-        frame: mavsitl::mission::FRAME_GLOBAL,
+        frame: mavsitl_mavlink::mission::FRAME_GLOBAL,
         params: [count, 0.0, 0.0, 0.0],
         x: 47.0,
         y: 8.0,
@@ -258,7 +258,7 @@ fn out_of_range_positions_are_refused() {
 #[test]
 fn a_byte_order_mark_is_accepted() {
     let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("missions/quad_square.plan"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../missions/quad_square.plan"),
     )
     .expect("plan");
     let with_bom = format!("\u{feff}{text}");
@@ -273,7 +273,7 @@ fn a_byte_order_mark_is_accepted() {
 #[test]
 fn an_absurd_planned_home_names_the_file() {
     let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("missions/quad_square.plan"),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../missions/quad_square.plan"),
     )
     .expect("plan");
     let mut plan: serde_json::Value = serde_json::from_str(&text).expect("json");

@@ -3,8 +3,8 @@
 //! figure of merit small propellers have (0.4–0.8), and a hovering quad's pack
 //! must last as long as its capacity over that current says.
 
-use mavsitl::physics::{airframes, Battery, BatteryParams, Multirotor};
-use mavsitl::world::atmosphere::{G0_M_S2, RHO0_KG_M3};
+use mavsitl_sim::physics::{airframes, Battery, BatteryParams, Multirotor};
+use mavsitl_sim::world::atmosphere::{G0_M_S2, RHO0_KG_M3};
 
 #[test]
 fn hover_shaft_power_has_a_realistic_figure_of_merit() {

@@ -1,11 +1,11 @@
-//! The boats' manoeuvring tests (`mavsitl::analysis::manoeuvre`) against
+//! The boats' manoeuvring tests (`mavsitl_analysis::manoeuvre`) against
 //! mechanics and against docs/reference/airframes.md, which publishes them.
 
 use std::sync::OnceLock;
 
-use mavsitl::analysis::manoeuvre::{measure, Manoeuvres, SHIPPED};
-use mavsitl::physics::airframes;
-use mavsitl::world::SEA_WATER_DENSITY_KG_M3;
+use mavsitl_analysis::manoeuvre::{measure, Manoeuvres, SHIPPED};
+use mavsitl_sim::physics::airframes;
+use mavsitl_sim::world::SEA_WATER_DENSITY_KG_M3;
 
 /// The shipped boats' manoeuvres, measured once for all the tests.
 fn all() -> &'static [Manoeuvres] {
@@ -104,7 +104,10 @@ fn every_boat_turns_the_way_it_is_steered_and_alike_both_ways() {
 /// The published manoeuvring table is what the code measures.
 #[test]
 fn the_published_table_is_the_measured_one() {
-    let page = "docs/reference/airframes.md";
+    let page = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/reference/airframes.md"
+    );
     let text = std::fs::read_to_string(page).expect(page);
     for m in all() {
         let row = m.table_row();

@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use mavlink::dialects::common::{MavMessage, MavMissionResult};
-use mavsitl::mission_protocol::{ListType, MissionProtocol, Outcome, StoredItem, Stores};
-use mavsitl::wire::MissionItemIn;
+use mavsitl_mavlink::mission_protocol::{ListType, MissionProtocol, Outcome, StoredItem, Stores};
+use mavsitl_mavlink::wire::MissionItemIn;
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -9,9 +9,9 @@ use std::time::Duration;
 use mavlink::dialects::common::{
     MavAutopilot, MavMessage, MavModeFlag, MavState, MavType, HEARTBEAT_DATA,
 };
-use mavsitl::autopilot::gcs::link::{MAX_DATAGRAMS_PER_CALL, MAX_PEERS};
-use mavsitl::autopilot::gcs::{LinkConfig, UdpLink};
-use mavsitl::wire::{Encoder, Outgoing, SigningConfig};
+use mavsitl_mavlink::wire::{Encoder, Outgoing, SigningConfig};
+use mavsitl_simpleflight::gcs::link::{MAX_DATAGRAMS_PER_CALL, MAX_PEERS};
+use mavsitl_simpleflight::gcs::{LinkConfig, UdpLink};
 
 fn link(signing_key: Option<[u8; 32]>) -> (UdpLink, SocketAddr) {
     let link = UdpLink::bind(&LinkConfig {

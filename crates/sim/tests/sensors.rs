@@ -1,17 +1,17 @@
 //! Sensor models checked against statistics and physics, not against themselves.
 
-use mavsitl::geo::{GeoPoint, LocalFrame};
-use mavsitl::rng::{noise_rng, NoiseSource};
-use mavsitl::sensors::noise::allan;
-use mavsitl::sensors::{
+use mavsitl_core::geo::{GeoPoint, LocalFrame};
+use mavsitl_core::rng::{noise_rng, NoiseSource};
+use mavsitl_core::time::SimTime;
+use mavsitl_sim::sensors::noise::allan;
+use mavsitl_sim::sensors::{
     Baro, BaroParams, FixType, Gps, GpsParams, Imu, ImuParams, ImuTruth, Mount,
 };
-use mavsitl::time::SimTime;
 use nalgebra::{UnitQuaternion, Vector3};
 
 /// No faults.
-static NOMINAL: std::sync::LazyLock<mavsitl::faults::FaultEffects> =
-    std::sync::LazyLock::new(mavsitl::faults::FaultEffects::default);
+static NOMINAL: std::sync::LazyLock<mavsitl_core::faults::FaultEffects> =
+    std::sync::LazyLock::new(mavsitl_core::faults::FaultEffects::default);
 
 const G: f64 = 9.80665;
 

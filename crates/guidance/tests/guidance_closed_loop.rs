@@ -2,7 +2,7 @@
 //! unicycle whose speed follows throttle and whose yaw rate follows steering
 //! with first-order lags (a skid-steer rover or twin-thruster boat).
 
-use mavsitl::guidance::{
+use mavsitl_guidance::{
     ArAttitudeControl, ArMotorsUgv, ArPosControl, ArWpNav, AttitudeParams, DriverMode,
     MotorsParams, NavState, PosControlParams, RoverDriver, RoverParams, WpNavParams,
 };

@@ -1,13 +1,13 @@
 //! Physics checked against mechanics, through the whole scenario → simulation path.
 
-use mavsitl::controller::Actuators;
-use mavsitl::physics::airframes;
-use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::sim::{Lockstep, Simulation};
-use mavsitl::time::SimTime;
-use mavsitl::vehicle::VehicleModel;
-use mavsitl::world::atmosphere::isa;
-use mavsitl::world::{ZoneTransition, SEA_WATER_DENSITY_KG_M3};
+use mavsitl_core::controller::Actuators;
+use mavsitl_core::time::SimTime;
+use mavsitl_sim::physics::airframes;
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_sim::sim::{Lockstep, Simulation};
+use mavsitl_sim::vehicle::VehicleModel;
+use mavsitl_sim::world::atmosphere::isa;
+use mavsitl_sim::world::{ZoneTransition, SEA_WATER_DENSITY_KG_M3};
 
 fn source() -> ScenarioSource {
     ScenarioSource {
@@ -45,7 +45,7 @@ fn sink_rate(airframe: &str, u: f64, secs: f64) -> f64 {
 fn hover_command_equals_rotor_law() {
     for name in airframes::MULTIROTORS {
         let p = airframes::multirotor(name).unwrap();
-        let home_alt = mavsitl::scenario::DEFAULT_HOME.alt_m;
+        let home_alt = mavsitl_sim::scenario::DEFAULT_HOME.alt_m;
         let rho = isa(home_alt + 100.0 + p.gear_height_m).density_kg_m3;
         let analytic = p.mass_kg * 9.80665 / (4.0 * p.max_thrust_n(rho));
         // Find the command that holds altitude by bisection on the simulation.

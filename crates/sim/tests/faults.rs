@@ -3,14 +3,14 @@
 //! without and once with the fault: the noise streams are identical, so the
 //! difference between the two runs is the fault's effect alone.
 
-use mavsitl::controller::{Actuators, ControllerError, FlightController, SensorFrame};
-use mavsitl::faults::{parse_fault_arg, FaultSpec, LinkFaults};
-use mavsitl::physics::multirotor::RotorOutput;
-use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::sensors::{FixType, TickSamples};
-use mavsitl::sim::{Lockstep, Observer, Simulation};
-use mavsitl::time::SimTime;
-use mavsitl::vehicle::VehicleModel;
+use mavsitl_core::controller::{Actuators, ControllerError, FlightController, SensorFrame};
+use mavsitl_core::faults::{parse_fault_arg, FaultSpec, LinkFaults};
+use mavsitl_core::time::SimTime;
+use mavsitl_sim::physics::multirotor::RotorOutput;
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_sim::sensors::{FixType, TickSamples};
+use mavsitl_sim::sim::{Lockstep, Observer, Simulation};
+use mavsitl_sim::vehicle::VehicleModel;
 use nalgebra::Vector3;
 
 /// A quad standing on the ground with its rotors at 30 %: still, but
@@ -132,7 +132,7 @@ fn gps_loss_gives_no_fix_for_its_duration_within_one_sample() {
 fn gps_jamming_scales_the_noise_and_the_reported_accuracy() {
     let (a, b) = fly(QUAD, "gps_jamming@10s+10s:noise_scale=8", 30);
     let p = pairs(&a, &b, |t| t.samples.gps);
-    let truth = |g: &mavsitl::sensors::GpsSample| g.pos_ned_m - Vector3::new(0.0, 0.0, 0.0);
+    let truth = |g: &mavsitl_sim::sensors::GpsSample| g.pos_ned_m - Vector3::new(0.0, 0.0, 0.0);
     let mut during = 0;
     for (_, n, f) in &p {
         let jammed = active(secs(n.measured), 10.0, 20.0);

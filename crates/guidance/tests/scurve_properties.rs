@@ -1,6 +1,6 @@
 //! Properties the ArduPilot S-curve guarantees, over random legs and limits.
 
-use mavsitl::guidance::SCurve;
+use mavsitl_guidance::SCurve;
 use nalgebra::Vector3;
 use proptest::prelude::*;
 
