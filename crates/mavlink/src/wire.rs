@@ -17,7 +17,7 @@
 //! for one byte stream: over UDP a frame never spans datagrams (a reader
 //! kept per socket would carry a truncated frame of one peer into the next
 //! peer's datagram), a reader per datagram would allocate its buffer per
-//! datagram (the endpoint allocates nothing per datagram, `tests/no_alloc.rs`),
+//! datagram (the endpoint allocates nothing per datagram, `crates/run/tests/no_alloc.rs`),
 //! and its signed read drops a badly signed frame without counting it (the
 //! links report how many they refused). Each candidate frame is checked in a
 //! stack buffer with the crate's own CRC check.

@@ -5,8 +5,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::time::SimTime;
+use mavsitl_core::time::SimTime;
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
 
 struct Counting;
 
@@ -115,8 +115,8 @@ fn splitting_garbage_into_frames_allocates_nothing() {
     stream.truncate(4000);
     let mut frames = 0;
     let before = ALLOCATIONS.load(Ordering::Relaxed);
-    mavsitl::wire::frames(&garbage, None, |_| frames += 1);
-    mavsitl::wire::stream_frames(&mut stream, |_| frames += 1);
+    mavsitl_mavlink::wire::frames(&garbage, None, |_| frames += 1);
+    mavsitl_mavlink::wire::stream_frames(&mut stream, |_| frames += 1);
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert_eq!(frames, 0);
     assert_eq!(after - before, 0, "allocations while splitting garbage");
@@ -135,10 +135,10 @@ fn simpleflight_flying_a_leg_allocates_nothing() {
     };
     let scenario =
         Scenario::from_json(r#"{"vehicles":[{"kind":"multirotor"}]}"#, &src).expect("scenario");
-    let plan = include_str!("../missions/quad_square.plan");
-    let mission = mavsitl::mission::Mission::parse(plan, "square").expect("plan");
-    let mut f =
-        mavsitl::setup::flight(&mission, "square", &scenario, &src, None, true).expect("flight");
+    let plan = include_str!("../../../missions/quad_square.plan");
+    let mission = mavsitl_mavlink::mission::Mission::parse(plan, "square").expect("plan");
+    let mut f = mavsitl_run::setup::flight(&mission, "square", &scenario, &src, None, true)
+        .expect("flight");
     // Take-off done, flying north on the first leg from 31 s to 42 s.
     f.lockstep
         .run_until(SimTime::from_secs(32), &mut ())
@@ -196,12 +196,12 @@ fn client_datagram() -> Vec<u8> {
 
 /// A served flight and its ground station, on loopback.
 struct Served {
-    flight: mavsitl::setup::Flight,
-    endpoint: mavsitl::autopilot::gcs::Endpoint,
-    link: mavsitl::autopilot::gcs::UdpLink,
+    flight: mavsitl_run::setup::Flight,
+    endpoint: mavsitl_simpleflight::gcs::Endpoint,
+    link: mavsitl_simpleflight::gcs::UdpLink,
     client: std::net::UdpSocket,
     datagram: Vec<u8>,
-    out: Vec<mavsitl::wire::Outgoing>,
+    out: Vec<mavsitl_mavlink::wire::Outgoing>,
     /// Bytes the client has received.
     received: usize,
 }
@@ -241,7 +241,7 @@ impl Served {
 /// allocates nothing per service cycle once warm.
 #[test]
 fn endpoint_under_load_allocates_nothing() {
-    use mavsitl::autopilot::gcs::{LinkConfig, UdpLink};
+    use mavsitl_simpleflight::gcs::{LinkConfig, UdpLink};
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let src = ScenarioSource {
         name: "no_alloc".into(),
@@ -249,11 +249,13 @@ fn endpoint_under_load_allocates_nothing() {
     };
     let scenario =
         Scenario::from_json(r#"{"vehicles":[{"kind":"multirotor"}]}"#, &src).expect("scenario");
-    let mission =
-        mavsitl::mission::Mission::parse(include_str!("../missions/quad_square.plan"), "square")
-            .expect("plan");
-    let flight =
-        mavsitl::setup::flight(&mission, "square", &scenario, &src, None, true).expect("flight");
+    let mission = mavsitl_mavlink::mission::Mission::parse(
+        include_str!("../../../missions/quad_square.plan"),
+        "square",
+    )
+    .expect("plan");
+    let flight = mavsitl_run::setup::flight(&mission, "square", &scenario, &src, None, true)
+        .expect("flight");
     let endpoint = flight.endpoint(Some(&mission));
     let client = std::net::UdpSocket::bind("127.0.0.1:0").expect("client");
     client.set_nonblocking(true).expect("nonblocking");

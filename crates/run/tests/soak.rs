@@ -1,7 +1,7 @@
 //! Soak: `serve`'s SimpleFlight flying a looping mission for 24 h of sim time
 //! under a ground station's steady traffic (a heartbeat every second, a
 //! parameter read every ten), in process. Run on demand:
-//! `cargo test --release --test soak -- --ignored --nocapture` (a few
+//! `cargo test --release -p mavsitl-run --test soak -- --ignored --nocapture` (a few
 //! minutes). Checks memory stays flat, heartbeats never stop for more than
 //! 1.1 s, time only moves forward and the attitude quaternion stays unit.
 
@@ -12,11 +12,11 @@ use mavlink::dialects::common::{
     MavAutopilot, MavMessage, MavModeFlag, MavState, MavType, HEARTBEAT_DATA,
     PARAM_REQUEST_READ_DATA,
 };
-use mavsitl::mission::Mission;
-use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::setup;
-use mavsitl::time::SimTime;
-use mavsitl::wire::{CommandIn, Incoming, Outgoing};
+use mavsitl_core::time::SimTime;
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_mavlink::wire::{CommandIn, Incoming, Outgoing};
+use mavsitl_run::setup;
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
 
 fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/statm")
@@ -41,7 +41,7 @@ fn a_day_of_serve_flying_a_looping_mission() {
     // The square, its four corners flown again and again (DO_JUMP back to
     // the first corner, repeat −1: for ever).
     let mut plan: serde_json::Value =
-        serde_json::from_str(include_str!("../missions/quad_square.plan")).unwrap();
+        serde_json::from_str(include_str!("../../../missions/quad_square.plan")).unwrap();
     let items = plan["mission"]["items"].as_array_mut().unwrap();
     items.truncate(5);
     items.push(

@@ -7,16 +7,23 @@
 
 use std::path::PathBuf;
 
-use mavsitl::autopilot::StatusHandle;
-use mavsitl::mission::Mission;
-use mavsitl::scenario::load::Airframe;
-use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::setup;
-use mavsitl::sim::{Observer, Simulation};
-use mavsitl::time::SimTime;
+use mavsitl_core::time::SimTime;
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_run::setup;
+use mavsitl_sim::scenario::load::Airframe;
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_sim::sim::{Observer, Simulation};
+use mavsitl_simpleflight::StatusHandle;
 use nalgebra::Vector2;
 
-const SCENARIO: &str = include_str!("data/rover_twin/scenario.json");
+/// A path in the repository.
+fn repo(p: &str) -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(p)
+}
+
+const SCENARIO: &str = include_str!("../../../tests/data/rover_twin/scenario.json");
 const NAV_WAYPOINT: u16 = 16;
 
 /// One sample of a flight: s after the mission's start, north/east m,
@@ -158,7 +165,7 @@ fn completed(events: &[Vec<String>], ns: impl Fn(&Vec<String>) -> f64) -> Vec<(f
 
 /// The recorded ArduPilot flight of `mission`.
 fn reference(mission: &str, plan: &Mission) -> Flown {
-    let dir = PathBuf::from("tests/data/rover_twin").join(mission);
+    let dir = repo("tests/data/rover_twin").join(mission);
     let read = |f: &str| {
         std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{mission}/{f}: {e}"))
     };
@@ -248,11 +255,13 @@ impl Observer for Track {
 fn simpleflight(mission: &str, plan: &Mission, extra: &str) -> Flown {
     let src = ScenarioSource {
         name: "tests/data/rover_twin/scenario.json".into(),
-        base_dir: PathBuf::from("tests/data/rover_twin"),
+        base_dir: repo("tests/data/rover_twin"),
     };
     let sc = Scenario::from_json(SCENARIO, &src).unwrap_or_else(|e| panic!("{e}"));
-    let firmware = std::fs::read_to_string(format!("tests/data/rover_twin/{mission}/params.parm"))
-        .unwrap_or_else(|e| panic!("{mission}/params.parm: {e}"));
+    let firmware = std::fs::read_to_string(repo(&format!(
+        "tests/data/rover_twin/{mission}/params.parm"
+    )))
+    .unwrap_or_else(|e| panic!("{mission}/params.parm: {e}"));
     let params = format!("{firmware}SF_GROUND_TRUTH 1\n{extra}");
     let mut f = setup::flight(
         plan,
@@ -347,7 +356,7 @@ fn twin(sf: &Flown, ap: &Flown) -> Twin {
 }
 
 fn plan(mission: &str) -> Mission {
-    let text = std::fs::read_to_string(format!("missions/{mission}.plan")).expect("plan");
+    let text = std::fs::read_to_string(repo(&format!("missions/{mission}.plan"))).expect("plan");
     Mission::parse(&text, mission).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -443,13 +452,13 @@ fn a_changed_speed_or_steering_gain_breaks_the_twin() {
 fn simpleflight_s_boat_defaults_are_rover_s_with_boat_parm() {
     let src = ScenarioSource {
         name: "tests/data/rover_twin/scenario.json".into(),
-        base_dir: PathBuf::from("tests/data/rover_twin"),
+        base_dir: repo("tests/data/rover_twin"),
     };
     let sc = Scenario::from_json(SCENARIO, &src).unwrap_or_else(|e| panic!("{e}"));
     let p = plan("boat_box");
     let f = setup::flight(&p, "boat_box", &sc, &src, None, true).unwrap_or_else(|e| panic!("{e}"));
-    let firmware =
-        std::fs::read_to_string("tests/data/rover_twin/boat_box/params.parm").expect("params");
+    let firmware = std::fs::read_to_string(repo("tests/data/rover_twin/boat_box/params.parm"))
+        .expect("params");
     let mut differ = Vec::new();
     let mut compared = 0;
     for line in firmware.lines().filter(|l| !l.starts_with('#')) {

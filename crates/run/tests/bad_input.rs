@@ -2,14 +2,14 @@
 //! valid files (bytes deleted, replaced, duplicated, truncated) returns a value
 //! or an error — never a panic.
 
-use mavsitl::autopilot::params::ParamStore;
-use mavsitl::mission::Mission;
-use mavsitl::replay::Trajectory;
-use mavsitl::scenario::{Scenario, ScenarioSource};
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_sim::replay::Trajectory;
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_simpleflight::params::ParamStore;
 use proptest::prelude::*;
 
 fn corpus() -> Vec<String> {
-    let root = env!("CARGO_MANIFEST_DIR");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
     let mut v = Vec::new();
     for dir in ["missions", "scenarios"] {
         for e in std::fs::read_dir(format!("{root}/{dir}")).expect("dir") {

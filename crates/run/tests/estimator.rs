@@ -4,12 +4,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use mavsitl::autopilot::estimator::{Estimator, EstimatorParams};
-use mavsitl::controller::{Actuators, ControllerError, FlightController, SensorFrame};
-use mavsitl::geo::{GeoPoint, LocalFrame};
-use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::sensors::mag::earth_field_ned_gauss;
-use mavsitl::time::SimTime;
+use mavsitl_core::controller::{Actuators, ControllerError, FlightController, SensorFrame};
+use mavsitl_core::geo::{GeoPoint, LocalFrame};
+use mavsitl_core::time::SimTime;
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_sim::sensors::mag::earth_field_ned_gauss;
+use mavsitl_simpleflight::estimator::{Estimator, EstimatorParams};
 
 #[derive(Default, Debug)]
 struct Errors {

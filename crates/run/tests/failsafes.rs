@@ -8,18 +8,18 @@ use std::time::Duration;
 use mavlink::dialects::common::{
     MavAutopilot, MavMessage, MavModeFlag, MavState, MavType, HEARTBEAT_DATA,
 };
-use mavsitl::autopilot::gcs::Endpoint;
-use mavsitl::autopilot::FlightMode;
-use mavsitl::faults::parse_fault_arg;
-use mavsitl::mission::Mission;
-use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::setup::{self, Flight};
-use mavsitl::sim::{Observer, Simulation};
-use mavsitl::time::SimTime;
-use mavsitl::wire::{CommandIn, Incoming, Outgoing};
+use mavsitl_core::faults::parse_fault_arg;
+use mavsitl_core::time::SimTime;
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_mavlink::wire::{CommandIn, Incoming, Outgoing};
+use mavsitl_run::setup::{self, Flight};
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_sim::sim::{Observer, Simulation};
+use mavsitl_simpleflight::gcs::Endpoint;
+use mavsitl_simpleflight::FlightMode;
 use nalgebra::Vector3;
 
-const SQUARE: &str = include_str!("../missions/quad_square.plan");
+const SQUARE: &str = include_str!("../../../missions/quad_square.plan");
 
 /// Ground truth of vehicle 0 every tick: time, position, tilt (rad), yaw
 /// rate (rad/s).
@@ -110,7 +110,7 @@ fn square_with_fence(radius: f64) -> String {
 fn a_battery_running_out_returns_and_lands_at_home() {
     // A pack at 16 % on take-off: low at once, critical (13 %) halfway
     // through the survey; with COM_LOW_BAT_ACT 3 it returns there and lands.
-    let survey = include_str!("../missions/quad_survey.plan");
+    let survey = include_str!("../../../missions/quad_survey.plan");
     let quad =
         r#"{"vehicles":[{"name":"quad","kind":"multirotor","battery":{"initial_charge":0.16}}]}"#;
     let mut f = build(
@@ -389,8 +389,9 @@ fn return_goes_to_the_closest_rally_point() {
     // The fence (30 m) sends the quad back (GF_ACTION 3); a rally point 40 m
     // north is closer than home when the breach happens 30 m north.
     let mut plan: serde_json::Value = serde_json::from_str(&square_with_fence(30.0)).unwrap();
-    let frame =
-        mavsitl::geo::LocalFrame::new(mavsitl::geo::GeoPoint::from_deg(47.397742, 8.545594, 488.0));
+    let frame = mavsitl_core::geo::LocalFrame::new(mavsitl_core::geo::GeoPoint::from_deg(
+        47.397742, 8.545594, 488.0,
+    ));
     let rally = frame.to_geodetic(&Vector3::new(25.0, 5.0, 0.0));
     plan["rallyPoints"]["points"] = serde_json::json!([[rally.lat_deg(), rally.lon_deg(), 15.0]]);
     let mut f = build(&plan.to_string(), QUAD, "GF_ACTION 3\n", &[], true);
@@ -408,7 +409,7 @@ fn return_goes_to_the_closest_rally_point() {
 
 #[test]
 fn a_boat_returns_or_holds_but_never_lands() {
-    let boat_box = include_str!("../missions/boat_box.plan");
+    let boat_box = include_str!("../../../missions/boat_box.plan");
     let boat = r#"{"vehicles":[{"name":"boat","kind":"boat","battery":{"initial_charge":0.075}}],
         "home":{"lat_deg":47.3544,"lon_deg":8.5497,"alt_m":406}}"#;
     // Critical battery: Return; then GPS lost: the Descend a quad would fly

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mavlink::dialects::common::{MavMessage, MavResult, MavSysStatusSensor};
-use mavsitl::autopilot::gcs::Endpoint;
-use mavsitl::mission::Mission;
-use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::setup::{self, Flight};
-use mavsitl::time::SimTime;
-use mavsitl::wire::{CommandIn, Incoming, Outgoing};
+use mavsitl_core::time::SimTime;
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_mavlink::wire::{CommandIn, Incoming, Outgoing};
+use mavsitl_run::setup::{self, Flight};
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_simpleflight::gcs::Endpoint;
 
 fn flight(scenario_json: &str) -> (Flight, Endpoint) {
     let src = ScenarioSource {
@@ -169,7 +169,7 @@ fn takeoff_then_arm_climbs_holds_returns_and_disarms() {
     let st = f.status.borrow().clone();
     assert_eq!(
         st.mode,
-        Some(mavsitl::autopilot::FlightMode::Hold),
+        Some(mavsitl_simpleflight::FlightMode::Hold),
         "Takeoff ends in Hold"
     );
     assert!(
@@ -203,7 +203,7 @@ fn takeoff_then_arm_climbs_holds_returns_and_disarms() {
 #[test]
 fn an_uploaded_jump_loop_around_nothing_is_refused() {
     use mavlink::dialects::common::{MavMissionResult, MISSION_COUNT_DATA};
-    use mavsitl::wire::MissionItemIn;
+    use mavsitl_mavlink::wire::MissionItemIn;
     let (f, mut ep) =
         flight(r#"{"vehicles":[{"name":"q","kind":"multirotor","airframe":"generic_quad"}]}"#);
     let now = f.lockstep.sim().time();
@@ -268,7 +268,7 @@ fn an_uploaded_jump_loop_around_nothing_is_refused() {
     );
     assert!(ep
         .stores()
-        .list(mavsitl::mission_protocol::ListType::Mission)
+        .list(mavsitl_mavlink::mission_protocol::ListType::Mission)
         .is_empty());
 }
 

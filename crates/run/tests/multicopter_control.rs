@@ -4,16 +4,16 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use mavsitl::autopilot::airframe::MAX_MOTORS;
-use mavsitl::autopilot::estimator::{Estimator, EstimatorParams};
-use mavsitl::autopilot::multicopter::{McParams, McSetpoint, MulticopterControl};
-use mavsitl::controller::{Actuators, ControllerError, FlightController, SensorFrame};
-use mavsitl::geo::{GeoPoint, LocalFrame};
-use mavsitl::physics::airframes;
-use mavsitl::scenario::{Scenario, ScenarioSource};
-use mavsitl::sensors::mag::earth_field_ned_gauss;
-use mavsitl::setup::multicopter_airframe;
-use mavsitl::time::SimTime;
+use mavsitl_core::controller::{Actuators, ControllerError, FlightController, SensorFrame};
+use mavsitl_core::geo::{GeoPoint, LocalFrame};
+use mavsitl_core::time::SimTime;
+use mavsitl_run::setup::multicopter_airframe;
+use mavsitl_sim::physics::airframes;
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_sim::sensors::mag::earth_field_ned_gauss;
+use mavsitl_simpleflight::airframe::MAX_MOTORS;
+use mavsitl_simpleflight::estimator::{Estimator, EstimatorParams};
+use mavsitl_simpleflight::multicopter::{McParams, McSetpoint, MulticopterControl};
 use nalgebra::Vector3;
 
 #[derive(Default, Debug)]
@@ -175,8 +175,8 @@ fn x500_takes_off_holds_and_moves() {
 /// thrust: every set-point still gives commands in 0..1, and no panic.
 #[test]
 fn no_air_gives_idle_rotors_not_a_panic() {
-    use mavsitl::autopilot::estimator::EstimatedState;
-    use mavsitl::autopilot::multicopter::Lift;
+    use mavsitl_simpleflight::estimator::EstimatedState;
+    use mavsitl_simpleflight::multicopter::Lift;
     use nalgebra::UnitQuaternion;
     let af = airframes::multirotor("generic_quad").expect("airframe");
     let mut ctl = MulticopterControl::new(McParams::default(), &multicopter_airframe(&af));
