@@ -36,6 +36,7 @@ const GRAPH: &[(&str, &[&str])] = &[
             "mavsitl-mavlink",
             "mavsitl-sim",
             "mavsitl-simpleflight",
+            "mavsitl-analysis",
         ],
     ),
     (

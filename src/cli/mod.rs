@@ -365,13 +365,6 @@ fn add_faults(
     Ok(())
 }
 
-/// Whether a `gcs_link_loss` fault cuts vehicle 0's ground-station link now.
-fn link_cut(sim: &mavsitl::sim::Simulation) -> bool {
-    sim.vehicles()
-        .first()
-        .is_some_and(|v| v.faults().links.gcs_lost)
-}
-
 /// `--frame`: the frames a recording may be written in.
 pub(crate) fn export_frame_parser(
 ) -> impl clap::builder::TypedValueParser<Value = mavsitl::geo::ExportFrame> {

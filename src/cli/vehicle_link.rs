@@ -292,3 +292,18 @@ impl GcsSession {
         }
     }
 }
+
+/// `fly --gcs`: the run loop serves the flight's link.
+impl mavsitl::flight::VehicleLink for GcsSession {
+    fn service(&mut self, now: SimTime) {
+        GcsSession::service(self, now);
+    }
+
+    fn wait(&mut self, d: Duration) {
+        GcsSession::wait(self, d);
+    }
+
+    fn set_silent(&mut self, silent: bool) {
+        GcsSession::set_silent(self, silent);
+    }
+}

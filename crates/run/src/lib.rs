@@ -6,6 +6,8 @@
 //! - [`session`] is the run loop every command shares: pacing against the
 //!   wall clock, the recording, the run's end and restarts, with whatever
 //!   flies the vehicles plugged in as a [`session::Driver`];
+//! - [`flight`] watches SimpleFlight's flight of a mission and judges its
+//!   end, served to ground stations on a [`flight::VehicleLink`];
 //! - [`pacing`] holds the loop to a multiple of real time;
 //! - [`launch`] starts a firmware as a child process, watches it and always
 //!   stops it.
@@ -19,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+pub mod flight;
 pub mod launch;
 pub mod pacing;
 pub mod session;
