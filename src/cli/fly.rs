@@ -18,7 +18,9 @@ use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg, DEFAULT_MISSION};
 use super::summary::FlightSummary;
-use super::vehicle_link::{GcsArgs, GcsSession};
+use mavsitl::endpoint::EndpointLink;
+
+use super::vehicle_link::GcsArgs;
 use super::{home, CliError};
 
 /// Arguments of `mavsitl fly`.
@@ -213,11 +215,12 @@ fn gcs_session(
     args: &FlyArgs,
     flight: &setup::Flight,
     inputs: &super::inputs::FlightInputs,
-) -> Result<Option<GcsSession>, CliError> {
+) -> Result<Option<EndpointLink>, CliError> {
     if !args.gcs {
         return Ok(None);
     }
-    let s = GcsSession::for_flight(&args.gcs_args, flight, inputs, args.record.as_deref())?;
+    let s =
+        super::vehicle_link::for_flight(&args.gcs_args, flight, inputs, args.record.as_deref())?;
     if let Ok(a) = s.link.local_addr() {
         eprintln!("MAVLink on udp {a}");
     }

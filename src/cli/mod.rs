@@ -114,8 +114,8 @@ impl CliError {
     }
 }
 
-impl From<mavsitl::launch::LaunchError> for CliError {
-    fn from(e: mavsitl::launch::LaunchError) -> Self {
+impl From<mavsitl::StartError> for CliError {
+    fn from(e: mavsitl::StartError) -> Self {
         CliError::input(e.message, e.hint)
     }
 }

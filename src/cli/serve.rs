@@ -19,7 +19,9 @@ use mavsitl::sim::{Lockstep, SimError, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
-use super::vehicle_link::{GcsArgs, GcsSession};
+use mavsitl::endpoint::EndpointLink;
+
+use super::vehicle_link::GcsArgs;
 use super::{home, CliError};
 use mavsitl::pacing::Speedup;
 
@@ -123,7 +125,7 @@ fn open_sessions(
     args: &ServeArgs,
     fleet: &Fleet,
     inputs: &FlightInputs,
-) -> Result<Vec<GcsSession>, CliError> {
+) -> Result<Vec<EndpointLink>, CliError> {
     let frame = *fleet.lockstep.sim().world().frame();
     let several = fleet.pilots.len() > 1;
     fleet
@@ -146,7 +148,7 @@ fn open_sessions(
             if let Some(parent) = tlog.as_ref().and_then(|t| t.parent()) {
                 let _ = std::fs::create_dir_all(parent);
             }
-            GcsSession::for_pilot(
+            super::vehicle_link::for_pilot(
                 &vehicle_link(&args.gcs, k as u8),
                 pilot,
                 Some(&inputs.mission),
@@ -159,7 +161,7 @@ fn open_sessions(
 }
 
 /// The start-up lines: one per vehicle.
-fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[GcsSession], inputs: &FlightInputs) {
+fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[EndpointLink], inputs: &FlightInputs) {
     let speed = match args.gcs.speedup {
         Speedup::Max => "as fast as possible".to_string(),
         Speedup::Factor(k) => format!("{k}x real time"),
@@ -279,7 +281,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
 /// a fresh world when a ground station reboots one.
 struct ServeDriver<'a> {
     /// Each vehicle's ground-station link, in vehicle order.
-    sessions: Vec<GcsSession>,
+    sessions: Vec<EndpointLink>,
     /// Each vehicle's SimpleFlight.
     pilots: Vec<Pilot>,
     /// Builds the world afresh (a reboot).
@@ -355,7 +357,7 @@ impl Driver<Lockstep> for ServeDriver<'_> {
 
 /// While the simulation waits for the wall clock: every link served, then
 /// a wait of up to `d` for the next datagram.
-fn wait_serving(sessions: &mut [GcsSession], now: SimTime, d: std::time::Duration) {
+fn wait_serving(sessions: &mut [EndpointLink], now: SimTime, d: std::time::Duration) {
     for s in sessions.iter_mut() {
         s.service(now);
     }
@@ -365,7 +367,7 @@ fn wait_serving(sessions: &mut [GcsSession], now: SimTime, d: std::time::Duratio
 }
 
 /// Each vehicle's ground stations get the others as ADS-B traffic.
-fn queue_traffic(sessions: &mut [GcsSession], pilots: &[Pilot], sim: &Simulation) {
+fn queue_traffic(sessions: &mut [EndpointLink], pilots: &[Pilot], sim: &Simulation) {
     for (s, p) in sessions.iter_mut().zip(pilots) {
         s.queue(traffic_for(p.index, sim));
     }
@@ -373,7 +375,7 @@ fn queue_traffic(sessions: &mut [GcsSession], pilots: &[Pilot], sim: &Simulation
 
 /// Services every vehicle's link: each sees its own cut link fault and
 /// throttle.
-fn service_all(sessions: &mut [GcsSession], pilots: &[Pilot], sim: &Simulation) {
+fn service_all(sessions: &mut [EndpointLink], pilots: &[Pilot], sim: &Simulation) {
     let now = sim.time();
     for (s, p) in sessions.iter_mut().zip(pilots) {
         let v = sim.vehicles().get(p.index);
@@ -402,7 +404,7 @@ fn tell_collisions(sim: &Simulation, told: usize) -> usize {
 }
 
 /// The closing lines.
-fn print_end(args: &ServeArgs, sessions: &[GcsSession], sim: &Simulation, resets: u32) {
+fn print_end(args: &ServeArgs, sessions: &[EndpointLink], sim: &Simulation, resets: u32) {
     println!("mavsitl serve stopped");
     println!("  sim time            {:.1} s", sim.time().as_secs_f64());
     println!("  reboots             {resets}");

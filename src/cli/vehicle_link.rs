@@ -1,23 +1,18 @@
 //! SimpleFlight's MAVLink link to ground stations under `serve` and `fly
-//! --gcs`: the options, and the endpoints on their UDP sockets.
+//! --gcs`: the options, and the endpoint they open
+//! (`mavsitl::endpoint::EndpointLink`).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
-use mavlink::dialects::common::MavAutopilot;
 
-use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig, LinkConfig, UdpLink};
-use mavsitl::autopilot::params::ParamStore;
-use mavsitl::autopilot::{RequestQueue, StatusHandle};
+use mavsitl::autopilot::gcs::LinkConfig;
+use mavsitl::endpoint::{EndpointLink, EndpointParts};
 use mavsitl::geo::LocalFrame;
 use mavsitl::mission::Mission;
 use mavsitl::scenario::Scenario;
-use mavsitl::scenario::VehicleKind;
 use mavsitl::setup::Flight;
-use mavsitl::time::SimTime;
-use mavsitl::tlog::TlogWriter;
 
 use super::inputs::FlightInputs;
 use super::CliError;
@@ -99,211 +94,91 @@ fn read_key(path: &Path) -> Result<[u8; 32], CliError> {
     Ok(key)
 }
 
-/// Unix time of the scenario's date at 00:00 UTC, µs.
-pub fn epoch_unix_us(scenario: &Scenario) -> u64 {
-    scenario.date.unix_midnight_us()
+/// The endpoint of `parts` on the socket `args` ask for.
+fn open_endpoint(args: &GcsArgs, parts: EndpointParts) -> Result<EndpointLink, CliError> {
+    let n = args.instance as u16;
+    let bind: SocketAddr = match args.gcs_bind.parse::<SocketAddr>() {
+        Ok(a) => a,
+        Err(_) => {
+            let ip: IpAddr = args.gcs_bind.parse().map_err(|_| {
+                CliError::input(
+                    format!("--gcs-bind '{}' is not an IP or IP:PORT", args.gcs_bind),
+                    "e.g. 127.0.0.1 or 0.0.0.0:18570",
+                )
+            })?;
+            SocketAddr::new(ip, 18570 + n)
+        }
+    };
+    let targets = if args.gcs_out.is_empty() {
+        let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        vec![SocketAddr::new(lo, 14550), SocketAddr::new(lo, 14540 + n)]
+    } else {
+        args.gcs_out.clone()
+    };
+    let signing_key = match &args.signing_key {
+        Some(p) => Some(read_key(p)?),
+        None => None,
+    };
+    let cfg = LinkConfig {
+        bind,
+        targets,
+        system_id: 1u8.saturating_add(args.instance),
+        component_id: 1,
+        signing_key,
+    };
+    Ok(EndpointLink::open(
+        cfg,
+        args.autopilot == AutopilotArg::Generic,
+        parts,
+    )?)
 }
 
-/// The endpoint on its socket, and the clocks it runs on.
-pub struct GcsSession {
-    /// The protocol engine.
-    pub endpoint: Endpoint,
-    /// The socket.
-    pub link: UdpLink,
-    started: Instant,
-    epoch_unix_us: u64,
-    out: Vec<mavsitl::wire::Outgoing>,
-    /// The link is cut (a `gcs_link_loss` fault): nothing in, nothing out.
-    silent: bool,
+/// The endpoint for `flight` (built from `inputs`); with `record`, the link
+/// is also written to `record/telemetry.tlog`.
+pub fn for_flight(
+    args: &GcsArgs,
+    flight: &Flight,
+    inputs: &FlightInputs,
+    record: Option<&Path>,
+) -> Result<EndpointLink, CliError> {
+    open_endpoint(
+        args,
+        EndpointParts {
+            status: flight.status.clone(),
+            requests: flight.requests.clone(),
+            params: flight.params.clone(),
+            mission: Some(&inputs.mission),
+            scenario: &inputs.scenario,
+            frame: *flight.lockstep.sim().world().frame(),
+            kind: flight.kind,
+            motors: flight.motors,
+            tlog: record.map(|d| d.join("telemetry.tlog")),
+        },
+    )
 }
 
-/// What a session is built from.
-struct SessionParts<'a> {
-    pub status: StatusHandle,
-    pub requests: RequestQueue,
-    pub params: ParamStore,
-    pub mission: Option<&'a Mission>,
-    pub scenario: &'a Scenario,
-    pub frame: LocalFrame,
-    pub kind: VehicleKind,
-    pub motors: usize,
-    pub tlog: Option<PathBuf>,
-}
-
-impl GcsSession {
-    /// A session for `flight` (built from `inputs`); with `record`, the link is
-    /// also written to `record/telemetry.tlog`.
-    pub fn for_flight(
-        args: &GcsArgs,
-        flight: &Flight,
-        inputs: &FlightInputs,
-        record: Option<&Path>,
-    ) -> Result<Self, CliError> {
-        Self::open(
-            args,
-            SessionParts {
-                status: flight.status.clone(),
-                requests: flight.requests.clone(),
-                params: flight.params.clone(),
-                mission: Some(&inputs.mission),
-                scenario: &inputs.scenario,
-                frame: *flight.lockstep.sim().world().frame(),
-                kind: flight.kind,
-                motors: flight.motors,
-                tlog: record.map(|d| d.join("telemetry.tlog")),
-            },
-        )
-    }
-
-    /// A session for one SimpleFlight vehicle of a fleet, at instance
-    /// `args.instance` (the caller shifts it per vehicle).
-    pub fn for_pilot(
-        args: &GcsArgs,
-        pilot: &mavsitl::setup::Pilot,
-        mission: Option<&Mission>,
-        scenario: &Scenario,
-        frame: LocalFrame,
-        tlog: Option<PathBuf>,
-    ) -> Result<Self, CliError> {
-        Self::open(
-            args,
-            SessionParts {
-                status: pilot.status.clone(),
-                requests: pilot.requests.clone(),
-                params: pilot.params.clone(),
-                mission,
-                scenario,
-                frame,
-                kind: pilot.kind,
-                motors: pilot.motors,
-                tlog,
-            },
-        )
-    }
-
-    /// Binds the socket and sets the endpoint up.
-    fn open(args: &GcsArgs, parts: SessionParts) -> Result<Self, CliError> {
-        let n = args.instance as u16;
-        let bind: SocketAddr = match args.gcs_bind.parse::<SocketAddr>() {
-            Ok(a) => a,
-            Err(_) => {
-                let ip: IpAddr = args.gcs_bind.parse().map_err(|_| {
-                    CliError::input(
-                        format!("--gcs-bind '{}' is not an IP or IP:PORT", args.gcs_bind),
-                        "e.g. 127.0.0.1 or 0.0.0.0:18570",
-                    )
-                })?;
-                SocketAddr::new(ip, 18570 + n)
-            }
-        };
-        let targets = if args.gcs_out.is_empty() {
-            let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
-            vec![SocketAddr::new(lo, 14550), SocketAddr::new(lo, 14540 + n)]
-        } else {
-            args.gcs_out.clone()
-        };
-        let system_id = 1u8.saturating_add(args.instance);
-        let signing_key = match &args.signing_key {
-            Some(p) => Some(read_key(p)?),
-            None => None,
-        };
-        let mut link = UdpLink::bind(&LinkConfig {
-            bind,
-            targets,
-            system_id,
-            component_id: 1,
-            signing_key,
-        })
-        .map_err(|e| {
-            CliError::input(
-                format!("cannot bind the GCS socket {bind}: {e}"),
-                "another mavsitl or PX4 SITL may hold it: use --instance N or --gcs-bind IP:PORT",
-            )
-        })?;
-        if let Some(p) = &parts.tlog {
-            let t = TlogWriter::create(p)
-                .map_err(|e| CliError::input(format!("{}: cannot write: {e}", p.display()), ""))?;
-            link.record_to(t);
-        }
-        let epoch = epoch_unix_us(parts.scenario);
-        let mut params = parts.params;
-        let _ = params.set(
-            mavsitl::autopilot::params::name::MAV_SYS_ID,
-            system_id as f64,
-        );
-        let mut cfg =
-            EndpointConfig::px4_vehicle(system_id, parts.kind, parts.motors, parts.frame, epoch);
-        if let AutopilotArg::Generic = args.autopilot {
-            cfg.autopilot = MavAutopilot::MAV_AUTOPILOT_GENERIC;
-        }
-        let endpoint = Endpoint::new(cfg, parts.status, parts.requests, params, parts.mission);
-        Ok(GcsSession {
-            endpoint,
-            link,
-            started: Instant::now(),
-            epoch_unix_us: epoch,
-            out: Vec::with_capacity(256),
-            silent: false,
-        })
-    }
-
-    /// Reads what arrived, answers, and sends what is due at sim time `now`.
-    pub fn service(&mut self, now: SimTime) {
-        let link_now = self.started.elapsed();
-        let unix = self.epoch_unix_us + now.as_micros();
-        let (endpoint, out, silent) = (&mut self.endpoint, &mut self.out, self.silent);
-        self.link.receive(link_now, unix, |from, msg| {
-            if !silent {
-                endpoint.handle(now, link_now, from, msg, out);
-            }
-        });
-        self.endpoint.poll(now, link_now, &mut self.out);
-        if !self.silent {
-            self.link.send(&self.out, unix);
-        }
-        self.out.clear();
-    }
-
-    /// Sends `msgs` with the next service (e.g. ADSB_VEHICLE traffic).
-    pub fn queue(&mut self, msgs: Vec<mavlink::dialects::common::MavMessage>) {
-        self.out
-            .extend(msgs.into_iter().map(mavsitl::wire::Outgoing::Msg));
-    }
-
-    /// Cuts or restores the link (a `gcs_link_loss` fault): while cut, what
-    /// arrives is dropped and nothing is sent.
-    pub fn set_silent(&mut self, silent: bool) {
-        if silent != self.silent {
-            tracing::info!(silent, "ground-station link");
-        }
-        self.silent = silent;
-    }
-
-    /// Waits up to `timeout` for traffic (returns at once when a datagram is
-    /// ready).
-    pub fn wait(&self, timeout: Duration) {
-        self.link.wait_readable(timeout);
-    }
-
-    /// Flushes the tlog.
-    pub fn finish(&mut self) {
-        if let Some(t) = self.link.tlog_mut() {
-            let _ = t.flush();
-        }
-    }
-}
-
-/// `fly --gcs`: the run loop serves the flight's link.
-impl mavsitl::flight::VehicleLink for GcsSession {
-    fn service(&mut self, now: SimTime) {
-        GcsSession::service(self, now);
-    }
-
-    fn wait(&mut self, d: Duration) {
-        GcsSession::wait(self, d);
-    }
-
-    fn set_silent(&mut self, silent: bool) {
-        GcsSession::set_silent(self, silent);
-    }
+/// The endpoint for one SimpleFlight vehicle of a fleet, at instance
+/// `args.instance` (the caller shifts it per vehicle).
+pub fn for_pilot(
+    args: &GcsArgs,
+    pilot: &mavsitl::setup::Pilot,
+    mission: Option<&Mission>,
+    scenario: &Scenario,
+    frame: LocalFrame,
+    tlog: Option<PathBuf>,
+) -> Result<EndpointLink, CliError> {
+    open_endpoint(
+        args,
+        EndpointParts {
+            status: pilot.status.clone(),
+            requests: pilot.requests.clone(),
+            params: pilot.params.clone(),
+            mission,
+            scenario,
+            frame,
+            kind: pilot.kind,
+            motors: pilot.motors,
+            tlog,
+        },
+    )
 }

@@ -9,9 +9,10 @@ use std::sync::atomic::AtomicBool;
 
 use mavsitl_bridges::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap};
 use mavsitl_core::vehicle::VehicleKind;
-use mavsitl_run::launch::{executable_problem, scratch_dir, LaunchError, LaunchSpec};
+use mavsitl_run::launch::{executable_problem, scratch_dir, LaunchSpec};
 use mavsitl_run::pacing::Speedup;
 use mavsitl_run::setup::FlightInputs;
+use mavsitl_run::StartError;
 use mavsitl_sim::physics::boat::BoatLayout;
 use mavsitl_sim::scenario::load::Airframe;
 use mavsitl_sim::sim::Lockstep;
@@ -38,14 +39,14 @@ pub struct ArduPilotSetup<'a> {
 ///
 /// # Errors
 /// The rate and what would do.
-pub fn frame_rate(given: Option<u32>, kind: VehicleKind) -> Result<u32, LaunchError> {
+pub fn frame_rate(given: Option<u32>, kind: VehicleKind) -> Result<u32, StartError> {
     let frame_rate = given.unwrap_or(if kind.is_multirotor() {
         QUAD_FRAME_RATE_HZ
     } else {
         BOAT_FRAME_RATE_HZ
     });
     if frame_rate == 0 || 1_000_000 % frame_rate != 0 {
-        return Err(LaunchError::new(
+        return Err(StartError::new(
             format!(
                 "--frame-rate {frame_rate}: a frame must be a whole number of microseconds \
                  (e.g. 200, 250, 400, 500, 1000 or 2000 Hz; ArduPilot's default 1200 is not)"
@@ -104,7 +105,7 @@ pub fn our_parm(inputs: &FlightInputs, kind: VehicleKind) -> &'static str {
 
 /// `--defaults`' files, each checked to be a readable file, made absolute
 /// (ArduPilot runs in its own working directory) and joined with commas.
-pub fn defaults_files(given: &str) -> Result<String, LaunchError> {
+pub fn defaults_files(given: &str) -> Result<String, StartError> {
     let mut files = Vec::new();
     for f in given.split(',') {
         let problem = if f.trim().is_empty() {
@@ -117,7 +118,7 @@ pub fn defaults_files(given: &str) -> Result<String, LaunchError> {
             }
         };
         if let Some(why) = problem {
-            return Err(LaunchError::new(
+            return Err(StartError::new(
                 format!("--defaults {given}: {why}"),
                 "comma-separated ArduPilot parameter files (NAME VALUE per line)",
             ));
@@ -139,7 +140,7 @@ pub fn ardupilot_files(
     defaults: Option<&str>,
     path: &Path,
     kind: VehicleKind,
-) -> Result<(PathBuf, Option<String>), LaunchError> {
+) -> Result<(PathBuf, Option<String>), StartError> {
     // Absolute paths: ArduPilot runs in its own working directory.
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let user_defaults = match defaults {
@@ -155,13 +156,13 @@ pub fn ardupilot_files(
     if path.is_dir() {
         let bin = path.join("build/sitl/bin").join(binary);
         if let Some(why) = bin.is_file().then(|| executable_problem(&bin)).flatten() {
-            return Err(LaunchError::new(
+            return Err(StartError::new(
                 format!("--ardupilot {}: {why}", path.display()),
                 "chmod +x it, or rebuild it with ./waf",
             ));
         }
         if !bin.is_file() {
-            return Err(LaunchError::new(
+            return Err(StartError::new(
                 format!(
                     "--ardupilot {}: no build/sitl/bin/{binary} there",
                     path.display()
@@ -181,13 +182,13 @@ pub fn ardupilot_files(
         return Ok((bin, stock));
     }
     if !path.is_file() {
-        return Err(LaunchError::new(
+        return Err(StartError::new(
             format!("--ardupilot {}: no such file or directory", path.display()),
             "an ArduPilot checkout with build/sitl/bin, or a SITL binary",
         ));
     }
     if let Some(why) = executable_problem(path) {
-        return Err(LaunchError::new(
+        return Err(StartError::new(
             format!("--ardupilot {why}"),
             "chmod +x it, or give an ArduPilot checkout with build/sitl/bin",
         ));
@@ -202,7 +203,7 @@ pub fn ardupilot_files(
         "copter"
     };
     if name.contains(other) {
-        return Err(LaunchError::new(
+        return Err(StartError::new(
             format!(
                 "--ardupilot {}: a {other} binary, but the simulated vehicle is a {}",
                 path.display(),
@@ -230,7 +231,7 @@ pub fn launch_spec(
     inputs: &FlightInputs,
     kind: VehicleKind,
     params: &[(String, String)],
-) -> Result<LaunchSpec, LaunchError> {
+) -> Result<LaunchSpec, StartError> {
     let (program, stock) = ardupilot_files(setup.defaults, path, kind)?;
     let (instance, record) = (setup.instance, setup.record);
     let ours = "mavsitl.parm";
@@ -286,20 +287,20 @@ pub fn launch_spec(
 
 /// The simulation of `inputs` with ArduPilot's bridge, bound to its JSON
 /// port, flying vehicle 0.
-pub fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep, LaunchError> {
+pub fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep, StartError> {
     let sim = inputs
         .scenario
         .build_simulation(&inputs.source)
-        .map_err(|e| LaunchError::new(e.to_string(), "see docs/reference/scenario.md"))?;
+        .map_err(|e| StartError::new(e.to_string(), "see docs/reference/scenario.md"))?;
     let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
-        LaunchError::new(
+        StartError::new(
             format!("cannot bind UDP {}: {e}", opts.bind),
             "another simulator may hold it: use --instance N",
         )
     })?;
     let mut ls = Lockstep::new(sim);
     ls.attach(0, Box::new(bridge)).map_err(|e| {
-        LaunchError::new(
+        StartError::new(
             e.to_string(),
             "the frame rate must divide the scenario's physics rate (e.g. 400 Hz needs physics_rate_hz 1200 or 2000)",
         )

@@ -22,7 +22,8 @@ use mavsitl_core::vehicle::VehicleKind;
 use mavsitl_mavlink::mission::{command_name, Mission};
 use mavsitl_mavlink::mission_protocol::StoredItem;
 use mavsitl_mavlink::wire::deg_e7;
-use mavsitl_run::launch::{Firmware, LaunchError, LaunchSpec};
+use mavsitl_run::launch::{Firmware, LaunchSpec};
+use mavsitl_run::StartError;
 use mavsitl_sim::scenario::Home;
 use mavsitl_sim::sim::{SimError, Simulation};
 
@@ -128,7 +129,7 @@ impl FirmwareFlight {
         plan: &FlightPlan<'_>,
         launch: Option<LaunchSpec>,
         alone: bool,
-    ) -> Result<Self, LaunchError> {
+    ) -> Result<Self, StartError> {
         let clock = Arc::new(AtomicU64::new(0));
         let gs = match plan.fly_plan {
             false => None,
@@ -389,7 +390,7 @@ fn ground_station(
     plan: &FlightPlan<'_>,
     clock: &Arc<AtomicU64>,
     alone: bool,
-) -> Result<GroundStationHandle, LaunchError> {
+) -> Result<GroundStationHandle, StartError> {
     let h = plan.home;
     let cfg = GroundStationConfig {
         firmware: dialect,
@@ -413,7 +414,7 @@ fn ground_station(
         },
     )
     .map_err(|e| {
-        LaunchError::new(
+        StartError::new(
             format!("cannot open the ground-station port {addr:?}: {e}"),
             "another ground station, MAVSDK program or mavsitl holds it: close it or use --instance N",
         )

@@ -8,9 +8,10 @@ use std::sync::atomic::AtomicBool;
 
 use mavsitl_bridges::px4::{Px4Bridge, Px4Options, Px4Port, RcSchedule};
 use mavsitl_core::time::SimTime;
-use mavsitl_run::launch::{LaunchError, LaunchSpec};
+use mavsitl_run::launch::LaunchSpec;
 use mavsitl_run::pacing::Speedup;
 use mavsitl_run::setup::FlightInputs;
+use mavsitl_run::StartError;
 use mavsitl_sim::physics::boat::BoatLayout;
 use mavsitl_sim::scenario::load::Airframe;
 use mavsitl_sim::sim::Lockstep;
@@ -72,7 +73,7 @@ pub fn env_vars(text: &str) -> Vec<(String, String)> {
 
 /// PX4's build directory from what the user gave: build/px4_sitl_default
 /// itself, or the PX4-Autopilot checkout above it.
-pub fn px4_build_dir(given: &Path) -> Result<PathBuf, LaunchError> {
+pub fn px4_build_dir(given: &Path) -> Result<PathBuf, StartError> {
     // Absolute: PX4 runs in its own working directory.
     let given_abs = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
     let candidates = [given_abs.clone(), given_abs.join("build/px4_sitl_default")];
@@ -80,7 +81,7 @@ pub fn px4_build_dir(given: &Path) -> Result<PathBuf, LaunchError> {
         .into_iter()
         .find(|d| d.join("bin/px4").is_file() && d.join("etc/init.d-posix/rcS").is_file())
         .ok_or_else(|| {
-            LaunchError::new(
+            StartError::new(
                 format!(
                     "--px4-build {}: no PX4 SITL build there (bin/px4 and etc/init.d-posix/rcS)",
                     given.display()
@@ -89,7 +90,7 @@ pub fn px4_build_dir(given: &Path) -> Result<PathBuf, LaunchError> {
             )
         })?;
     match mavsitl_run::launch::executable_problem(&dir.join("bin/px4")) {
-        Some(why) => Err(LaunchError::new(
+        Some(why) => Err(StartError::new(
             format!("--px4-build {}: {why}", given.display()),
             "chmod +x it, or rebuild with `make px4_sitl`",
         )),
@@ -122,7 +123,7 @@ pub fn launch_spec(
     setup: &Px4Setup,
     inputs: &FlightInputs,
     speedup: Speedup,
-) -> Result<LaunchSpec, LaunchError> {
+) -> Result<LaunchSpec, StartError> {
     let build = px4_build_dir(build)?;
     let (_, text) = env_file(inputs, setup.vehicle);
     let mut env = env_vars(text);
@@ -163,11 +164,11 @@ pub fn build(
     inputs: &FlightInputs,
     port: &Px4Port,
     opts: &Px4Options,
-) -> Result<Lockstep, LaunchError> {
+) -> Result<Lockstep, StartError> {
     let sim = inputs
         .scenario
         .build_simulation(&inputs.source)
-        .map_err(|e| LaunchError::new(e.to_string(), "see docs/reference/scenario.md"))?;
+        .map_err(|e| StartError::new(e.to_string(), "see docs/reference/scenario.md"))?;
     let frame = *sim.world().frame();
     let mut ls = Lockstep::new(sim);
     ls.attach(
@@ -175,7 +176,7 @@ pub fn build(
         Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
     )
     .map_err(|e| {
-        LaunchError::new(
+        StartError::new(
             e.to_string(),
             "the physics rate must be a multiple of 250 Hz",
         )

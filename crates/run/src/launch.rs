@@ -14,25 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Why a firmware could not be started: one line, and what to try.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{message}")]
-pub struct LaunchError {
-    /// The one-line message, naming the file or program.
-    pub message: String,
-    /// What to try.
-    pub hint: String,
-}
-
-impl LaunchError {
-    /// `message`, with `hint` as what to try.
-    pub fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
-        LaunchError {
-            message: message.into(),
-            hint: hint.into(),
-        }
-    }
-}
+use crate::StartError;
 
 /// Console lines kept for the message when the firmware dies.
 const TAIL_LINES: usize = 12;
@@ -125,17 +107,17 @@ pub struct Firmware {
 }
 
 /// A fresh, empty directory at `dir` (whatever was there is removed).
-pub fn fresh_dir(dir: &Path) -> Result<(), LaunchError> {
+pub fn fresh_dir(dir: &Path) -> Result<(), StartError> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| {
-            LaunchError::new(
+            StartError::new(
                 format!("{}: cannot clear the working directory: {e}", dir.display()),
                 "remove it by hand",
             )
         })?;
     }
     std::fs::create_dir_all(dir).map_err(|e| {
-        LaunchError::new(
+        StartError::new(
             format!(
                 "{}: cannot create the working directory: {e}",
                 dir.display()
@@ -197,7 +179,7 @@ fn signal_group(pid: u32, sig: libc::c_int) {
 impl Firmware {
     /// Starts the firmware. `stop_run` is set the moment it exits, so a
     /// lockstep wait ends at once.
-    pub fn spawn(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, LaunchError> {
+    pub fn spawn(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, StartError> {
         fresh_dir(&spec.workdir)?;
         let (workdir, keep) = (spec.workdir.clone(), spec.keep_workdir);
         Self::start(spec, stop_run).inspect_err(|_| {
@@ -209,7 +191,7 @@ impl Firmware {
     }
 
     /// [`Firmware::spawn`] in its fresh working directory.
-    fn start(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, LaunchError> {
+    fn start(spec: LaunchSpec, stop_run: &'static AtomicBool) -> Result<Self, StartError> {
         eprintln!(
             "mavsitl: starting {} {} (console: {})",
             spec.program.display(),
@@ -223,14 +205,14 @@ impl Firmware {
         for (name, text) in &spec.files {
             let p = spec.workdir.join(name);
             std::fs::write(&p, text).map_err(|e| {
-                LaunchError::new(
+                StartError::new(
                     format!("{}: cannot write: {e}", p.display()),
                     "set TMPDIR to a writable directory",
                 )
             })?;
         }
         let log = ConsoleLog::create(&spec.log).map_err(|e| {
-            LaunchError::new(
+            StartError::new(
                 format!("{}: cannot write the firmware log: {e}", spec.log.display()),
                 "choose a writable --record directory",
             )
@@ -253,7 +235,7 @@ impl Firmware {
             });
         }
         let mut child = cmd.spawn().map_err(|e| {
-            LaunchError::new(
+            StartError::new(
                 format!("cannot start {}: {e}", spec.program.display()),
                 "check the firmware path",
             )

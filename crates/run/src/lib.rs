@@ -6,14 +6,15 @@
 //! - [`session`] is the run loop every command shares: pacing against the
 //!   wall clock, the recording, the run's end and restarts, with whatever
 //!   flies the vehicles plugged in as a [`session::Driver`];
+//! - [`endpoint`] serves SimpleFlight to ground stations on a UDP socket;
 //! - [`flight`] watches SimpleFlight's flight of a mission and judges its
 //!   end, served to ground stations on a [`flight::VehicleLink`];
 //! - [`pacing`] holds the loop to a multiple of real time;
 //! - [`launch`] starts a firmware as a child process, watches it and always
 //!   stops it.
 //!
-//! It serves no client itself and names no bridge; naming one from here
-//! does not compile (E0433):
+//! It names no bridge: real firmware is `mavsitl-firmware`'s, above it.
+//! Naming a bridge from here does not compile (E0433):
 //!
 //! ```compile_fail,E0433
 //! let _ = mavsitl_bridges::px4::Px4Bridge::new;
@@ -21,6 +22,29 @@
 
 #![warn(missing_docs)]
 
+/// Why a run could not start (a firmware that cannot be launched, a port
+/// that cannot be bound, a file that cannot be written): one line naming
+/// the file, port or program, and what to try.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct StartError {
+    /// The one-line message, naming the file or program.
+    pub message: String,
+    /// What to try.
+    pub hint: String,
+}
+
+impl StartError {
+    /// `message`, with `hint` as what to try.
+    pub fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        StartError {
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+}
+
+pub mod endpoint;
 pub mod flight;
 pub mod launch;
 pub mod pacing;
