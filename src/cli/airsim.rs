@@ -9,19 +9,19 @@ use std::time::Duration;
 
 use clap::Args;
 
-use mavsitl::airsim::api::Reply;
 use mavsitl::airsim::api::{FirmwarePilot, SimpleFlightVehicle};
+use mavsitl::airsim::serve::{ApiDriver, ApiWorld, Watch};
 use mavsitl::airsim::settings::{Px4Settings, VehicleType};
-use mavsitl::airsim::{settings, AirSimApi, Incoming, Server};
+use mavsitl::airsim::{settings, AirSimApi, Server};
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::bridge::px4::Px4Port;
 use mavsitl::geo::ExportFrame;
 use mavsitl::mission::Mission;
 use mavsitl::record::Recorder;
 use mavsitl::scenario::{ControllerSpec, Scenario, ScenarioSource, VehicleKind};
-use mavsitl::session::{Driver, Session, Step, World};
+use mavsitl::session::Session;
 use mavsitl::setup;
-use mavsitl::sim::{Observer, SimError, Simulation};
+use mavsitl::sim::Simulation;
 use mavsitl::time::SimTime;
 
 use mavsitl::firmware::flight::FirmwareFlight;
@@ -113,26 +113,6 @@ fn airsim_param_text(args: &AirSimArgs, from_settings: &[(String, String)]) -> S
     }
     text
 }
-
-/// What the loop asks of whoever flies the vehicle, besides the API.
-trait Watch {
-    /// Whether the loop may tick now (a firmware has connected); an error
-    /// ends the run.
-    fn ready(&mut self) -> Result<bool, String> {
-        Ok(true)
-    }
-    /// After a tick: Some(outcome) ends the run.
-    fn after_tick(&mut self, _sim: &Simulation) -> Option<Result<(), String>> {
-        None
-    }
-    /// Why a tick failed.
-    fn explain(&self, error: String) -> String {
-        error
-    }
-}
-
-/// SimpleFlight needs nothing watched.
-impl Watch for () {}
 
 /// A PX4 flying the vehicle: connected yet, still running.
 struct Px4Watch {
@@ -250,99 +230,15 @@ fn serve_and_record(
     watch: &mut dyn Watch,
 ) -> Result<(), String> {
     let period = api.sim().rate().period_us();
-    let world = ApiWorld {
-        api,
-        done: Vec::new(),
-    };
     // Ticks paced at the clock speed, continues included, as AirSim's.
-    let mut run = Session::new(world, period)
+    let mut run = Session::new(ApiWorld::new(api), period)
         .paced(clock_speed)
         .until(args.duration.map(SimTime::from_secs_f64))
         .recording(recorder)
         .interrupted_by(&super::INTERRUPTED);
-    let outcome = run.run(&mut ApiDriver {
-        server,
-        replies: Vec::new(),
-        watch,
-    });
+    let outcome = run.run(&mut ApiDriver::new(server, watch));
     run.finish(outcome.is_ok())?;
     outcome
-}
-
-/// The AirSim API over its world, holding the replies a tick completed
-/// (a move that arrived) until they are sent.
-struct ApiWorld<'a> {
-    api: &'a mut AirSimApi,
-    done: Vec<Reply>,
-}
-
-impl World for ApiWorld<'_> {
-    fn sim(&self) -> &Simulation {
-        self.api.sim()
-    }
-
-    fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError> {
-        let done = self.api.tick(observer)?;
-        self.done.extend(done);
-        Ok(())
-    }
-}
-
-/// AirSim's clients: calls answered between ticks, the world ticking only
-/// while running (not paused, the firmware connected).
-struct ApiDriver<'a> {
-    server: &'a Server,
-    replies: Vec<Reply>,
-    watch: &'a mut dyn Watch,
-}
-
-impl ApiDriver<'_> {
-    fn take(&mut self, api: &mut AirSimApi, m: Incoming) {
-        match m {
-            Incoming::Call(call) => api.handle(call, &mut self.replies),
-            Incoming::Closed(conn) => api.closed(conn),
-        }
-    }
-}
-
-impl<'a> Driver<ApiWorld<'a>> for ApiDriver<'_> {
-    fn ready(&mut self, w: &mut ApiWorld<'a>) -> Result<bool, String> {
-        // Moves a tick completed are answered before the calls that came
-        // since.
-        self.replies.append(&mut w.done);
-        while let Some(m) = self.server.try_recv() {
-            self.take(w.api, m);
-        }
-        for (conn, msgid, answer) in self.replies.drain(..) {
-            self.server.respond(conn, msgid, answer);
-        }
-        Ok(w.api.running() && self.watch.ready()?)
-    }
-
-    fn idle(&mut self, w: &mut ApiWorld<'a>, d: Duration) -> Step<ApiWorld<'a>> {
-        if let Some(m) = self.server.recv_timeout(d) {
-            self.take(w.api, m);
-        }
-        Step::Go
-    }
-
-    fn after_tick(
-        &mut self,
-        w: &mut ApiWorld<'a>,
-        tick: Result<(), SimError>,
-    ) -> Step<ApiWorld<'a>> {
-        if let Err(e) = tick {
-            return Step::End(Err(self.watch.explain(format!("simulation stopped: {e}"))));
-        }
-        match self.watch.after_tick(w.api.sim()) {
-            Some(outcome) => Step::End(outcome),
-            None => Step::Go,
-        }
-    }
-
-    fn interrupted(&mut self) -> Result<(), String> {
-        Ok(())
-    }
 }
 
 /// A PX4Multirotor: PX4 SITL flies the vehicle over its simulator interface

@@ -7,9 +7,12 @@
 //! - [`types`]: AirSim's structs as msgpack maps.
 //! - [`api`]: the methods, on SimpleFlight vehicles addressed by name.
 //! - [`settings`]: AirSim's `settings.json` as a scenario.
+//! - [`serve`]: the API's world in the run loop, calls answered between
+//!   ticks, paused as asked.
 //!
-//! The binary's `airsim` subcommand wires these to the lockstep loop and paces
-//! it. The server flies SimpleFlight vehicles only; naming a firmware bridge
+//! The binary's `airsim` subcommand opens the server and starts whoever
+//! flies. The server flies SimpleFlight vehicles itself (a PX4 plugs in as
+//! a [`serve::Watch`] from above); naming a firmware bridge
 //! from here does not compile (E0433):
 //!
 //! ```compile_fail,E0433
@@ -20,6 +23,7 @@
 
 pub mod api;
 pub mod rpc;
+pub mod serve;
 pub mod settings;
 pub mod types;
 
