@@ -398,8 +398,10 @@ pub fn run(args: CompareArgs) -> Result<(), CliError> {
     for p in &problems {
         eprintln!("warning: {p}");
     }
-    let route = super::compare_report::route_of(&mission, &flown, radius_m);
-    let report = super::compare_report::write(&args.out, &seeds, &route, &flown)?;
+    let route = mavsitl::analysis::report::route_of(&mission, &flown, radius_m);
+    let command: Vec<String> = std::env::args().collect();
+    let report = mavsitl::analysis::report::write(&args.out, (&seeds, &command), &route, &flown)
+        .map_err(CliError::run)?;
     print!("{}", report.table);
     println!(
         "  flights             {} in {flights_s:.1} s ({parallel} at a time)",

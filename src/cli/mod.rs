@@ -13,7 +13,6 @@ mod airsim;
 mod ardupilot;
 mod ardupilot_fleet;
 mod compare;
-mod compare_report;
 mod firmware;
 mod firmware_instances;
 mod fleet;

@@ -54,7 +54,7 @@ pub fn run(args: PlotArgs) -> Result<(), CliError> {
         })?,
         None => Mission::default(),
     };
-    let route = super::compare_report::route_of(
+    let route = mavsitl::analysis::report::route_of(
         &mission,
         std::slice::from_ref(&Flown {
             controller: String::new(),
@@ -76,7 +76,9 @@ pub fn run(args: PlotArgs) -> Result<(), CliError> {
         metrics,
     }];
     let out = args.out.clone().unwrap_or_else(|| args.record.clone());
-    let report = super::compare_report::write(&out, &[0], &route, &flown)?;
+    let command: Vec<String> = std::env::args().collect();
+    let report = mavsitl::analysis::report::write(&out, (&[0], &command), &route, &flown)
+        .map_err(CliError::run)?;
     print!("{}", report.table);
     println!("  pictures            {}", out.join("plots").display());
     println!("  report              {}", report.html.display());

@@ -8,7 +8,9 @@
 //! - [`metrics`]: the measures, per flight and as distributions over seeds;
 //! - [`flight`]: a flight's summary figures, taken tick by tick as it flies;
 //! - [`manoeuvre`]: the standard manoeuvring tests of a boat airframe;
-//! - [`plot`]: the pictures.
+//! - [`plot`]: the pictures;
+//! - [`report`]: what `compare` and `plot` write (table, CSV, JSON,
+//!   pictures, one HTML page).
 //!
 //! It reads recordings and the plan; it knows no autopilot and no bridge
 //! (naming SimpleFlight from here does not compile, E0433):
@@ -24,6 +26,7 @@ pub mod flight;
 pub mod manoeuvre;
 pub mod metrics;
 pub mod plot;
+pub mod report;
 pub mod route;
 pub mod track;
 

@@ -1,4 +1,4 @@
-//! What `compare` and `plot` write: the aligned table (stdout),
+//! What `compare` and `plot` write: the aligned table (for stdout),
 //! `metrics.csv`, `metrics.json`, the pictures and `report.html` — one
 //! self-contained page (pictures inline as SVG, no network) with the table,
 //! the exact command, versions and seeds.
@@ -7,16 +7,15 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use mavsitl::analysis::plot::{draw_all, Flown};
-use mavsitl::analysis::{distribution, Route, Scalar};
-use mavsitl::geo::{GeoPoint, LocalFrame};
-use mavsitl::mission::Mission;
+use mavsitl_core::geo::{GeoPoint, LocalFrame};
+use mavsitl_mavlink::mission::Mission;
 use serde_json::json;
 
-use super::CliError;
+use crate::plot::{draw_all, Flown};
+use crate::{distribution, Route, Scalar};
 
 /// What was written.
-pub(super) struct Report {
+pub struct Report {
     /// The table, ready to print.
     pub table: String,
     /// The HTML report.
@@ -36,8 +35,8 @@ fn controllers(flown: &[Flown]) -> Vec<&str> {
     v
 }
 
-fn io_err(path: &Path, e: std::io::Error) -> CliError {
-    CliError::run(format!("{}: {e}", path.display()))
+fn io_err(path: &Path, e: std::io::Error) -> String {
+    format!("{}: {e}", path.display())
 }
 
 /// One cell: the value (one seed) or median [p5, p95] (several).
@@ -260,13 +259,17 @@ fn html(flown: &[Flown], seeds: &[u64], pictures: &[PathBuf]) -> String {
     page
 }
 
-/// Writes metrics.csv, metrics.json, plots/ and report.html into `dir`.
-pub(super) fn write(
+/// Writes metrics.csv, metrics.json, plots/ and report.html into `dir`,
+/// for the flights of `seeds` made by `command` (the program's arguments).
+///
+/// # Errors
+/// A file that cannot be written, named.
+pub fn write(
     dir: &Path,
-    seeds: &[u64],
+    (seeds, command): (&[u64], &[String]),
     route: &Route,
     flown: &[Flown],
-) -> Result<Report, CliError> {
+) -> Result<Report, String> {
     let t0 = Instant::now();
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
     let path = dir.join("metrics.csv");
@@ -277,13 +280,13 @@ pub(super) fn write(
         .collect();
     let doc = json!({
         "mavsitl_version": env!("CARGO_PKG_VERSION"),
-        "command": std::env::args().collect::<Vec<_>>(),
+        "command": command,
         "seeds": seeds,
         "flights": flights,
         "summary": summary_json(flown),
     });
     let path = dir.join("metrics.json");
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| CliError::run(e.to_string()))?;
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
     std::fs::write(&path, text + "\n").map_err(|e| io_err(&path, e))?;
     let pictures = plots(dir, route, flown)?;
     let path = dir.join("report.html");
@@ -297,7 +300,7 @@ pub(super) fn write(
 
 /// The route every flight is drawn against: the mission from the first
 /// flight's home.
-pub(super) fn route_of(mission: &Mission, flown: &[Flown], radius_m: f64) -> Route {
+pub fn route_of(mission: &Mission, flown: &[Flown], radius_m: f64) -> Route {
     let home = flown
         .first()
         .and_then(|f| f.track.home)
@@ -306,6 +309,9 @@ pub(super) fn route_of(mission: &Mission, flown: &[Flown], radius_m: f64) -> Rou
 }
 
 /// Draws the pictures into `dir/plots`.
-pub(super) fn plots(dir: &Path, route: &Route, flown: &[Flown]) -> Result<Vec<PathBuf>, CliError> {
-    draw_all(&dir.join("plots"), route, flown).map_err(|e| CliError::run(format!("plots: {e}")))
+///
+/// # Errors
+/// A picture that cannot be drawn or written.
+pub fn plots(dir: &Path, route: &Route, flown: &[Flown]) -> Result<Vec<PathBuf>, String> {
+    draw_all(&dir.join("plots"), route, flown).map_err(|e| format!("plots: {e}"))
 }
