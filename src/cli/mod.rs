@@ -29,7 +29,6 @@ mod serve;
 mod sim;
 mod summary;
 mod test;
-mod test_report;
 mod vehicle_link;
 
 use clap::{Parser, Subcommand};

@@ -14,8 +14,8 @@ use mavsitl::mission::Mission;
 use mavsitl::suite::{self, evaluate, Case, Check, Controller, Evidence, Pair, Suite, Vehicle};
 
 use super::flights::{run_children, ChildFlight, ChildOutcome};
-use super::test_report::Verdict;
 use super::CliError;
+use mavsitl::suite::report::Verdict;
 
 /// Arguments of `mavsitl test`.
 #[derive(Debug, Args)]
@@ -402,12 +402,13 @@ pub fn run(args: TestArgs) -> Result<(), CliError> {
         })
         .collect();
     let wall_s = started.elapsed().as_secs_f64();
-    let files = super::test_report::ReportFiles {
+    let files = mavsitl::suite::report::ReportFiles {
         junit: args.junit.as_deref(),
         json: args.json.as_deref(),
         shard: args.shard,
     };
-    super::test_report::write(&files, &verdicts, wall_s)?;
+    print!("{}", mavsitl::suite::report::summary(&verdicts, wall_s));
+    mavsitl::suite::report::write(&files, &verdicts, wall_s).map_err(CliError::run)?;
     if !args.keep_all {
         for v in verdicts.iter().filter(|v| v.passed) {
             let _ = std::fs::remove_dir_all(&v.dir);

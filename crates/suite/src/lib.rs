@@ -1,7 +1,8 @@
 //! Regression suites: cases of missions, vehicles, controllers, seeds and
 //! faults with the outcomes they must have ([`spec`]), expanded into (case,
 //! seed) pairs, filtered and sharded, and checked on what each run recorded
-//! ([`check`]). Running them is the CLI's (`mavsitl test`).
+//! ([`check`]); the verdicts reported as a summary, JUnit XML and JSON
+//! ([`report`]). Running them is the CLI's (`mavsitl test`).
 //!
 //! It reads suites and recordings; it runs nothing and knows no simulation
 //! (naming the simulator from here does not compile, E0433):
@@ -13,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod report;
 pub mod spec;
 
 pub use check::{evaluate, Check, Evidence};

@@ -1,5 +1,5 @@
-//! What `mavsitl test` reports: a line per pair and the failed assertions on
-//! stdout, JUnit XML (one testsuite per suite file, one testcase per pair,
+//! What `mavsitl test` reports: a line per pair and the failed assertions
+//! (for stdout), JUnit XML (one testsuite per suite file, one testcase per pair,
 //! each failed assertion with both numbers, the run's log tail as
 //! system-out and the firmware console's as system-err) and a JSON summary.
 
@@ -8,13 +8,11 @@ use std::path::{Path, PathBuf};
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde_json::json;
 
-use mavsitl::suite::Check;
-
-use super::CliError;
+use crate::Check;
 
 /// A pair's verdict.
 #[derive(Debug, Clone, serde::Serialize)]
-pub(super) struct Verdict {
+pub struct Verdict {
     /// `suite`.
     pub suite: String,
     /// `case`.
@@ -35,7 +33,7 @@ pub(super) struct Verdict {
 
 /// The last `n` lines of the log `name` in a pair's directory (empty when
 /// there is none).
-pub(super) fn log_tail(dir: &Path, name: &str, n: usize) -> String {
+pub fn log_tail(dir: &Path, name: &str, n: usize) -> String {
     let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
@@ -44,8 +42,8 @@ pub(super) fn log_tail(dir: &Path, name: &str, n: usize) -> String {
 /// Lines of a failed run's log put in the JUnit report.
 const LOG_TAIL_LINES: usize = 40;
 
-fn io_err(path: &Path, e: impl std::fmt::Display) -> CliError {
-    CliError::run(format!("{}: {e}", path.display()))
+fn io_err(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("{}: {e}", path.display())
 }
 
 /// The failure's one-line message and its full description.
@@ -64,7 +62,7 @@ fn failure_text(v: &Verdict) -> (String, String) {
 
 fn junit(verdicts: &[Verdict], wall_s: f64) -> Report {
     let mut report = Report::new("mavsitl test");
-    report.set_time(mavsitl::time::saturating_duration(wall_s));
+    report.set_time(mavsitl_core::time::saturating_duration(wall_s));
     let mut names: Vec<&str> = Vec::new();
     for v in verdicts {
         if !names.contains(&v.suite.as_str()) {
@@ -86,7 +84,7 @@ fn junit(verdicts: &[Verdict], wall_s: f64) -> Report {
             };
             let mut case = TestCase::new(format!("{} seed {}", v.case, v.seed), status);
             case.set_classname(format!("{}.{}", v.suite, v.case))
-                .set_time(mavsitl::time::saturating_duration(v.wall_s))
+                .set_time(mavsitl_core::time::saturating_duration(v.wall_s))
                 .set_assertions(v.checks.len());
             if !v.passed {
                 case.set_system_out_lossy(log_tail(&v.dir, "run.log", LOG_TAIL_LINES));
@@ -103,7 +101,7 @@ fn junit(verdicts: &[Verdict], wall_s: f64) -> Report {
 }
 
 /// Where the reports go besides stdout.
-pub(super) struct ReportFiles<'a> {
+pub struct ReportFiles<'a> {
     /// JUnit XML.
     pub junit: Option<&'a Path>,
     /// The JSON summary.
@@ -112,10 +110,14 @@ pub(super) struct ReportFiles<'a> {
     pub shard: Option<(usize, usize)>,
 }
 
-/// Prints the summary and writes `--junit` and `--json`.
-pub(super) fn write(args: &ReportFiles, verdicts: &[Verdict], wall_s: f64) -> Result<(), CliError> {
+/// The summary: a line per pair, the failed pair's problems, failed
+/// checks and recording under it, and the count.
+pub fn summary(verdicts: &[Verdict], wall_s: f64) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
     for v in verdicts {
-        println!(
+        let _ = writeln!(
+            out,
             "{} {}/{} seed {} ({:.1} s)",
             if v.passed { "PASS" } else { "FAIL" },
             v.suite,
@@ -125,20 +127,30 @@ pub(super) fn write(args: &ReportFiles, verdicts: &[Verdict], wall_s: f64) -> Re
         );
         if !v.passed {
             for p in &v.problems {
-                println!("       {p}");
+                let _ = writeln!(out, "       {p}");
             }
             for c in v.checks.iter().filter(|c| !c.passed) {
-                println!("       {c}");
+                let _ = writeln!(out, "       {c}");
             }
-            println!("       recording: {}", v.dir.display());
+            let _ = writeln!(out, "       recording: {}", v.dir.display());
         }
     }
     let failed = verdicts.iter().filter(|v| !v.passed).count();
-    println!(
+    let _ = writeln!(
+        out,
         "{} pairs: {} passed, {failed} failed, in {wall_s:.1} s",
         verdicts.len(),
         verdicts.len() - failed
     );
+    out
+}
+
+/// Writes `--junit` and `--json`.
+///
+/// # Errors
+/// A file that cannot be written, named.
+pub fn write(args: &ReportFiles, verdicts: &[Verdict], wall_s: f64) -> Result<(), String> {
+    let failed = verdicts.iter().filter(|v| !v.passed).count();
     if let Some(path) = args.junit {
         let xml = junit(verdicts, wall_s)
             .to_string()
