@@ -20,7 +20,7 @@
 //! | `mavsitl-bridges` | [`bridge`] (PX4, ArduPilot, the firmware ground station) | core, mavlink |
 //! | `mavsitl-analysis` | [`analysis`] (routes, tracks, metrics, manoeuvres, pictures), [`metrics`] (a flight's summary figures) | core, mavlink, sim |
 //! | `mavsitl-suite` | [`suite`] (regression suites: cases expanded, sharded and checked) | core, mavlink, simpleflight, analysis |
-//! | `mavsitl-run` | [`setup`] (a scenario wired to SimpleFlight), [`session`] (the run loop), [`flight`] (SimpleFlight's flight watched), [`endpoint`] (SimpleFlight served to ground stations), [`pacing`], [`launch`] (firmware as a child process) | core, mavlink, sim, simpleflight, analysis |
+//! | `mavsitl-run` | [`setup`] (a scenario wired to SimpleFlight), [`session`] (the run loop), [`flight`] (SimpleFlight's flight watched), [`endpoint`] (SimpleFlight served to ground stations), [`inputs`] and [`home`] (a flight's files loaded and checked), [`pacing`], [`launch`] (firmware as a child process) | core, mavlink, sim, simpleflight, analysis |
 //! | `mavsitl-firmware` | [`firmware`] (real firmware flown through a plan by the built-in ground station) | core, mavlink, sim, bridges, analysis, run |
 //! | `mavsitl-airsim` | [`airsim`] (AirSim's msgpack-rpc API) | core, mavlink, sim, simpleflight, run |
 //! | `mavsitl` (this crate) | the `mavsitl` binary's CLI | all of them |
@@ -39,7 +39,7 @@ pub use mavsitl_core::{atmosphere, controller, faults, geo, magnetic, param, rng
 pub use mavsitl_firmware as firmware;
 pub use mavsitl_guidance as guidance;
 pub use mavsitl_mavlink::{mission, mission_protocol, tlog, wire};
-pub use mavsitl_run::{endpoint, flight, launch, pacing, session, setup, StartError};
+pub use mavsitl_run::{endpoint, flight, home, inputs, launch, pacing, session, setup, StartError};
 pub use mavsitl_sim::{encounter, physics, record, replay, scenario, sensors, sim, vehicle, world};
 pub use mavsitl_simpleflight as autopilot;
 pub use mavsitl_suite as suite;

@@ -9,6 +9,8 @@
 //! `mavsitl::session`, which alone paces the simulation on the wall clock
 //! (the bridges and links read it only for socket timeouts).
 
+use mavsitl::home;
+
 mod airsim;
 mod ardupilot;
 mod ardupilot_fleet;
@@ -18,7 +20,6 @@ mod firmware_instances;
 mod fleet;
 mod flights;
 mod fly;
-mod home;
 mod inputs;
 mod mixed_fleet;
 mod plot;
@@ -310,57 +311,6 @@ fn as_interrupted(result: Result<(), CliError>, interrupted: bool) -> Result<(),
             code: INTERRUPTED_CODE,
         }),
     }
-}
-
-/// Adds `--fault`s to the scenario after checking that each has a vehicle,
-/// a zone, the rotor or thruster it fails and, with `@itemN`, an item N of
-/// the mission flown (`items`, None: no mission).
-fn add_faults(
-    scenario: &mut mavsitl::scenario::Scenario,
-    source: &mavsitl::scenario::ScenarioSource,
-    items: Option<usize>,
-    faults: &[mavsitl::faults::FaultSpec],
-) -> Result<(), CliError> {
-    for f in faults {
-        let hint = "--fault KIND@START[+DURATION][:key=value,...]; see docs/reference/faults.md";
-        if let Some((key, why)) = scenario.fault_target_problem(f, source) {
-            return Err(CliError::input(
-                format!("--fault {}: {key}: {why}", f.kind),
-                hint,
-            ));
-        }
-        if let (Some(i), Some(n)) = (f.at_item, items) {
-            if i as usize >= n {
-                return Err(CliError::input(
-                    format!(
-                        "--fault {}: at_item: the mission has no item {i}: its items are 0..={}",
-                        f.kind,
-                        n.saturating_sub(1)
-                    ),
-                    hint,
-                ));
-            }
-        }
-        if scenario.fault_vehicle(f).is_none() {
-            let name = f.vehicle.as_deref().unwrap_or("");
-            return Err(CliError::input(
-                format!("--fault {}: vehicle: no vehicle named '{name}'", f.kind),
-                hint,
-            ));
-        }
-        if let Some(z) = f
-            .zone
-            .as_deref()
-            .filter(|z| scenario.fault_zone(z).is_none())
-        {
-            return Err(CliError::input(
-                format!("--fault {}: zone: no zone named '{z}'", f.kind),
-                hint,
-            ));
-        }
-        scenario.faults.push(f.clone());
-    }
-    Ok(())
 }
 
 /// `--frame`: the frames a recording may be written in.

@@ -168,7 +168,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
-    super::add_faults(&mut scenario, &source, None, &args.faults)?;
+    mavsitl::inputs::add_faults(&mut scenario, &source, None, &args.faults)?;
     let duration_s = args.duration.unwrap_or(scenario.duration_s);
     if !(duration_s.is_finite() && duration_s > 0.0 && duration_s <= 1e7) {
         return Err(CliError::input(

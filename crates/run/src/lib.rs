@@ -1,6 +1,8 @@
 //! mavsitl-run: the application layer between the product crates and the
 //! command line.
 //!
+//! - [`inputs`] loads and checks what a flight is made of (mission,
+//!   scenario, [`home`], seed, faults, parameters);
 //! - [`setup`] turns a scenario, a mission and a parameter file into a
 //!   world flown by SimpleFlight;
 //! - [`session`] is the run loop every command shares: pacing against the
@@ -46,6 +48,8 @@ impl StartError {
 
 pub mod endpoint;
 pub mod flight;
+pub mod home;
+pub mod inputs;
 pub mod launch;
 pub mod pacing;
 pub mod session;

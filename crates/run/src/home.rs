@@ -1,6 +1,6 @@
 //! `--home LAT,LON,ALT[,HEADING]` and PX4's `PX4_HOME_LAT/LON/ALT`.
 
-use mavsitl::scenario::Home;
+use mavsitl_sim::scenario::Home;
 
 /// Parses `LAT,LON,ALT[,HEADING]` (degrees, degrees, metres AMSL, degrees).
 pub fn parse_home(s: &str) -> Result<Home, String> {
@@ -33,16 +33,16 @@ fn check(h: &Home) -> Result<(), String> {
     if !(-90.0..=90.0).contains(&h.lat_deg) {
         return Err(format!(
             "latitude {} is outside -90..=90",
-            mavsitl::time::show(h.lat_deg)
+            mavsitl_core::time::show(h.lat_deg)
         ));
     }
     if !(-180.0..=180.0).contains(&h.lon_deg) {
         return Err(format!(
             "longitude {} is outside -180..=180",
-            mavsitl::time::show(h.lon_deg)
+            mavsitl_core::time::show(h.lon_deg)
         ));
     }
-    if let Some(why) = mavsitl::geo::home_alt_problem(h.alt_m) {
+    if let Some(why) = mavsitl_core::geo::home_alt_problem(h.alt_m) {
         return Err(why);
     }
     Ok(())
@@ -102,7 +102,7 @@ mod tests {
             "PX4_HOME_ALT" => Some("20".to_string()),
             _ => None,
         };
-        let base = mavsitl::scenario::DEFAULT_HOME;
+        let base = mavsitl_sim::scenario::DEFAULT_HOME;
         let h = resolve(None, base, env).unwrap();
         assert_eq!((h.lat_deg, h.lon_deg, h.alt_m), (10.5, base.lon_deg, 20.0));
         let flag = parse_home("1,2,3").unwrap();

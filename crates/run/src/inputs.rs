@@ -1,0 +1,249 @@
+//! What a flight is made of, from the caller's choices: the mission, the
+//! scenario (or the built-in quad or boat), the seed, faults, home and the
+//! parameter file, loaded and checked once for every command that flies.
+
+use std::path::PathBuf;
+
+use mavsitl_core::vehicle::VehicleKind;
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_sim::scenario::{Home, Scenario, ScenarioSource};
+
+use crate::setup::FlightInputs;
+use crate::{home, StartError};
+
+/// What a flight is asked to be: the files and overrides the command line
+/// (or any caller) gives.
+#[derive(Debug, Clone, Copy)]
+pub struct InputArgs<'a> {
+    /// The plan (.plan or WPL), if given.
+    pub mission: Option<&'a PathBuf>,
+    /// The built-in vehicle (without a scenario): else the plan's kind.
+    pub vehicle: Option<VehicleKind>,
+    /// The scenario, if given.
+    pub scenario: Option<&'a PathBuf>,
+    /// The noise seed, over the scenario's.
+    pub seed: Option<u64>,
+    /// Faults to inject besides the scenario's.
+    pub faults: &'a [mavsitl_core::faults::FaultSpec],
+    /// Home, over the scenario's and the plan's.
+    pub home: Option<Home>,
+    /// SimpleFlight's parameter file.
+    pub params: Option<&'a PathBuf>,
+    /// Fly on perfect state (SF_GROUND_TRUTH 1).
+    pub ground_truth: bool,
+}
+
+/// The built-in mission: missions/quad_square.plan.
+pub const DEFAULT_MISSION: &str = include_str!("../../../missions/quad_square.plan");
+const DEFAULT_MISSION_NAME: &str = "<built-in missions/quad_square.plan>";
+const QUAD_SCENARIO: &str =
+    r#"{"vehicles":[{"name":"quad","kind":"multirotor","airframe":"generic_quad"}]}"#;
+const BOAT_SCENARIO: &str = r#"{"vehicles":[{"name":"boat","kind":"boat","airframe":"usv_twin"}]}"#;
+
+/// Refuses a mission with nothing to fly (no navigation item): it would end
+/// "completed" with the vehicle hovering where it took off.
+fn require_navigation(mission: &Mission, name: &str) -> Result<(), StartError> {
+    if mission.items.iter().any(|i| (16..=99).contains(&i.command)) {
+        return Ok(());
+    }
+    Err(StartError::new(
+        format!("{name}: the mission has no navigation item to fly"),
+        "add waypoints in QGroundControl's Plan view; missions/ has examples",
+    ))
+}
+
+/// Loads the mission (the built-in square when `builtin` and none is given,
+/// else an empty mission), the scenario (or the built-in vehicle), home and
+/// the parameter file.
+///
+/// # Errors
+/// A file that cannot be read or is not valid, named, and what would do.
+pub fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInputs, StartError> {
+    let mission_name = match (args.mission, builtin) {
+        (Some(p), _) => p.display().to_string(),
+        (None, true) => DEFAULT_MISSION_NAME.to_string(),
+        (None, false) => "<no mission>".to_string(),
+    };
+    let mission = match (args.mission, builtin) {
+        (Some(p), _) => Mission::load(p),
+        (None, true) => Mission::parse(DEFAULT_MISSION, DEFAULT_MISSION_NAME),
+        (None, false) => Ok(Mission::default()),
+    }
+    .map_err(|e| {
+        StartError::new(
+            e.to_string(),
+            "missions/ has examples; QGroundControl writes .plan files",
+        )
+    })?;
+    if args.mission.is_some() {
+        require_navigation(&mission, &mission_name)?;
+    }
+    let boat = match args.vehicle {
+        Some(v) => v == VehicleKind::Boat,
+        None => matches!(mission.vehicle_type, Some(10..=12)),
+    };
+    // Scenario.
+    let (mut scenario, source) = match args.scenario {
+        Some(p) => (
+            Scenario::load(p)
+                .map_err(|e| StartError::new(e.to_string(), "see docs/reference/scenario.md"))?,
+            ScenarioSource {
+                name: p.display().to_string(),
+                base_dir: p.parent().map(PathBuf::from).unwrap_or_default(),
+            },
+        ),
+        None => {
+            let src = ScenarioSource {
+                name: "<built-in vehicle>".into(),
+                base_dir: PathBuf::from("."),
+            };
+            let text = if boat { BOAT_SCENARIO } else { QUAD_SCENARIO };
+            (
+                Scenario::from_json(text, &src).map_err(|e| StartError::new(e.to_string(), ""))?,
+                src,
+            )
+        }
+    };
+    // Home: --home, else the scenario's (if one was given), else the plan's.
+    let plan_home = if args.scenario.is_none() {
+        mission.home.map(|h| Home {
+            lat_deg: h.lat_deg,
+            lon_deg: h.lon_deg,
+            alt_m: h.alt_m,
+            heading_deg: 0.0,
+        })
+    } else {
+        None
+    };
+    scenario.home = home::resolve(args.home.or(plan_home), scenario.home, |k| {
+        std::env::var(k).ok()
+    })
+    .map_err(|e| StartError::new(format!("home: {e}"), "--home LAT,LON,ALT[,HEADING]"))?;
+    if let Some(seed) = args.seed {
+        scenario.seed = seed;
+    }
+    add_faults(
+        &mut scenario,
+        &source,
+        Some(mission.items.len()),
+        args.faults,
+    )?;
+    let mut param_text = match args.params {
+        Some(p) => Some((
+            std::fs::read_to_string(p)
+                .map_err(|e| StartError::new(format!("{}: cannot read: {e}", p.display()), ""))?,
+            p.display().to_string(),
+        )),
+        None => None,
+    };
+    if args.ground_truth {
+        let (text, _) = param_text.get_or_insert_with(|| (String::new(), "--ground-truth".into()));
+        text.push_str("\nSF_GROUND_TRUTH 1\n");
+    }
+    Ok(FlightInputs {
+        mission,
+        mission_name,
+        scenario,
+        source,
+        param_text,
+    })
+}
+
+/// East spacing of the vehicles of `--count`, m.
+pub const COUNT_SPACING_M: f64 = 5.0;
+
+/// `--count N` vehicles: the scenario's one vehicle copied N times,
+/// `COUNT_SPACING_M` apart eastwards (named `<name><k>`), or its N vehicles.
+pub fn copies(inputs: &mut FlightInputs, count: u8) -> Result<(), StartError> {
+    let vehicles = &mut inputs.scenario.vehicles;
+    let n = count as usize;
+    match vehicles.len() {
+        1 if n > 1 => {
+            let one = vehicles[0].clone();
+            vehicles.clear();
+            for k in 0..n {
+                let mut v = one.clone();
+                v.name = format!("{}{k}", one.name);
+                v.initial.east_m += COUNT_SPACING_M * k as f64;
+                vehicles.push(v);
+            }
+            Ok(())
+        }
+        m if m == n => Ok(()),
+        m => Err(StartError::new(
+            format!("--count {n} with a scenario of {m} vehicles"),
+            "give a scenario of one vehicle (copied) or of N",
+        )),
+    }
+}
+
+/// Refuses `--instance I --count N` whose last vehicle would need a MAVLink
+/// system id beyond 255 (vehicle k is system id 1 + I + k, as PX4 SITL's
+/// instances are) — two vehicles would otherwise share id 255 and a port.
+pub fn check_instances(instance: u8, count: u8) -> Result<(), StartError> {
+    let last = u16::from(instance) + u16::from(count.max(1)) - 1;
+    if last > 254 {
+        return Err(StartError::new(
+            format!(
+                "--instance {instance} with --count {count}: the last vehicle would be instance {last}, system id {}; instances go from 0 to 254 (system ids 1 to 255)",
+                last + 1
+            ),
+            "give a smaller --instance or --count",
+        ));
+    }
+    Ok(())
+}
+
+/// Adds `--fault`s to the scenario after checking that each has a vehicle,
+/// a zone, the rotor or thruster it fails and, with `@itemN`, an item N of
+/// the mission flown (`items`, None: no mission).
+///
+/// # Errors
+/// The first fault with nothing to act on, and what it lacks.
+pub fn add_faults(
+    scenario: &mut mavsitl_sim::scenario::Scenario,
+    source: &mavsitl_sim::scenario::ScenarioSource,
+    items: Option<usize>,
+    faults: &[mavsitl_core::faults::FaultSpec],
+) -> Result<(), StartError> {
+    for f in faults {
+        let hint = "--fault KIND@START[+DURATION][:key=value,...]; see docs/reference/faults.md";
+        if let Some((key, why)) = scenario.fault_target_problem(f, source) {
+            return Err(StartError::new(
+                format!("--fault {}: {key}: {why}", f.kind),
+                hint,
+            ));
+        }
+        if let (Some(i), Some(n)) = (f.at_item, items) {
+            if i as usize >= n {
+                return Err(StartError::new(
+                    format!(
+                        "--fault {}: at_item: the mission has no item {i}: its items are 0..={}",
+                        f.kind,
+                        n.saturating_sub(1)
+                    ),
+                    hint,
+                ));
+            }
+        }
+        if scenario.fault_vehicle(f).is_none() {
+            let name = f.vehicle.as_deref().unwrap_or("");
+            return Err(StartError::new(
+                format!("--fault {}: vehicle: no vehicle named '{name}'", f.kind),
+                hint,
+            ));
+        }
+        if let Some(z) = f
+            .zone
+            .as_deref()
+            .filter(|z| scenario.fault_zone(z).is_none())
+        {
+            return Err(StartError::new(
+                format!("--fault {}: zone: no zone named '{z}'", f.kind),
+                hint,
+            ));
+        }
+        scenario.faults.push(f.clone());
+    }
+    Ok(())
+}
