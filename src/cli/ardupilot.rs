@@ -12,15 +12,14 @@ use mavsitl::bridge::ardupilot::ArduPilotOptions;
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::ExportFrame;
 use mavsitl::scenario::VehicleKind;
-use mavsitl::session::{Driver, Session, Step};
-use mavsitl::sim::{Lockstep, SimError};
+use mavsitl::session::Session;
 use mavsitl::time::{PhysicsRate, SimTime};
 
 pub(super) use mavsitl::firmware::ardupilot::{
     at_frame_rate, physics_rate_for, BOAT_FRAME_RATE_HZ, QUAD_FRAME_RATE_HZ,
 };
-use mavsitl::firmware::ardupilot::{bridge_options, build, ArduPilotSetup};
-use mavsitl::firmware::flight::{FirmwareFlight, Judged};
+use mavsitl::firmware::ardupilot::{bridge_options, build, ArduPilotDriver, ArduPilotSetup};
+use mavsitl::firmware::flight::FirmwareFlight;
 
 use super::firmware::{flight_title, FirmwareFlightArgs};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
@@ -239,15 +238,7 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
         .recording(recorder)
         .interrupted_by(&super::INTERRUPTED);
     let wall = Instant::now();
-    let mut driver = ArduPilotDriver {
-        flight,
-        inputs: &inputs,
-        opts: &opts,
-        wait_reconnect: args.wait_reconnect,
-        restarts: 0,
-        recent: Vec::new(),
-        failed: None,
-    };
+    let mut driver = ArduPilotDriver::new(flight, &inputs, &opts, args.wait_reconnect);
     let outcome = run.run(&mut driver);
     run.finish(outcome.is_ok()).map_err(CliError::run)?;
     let ArduPilotDriver {
@@ -268,71 +259,5 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
         "  sim time            {t:.1} s ({:.1}x real time), {restarts} restart(s)",
         t / wall.elapsed().as_secs_f64().max(1e-9)
     );
-    outcome.map_err(|why| failed.unwrap_or_else(|| CliError::run(why)))
+    outcome.map_err(|why| failed.map_or_else(|| CliError::run(why), CliError::from))
 }
-
-/// Counts a restart now among the recent ones; too many is an error.
-fn count_restart(recent: &mut Vec<Instant>) -> Result<(), String> {
-    recent.retain(|t| t.elapsed() < RESTART_WINDOW);
-    recent.push(Instant::now());
-    if recent.len() > RESTART_LIMIT {
-        return Err(format!(
-            "ArduPilot restarted {} times within {:.0} s: giving up",
-            recent.len(),
-            RESTART_WINDOW.as_secs_f64()
-        ));
-    }
-    Ok(())
-}
-
-/// ArduPilot flying the vehicle over its JSON port; a restarted ArduPilot
-/// (or one back with `--wait-reconnect`) flies a fresh world.
-struct ArduPilotDriver<'a> {
-    /// The flight (its ground station, its launched ArduPilot).
-    flight: FirmwareFlight,
-    inputs: &'a FlightInputs,
-    opts: &'a ArduPilotOptions,
-    /// Wait for an ArduPilot started by hand to come back.
-    wait_reconnect: bool,
-    /// Times ArduPilot came back.
-    restarts: u32,
-    /// When the recent restarts happened (wall clock), to give up on too many.
-    recent: Vec<Instant>,
-    /// Why the world could not be built again, as the error to exit with.
-    failed: Option<CliError>,
-}
-
-impl Driver<Lockstep> for ArduPilotDriver<'_> {
-    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
-        let (msg, restarted) = match self.flight.judge(tick, ls.sim_mut()) {
-            Judged::Go => return Step::Go,
-            Judged::End(o) => return Step::End(o),
-            Judged::Lost { why, restarted } => (why, restarted),
-        };
-        if !(restarted || self.wait_reconnect) {
-            return Step::End(Err(msg));
-        }
-        self.restarts += 1;
-        if let Err(e) = count_restart(&mut self.recent) {
-            return Step::End(Err(e));
-        }
-        eprintln!("{msg}: the simulation restarts from the scenario's start");
-        // The old bridge lets go of the JSON port the fresh world binds.
-        ls.detach(0);
-        match build(self.inputs, self.opts) {
-            Ok(fresh) => Step::Restart(Box::new(fresh), "ArduPilot restarted".into()),
-            Err(e) => {
-                let why = e.message.clone();
-                self.failed = Some(CliError::from(e));
-                Step::End(Err(why))
-            }
-        }
-    }
-}
-
-/// Restarts of ArduPilot tolerated within [`RESTART_WINDOW`] before the run
-/// gives up (each starts the simulation over).
-const RESTART_LIMIT: usize = 5;
-
-/// The window [`RESTART_LIMIT`] counts restarts in.
-const RESTART_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);

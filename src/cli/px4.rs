@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use mavsitl::bridge::ground_station::Firmware as Dialect;
-use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats};
+use mavsitl::bridge::px4::{Px4Options, Px4Port, Px4Socket, Px4Stats};
 use mavsitl::geo::ExportFrame;
-use mavsitl::session::{Driver, Session, Step};
-use mavsitl::sim::{Lockstep, SimError};
+use mavsitl::session::Session;
 use mavsitl::time::{PhysicsRate, SimTime};
 
-use mavsitl::firmware::flight::{FirmwareFlight, Judged};
+use mavsitl::firmware::flight::FirmwareFlight;
+use mavsitl::firmware::px4::Px4Driver;
 pub(super) use mavsitl::firmware::px4::{build, env_file, launch_spec, px4_build_dir, Px4Setup};
 
 use super::firmware::{flight_title, FirmwareFlightArgs};
@@ -223,37 +223,6 @@ fn print_instructions(args: &Px4Args, inputs: &FlightInputs, opts: &Px4Options, 
     let _ = std::io::stdout().flush();
 }
 
-/// A PX4 started by hand went away: wait for it to connect again (within
-/// --px4-timeout, or forever with --wait-reconnect). Whether it came back.
-fn wait_for_return(args: &Px4Args, port: &Px4Port, opts: &Px4Options, msg: &str) -> bool {
-    eprintln!("{msg}; waiting for PX4 to connect again");
-    let start = Instant::now();
-    // In slices of a second, so Ctrl-C is heard.
-    loop {
-        if port
-            .borrow_mut()
-            .wait_for_connection(Some(Duration::from_secs(1)))
-        {
-            return true;
-        }
-        if super::interrupted() || (!args.wait_reconnect && start.elapsed() >= opts.give_up_after) {
-            return false;
-        }
-    }
-}
-
-/// Why the run ends when PX4 did not come back after `msg`: it was
-/// interrupted while waiting, or the wait ran out.
-fn gone_for_good(msg: &str, opts: &Px4Options) -> String {
-    if super::interrupted() {
-        return format!("{msg}; interrupted while waiting for PX4 to connect again");
-    }
-    format!(
-        "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",
-        opts.give_up_after.as_secs_f64()
-    )
-}
-
 /// What `mavsitl px4` flies: the mission, scenario and parameters, once
 /// `--instance` and `--count` are known to fit.
 pub fn load(args: &Px4Args) -> Result<FlightInputs, CliError> {
@@ -304,10 +273,12 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     let wall = Instant::now();
     let mut driver = Px4Driver {
         flight,
-        args: &args,
         inputs: &inputs,
         port: &port,
         opts: &opts,
+        keep_state: args.keep_state,
+        wait_forever: args.wait_reconnect,
+        interrupted: &super::INTERRUPTED,
         restarts: 0,
         failed: None,
     };
@@ -337,54 +308,7 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
         );
     }
     print_lockstep(&st, restarts);
-    outcome.map_err(|why| failed.unwrap_or_else(|| CliError::run(why)))
-}
-
-/// PX4 flying the vehicle over its simulator port; a PX4 that went away
-/// is waited for, and flies the world on or a fresh one (`--keep-state`).
-struct Px4Driver<'a> {
-    /// The flight (its ground station, its launched PX4).
-    flight: FirmwareFlight,
-    args: &'a Px4Args,
-    inputs: &'a FlightInputs,
-    port: &'a Px4Port,
-    opts: &'a Px4Options,
-    /// Times PX4 came back.
-    restarts: u32,
-    /// Why the world could not be flown on, as the error to exit with.
-    failed: Option<CliError>,
-}
-
-impl Driver<Lockstep> for Px4Driver<'_> {
-    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
-        let (msg, restarted) = match self.flight.judge(tick, ls.sim_mut()) {
-            Judged::Go => return Step::Go,
-            Judged::End(o) => return Step::End(o),
-            Judged::Lost { why, restarted } => (why, restarted),
-        };
-        if !restarted && !wait_for_return(self.args, self.port, self.opts, &msg) {
-            return Step::End(Err(gone_for_good(&msg, self.opts)));
-        }
-        self.restarts += 1;
-        let next = if self.args.keep_state {
-            eprintln!("PX4 is back: the vehicle keeps its state");
-            reattach(ls, self.port, self.opts).map(|()| None)
-        } else {
-            eprintln!("PX4 is back: the simulation restarts from the scenario's start");
-            build(self.inputs, self.port, self.opts)
-                .map(Some)
-                .map_err(CliError::from)
-        };
-        match next {
-            Ok(None) => Step::Go,
-            Ok(Some(fresh)) => Step::Restart(Box::new(fresh), "PX4 restarted".into()),
-            Err(e) => {
-                let why = e.message.clone();
-                self.failed = Some(e);
-                Step::End(Err(why))
-            }
-        }
-    }
+    outcome.map_err(|why| failed.map_or_else(|| CliError::run(why), CliError::from))
 }
 
 /// With `--px4-build`, what to start PX4 with; without, the instructions to
@@ -409,18 +333,6 @@ fn launch_or_instruct(
             Ok(None)
         }
     }
-}
-
-/// A PX4 that came back flies the vehicle where it is: a new bridge on the
-/// same simulation.
-fn reattach(ls: &mut Lockstep, port: &Px4Port, opts: &Px4Options) -> Result<(), CliError> {
-    let frame = *ls.sim().world().frame();
-    ls.detach(0);
-    ls.attach(
-        0,
-        Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
-    )
-    .map_err(|e| CliError::run(e.to_string()))
 }
 
 /// `lockstep.csv`: the bridge's counters at the end of the run.

@@ -6,16 +6,20 @@
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 use mavsitl_bridges::ardupilot::{ArduPilotBridge, ArduPilotOptions, ChannelMap};
 use mavsitl_core::vehicle::VehicleKind;
 use mavsitl_run::launch::{executable_problem, scratch_dir, LaunchSpec};
 use mavsitl_run::pacing::Speedup;
+use mavsitl_run::session::{Driver, Step};
 use mavsitl_run::setup::FlightInputs;
 use mavsitl_run::StartError;
 use mavsitl_sim::physics::boat::BoatLayout;
 use mavsitl_sim::scenario::load::Airframe;
-use mavsitl_sim::sim::Lockstep;
+use mavsitl_sim::sim::{Lockstep, SimError};
+
+use crate::flight::{FirmwareFlight, Judged};
 
 /// Where and how ArduPilot is met and started.
 #[derive(Debug, Clone, Copy)]
@@ -341,6 +345,96 @@ pub fn at_frame_rate(inputs: &mut FlightInputs, frame_rate: u32) {
         }
     }
 }
+
+/// Counts a restart now among the recent ones; too many is an error.
+fn count_restart(recent: &mut Vec<Instant>) -> Result<(), String> {
+    recent.retain(|t| t.elapsed() < RESTART_WINDOW);
+    recent.push(Instant::now());
+    if recent.len() > RESTART_LIMIT {
+        return Err(format!(
+            "ArduPilot restarted {} times within {:.0} s: giving up",
+            recent.len(),
+            RESTART_WINDOW.as_secs_f64()
+        ));
+    }
+    Ok(())
+}
+
+/// ArduPilot flying the vehicle over its JSON port, the run loop's
+/// driver; a restarted ArduPilot (or one started by hand that came back,
+/// with `wait_reconnect`) flies a fresh world, at most [`RESTART_LIMIT`]
+/// times within [`RESTART_WINDOW`].
+pub struct ArduPilotDriver<'a> {
+    /// The flight (its ground station, its launched ArduPilot).
+    pub flight: FirmwareFlight,
+    /// The world's inputs, to build it afresh.
+    pub inputs: &'a FlightInputs,
+    /// The bridge's options.
+    pub opts: &'a ArduPilotOptions,
+    /// Wait for an ArduPilot started by hand to come back.
+    pub wait_reconnect: bool,
+    /// Times ArduPilot came back.
+    pub restarts: u32,
+    /// When the recent restarts happened (wall clock), to give up on too many.
+    recent: Vec<Instant>,
+    /// Why the world could not be built again.
+    pub failed: Option<StartError>,
+}
+
+impl<'a> ArduPilotDriver<'a> {
+    /// `flight` over the world of `inputs` and its bridge's `opts`.
+    pub fn new(
+        flight: FirmwareFlight,
+        inputs: &'a FlightInputs,
+        opts: &'a ArduPilotOptions,
+        wait_reconnect: bool,
+    ) -> Self {
+        ArduPilotDriver {
+            flight,
+            inputs,
+            opts,
+            wait_reconnect,
+            restarts: 0,
+            recent: Vec::new(),
+            failed: None,
+        }
+    }
+}
+
+impl Driver<Lockstep> for ArduPilotDriver<'_> {
+    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+        let (msg, restarted) = match self.flight.judge(tick, ls.sim_mut()) {
+            Judged::Go => return Step::Go,
+            Judged::End(o) => return Step::End(o),
+            Judged::Lost { why, restarted } => (why, restarted),
+        };
+        if !(restarted || self.wait_reconnect) {
+            return Step::End(Err(msg));
+        }
+        self.restarts += 1;
+        if let Err(e) = count_restart(&mut self.recent) {
+            return Step::End(Err(e));
+        }
+        eprintln!("{msg}: the simulation restarts from the scenario's start");
+        // The old bridge lets go of the JSON port the fresh world binds.
+        ls.detach(0);
+        match build(self.inputs, self.opts) {
+            Ok(fresh) => Step::Restart(Box::new(fresh), "ArduPilot restarted".into()),
+            Err(e) => {
+                let why = e.message.clone();
+                self.failed = Some(e);
+                Step::End(Err(why))
+            }
+        }
+    }
+}
+
+/// Restarts of ArduPilot tolerated within [`RESTART_WINDOW`] before the run
+/// gives up (each starts the simulation over).
+pub const RESTART_LIMIT: usize = 5;
+
+/// The window [`RESTART_LIMIT`] counts restarts in.
+pub const RESTART_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 
 #[cfg(test)]
 mod tests {

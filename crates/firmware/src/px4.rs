@@ -4,9 +4,14 @@
 
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use mavsitl_bridges::px4::{Px4Bridge, Px4Options, Px4Port, RcSchedule};
+use mavsitl_run::session::{Driver, Step};
+use mavsitl_sim::sim::SimError;
+
+use crate::flight::{FirmwareFlight, Judged};
 use mavsitl_core::time::SimTime;
 use mavsitl_run::launch::LaunchSpec;
 use mavsitl_run::pacing::Speedup;
@@ -210,4 +215,113 @@ pub fn bridge_options(
                 .collect(),
         });
     opts
+}
+
+/// PX4 flying the vehicle over its simulator port, the run loop's driver;
+/// a PX4 started by hand that went away is waited for (`wait_forever`, or
+/// its give-up time), and flies the world on (`keep_state`) or a fresh one.
+pub struct Px4Driver<'a> {
+    /// The flight (its ground station, its launched PX4).
+    pub flight: FirmwareFlight,
+    /// The world's inputs, to build it afresh.
+    pub inputs: &'a FlightInputs,
+    /// The simulator port.
+    pub port: &'a Px4Port,
+    /// The bridge's options.
+    pub opts: &'a Px4Options,
+    /// Fly the world on where it is when PX4 comes back.
+    pub keep_state: bool,
+    /// Wait for PX4 to come back for ever.
+    pub wait_forever: bool,
+    /// Set by the user's interrupt.
+    pub interrupted: &'static AtomicBool,
+    /// Times PX4 came back.
+    pub restarts: u32,
+    /// Why the world could not be flown on.
+    pub failed: Option<StartError>,
+}
+
+impl Driver<Lockstep> for Px4Driver<'_> {
+    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+        let (msg, restarted) = match self.flight.judge(tick, ls.sim_mut()) {
+            Judged::Go => return Step::Go,
+            Judged::End(o) => return Step::End(o),
+            Judged::Lost { why, restarted } => (why, restarted),
+        };
+        let how = (self.wait_forever, self.interrupted);
+        if !restarted && !wait_for_return(self.port, self.opts, how, &msg) {
+            return Step::End(Err(gone_for_good(&msg, self.opts, self.interrupted)));
+        }
+        self.restarts += 1;
+        let next = if self.keep_state {
+            eprintln!("PX4 is back: the vehicle keeps its state");
+            reattach(ls, self.port, self.opts).map(|()| None)
+        } else {
+            eprintln!("PX4 is back: the simulation restarts from the scenario's start");
+            build(self.inputs, self.port, self.opts).map(Some)
+        };
+        match next {
+            Ok(None) => Step::Go,
+            Ok(Some(fresh)) => Step::Restart(Box::new(fresh), "PX4 restarted".into()),
+            Err(e) => {
+                let why = e.message.clone();
+                self.failed = Some(e);
+                Step::End(Err(why))
+            }
+        }
+    }
+}
+
+/// A PX4 started by hand went away: wait for it to connect again (within
+/// --px4-timeout, or forever with --wait-reconnect). Whether it came back.
+fn wait_for_return(
+    port: &Px4Port,
+    opts: &Px4Options,
+    (wait_forever, interrupted): (bool, &AtomicBool),
+    msg: &str,
+) -> bool {
+    eprintln!("{msg}; waiting for PX4 to connect again");
+    let start = Instant::now();
+    // In slices of a second, so Ctrl-C is heard.
+    loop {
+        if port
+            .borrow_mut()
+            .wait_for_connection(Some(Duration::from_secs(1)))
+        {
+            return true;
+        }
+        let gave_up = !wait_forever && start.elapsed() >= opts.give_up_after;
+        if interrupted.load(Ordering::Relaxed) || gave_up {
+            return false;
+        }
+    }
+}
+
+/// Why the run ends when PX4 did not come back after `msg`: it was
+/// interrupted while waiting, or the wait ran out.
+fn gone_for_good(msg: &str, opts: &Px4Options, interrupted: &AtomicBool) -> String {
+    if interrupted.load(Ordering::Relaxed) {
+        return format!("{msg}; interrupted while waiting for PX4 to connect again");
+    }
+    format!(
+        "{msg}, and it did not come back within {:.0} s. Check the PX4 console; run with --wait-reconnect to wait for it",
+        opts.give_up_after.as_secs_f64()
+    )
+}
+
+/// A PX4 that came back flies the vehicle where it is: a new bridge on the
+/// same simulation.
+fn reattach(ls: &mut Lockstep, port: &Px4Port, opts: &Px4Options) -> Result<(), StartError> {
+    let frame = *ls.sim().world().frame();
+    ls.detach(0);
+    ls.attach(
+        0,
+        Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
+    )
+    .map_err(|e| {
+        StartError::new(
+            e.to_string(),
+            "the physics rate must be a multiple of 250 Hz",
+        )
+    })
 }
