@@ -2,7 +2,6 @@
 //! PyPI, in `.venv-airsim`, installed by `tests/python/setup.sh`): a flight
 //! scripted as AirSim's examples script one, and lockstep IMU collection.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 #[path = "common/airsim_server.rs"]
@@ -24,10 +23,10 @@ fn python() -> PathBuf {
     p
 }
 
-fn server(port: u16, extra: &[&str]) -> Server {
+fn server(extra: &[&str]) -> Server {
     let mut args = vec!["--seed", "7"];
     args.extend_from_slice(extra);
-    Server::start(port, &args)
+    Server::start(&args)
 }
 
 fn client(port: u16, what: &str) -> serde_json::Value {
@@ -60,8 +59,8 @@ fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
 
 #[test]
 fn airsims_client_flies_takeoff_move_box_yaw_and_land() {
-    let _s = server(41461, &["--clock-speed", "10"]);
-    let out = client(41461, "flight");
+    let s = server(&["--clock-speed", "10"]);
+    let out = client(s.port, "flight");
     assert_eq!(out["version"], 1);
     // Take-off to 3 m above home (NED: z ≈ −3).
     let t = xyz(&out["after_takeoff"]);
@@ -87,22 +86,19 @@ fn airsims_client_flies_takeoff_move_box_yaw_and_land() {
 #[test]
 fn paused_collection_gets_every_imu_sample_evenly_spaced_and_repeatably() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let run = |port: u16, rec: &Path| {
+    let run = |rec: &Path| {
         // Continues run at the clock speed, as AirSim's: as fast as it goes.
-        let _s = server(
-            port,
-            &[
-                "--paused",
-                "--clock-speed",
-                "max",
-                "--record",
-                rec.to_str().expect("utf8"),
-            ],
-        );
-        client(port, "collect")
+        let s = server(&[
+            "--paused",
+            "--clock-speed",
+            "max",
+            "--record",
+            rec.to_str().expect("utf8"),
+        ]);
+        client(s.port, "collect")
     };
     let (ra, rb) = (tmp.path().join("a"), tmp.path().join("b"));
-    let a = run(41462, &ra);
+    let a = run(&ra);
     // 400 × 5 ms = 2 s of sim time at the default 250 Hz IMU: every
     // sample, none twice, exactly 4 ms apart.
     let n = a["samples"].as_u64().expect("samples");
@@ -123,7 +119,7 @@ fn paused_collection_gets_every_imu_sample_evenly_spaced_and_repeatably() {
     assert!(truth > 1.0, "the vehicle turned {truth} rad");
     assert!((truth - gyro).abs() < 0.02, "truth {truth} vs gyro {gyro}");
     // Same seed, same calls: the same answers and byte-identical recordings.
-    let b = run(41463, &rb);
+    let b = run(&rb);
     assert_eq!(a, b);
     for f in ["imu.csv", "ground_truth.csv", "gps.csv"] {
         let (x, y) = (
@@ -150,17 +146,14 @@ fn a_settings_json_imu_at_500_hz_has_that_rate_and_by_allan_deviation_that_noise
         }"#,
     )
     .expect("settings");
-    let _s = server(
-        41464,
-        &[
-            "--settings",
-            settings.to_str().expect("utf8"),
-            "--paused",
-            "--clock-speed",
-            "max",
-        ],
-    );
-    let out = client(41464, "allan");
+    let s = server(&[
+        "--settings",
+        settings.to_str().expect("utf8"),
+        "--paused",
+        "--clock-speed",
+        "max",
+    ]);
+    let out = client(s.port, "allan");
     let rate = out["rate_hz"].as_f64().expect("rate");
     assert!((rate - 500.0).abs() < 1e-6, "{rate} Hz");
     assert!(out["samples"].as_u64().expect("n") >= 149_999);
@@ -189,7 +182,7 @@ fn settings_that_would_change_the_run_are_refused_with_the_key() {
     let settings = tmp.path().join("settings.json");
     std::fs::write(&settings, r#"{"SimMode": "Car"}"#).expect("settings");
     let o = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
-        .args(["airsim", "--port", "41465", "--settings"])
+        .args(["airsim", "--port", "0", "--settings"])
         .arg(&settings)
         .output()
         .expect("run");
@@ -200,8 +193,8 @@ fn settings_that_would_change_the_run_are_refused_with_the_key() {
 
 #[test]
 fn angle_and_rate_commands_fly_as_airsims_client_means_them() {
-    let _s = server(41466, &["--clock-speed", "10"]);
-    let out = client(41466, "attitude");
+    let s = server(&["--clock-speed", "10"]);
+    let out = client(s.port, "attitude");
     let (s, p, r) = (
         xyz(&out["start"]),
         xyz(&out["after_pitch_up"]),
@@ -230,17 +223,14 @@ fn with_external_physics_the_clients_poses_drive_the_sensors() {
         r#"{"SimMode": "Multirotor", "PhysicsEngineName": "ExternalPhysicsEngine"}"#,
     )
     .expect("settings");
-    let _s = server(
-        41467,
-        &[
-            "--settings",
-            settings.to_str().expect("utf8"),
-            "--paused",
-            "--clock-speed",
-            "max",
-        ],
-    );
-    let out = client(41467, "external");
+    let s = server(&[
+        "--settings",
+        settings.to_str().expect("utf8"),
+        "--paused",
+        "--clock-speed",
+        "max",
+    ]);
+    let out = client(s.port, "external");
     // Held where the poses put it, turning at 2 rad/s, reading 1 g up.
     assert_eq!(xyz(&out["position"]), [0.0, 0.0, -10.0]);
     let gz = out["gyro_z_mean"].as_f64().expect("gyro");
@@ -273,8 +263,8 @@ fn a_px4_multirotor_is_flown_by_the_launched_px4_on_the_clients_clock() {
         }"#,
     )
     .expect("settings");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
-        .args(["airsim", "--port", "41467", "--seed", "7", "--paused"])
+    let child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
+        .args(["airsim", "--port", "0", "--seed", "7", "--paused"])
         .args(["--keep-workdir", "--settings"])
         .arg(&settings)
         .arg("--record")
@@ -287,16 +277,9 @@ fn a_px4_multirotor_is_flown_by_the_launched_px4_on_the_clients_clock() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let mut banner = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut banner)
-        .expect("banner");
-    assert!(
-        banner.contains(":41467") && banner.contains("PX4"),
-        "{banner}"
-    );
-    let server = Server(Some(child));
-    let out = client(41467, "px4");
+    let (server, banner) = Server::ready(child);
+    assert!(banner.contains("PX4"), "{banner}");
+    let out = client(server.port, "px4");
     // Every IMU sample of 100 continues of 20 ms, 4 ms apart: the clock ran
     // exactly as far as the client asked, in lockstep with PX4.
     assert_eq!(out["samples"], 500, "{out}");
@@ -366,9 +349,8 @@ fn a_px4_multirotor_is_flown_by_the_launched_px4_on_the_clients_clock() {
 /// pauses the clock.
 #[test]
 fn out_of_range_calls_are_refused_and_a_pause_ends_a_continue() {
-    let port = 41471;
-    let _server = server(port, &[]);
-    let r = client(port, "hostile");
+    let server = server(&[]);
+    let r = client(server.port, "hostile");
     for key in [
         "wind_1e300",
         "wind_200",
@@ -405,22 +387,18 @@ fn at_the_descriptor_limit_connections_are_served_or_closed_never_left_hanging()
     use std::io::{Read, Write};
     use std::net::TcpStream;
     use std::time::Duration;
-    let port = 41472;
-    let mut child = Command::new("sh")
+    let child = Command::new("sh")
         .arg("-c")
         .arg(format!(
-            "ulimit -n 64 && exec {} airsim --port {port} --seed 7",
+            "ulimit -n 64 && exec {} airsim --port 0 --seed 7",
             env!("CARGO_BIN_EXE_mavsitl")
         ))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("banner");
-    let _server = Server(Some(child));
+    let (server, _) = Server::ready(child);
+    let port = server.port;
     let ping = |id: u32| {
         let v = rmpv::Value::Array(vec![
             rmpv::Value::from(0),

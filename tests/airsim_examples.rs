@@ -18,20 +18,21 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn server(port: u16, extra: &[&str]) -> Server {
+fn server(extra: &[&str]) -> Server {
     let mut args = vec!["--seed", "5", "--clock-speed", CLOCK_SPEED];
     args.extend_from_slice(extra);
-    Server::start(port, &args)
+    Server::start(&args)
 }
 
 /// Runs `script`'s calls against a fresh server: its measurements.
-fn run(port: u16, script: &str) -> serde_json::Value {
-    run_with(port, script, &[])
+fn run(script: &str) -> serde_json::Value {
+    run_with(script, &[])
 }
 
 /// [`run`] with the server's extra arguments.
-fn run_with(port: u16, script: &str, extra: &[&str]) -> serde_json::Value {
-    let _server = server(port, extra);
+fn run_with(script: &str, extra: &[&str]) -> serde_json::Value {
+    let server = server(extra);
+    let port = server.port;
     let python = root().join(".venv-airsim/bin/python");
     assert!(python.exists(), "run tests/python/setup.sh first");
     let o = Command::new(python)
@@ -61,7 +62,7 @@ fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
 /// takeoff.py: armed at once (it was refused for 16 s), up 3 m, down again.
 #[test]
 fn takeoff_arms_at_once_and_reaches_3_m() {
-    let r = run(41491, "takeoff");
+    let r = run("takeoff");
     assert_eq!(r["armed"], true, "{r}");
     assert_eq!(r["landed_before"], 0, "{r}");
     let up = xyz(&r["after_takeoff"]);
@@ -75,7 +76,7 @@ fn takeoff_arms_at_once_and_reaches_3_m() {
 /// back where it began, holding between the sides.
 #[test]
 fn the_box_returns_to_its_start() {
-    let r = run(41492, "box");
+    let r = run("box");
     let (start, end) = (xyz(&r["start"]), xyz(&r["end"]));
     assert!(
         dist([start[0], start[1], 0.0], [end[0], end[1], 0.0]) < 1.0,
@@ -100,7 +101,7 @@ fn the_box_returns_to_its_start() {
 /// goes on when resumed.
 #[test]
 fn motion_stops_while_paused_and_resumes_on_continue() {
-    let r = run(41493, "pause_continue");
+    let r = run("pause_continue");
     let climb = xyz(&r["after_climb"]);
     assert!(climb[2] < -15.0, "climbed from the ground to {climb:?}");
     let f = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
@@ -118,7 +119,7 @@ fn motion_stops_while_paused_and_resumes_on_continue() {
 /// ready, its time stamps going on, and flies again.
 #[test]
 fn the_vehicle_flies_after_a_reset() {
-    let r = run(41494, "reset");
+    let r = run("reset");
     for k in ["first", "second", "third"] {
         let p = xyz(&r[k]);
         assert!(dist(p, [0.0, 0.0, -10.0]) < 0.8, "{k}: {p:?}");
@@ -142,7 +143,7 @@ fn the_vehicle_flies_after_a_reset() {
 /// goes at the vehicle's 4 m/s limit (it was held to 1.5).
 #[test]
 fn hover_holds_the_stop_point_and_descents_go_as_fast_as_asked() {
-    let r = run(41495, "hold");
+    let r = run("hold");
     let f = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
     assert!(f("drift_m") < 0.5, "{r}");
     assert!(f("turn_deg") < 5.0, "{r}");
@@ -165,11 +166,7 @@ fn two_vehicles_fly_apart_each_addressed_by_name() {
               "Drone2": {"VehicleType": "SimpleFlight", "X": 8, "Y": 0, "Z": -2}}}"#,
     )
     .expect("settings");
-    let r = run_with(
-        41496,
-        "multi",
-        &["--settings", settings.to_str().expect("utf8")],
-    );
+    let r = run_with("multi", &["--settings", settings.to_str().expect("utf8")]);
     assert_eq!(r["vehicles"], serde_json::json!(["Drone1", "Drone2"]));
     assert_eq!(r["armed"], serde_json::json!([true, true]));
     let (d1, d2) = (xyz(&r["drone1"]), xyz(&r["drone2"]));

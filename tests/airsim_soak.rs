@@ -21,7 +21,6 @@ use rmpv::Value;
 mod airsim_server;
 use airsim_server::Server;
 
-const PORT: u16 = 41481;
 /// Sim time to serve, s.
 const SOAK_S: f64 = 3600.0;
 /// The clock speed: an hour of sim time in a minute of wall time.
@@ -63,8 +62,8 @@ struct Client {
 }
 
 impl Client {
-    fn connect() -> Self {
-        let s = TcpStream::connect(("127.0.0.1", PORT)).expect("connect");
+    fn connect(port: u16) -> Self {
+        let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
         s.set_nodelay(true).expect("nodelay");
         s.set_read_timeout(Some(Duration::from_secs(10)))
             .expect("timeout");
@@ -114,8 +113,8 @@ fn sim_time_s(state: &Value) -> f64 {
 type Call = (&'static str, fn(usize) -> Vec<Value>);
 
 /// A reading client's loop until `done`: its call latencies, µs.
-fn reader(k: usize, done: &AtomicBool) -> Vec<u32> {
-    let mut c = Client::connect();
+fn reader(port: u16, k: usize, done: &AtomicBool) -> Vec<u32> {
+    let mut c = Client::connect(port);
     let mut lat = Vec::with_capacity(1 << 20);
     let calls: [Call; 8] = [
         ("getMultirotorState", |_| vec![Value::from("")]),
@@ -146,8 +145,8 @@ fn reader(k: usize, done: &AtomicBool) -> Vec<u32> {
 
 /// The client that pipelines requests and never reads one answer, until
 /// `done`. How many requests it got out.
-fn never_reads(done: &AtomicBool) -> u64 {
-    let s = TcpStream::connect(("127.0.0.1", PORT)).expect("connect");
+fn never_reads(port: u16, done: &AtomicBool) -> u64 {
+    let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     s.set_write_timeout(Some(Duration::from_millis(200)))
         .expect("timeout");
     let mut w = &s;
@@ -167,20 +166,20 @@ fn never_reads(done: &AtomicBool) -> u64 {
 #[test]
 #[ignore = "an hour of sim time with ten clients: run on demand"]
 fn an_hour_of_ten_clients_one_never_reading() {
-    let server = Server::start(PORT, &["--seed", "3", "--clock-speed", CLOCK_SPEED]);
-    let pid = server.pid();
+    let server = Server::start(&["--seed", "3", "--clock-speed", CLOCK_SPEED]);
+    let (pid, port) = (server.pid(), server.port);
     let done = Arc::new(AtomicBool::new(false));
     let hog = {
         let done = done.clone();
-        std::thread::spawn(move || never_reads(&done))
+        std::thread::spawn(move || never_reads(port, &done))
     };
     let readers: Vec<_> = (0..9)
         .map(|k| {
             let done = done.clone();
-            std::thread::spawn(move || reader(k, &done))
+            std::thread::spawn(move || reader(port, k, &done))
         })
         .collect();
-    let mut clock = Client::connect();
+    let mut clock = Client::connect(port);
     let wall = Instant::now();
     let mut rss = Vec::new();
     let mut baseline = None;

@@ -498,7 +498,7 @@ fn ardupilot_defaults_files_are_checked_before_launch() {
         ),
     ] {
         let out = mavsitl()
-            .args(["ardupilot", "--instance", "25", "--vehicle", "boat"])
+            .args(["ardupilot", "--instance", "28", "--vehicle", "boat"])
             .arg("--ardupilot")
             .arg(repo("tests/standins/ardupilot"))
             .args(["--defaults", &given])
