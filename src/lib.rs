@@ -12,7 +12,7 @@
 //!
 //! | crate | modules (re-exported here under the same names) | depends on |
 //! |---|---|---|
-//! | `mavsitl-core` | [`time`], [`geo`], [`rng`], [`atmosphere`], [`magnetic`], [`param`], [`faults`], [`samples`], [`controller`] | — |
+//! | `mavsitl-core` | [`time`], [`geo`], [`rng`], [`atmosphere`], [`failure`], [`magnetic`], [`param`], [`faults`], [`samples`], [`controller`] | — |
 //! | `mavsitl-guidance` | [`guidance`] (the ArduPilot port) | — |
 //! | `mavsitl-mavlink` | [`wire`], [`mission`], [`mission_protocol`], [`tlog`] | core |
 //! | `mavsitl-sim` | [`world`], [`physics`], [`sensors`], [`vehicle`], [`replay`], [`sim`], [`encounter`], [`scenario`], [`record`] | core |
@@ -22,6 +22,7 @@
 //! | `mavsitl-suite` | [`suite`] (regression suites: cases expanded, sharded and checked) | core, mavlink, simpleflight, analysis |
 //! | `mavsitl-run` | [`setup`] (a scenario wired to SimpleFlight), [`session`] (the run loop), [`flight`] (SimpleFlight's flight watched), [`endpoint`] (SimpleFlight served to ground stations), [`inputs`] and [`home`] (a flight's files loaded and checked), [`pacing`], [`launch`] (firmware as a child process) | core, mavlink, sim, simpleflight, analysis |
 //! | `mavsitl-firmware` | [`firmware`] (real firmware flown through a plan by the built-in ground station) | core, mavlink, sim, bridges, analysis, run |
+//! | `mavsitl-batch` | [`batch`] (flights run as child processes: suites and comparisons) | core, mavlink, analysis, suite, firmware |
 //! | `mavsitl-airsim` | [`airsim`] (AirSim's msgpack-rpc API) | core, mavlink, sim, simpleflight, run |
 //! | `mavsitl` (this crate) | the `mavsitl` binary's CLI | all of them |
 //!
@@ -34,12 +35,17 @@
 pub use mavsitl_airsim as airsim;
 pub use mavsitl_analysis as analysis;
 pub use mavsitl_analysis::flight as metrics;
+pub use mavsitl_batch as batch;
 pub use mavsitl_bridges as bridge;
-pub use mavsitl_core::{atmosphere, controller, faults, geo, magnetic, param, rng, samples, time};
+pub use mavsitl_core::{
+    atmosphere, controller, failure, faults, geo, magnetic, param, rng, samples, time,
+};
 pub use mavsitl_firmware as firmware;
 pub use mavsitl_guidance as guidance;
 pub use mavsitl_mavlink::{mission, mission_protocol, tlog, wire};
-pub use mavsitl_run::{endpoint, flight, home, inputs, launch, pacing, session, setup, StartError};
+pub use mavsitl_run::{
+    endpoint, flight, home, inputs, launch, pacing, serve, session, setup, traffic, StartError,
+};
 pub use mavsitl_sim::{encounter, physics, record, replay, scenario, sensors, sim, vehicle, world};
 pub use mavsitl_simpleflight as autopilot;
 pub use mavsitl_suite as suite;

@@ -51,6 +51,16 @@ const GRAPH: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "mavsitl-batch",
+        &[
+            "mavsitl-core",
+            "mavsitl-mavlink",
+            "mavsitl-analysis",
+            "mavsitl-suite",
+            "mavsitl-firmware",
+        ],
+    ),
+    (
         "mavsitl-airsim",
         &[
             "mavsitl-core",
@@ -74,6 +84,7 @@ const GRAPH: &[(&str, &[&str])] = &[
             "mavsitl-run",
             "mavsitl-airsim",
             "mavsitl-firmware",
+            "mavsitl-batch",
         ],
     ),
 ];

@@ -18,7 +18,6 @@ mod compare;
 mod firmware;
 mod firmware_instances;
 mod fleet;
-mod flights;
 mod fly;
 mod inputs;
 mod mixed_fleet;
@@ -84,40 +83,8 @@ pub enum Command {
     Test(test::TestArgs),
 }
 
-/// An error for the user: one line, an optional hint, an exit code.
-#[derive(Debug)]
-pub struct CliError {
-    /// The one-line message.
-    pub message: String,
-    /// What to try.
-    pub hint: Option<String>,
-    /// Process exit code.
-    pub code: u8,
-}
-
-impl CliError {
-    fn input(message: impl Into<String>, hint: impl Into<String>) -> Self {
-        CliError {
-            message: message.into(),
-            hint: Some(hint.into()),
-            code: 2,
-        }
-    }
-
-    fn run(message: impl Into<String>) -> Self {
-        CliError {
-            message: message.into(),
-            hint: None,
-            code: 1,
-        }
-    }
-}
-
-impl From<mavsitl::StartError> for CliError {
-    fn from(e: mavsitl::StartError) -> Self {
-        CliError::input(e.message, e.hint)
-    }
-}
+/// A failed command: its one line, its hint and its exit code.
+pub type CliError = mavsitl::failure::Failure;
 
 /// The scenario's ground-truth recording rate.
 pub(super) fn ground_truth_rate(
@@ -214,6 +181,12 @@ pub fn install_interrupt_handler() {
         INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
         STOP_RUN.store(true, std::sync::atomic::Ordering::SeqCst);
     });
+}
+
+/// Flights at once: `-j N`, or one per core; 1 to 64.
+fn parallel(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 64)
 }
 
 /// Whether the user asked to stop.

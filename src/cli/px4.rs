@@ -16,7 +16,7 @@ use mavsitl::time::{PhysicsRate, SimTime};
 
 use mavsitl::firmware::flight::FirmwareFlight;
 use mavsitl::firmware::px4::Px4Driver;
-pub(super) use mavsitl::firmware::px4::{build, env_file, launch_spec, px4_build_dir, Px4Setup};
+pub(super) use mavsitl::firmware::px4::{build, env_file, launch_spec, Px4Setup};
 
 use super::firmware::{flight_title, FirmwareFlightArgs};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};

@@ -8,14 +8,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use mavsitl::bridge::traffic::TRAFFIC_PERIOD_US;
-use mavsitl::session::{Driver, Session, Step};
-use mavsitl::setup::{self, Fleet, Pilot, PilotPlan};
+use mavsitl::serve::ServeDriver;
+use mavsitl::session::Session;
+use mavsitl::setup::{self, Fleet, PilotPlan};
 
-use mavsitl::firmware::traffic::traffic_for;
 use mavsitl::geo::ExportFrame;
 use mavsitl::scenario::{ControllerSpec, Home};
-use mavsitl::sim::{Lockstep, SimError, Simulation};
+use mavsitl::sim::Simulation;
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
@@ -258,16 +257,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         .serving_every(service_every)
         .recording(recorder)
         .interrupted_by(&super::INTERRUPTED);
-    let mut driver = ServeDriver {
-        sessions,
-        pilots,
-        rebuild: &build,
-        adsb: args.adsb,
-        next_traffic: SimTime::ZERO,
-        collisions_told: 0,
-        resets: 0,
-        failed: None,
-    };
+    let mut driver = ServeDriver::new(sessions, pilots, &build, args.adsb);
     let outcome = run.run(&mut driver);
     for s in &mut driver.sessions {
         s.finish();
@@ -275,132 +265,6 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     run.finish(outcome.is_ok()).map_err(CliError::run)?;
     print_end(&args, &driver.sessions, run.world().sim(), driver.resets);
     outcome.map_err(|why| driver.failed.unwrap_or_else(|| CliError::run(why)))
-}
-
-/// The served vehicles: their links, ADS-B traffic, collisions told, and
-/// a fresh world when a ground station reboots one.
-struct ServeDriver<'a> {
-    /// Each vehicle's ground-station link, in vehicle order.
-    sessions: Vec<EndpointLink>,
-    /// Each vehicle's SimpleFlight.
-    pilots: Vec<Pilot>,
-    /// Builds the world afresh (a reboot).
-    rebuild: &'a dyn Fn() -> Result<Fleet, CliError>,
-    /// Send each vehicle's ground stations the others as ADS-B traffic.
-    adsb: bool,
-    /// Sim time the next ADS-B traffic is due.
-    next_traffic: SimTime,
-    /// Collisions already told on stderr.
-    collisions_told: usize,
-    /// Reboots so far.
-    resets: u32,
-    /// Why the world could not be built again, as the error to exit with.
-    failed: Option<CliError>,
-}
-
-impl ServeDriver<'_> {
-    /// A ground station rebooted a vehicle: the world starts over.
-    fn reset(&mut self) -> Step<Lockstep> {
-        if !self.sessions.iter_mut().any(|s| s.endpoint.take_reset()) {
-            return Step::Go;
-        }
-        let fleet = match (self.rebuild)() {
-            Ok(f) => f,
-            Err(e) => {
-                let why = e.message.clone();
-                self.failed = Some(e);
-                return Step::End(Err(why));
-            }
-        };
-        for (s, p) in self.sessions.iter_mut().zip(&fleet.pilots) {
-            s.endpoint.rebind(p.status.clone(), p.requests.clone());
-        }
-        self.pilots = fleet.pilots;
-        self.resets += 1;
-        self.collisions_told = 0;
-        self.next_traffic = SimTime::ZERO;
-        Step::Restart(
-            Box::new(fleet.lockstep),
-            "a ground station rebooted the vehicle".into(),
-        )
-    }
-}
-
-impl Driver<Lockstep> for ServeDriver<'_> {
-    fn serve(&mut self, ls: &mut Lockstep) -> Step<Lockstep> {
-        service_all(&mut self.sessions, &self.pilots, ls.sim());
-        self.reset()
-    }
-
-    fn idle(&mut self, ls: &mut Lockstep, d: std::time::Duration) -> Step<Lockstep> {
-        wait_serving(&mut self.sessions, ls.sim().time(), d);
-        self.reset()
-    }
-
-    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
-        if let Err(e) = tick {
-            return Step::End(Err(format!("simulation stopped: {e}")));
-        }
-        let sim = ls.sim();
-        self.collisions_told = tell_collisions(sim, self.collisions_told);
-        if self.adsb && sim.time() >= self.next_traffic {
-            self.next_traffic = sim.time() + TRAFFIC_PERIOD_US;
-            queue_traffic(&mut self.sessions, &self.pilots, sim);
-        }
-        Step::Go
-    }
-
-    fn interrupted(&mut self) -> Result<(), String> {
-        Ok(())
-    }
-}
-
-/// While the simulation waits for the wall clock: every link served, then
-/// a wait of up to `d` for the next datagram.
-fn wait_serving(sessions: &mut [EndpointLink], now: SimTime, d: std::time::Duration) {
-    for s in sessions.iter_mut() {
-        s.service(now);
-    }
-    if let Some(s) = sessions.first() {
-        s.wait(d);
-    }
-}
-
-/// Each vehicle's ground stations get the others as ADS-B traffic.
-fn queue_traffic(sessions: &mut [EndpointLink], pilots: &[Pilot], sim: &Simulation) {
-    for (s, p) in sessions.iter_mut().zip(pilots) {
-        s.queue(traffic_for(p.index, sim));
-    }
-}
-
-/// Services every vehicle's link: each sees its own cut link fault and
-/// throttle.
-fn service_all(sessions: &mut [EndpointLink], pilots: &[Pilot], sim: &Simulation) {
-    let now = sim.time();
-    for (s, p) in sessions.iter_mut().zip(pilots) {
-        let v = sim.vehicles().get(p.index);
-        s.set_silent(v.is_some_and(|v| v.faults().links.gcs_lost));
-        let throttle = sim.actuators(p.index).map_or(0.0, |a| {
-            let n = p.motors.max(2);
-            a.controls.iter().take(n).map(|u| u.abs()).sum::<f64>() / n as f64
-        });
-        s.endpoint.set_throttle(throttle);
-        s.service(now);
-    }
-}
-
-/// Says on stderr which vehicles collided since `told`; returns the count.
-fn tell_collisions(sim: &Simulation, told: usize) -> usize {
-    let Some(m) = sim.encounters() else {
-        return told;
-    };
-    for c in m.collisions().iter().skip(told) {
-        eprintln!(
-            "collision: {}; both motors stopped",
-            mavsitl::analysis::encounters::collision_line(sim, c)
-        );
-    }
-    m.collisions().len()
 }
 
 /// The closing lines.

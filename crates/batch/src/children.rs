@@ -1,27 +1,31 @@
-//! Flights run as children of this program (`fly`, `px4`, `ardupilot` with
-//! `--record`), several at a time: what `compare` and `test` share. Each
-//! child's output goes to `run.log` in its directory; a child past its wall
-//! time limit, or every child on Ctrl-C, is stopped (SIGTERM, then SIGKILL
-//! after a grace period), so no run is left behind.
+//! Flights run as children of the `mavsitl` program (`fly`, `px4`,
+//! `ardupilot` with `--record`), several at a time: what a suite run and a
+//! comparison share. Each child's output goes to `run.log` in its
+//! directory; a child past its wall time limit, or every child once the
+//! stop flag is raised (Ctrl-C), is stopped (SIGTERM, then SIGKILL after a
+//! grace period), so no run is left behind.
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::CliError;
+use mavsitl_core::failure::Failure;
 
 /// How long a child stopped with SIGTERM gets before SIGKILL.
 const GRACE: Duration = Duration::from_secs(5);
 
 /// One child run.
 #[derive(Debug, Clone)]
-pub(super) struct ChildFlight {
+pub struct ChildFlight {
+    /// The program to run: `mavsitl` itself.
+    pub exe: PathBuf,
     /// Arguments after the program name.
     pub args: Vec<OsString>,
     /// Its directory (recording and `run.log`).
@@ -32,7 +36,7 @@ pub(super) struct ChildFlight {
 
 /// How a child ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct ChildOutcome {
+pub struct ChildOutcome {
     /// Its exit code (None: killed by a signal).
     pub exit: Option<i32>,
     /// Stopped at its wall time limit.
@@ -43,26 +47,28 @@ pub(super) struct ChildOutcome {
 
 /// Runs `count` children, `parallel` at a time; `make(i, slot)` gives child
 /// `i` run in parallel slot `slot` (0-based, never two children at once).
-/// Stops starting children when interrupted. Returns (i, outcome) of the
-/// children run, in order of `i`.
-pub(super) fn run_children(
+/// Once `stop` is raised, stops the running children and starts no other.
+/// Returns (i, outcome) of the children run, in order of `i`.
+pub fn run_children(
     count: usize,
     parallel: usize,
-    make: impl Fn(usize, usize) -> Result<ChildFlight, CliError> + Sync,
-) -> Result<Vec<(usize, ChildOutcome)>, CliError> {
+    stop: &AtomicBool,
+    make: impl Fn(usize, usize) -> Result<ChildFlight, Failure> + Sync,
+) -> Result<Vec<(usize, ChildOutcome)>, Failure> {
     let bar = progress(count);
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<(usize, ChildOutcome)>> = Mutex::new(Vec::new());
-    let failure: Mutex<Option<CliError>> = Mutex::new(None);
+    let failure: Mutex<Option<Failure>> = Mutex::new(None);
     std::thread::scope(|s| {
         for slot in 0..parallel.max(1) {
             let (next, done, failure, bar, make) = (&next, &done, &failure, &bar, &make);
+            let stopped = || stop.load(Ordering::SeqCst);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= count || super::interrupted() {
+                if i >= count || stopped() {
                     return;
                 }
-                match make(i, slot).and_then(|c| run_one(&c)) {
+                match make(i, slot).and_then(|c| run_one(&c, stop)) {
                     Ok(o) => {
                         if let Some(b) = bar {
                             b.inc(1);
@@ -103,37 +109,35 @@ fn progress(n: usize) -> Option<ProgressBar> {
     Some(bar)
 }
 
-fn io(what: &str, dir: &std::path::Path, e: std::io::Error) -> CliError {
-    CliError::input(
+fn io(what: &str, dir: &Path, e: std::io::Error) -> Failure {
+    Failure::input(
         format!("{}: {what}: {e}", dir.display()),
         "choose a writable --out",
     )
 }
 
-/// Runs one child to its end, its wall limit or an interruption.
-fn run_one(c: &ChildFlight) -> Result<ChildOutcome, CliError> {
+/// Runs one child to its end, its wall limit or `stop`.
+fn run_one(c: &ChildFlight, stop: &AtomicBool) -> Result<ChildOutcome, Failure> {
     std::fs::create_dir_all(&c.dir).map_err(|e| io("cannot create", &c.dir, e))?;
     let log = std::fs::File::create(c.dir.join("run.log")).map_err(|e| io("run.log", &c.dir, e))?;
     let log2 = log.try_clone().map_err(|e| io("run.log", &c.dir, e))?;
-    let exe = std::env::current_exe()
-        .map_err(|e| CliError::run(format!("cannot find this program to run flights: {e}")))?;
     let started = Instant::now();
-    let mut child = Command::new(exe)
+    let mut child = Command::new(&c.exe)
         .args(&c.args)
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log2)
         .spawn()
-        .map_err(|e| CliError::run(format!("cannot start a flight: {e}")))?;
+        .map_err(|e| Failure::run(format!("cannot start a flight: {e}")))?;
     let mut timed_out = false;
     let status = loop {
         if let Ok(Some(s)) = child.try_wait() {
             break Some(s);
         }
         let late = c.wall_limit.is_some_and(|l| started.elapsed() > l);
-        if late || super::interrupted() {
+        if late || stop.load(Ordering::SeqCst) {
             timed_out = late;
-            break stop(&mut child);
+            break terminate(&mut child);
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -146,7 +150,7 @@ fn run_one(c: &ChildFlight) -> Result<ChildOutcome, CliError> {
 
 /// SIGTERM (a mavsitl child then stops its firmware and flushes its
 /// recording), SIGKILL after [`GRACE`].
-fn stop(child: &mut Child) -> Option<std::process::ExitStatus> {
+fn terminate(child: &mut Child) -> Option<std::process::ExitStatus> {
     if let Ok(pid) = i32::try_from(child.id()) {
         // SAFETY: kill(2) on our own child's pid; no memory is involved.
         unsafe {

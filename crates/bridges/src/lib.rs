@@ -9,7 +9,6 @@
 //! | [`ardupilot`] | ArduPilot's JSON physics backend: servo packets in, JSON state out, lockstep on its frames (UDP 9002 + 10 N) |
 //! | [`ground_station`] | the ground station that flies a plan through real firmware: the [`ground_station::dialect`] of PX4 or ArduPilot, its socket [`ground_station::link`] |
 //! | [`param_file`] | firmware parameter files (`NAME VALUE`, `NAME,VALUE`, QGroundControl `.params`) |
-//! | [`traffic`] | other vehicles as ADSB_VEHICLE |
 //!
 //! The bridges meet the simulation only through the seam; naming the simulation from here
 //! does not compile (E0433, an undeclared crate):
@@ -22,4 +21,3 @@ pub mod ardupilot;
 pub mod ground_station;
 pub mod param_file;
 pub mod px4;
-pub mod traffic;

@@ -3,7 +3,8 @@
 //! Sim time ([`time::SimTime`], integer microseconds), geodesy and the local NED
 //! frame ([`geo`]), seeded noise streams ([`rng`]), the ISA atmosphere and its
 //! constants ([`atmosphere`]), the World Magnetic Model field ([`magnetic`]),
-//! parameter validation ([`param`]), faults and their effects ([`faults`]), the
+//! parameter validation ([`param`]), a command's failure as the user reads it
+//! ([`failure`]), faults and their effects ([`faults`]), the
 //! sensor samples ([`samples`]) and the [`controller::FlightController`] seam
 //! with the types that cross it. It depends on no other mavsitl crate.
 //!
@@ -21,6 +22,7 @@
 
 pub mod atmosphere;
 pub mod controller;
+pub mod failure;
 pub mod faults;
 pub mod geo;
 pub mod magnetic;

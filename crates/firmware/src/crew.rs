@@ -3,13 +3,13 @@
 //! answered its step. Each flight ends on its own (a collision ends both
 //! vehicles'); the run ends when all have.
 
-use mavsitl_bridges::traffic::TRAFFIC_PERIOD_US;
 use mavsitl_core::time::SimTime;
+use mavsitl_mavlink::traffic::TRAFFIC_PERIOD_US;
 use mavsitl_run::session::{Driver, Step};
 use mavsitl_sim::sim::{Lockstep, SimError};
 
 use crate::flight::{FirmwareFlight, Judged};
-use crate::traffic::traffic_for;
+use mavsitl_run::traffic::traffic_for;
 
 /// One vehicle's firmware flight.
 pub struct Member {

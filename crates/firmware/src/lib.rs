@@ -4,7 +4,8 @@
 //! arms, starts the mission and follows it to the end; the flight is judged
 //! on the world's ground truth with the same figures as SimpleFlight's
 //! ([`flight`]); N of them fly one world as a [`crew::Crew`], the run
-//! loop's driver, each sent the others as ADS-B [`traffic`].
+//! loop's driver, each sent the others as ADS-B traffic
+//! ([`mavsitl_run::traffic`]).
 //!
 //! It sits above the bridges and the run loop and below the command line:
 //! it prints nothing to stdout (the caller prints the [`flight::FlightReport`]).
@@ -21,4 +22,3 @@ pub mod ardupilot;
 pub mod crew;
 pub mod flight;
 pub mod px4;
-pub mod traffic;

@@ -2,8 +2,9 @@
 //!
 //! The wire layer over the `mavlink` crate ([`wire`]), missions and their file
 //! formats ([`mission`]), the mission protocol for vehicle and ground station
-//! ([`mission_protocol`]), telemetry logs ([`tlog`]) and the sockets a link
-//! runs over ([`transport`]). Depends on
+//! ([`mission_protocol`]), telemetry logs ([`tlog`]), other vehicles as
+//! ADSB_VEHICLE ([`traffic`]) and the sockets a link runs over
+//! ([`transport`]). Depends on
 //! `mavsitl-core` only.
 //!
 //! The MAVLink layer sees only `mavsitl-core`; naming the simulation from here
@@ -18,5 +19,6 @@
 pub mod mission;
 pub mod mission_protocol;
 pub mod tlog;
+pub mod traffic;
 pub mod transport;
 pub mod wire;

@@ -8,9 +8,9 @@ use mavlink::dialects::common::{
     AdsbAltitudeType, AdsbEmitterType, AdsbFlags, MavMessage, ADSB_VEHICLE_DATA,
 };
 
+use crate::wire::deg_e7;
 use mavsitl_core::controller::GroundTruth;
 use mavsitl_core::geo::LocalFrame;
-use mavsitl_mavlink::wire::deg_e7;
 
 /// ICAO addresses of simulated vehicles: this block, the low 12 bits the
 /// vehicle's index.

@@ -8,7 +8,9 @@
 //! - [`session`] is the run loop every command shares: pacing against the
 //!   wall clock, the recording, the run's end and restarts, with whatever
 //!   flies the vehicles plugged in as a [`session::Driver`];
-//! - [`endpoint`] serves SimpleFlight to ground stations on a UDP socket;
+//! - [`endpoint`] serves SimpleFlight to ground stations on a UDP socket,
+//!   and [`serve`] is the run loop's driver for N served vehicles (reboots,
+//!   ADS-B [`traffic`], collisions told);
 //! - [`flight`] watches SimpleFlight's flight of a mission and judges its
 //!   end, served to ground stations on a [`flight::VehicleLink`];
 //! - [`pacing`] holds the loop to a multiple of real time;
@@ -46,11 +48,19 @@ impl StartError {
     }
 }
 
+impl From<StartError> for mavsitl_core::failure::Failure {
+    fn from(e: StartError) -> Self {
+        mavsitl_core::failure::Failure::input(e.message, e.hint)
+    }
+}
+
 pub mod endpoint;
 pub mod flight;
 pub mod home;
 pub mod inputs;
 pub mod launch;
 pub mod pacing;
+pub mod serve;
 pub mod session;
 pub mod setup;
+pub mod traffic;

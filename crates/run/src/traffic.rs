@@ -4,7 +4,7 @@
 
 use mavlink::dialects::common::MavMessage;
 
-use mavsitl_bridges::traffic::adsb_vehicle;
+use mavsitl_mavlink::traffic::adsb_vehicle;
 use mavsitl_sim::sim::Simulation;
 
 /// The traffic vehicle `me` sees: every other vehicle of `sim`, as
