@@ -1,19 +1,8 @@
-//! AirSim settings.json, imported as `mavsitl airsim --settings` does, and
-//! the scenario it makes loaded and validated.
+//! The `airsim_settings` fuzz target: see `../targets/airsim_settings.rs`, which the
+//! corpus replay test (`tests/fuzz_corpus.rs`) shares.
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mavsitl::airsim::settings;
-use mavsitl::scenario::{Scenario, ScenarioSource};
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    if let Ok(imported) = settings::import(text, "fuzz.json") {
-        let src = ScenarioSource {
-            name: "fuzz.json".into(),
-            base_dir: std::path::PathBuf::from("/nonexistent"),
-        };
-        let _ = Scenario::from_json(&imported.scenario.to_string(), &src);
-    }
-});
+#[path = "../targets/airsim_settings.rs"]
+mod target;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| target::run(data));

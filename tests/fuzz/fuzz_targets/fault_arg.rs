@@ -1,9 +1,8 @@
-//! `--fault KIND@START[+DURATION][:key=value,...]` arguments.
+//! The `fault_arg` fuzz target: see `../targets/fault_arg.rs`, which the
+//! corpus replay test (`tests/fuzz_corpus.rs`) shares.
 #![no_main]
-use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(text) = std::str::from_utf8(data) {
-        let _ = mavsitl::faults::parse_fault_arg(text);
-    }
-});
+#[path = "../targets/fault_arg.rs"]
+mod target;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| target::run(data));

@@ -1,29 +1,8 @@
-//! QGroundControl plans and `QGC WPL 110` files, as `fly`, `serve` and the
-//! firmware flights load them, then compiled for SimpleFlight.
+//! The `mission` fuzz target: see `../targets/mission.rs`, which the
+//! corpus replay test (`tests/fuzz_corpus.rs`) shares.
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mavsitl::mission::Mission;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    if let Ok(m) = Mission::parse(text, "fuzz.plan") {
-        let frame =
-            mavsitl::geo::LocalFrame::new(mavsitl::geo::GeoPoint::from_deg(47.0, 8.0, 400.0));
-        let _ = mavsitl::autopilot::mission_plan::compile(
-            &m,
-            &frame,
-            400.0,
-            mavsitl::scenario::VehicleKind::Multirotor,
-            2.0,
-        );
-        let _ = mavsitl::autopilot::mission_plan::compile(
-            &m,
-            &frame,
-            400.0,
-            mavsitl::scenario::VehicleKind::Boat,
-            2.0,
-        );
-    }
-});
+#[path = "../targets/mission.rs"]
+mod target;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| target::run(data));

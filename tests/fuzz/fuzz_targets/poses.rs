@@ -1,16 +1,8 @@
-//! Pose files for `mavsitl replay` (EuRoC and AirSim), parsed and sampled.
+//! The `poses` fuzz target: see `../targets/poses.rs`, which the
+//! corpus replay test (`tests/fuzz_corpus.rs`) shares.
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mavsitl::replay::Trajectory;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    if let Ok(t) = Trajectory::parse(text, "fuzz.csv") {
-        let d = t.duration_s();
-        for k in 0..=8 {
-            let _ = t.at(d * k as f64 / 8.0);
-        }
-    }
-});
+#[path = "../targets/poses.rs"]
+mod target;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| target::run(data));

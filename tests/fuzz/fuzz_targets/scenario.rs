@@ -1,19 +1,8 @@
-//! Scenario files, loaded, validated and built into a simulation.
+//! The `scenario` fuzz target: see `../targets/scenario.rs`, which the
+//! corpus replay test (`tests/fuzz_corpus.rs`) shares.
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mavsitl::scenario::{Scenario, ScenarioSource};
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    let src = ScenarioSource {
-        name: "fuzz.json".into(),
-        base_dir: std::path::PathBuf::from("/nonexistent"),
-    };
-    if let Ok(s) = Scenario::from_json(text, &src) {
-        if let Ok(mut ls) = s.build(&src) {
-            let _ = ls.run_until(mavsitl::time::SimTime::from_micros(20_000), &mut ());
-        }
-    }
-});
+#[path = "../targets/scenario.rs"]
+mod target;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| target::run(data));

@@ -1,7 +1,8 @@
-//! ArduPilot's JSON-backend servo packets as the bridge decodes them.
+//! The `servo_packet` fuzz target: see `../targets/servo_packet.rs`, which the
+//! corpus replay test (`tests/fuzz_corpus.rs`) shares.
 #![no_main]
-use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let _ = mavsitl::bridge::ardupilot::parse_servo(data);
-});
+#[path = "../targets/servo_packet.rs"]
+mod target;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| target::run(data));

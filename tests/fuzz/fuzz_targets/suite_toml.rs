@@ -1,12 +1,8 @@
-//! Suite files (`mavsitl test`), parsed and checked: every case resolved,
-//! every expectation and seed range validated.
+//! The `suite_toml` fuzz target: see `../targets/suite_toml.rs`, which the
+//! corpus replay test (`tests/fuzz_corpus.rs`) shares.
 #![no_main]
-use libfuzzer_sys::fuzz_target;
-use mavsitl::suite::Suite;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    let _ = Suite::parse(text, std::path::Path::new("/nonexistent/fuzz.toml"));
-});
+#[path = "../targets/suite_toml.rs"]
+mod target;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| target::run(data));
