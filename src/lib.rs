@@ -44,7 +44,8 @@ pub use mavsitl_firmware as firmware;
 pub use mavsitl_guidance as guidance;
 pub use mavsitl_mavlink::{mission, mission_protocol, tlog, wire};
 pub use mavsitl_run::{
-    endpoint, flight, home, inputs, launch, pacing, serve, session, setup, traffic, StartError,
+    endpoint, fleet, flight, fly, home, inputs, launch, open_loop, pacing, recording, serve,
+    session, setup, traffic, StartError,
 };
 pub use mavsitl_sim::{encounter, physics, record, replay, scenario, sensors, sim, vehicle, world};
 pub use mavsitl_simpleflight as autopilot;

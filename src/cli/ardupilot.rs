@@ -131,35 +131,15 @@ pub(super) fn launch_spec(
 }
 
 /// What to run in another terminal, when ArduPilot is not launched here.
-fn print_instructions(
-    args: &ArduPilotArgs,
-    inputs: &FlightInputs,
-    opts: &ArduPilotOptions,
-    kind: VehicleKind,
-) {
-    let h = &inputs.scenario.home;
-    println!(
-        "mavsitl ardupilot: {} on UDP {} at {} Hz; start ArduPilot in another terminal:",
-        super::inputs::vehicle_word(kind),
-        opts.bind,
-        opts.frame_rate_hz
-    );
-    println!(
-        "  {} -S --model JSON:{} --home {},{},{},{} --defaults <ardupilot>/Tools/autotest/default_params/{}.parm,firmware_configs/ardupilot/{}.parm -I{}",
-        if kind.is_multirotor() { "arducopter" } else { "ardurover" },
-        args.bind,
-        h.lat_deg,
-        h.lon_deg,
-        h.alt_m,
-        h.heading_deg,
-        if kind.is_multirotor() { "copter" } else { "rover" },
-        super::inputs::vehicle_word(kind),
-        args.instance
-    );
-    if args.flight.mission.is_none() {
-        println!("  then connect MAVProxy or QGroundControl to ArduPilot's TCP {} (it waits for that before it runs)", 5760 + 10 * args.instance as u32);
+fn print_instructions(args: &ArduPilotArgs, inputs: &FlightInputs, opts: &ArduPilotOptions) {
+    let by_hand = mavsitl::firmware::ardupilot::ByHand {
+        bind: args.bind,
+        instance: args.instance,
+        fly_plan: args.flight.mission.is_some(),
+    };
+    for line in by_hand.instructions(inputs, opts) {
+        println!("{line}");
     }
-    println!("  (or let mavsitl start it: --ardupilot <ArduPilot checkout>)");
     let _ = std::io::stdout().flush();
 }
 
@@ -199,9 +179,13 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
     let scenario = &inputs.scenario;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder =
-        super::open_recorder(args.record.as_deref(), scenario, ls.sim(), ExportFrame::Ned)?;
-    super::note_mission(
+    let mut recorder = mavsitl::recording::open_recorder(
+        args.record.as_deref(),
+        scenario,
+        ls.sim(),
+        ExportFrame::Ned,
+    )?;
+    mavsitl::recording::note_mission(
         recorder.as_mut(),
         args.record.as_deref(),
         args.flight.mission.as_deref(),
@@ -217,7 +201,7 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
             &params,
         )?),
         None => {
-            print_instructions(&args, &inputs, &opts, kind);
+            print_instructions(&args, &inputs, &opts);
             None
         }
     };

@@ -95,7 +95,7 @@ pub(super) fn attach(
     slot.start(
         dialect,
         (inputs, mission, mission_name),
-        &args.flight,
+        &args.flight.options(),
         launch,
         &frame,
     )
@@ -119,7 +119,7 @@ pub(super) fn run(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), 
         .build_simulation(&inputs.source)
         .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
     let mut ls = Lockstep::new(sim);
-    let recorder = super::open_recorder(
+    let recorder = mavsitl::recording::open_recorder(
         args.record.as_deref(),
         &inputs.scenario,
         ls.sim(),

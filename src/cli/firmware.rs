@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use mavsitl::firmware::flight::{FirmwareFlight, FlightPlan};
+use mavsitl::firmware::flight::{FirmwareFlight, FlightPlan, PlanOptions};
 use mavsitl::geo::LocalFrame;
 use mavsitl::scenario::VehicleKind;
 use mavsitl::sim::Simulation;
@@ -59,25 +59,25 @@ pub struct FirmwareFlightArgs {
 }
 
 impl FirmwareFlightArgs {
-    /// The flight these options ask for, of `inputs`' plan in `frame`.
-    pub(super) fn plan<'a>(
-        &self,
-        inputs: &'a FlightInputs,
-        frame: &'a LocalFrame,
-    ) -> FlightPlan<'a> {
-        FlightPlan {
-            mission: &inputs.mission,
+    /// How these options fly a plan.
+    pub(super) fn options(&self) -> PlanOptions {
+        PlanOptions {
             fly_plan: self.mission.is_some(),
-            kind: inputs.kind(0),
-            home: &inputs.scenario.home,
-            frame,
-            summary_rate: super::summary_rate(&inputs.scenario),
             ready_timeout_s: self.ready_timeout,
             mission_timeout_s: self.mission_timeout,
             gcs_forward: self.gcs_forward,
             stop_run: &super::STOP_RUN,
             interrupted: &super::INTERRUPTED,
         }
+    }
+
+    /// The flight these options ask for, of `inputs`' plan in `frame`.
+    pub(super) fn plan<'a>(
+        &self,
+        inputs: &'a FlightInputs,
+        frame: &'a LocalFrame,
+    ) -> FlightPlan<'a> {
+        FlightPlan::of(inputs, frame, &self.options())
     }
 
     /// The `--params` file's parameters (none without one); `launched`:

@@ -2,119 +2,19 @@
 //! (instance, start, recording directory), the fleet flown as a
 //! [`Crew`], and a summary per flight.
 
-use std::path::{Path, PathBuf};
-
-use mavsitl::bridge::ground_station::Firmware as Dialect;
-use mavsitl::geo::LocalFrame;
+use std::path::Path;
 
 use mavsitl::record::Recorder;
 use mavsitl::session::Session;
 use mavsitl::sim::Lockstep;
 use mavsitl::time::{PhysicsRate, SimTime};
 
+pub(super) use mavsitl::firmware::crew::Slot;
 use mavsitl::firmware::crew::{Crew, Member};
-use mavsitl::firmware::flight::{FirmwareFlight, FlightPlan};
 
-use super::firmware::FirmwareFlightArgs;
 use super::inputs::FlightInputs;
 use super::CliError;
-use mavsitl::launch::LaunchSpec;
 use mavsitl::pacing::Speedup;
-
-/// Vehicle k of a fleet as its firmware needs it.
-pub(super) struct Slot {
-    /// Its index.
-    pub index: usize,
-    /// Its name.
-    pub name: String,
-    /// Where it stands at the start, NED m (horizontal).
-    pub start: nalgebra::Vector2<f64>,
-    /// Its recording directory (made), when recording.
-    pub record: Option<PathBuf>,
-    /// Its firmware's instance: the first instance + k.
-    pub instance: u8,
-}
-
-impl Slot {
-    /// Vehicle `k` of `sim`, its firmware instance `first + k`, recording
-    /// into `record/<name>`.
-    pub fn of(
-        sim: &mavsitl::sim::Simulation,
-        k: usize,
-        first: u8,
-        record: Option<&Path>,
-    ) -> Result<Slot, CliError> {
-        let instance = u8::try_from(k)
-            .ok()
-            .and_then(|k| first.checked_add(k))
-            .ok_or_else(|| {
-                CliError::input("--instance + --count passes 255", "use a lower --instance")
-            })?;
-        Self::at(sim, k, instance, record)
-    }
-
-    /// Vehicle `k` of `sim` flown by firmware instance `instance`.
-    pub fn at(
-        sim: &mavsitl::sim::Simulation,
-        k: usize,
-        instance: u8,
-        record: Option<&Path>,
-    ) -> Result<Slot, CliError> {
-        let (name, start) = sim
-            .vehicles()
-            .get(k)
-            .map(|v| (v.name().to_string(), v.body().state.pos_ned_m.xy()))
-            .ok_or_else(|| CliError::run("no such vehicle"))?;
-        let record = record.map(|d| d.join(&name));
-        if let Some(d) = &record {
-            std::fs::create_dir_all(d)
-                .map_err(|e| CliError::input(format!("{}: cannot create: {e}", d.display()), ""))?;
-        }
-        Ok(Slot {
-            index: k,
-            name,
-            start,
-            record,
-            instance,
-        })
-    }
-
-    /// Starts this vehicle's flight: its firmware launched as `launch`, its
-    /// ground station flying `mission` (named `mission_name`).
-    pub fn start(
-        self,
-        dialect: Dialect,
-        (inputs, mission, mission_name): (&FlightInputs, mavsitl::mission::Mission, &str),
-        args: &FirmwareFlightArgs,
-        launch: LaunchSpec,
-        frame: &LocalFrame,
-    ) -> Result<Member, CliError> {
-        let own = FlightInputs {
-            mission: mission.clone(),
-            mission_name: mission_name.to_string(),
-            scenario: inputs.scenario.clone(),
-            source: inputs.source.clone(),
-            param_text: None,
-        };
-        let flight = FirmwareFlight::start(
-            dialect,
-            self.instance,
-            &FlightPlan {
-                kind: own.kind(self.index),
-                ..args.plan(&own, frame)
-            },
-            Some(launch),
-            false,
-        )?
-        .for_vehicle(self.index, &mission, frame, self.start);
-        Ok(Member::new(
-            self.index,
-            self.name,
-            mission_name.to_string(),
-            flight,
-        ))
-    }
-}
 
 /// A fleet ready to fly.
 pub(super) struct Fleet<'a> {

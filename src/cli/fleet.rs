@@ -7,13 +7,9 @@
 
 use std::time::Instant;
 
-use mavsitl::analysis::route::default_radius_m;
-use mavsitl::analysis::Route;
-use mavsitl::metrics::FlightMetrics;
-use mavsitl::mission::Mission;
-use mavsitl::scenario::ControllerSpec;
+use mavsitl::fleet::{give_first_to_simpleflight, member, Member};
 use mavsitl::session::{Driver, Session, Step};
-use mavsitl::setup::{self, Pilot, PilotPlan};
+use mavsitl::setup::{self, PilotPlan};
 use mavsitl::sim::{Lockstep, SimError, Simulation};
 use mavsitl::time::{PhysicsRate, SimTime};
 
@@ -26,88 +22,6 @@ use mavsitl::firmware::crew::Crew;
 /// Whether `fly` flies `inputs` as a fleet: a scenario of several vehicles.
 pub(super) fn is_fleet(inputs: &FlightInputs) -> bool {
     inputs.scenario.vehicles.len() > 1
-}
-
-/// One SimpleFlight vehicle's flight.
-struct Member {
-    pilot: Pilot,
-    name: String,
-    mission_name: String,
-    metrics: FlightMetrics,
-    finished_at: Option<SimTime>,
-    outcome: Option<Result<(), String>>,
-}
-
-impl Member {
-    /// After a tick: samples the metrics and decides whether this flight
-    /// is over.
-    fn follow(&mut self, sim: &Simulation) {
-        if self.outcome.is_some() {
-            return;
-        }
-        let i = self.pilot.index;
-        let Some(v) = sim.vehicles().get(i) else {
-            return;
-        };
-        let st = self.pilot.status.borrow();
-        let on_mission = st.armed && !st.finished && !st.landed;
-        self.metrics
-            .sample(sim.tick(), &v.ground_truth(), on_mission);
-        let now = sim.time();
-        if st.finished && self.finished_at.is_none() {
-            self.finished_at = Some(now);
-        }
-        self.outcome = if sim.is_wrecked(i) {
-            Some(Err(mavsitl::analysis::encounters::collision_text(sim, i)))
-        } else if let Some(f) = &st.failure {
-            Some(Err(f.clone()))
-        } else if let Some(c) = &self.metrics.crashed {
-            Some(Err(format!("crash: {c} at {now}")))
-        } else if (st.landed && !st.armed) || self.finished_at.is_some_and(|t| now - t >= 2_000_000)
-        {
-            Some(match &st.failsafe {
-                Some(fs) if !st.finished => Err(format!("mission not completed: {fs}")),
-                _ => Ok(()),
-            })
-        } else {
-            None
-        };
-    }
-}
-
-/// With no vehicle given to SimpleFlight, the first flies the command
-/// line's mission (as `fly` flies a one-vehicle scenario).
-pub(super) fn give_first_to_simpleflight(inputs: &mut FlightInputs) {
-    let any = inputs
-        .scenario
-        .vehicles
-        .iter()
-        .any(|v| matches!(v.controller, ControllerSpec::SimpleFlight(_)));
-    if let (false, Some(v)) = (any, inputs.scenario.vehicles.first_mut()) {
-        v.controller = ControllerSpec::SimpleFlight(Default::default());
-    }
-}
-
-/// The mission a pilot flies, for its legs and its summary's title.
-fn mission_of(inputs: &FlightInputs, index: usize) -> Result<(Mission, String), CliError> {
-    let own = inputs
-        .scenario
-        .vehicles
-        .get(index)
-        .and_then(|v| match &v.controller {
-            ControllerSpec::SimpleFlight(sf) => sf.mission.clone(),
-            ControllerSpec::Px4(f) | ControllerSpec::ArduPilot(f) => f.mission.clone(),
-            ControllerSpec::Passive(_) => None,
-        });
-    match own {
-        Some(m) => {
-            let path = inputs.source.base_dir.join(m);
-            let mission = Mission::load(&path)
-                .map_err(|e| CliError::input(e.to_string(), "check the scenario's missions"))?;
-            Ok((mission, path.display().to_string()))
-        }
-        None => Ok((inputs.mission.clone(), inputs.mission_name.clone())),
-    }
 }
 
 /// Runs `mavsitl fly` on a scenario of several vehicles.
@@ -139,7 +53,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         .into_iter()
         .map(|pilot| member(&inputs, lockstep.sim(), pilot))
         .collect::<Result<Vec<_>, _>>()?;
-    let recorder = super::open_recorder(
+    let recorder = mavsitl::recording::open_recorder(
         args.record.as_deref(),
         &inputs.scenario,
         lockstep.sim(),
@@ -203,34 +117,6 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
             failed.join(", ")
         )))
     }
-}
-
-/// A SimpleFlight vehicle of the fleet, followed against its own mission
-/// from where it starts.
-fn member(inputs: &FlightInputs, sim: &Simulation, pilot: Pilot) -> Result<Member, CliError> {
-    let (mission, mission_name) = mission_of(inputs, pilot.index)?;
-    for w in &pilot.warnings {
-        eprintln!("warning: {mission_name}: {}", w.message);
-    }
-    let vehicle = sim.vehicles().get(pilot.index);
-    let name = vehicle.map_or_else(String::new, |v| v.name().to_string());
-    let start = vehicle.map_or_else(nalgebra::Vector2::zeros, |v| v.body().state.pos_ned_m.xy());
-    let boat = inputs
-        .scenario
-        .vehicles
-        .get(pilot.index)
-        .is_some_and(|v| v.kind == mavsitl::scenario::VehicleKind::Boat);
-    Ok(Member {
-        pilot,
-        name,
-        mission_name,
-        metrics: FlightMetrics::new(
-            Route::launched_at(&mission, sim.world().frame(), default_radius_m(boat), start),
-            super::summary_rate(&inputs.scenario),
-        ),
-        finished_at: None,
-        outcome: None,
-    })
 }
 
 /// The fleet: SimpleFlight vehicles, each followed against its mission,

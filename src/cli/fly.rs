@@ -1,24 +1,19 @@
 //! `mavsitl fly`: SimpleFlight flies a QGroundControl mission headless.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::Args;
 
-use mavsitl::analysis::route::default_radius_m;
-use mavsitl::analysis::Route;
 use mavsitl::autopilot::FlightStatus;
-use mavsitl::flight::{judge_end, FlightDriver, FlightWatch, PathStats};
+use mavsitl::flight::PathStats;
+use mavsitl::fly::FlyOptions;
 use mavsitl::geo::ExportFrame;
-use mavsitl::metrics::FlightMetrics;
 use mavsitl::scenario::Home;
-use mavsitl::session::Session;
 use mavsitl::setup;
-use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg, DEFAULT_MISSION};
 use super::summary::FlightSummary;
-use mavsitl::endpoint::EndpointLink;
+use mavsitl::endpoint::{EndpointLink, EndpointParts};
 
 use super::vehicle_link::GcsArgs;
 use super::{home, CliError};
@@ -132,82 +127,37 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
         eprintln!("warning: {}: {}", inputs.mission_name, w.message);
     }
     let link = gcs_session(&args, &flight, &inputs)?;
-    let setup::Flight {
-        lockstep,
-        status,
-        kind,
-        total_items: total_nav,
-        params,
-        ..
-    } = flight;
-    let scenario = &inputs.scenario;
-    let rate = PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder =
-        super::open_recorder(args.record.as_deref(), scenario, lockstep.sim(), args.frame)?;
-    super::note_mission(
-        recorder.as_mut(),
-        args.record.as_deref(),
-        args.mission.as_deref(),
-        DEFAULT_MISSION,
-    );
-    let metrics = FlightMetrics::new(
-        Route::new(
-            &inputs.mission,
-            lockstep.sim().world().frame(),
-            default_radius_m(!kind.is_multirotor()),
-        ),
-        super::summary_rate(scenario),
-    );
-    let watch = FlightWatch::new(status.clone(), metrics, args.record.as_deref(), &params)
-        .map_err(|e| CliError::run(e.to_string()))?;
-    let wall = Instant::now();
-    let mut session = Session::new(lockstep, rate.period_us())
-        .until(Some(SimTime::from_secs_f64(args.timeout)))
-        .recording(recorder)
-        .interrupted_by(&super::INTERRUPTED);
-    if link.is_some() {
-        // A ground station sees the flight at the pace asked, served every
-        // 4 ms of sim time.
-        session = session
-            .paced(args.gcs_args.speedup)
-            .serving_every(mavsitl::flight::GCS_SERVICE_US);
-    }
-    let mut driver = FlightDriver::new(watch, link);
-    let mut outcome = session.run(&mut driver);
-    let sim = session.world().sim();
-    if let Some(s) = driver.link.as_mut() {
-        // Let the ground stations see the end state.
-        s.service(sim.time());
-        s.finish();
-    }
-    let wall_s = wall.elapsed().as_secs_f64();
-    let st = status.borrow().clone();
-    judge_end(&mut outcome, &st, args.timeout);
-    let mut watch = driver.watch;
-    watch.flush();
-    session.finish(outcome.is_ok()).map_err(CliError::run)?;
-    let sim = session.world().sim();
+    let opts = FlyOptions {
+        timeout_s: args.timeout,
+        record: args.record.as_deref(),
+        frame: args.frame,
+        mission_file: args.mission.as_deref(),
+        builtin: DEFAULT_MISSION,
+        link: link.map(|l| (l, args.gcs_args.speedup)),
+        stop: &super::INTERRUPTED,
+    };
+    let flown = mavsitl::fly::fly(flight, &inputs, opts)?;
+    let st = &flown.status;
     let reached: std::collections::BTreeSet<usize> = st.reached.iter().map(|(_, i)| *i).collect();
     FlightSummary {
         title: format!(
             "mavsitl fly {} ({}, seed {})",
             inputs.mission_name,
-            super::inputs::vehicle_word(kind),
-            scenario.seed
+            super::inputs::vehicle_word(flown.kind),
+            inputs.scenario.seed
         ),
-        outcome: &outcome,
-        sim_s: sim.time().as_secs_f64(),
-        wall_s,
-        items: (reached.len(), total_nav),
-        metrics: watch.metrics(),
+        outcome: &flown.outcome,
+        sim_s: flown.sim_s,
+        wall_s: flown.wall_s,
+        items: (reached.len(), flown.total_items),
+        metrics: flown.watch.metrics(),
     }
     .print();
-    print_autopilot_rows(watch.path_stats(), &st);
+    print_autopilot_rows(flown.watch.path_stats(), st);
     if let Some(dir) = &args.record {
         println!("  recorded to         {}", dir.display());
     }
-    outcome.map_err(CliError::run)
+    flown.outcome.map_err(CliError::run)
 }
 
 /// With `--gcs`, the ground-station endpoint on its UDP socket.
@@ -219,8 +169,9 @@ fn gcs_session(
     if !args.gcs {
         return Ok(None);
     }
-    let s =
-        super::vehicle_link::for_flight(&args.gcs_args, flight, inputs, args.record.as_deref())?;
+    let tlog = args.record.as_ref().map(|d| d.join("telemetry.tlog"));
+    let parts = EndpointParts::of_flight(flight, Some(&inputs.mission), &inputs.scenario, tlog);
+    let s = args.gcs_args.choice().open(parts)?;
     if let Ok(a) = s.link.local_addr() {
         eprintln!("MAVLink on udp {a}");
     }

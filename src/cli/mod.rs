@@ -12,6 +12,7 @@
 use mavsitl::home;
 
 mod airsim;
+mod airsim_px4;
 mod ardupilot;
 mod ardupilot_fleet;
 mod compare;
@@ -86,85 +87,6 @@ pub enum Command {
 /// A failed command: its one line, its hint and its exit code.
 pub type CliError = mavsitl::failure::Failure;
 
-/// The scenario's ground-truth recording rate.
-pub(super) fn ground_truth_rate(
-    scenario: &mavsitl::scenario::Scenario,
-) -> Result<mavsitl::time::Rate, CliError> {
-    let rate = mavsitl::time::PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), "physics_rate_hz"))?;
-    rate.divider(scenario.record.ground_truth_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), "record.ground_truth_rate_hz"))
-}
-
-/// The rate a flight's summary samples its cross-track error at: the
-/// recording's, so that the two agree; every tick when that rate does not
-/// divide the physics rate (which only a recording refuses).
-pub(super) fn summary_rate(scenario: &mavsitl::scenario::Scenario) -> mavsitl::time::Rate {
-    ground_truth_rate(scenario).unwrap_or(mavsitl::time::Rate::EVERY_TICK)
-}
-
-/// Opens the recorder of a run when `dir` is given: ground truth at the
-/// scenario's rate, sensors, in `frame`.
-fn open_recorder(
-    dir: Option<&std::path::Path>,
-    scenario: &mavsitl::scenario::Scenario,
-    sim: &mavsitl::sim::Simulation,
-    frame: mavsitl::geo::ExportFrame,
-) -> Result<Option<mavsitl::record::Recorder>, CliError> {
-    let Some(dir) = dir else {
-        return Ok(None);
-    };
-    let gt = ground_truth_rate(scenario)?;
-    mavsitl::record::Recorder::create(dir, scenario, sim, frame, gt)
-        .map(Some)
-        .map_err(|e| {
-            CliError::input(
-                format!("{}: cannot record: {e}", dir.display()),
-                "choose a writable directory",
-            )
-        })
-}
-
-/// Keeps the mission flown with the recording (for `mavsitl plot`): a copy
-/// in it — `mission.plan`, or `mission.waypoints` for a WPL file — named in
-/// `meta.json` relative to the recording, so a recording moved or copied
-/// elsewhere still plots; `mission_source` says where it came from.
-/// Nothing when there is no mission.
-fn note_mission(
-    recorder: Option<&mut mavsitl::record::Recorder>,
-    dir: Option<&std::path::Path>,
-    file: Option<&std::path::Path>,
-    builtin: &str,
-) {
-    let (Some(r), Some(dir)) = (recorder, dir) else {
-        return;
-    };
-    let (text, source) = match file {
-        Some(f) => match std::fs::read_to_string(f) {
-            Ok(t) => (
-                t,
-                std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf()),
-            ),
-            Err(_) => return,
-        },
-        None if builtin.is_empty() => return,
-        None => (builtin.to_string(), "<built-in>".into()),
-    };
-    let name = if text.trim_start().starts_with("QGC WPL") {
-        "mission.waypoints"
-    } else {
-        "mission.plan"
-    };
-    if std::fs::write(dir.join(name), &text).is_err() {
-        return;
-    }
-    r.note("mission", serde_json::json!(name));
-    r.note(
-        "mission_source",
-        serde_json::json!(source.display().to_string()),
-    );
-}
-
 /// Set by Ctrl-C (SIGINT), SIGTERM or SIGHUP: runs stop at the next tick
 /// boundary, flush their recordings, stop a launched firmware and exit with
 /// [`INTERRUPTED_CODE`].
@@ -226,7 +148,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Px4(args) => px4_command(args),
         Command::Ardupilot(args) => ardupilot_command(args),
         Command::Replay(args) => replay::run(args),
-        Command::Airsim(args) => airsim::run(args),
+        Command::Airsim(args) => airsim_command(args),
         Command::Compare(args) => compare::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Test(args) => test::run(args),
@@ -241,6 +163,18 @@ fn fly_command(args: fly::FlyArgs) -> Result<(), CliError> {
         fleet::run(&args, inputs)
     } else {
         fly::run(args, inputs)
+    }
+}
+
+/// `mavsitl airsim`: SimpleFlight flies, or the settings' PX4.
+fn airsim_command(args: airsim::AirSimArgs) -> Result<(), CliError> {
+    let loaded = airsim::load(&args)?;
+    match &loaded.vehicle_type {
+        mavsitl::airsim::settings::VehicleType::Px4(px4) => {
+            let px4 = px4.clone();
+            airsim_px4::run(&args, loaded.inputs, loaded.clock_speed, &px4)
+        }
+        mavsitl::airsim::settings::VehicleType::SimpleFlight => airsim::run(&args, loaded),
     }
 }
 

@@ -3,20 +3,21 @@
 
 use std::io::Write as _;
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 
 use mavsitl::bridge::ground_station::Firmware as Dialect;
-use mavsitl::bridge::px4::{Px4Options, Px4Port, Px4Socket, Px4Stats};
+use mavsitl::bridge::px4::{Px4Options, Px4Stats};
 use mavsitl::geo::ExportFrame;
 use mavsitl::session::Session;
 use mavsitl::time::{PhysicsRate, SimTime};
 
 use mavsitl::firmware::flight::FirmwareFlight;
+use mavsitl::firmware::px4;
 use mavsitl::firmware::px4::Px4Driver;
-pub(super) use mavsitl::firmware::px4::{build, env_file, launch_spec, Px4Setup};
+pub(super) use mavsitl::firmware::px4::{build, launch_spec, Px4Setup};
 
 use super::firmware::{flight_title, FirmwareFlightArgs};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
@@ -122,11 +123,6 @@ pub(super) fn bridge_options(
     mavsitl::firmware::px4::bridge_options(setup, inputs, launched, &super::STOP_RUN)
 }
 
-/// The bridge's options from the command line and the scenario.
-pub(super) fn options(args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
-    options_for(&setup_of(args), args, inputs)
-}
-
 /// The bridge's options for `setup` (one instance of `--count`), with the
 /// command line's waits.
 pub(super) fn options_for(setup: &Px4Setup, args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
@@ -136,90 +132,17 @@ pub(super) fn options_for(setup: &Px4Setup, args: &Px4Args, inputs: &FlightInput
     opts
 }
 
-/// The simulator port: listen on TCP 4560 + N, or (--udp) send to PX4's
-/// UDP 14560 + N.
-fn open_port(args: &Px4Args, opts: &mut Px4Options) -> Result<Px4Port, CliError> {
-    if !args.udp {
-        return listen(opts, "use --instance N");
-    }
-    let px4 = std::net::SocketAddr::new(args.bind, 14560 + args.instance as u16);
-    opts.listen = px4;
-    Px4Socket::udp(
-        "0.0.0.0:0".parse().map_err(|_| CliError::run("address"))?,
-        px4,
-    )
-    .map_err(|e| CliError::input(format!("cannot open UDP towards {px4}: {e}"), ""))
-}
-
-/// The simulator port PX4 connects to: TCP 4560 + N (`other`: how to
-/// choose another instance).
-pub(super) fn listen(opts: &Px4Options, other: &str) -> Result<Px4Port, CliError> {
-    Px4Socket::listen(opts.listen).map_err(|e| {
-        CliError::input(
-            format!("cannot listen on TCP {}: {e}", opts.listen),
-            format!("another simulator (Gazebo, jMAVSim, mavsitl) may hold it: {other}"),
-        )
-    })
-}
-
-/// --speedup, else PX4_SIM_SPEED_FACTOR, else as fast as PX4 answers.
-pub(super) fn speedup_of(args: &Px4Args) -> Result<Speedup, CliError> {
-    if let Some(s) = args.speedup {
-        return Ok(s);
-    }
-    match std::env::var("PX4_SIM_SPEED_FACTOR") {
-        Ok(v) => parse_speedup(&v).map_err(|e| {
-            CliError::input(format!("PX4_SIM_SPEED_FACTOR: {e}"), "a number such as 2")
-        }),
-        Err(_) => Ok(Speedup::Max),
-    }
-}
-
-fn speed_text(speedup: Speedup) -> String {
-    match speedup {
-        Speedup::Max => "as fast as PX4 answers".to_string(),
-        Speedup::Factor(k) => format!("{k}x real time"),
-    }
-}
-
 /// What to run in another terminal, when PX4 is not launched here.
 fn print_instructions(args: &Px4Args, inputs: &FlightInputs, opts: &Px4Options, speedup: Speedup) {
-    let airframe = inputs
-        .scenario
-        .vehicles
-        .first()
-        .map_or("", |v| v.airframe.as_str());
-    println!(
-        "mavsitl px4: {airframe} {} {} for PX4 SITL ({}); start PX4 in another terminal:",
-        if args.udp {
-            "sending over UDP to"
-        } else {
-            "listening on TCP"
-        },
-        opts.listen,
-        speed_text(speedup)
-    );
-    if args.udp {
-        println!(
-            "  (PX4's start-up must run `simulator_mavlink start -u {}` instead of the default TCP client)",
-            opts.listen.port()
-        );
+    let by_hand = px4::ByHand {
+        udp: args.udp,
+        listen: opts.listen,
+        instance: args.instance,
+        speedup,
+    };
+    for line in by_hand.instructions(inputs) {
+        println!("{line}");
     }
-    let (env, _) = env_file(inputs, 0);
-    if env != airframe {
-        println!(
-            "  (no PX4 parameter file for airframe '{airframe}': {env}.env is the nearest start)"
-        );
-    }
-    println!(
-        "  source firmware_configs/px4/{env}.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d{}",
-        if args.instance > 0 {
-            format!(" -i {}", args.instance)
-        } else {
-            String::new()
-        }
-    );
-    println!("  (or let mavsitl start it: --px4-build PX4-Autopilot/build/px4_sitl_default)");
     let _ = std::io::stdout().flush();
 }
 
@@ -243,15 +166,19 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
         .flight
         .firmware_params(args.px4_build.is_some(), "--px4-build")?;
     let scenario = &inputs.scenario;
-    let mut opts = options(&args, &inputs);
-    let port = open_port(&args, &mut opts)?;
-    let speedup = speedup_of(&args)?;
+    let mut opts = options_for(&setup_of(&args), &args, &inputs);
+    let port = px4::open_port(args.udp, args.bind, args.instance, &mut opts)?;
+    let speedup = px4::speedup(args.speedup)?;
     let ls = build(&inputs, &port, &opts)?;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder =
-        super::open_recorder(args.record.as_deref(), scenario, ls.sim(), ExportFrame::Ned)?;
-    super::note_mission(
+    let mut recorder = mavsitl::recording::open_recorder(
+        args.record.as_deref(),
+        scenario,
+        ls.sim(),
+        ExportFrame::Ned,
+    )?;
+    mavsitl::recording::note_mission(
         recorder.as_mut(),
         args.record.as_deref(),
         args.flight.mission.as_deref(),
@@ -291,7 +218,7 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     } = driver;
     let st = port.borrow().stats();
     if let Some(dir) = &args.record {
-        write_lockstep_csv(dir, &st, restarts);
+        px4::write_lockstep_csv(dir, &st, restarts);
     }
     run.finish(outcome.is_ok()).map_err(CliError::run)?;
     let sim = run.world().sim();
@@ -333,17 +260,6 @@ fn launch_or_instruct(
             Ok(None)
         }
     }
-}
-
-/// `lockstep.csv`: the bridge's counters at the end of the run.
-fn write_lockstep_csv(dir: &Path, st: &Px4Stats, restarts: u32) {
-    let _ = std::fs::write(
-        dir.join("lockstep.csv"),
-        format!(
-            "steps,answered,missed,stale,malformed,gps_sent,wait_us,connections,restarts\n{},{},{},{},{},{},{},{},{}\n",
-            st.steps, st.answered, st.missed, st.stale, st.malformed, st.gps_sent, st.wait_us, st.connections, restarts
-        ),
-    );
 }
 
 /// The lockstep rows after the summary.

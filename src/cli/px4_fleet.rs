@@ -65,7 +65,7 @@ pub(super) fn attach(
         ..super::px4::setup_of(args)
     };
     let opts = super::px4::options_for(&setup, args, inputs);
-    let port = super::px4::listen(&opts, "give it another instance")?;
+    let port = mavsitl::firmware::px4::listen(&opts, "give it another instance")?;
     ls.attach(slot.index, Box::new(Px4Bridge::new(opts, port, frame)))
         .map_err(|e| {
             CliError::input(
@@ -73,12 +73,12 @@ pub(super) fn attach(
                 "the physics rate must be a multiple of 250 Hz",
             )
         })?;
-    let speedup = super::px4::speedup_of(args)?;
+    let speedup = mavsitl::firmware::px4::speedup(args.speedup)?;
     let launch = super::px4::launch_spec(build, &setup, inputs, speedup)?;
     slot.start(
         Dialect::Px4,
         (inputs, mission, mission_name),
-        &args.flight,
+        &args.flight.options(),
         launch,
         &frame,
     )
@@ -99,7 +99,7 @@ pub(super) fn run(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), CliErr
         .build_simulation(&inputs.source)
         .map_err(|e| CliError::input(e.to_string(), "see docs/reference/scenario.md"))?;
     let mut ls = Lockstep::new(sim);
-    let recorder = super::open_recorder(
+    let recorder = mavsitl::recording::open_recorder(
         args.record.as_deref(),
         &inputs.scenario,
         ls.sim(),
@@ -122,7 +122,7 @@ pub(super) fn run(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), CliErr
         inputs: &inputs,
         record: args.record.as_deref(),
         duration: args.duration,
-        speedup: super::px4::speedup_of(args)?,
+        speedup: mavsitl::firmware::px4::speedup(args.speedup)?,
         recorder,
         adsb: args.flight.adsb,
     })

@@ -51,7 +51,7 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
             "see docs/reference/replay.md for the accepted formats",
         )
     })?;
-    let (mut scenario, source) = super::sim::load_scenario(args.scenario.as_ref())?;
+    let (mut scenario, source) = mavsitl::open_loop::load_scenario(args.scenario.as_ref())?;
     scenario.home = home::resolve(args.home, scenario.home, |k| std::env::var(k).ok())
         .map_err(|e| CliError::input(format!("home: {e}"), "--home LAT,LON,ALT[,HEADING]"))?;
     if let Some(seed) = args.seed {

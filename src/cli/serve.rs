@@ -8,12 +8,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use mavsitl::serve::ServeDriver;
+use mavsitl::serve::{self, ServeDriver};
 use mavsitl::session::Session;
 use mavsitl::setup::{self, Fleet, PilotPlan};
 
 use mavsitl::geo::ExportFrame;
-use mavsitl::scenario::{ControllerSpec, Home};
+use mavsitl::scenario::Home;
 use mavsitl::sim::Simulation;
 use mavsitl::time::{PhysicsRate, SimTime};
 
@@ -87,78 +87,6 @@ pub struct ServeArgs {
 const MAX_SPEED_SERVICE_US: u64 = 20_000;
 /// Sim time between network services when paced.
 const PACED_SERVICE_US: u64 = 4_000;
-/// The vehicles to serve: with `--count N`, N vehicles (see
-/// [`super::inputs::copies`]), all flown by SimpleFlight; else the scenario's
-/// SimpleFlight vehicles, or its first.
-fn serve_vehicles(inputs: &mut FlightInputs, count: u8) -> Result<(), CliError> {
-    if count > 1 {
-        super::inputs::copies(inputs, count)?;
-        for v in inputs.scenario.vehicles.iter_mut() {
-            v.controller = ControllerSpec::SimpleFlight(Default::default());
-        }
-        return Ok(());
-    }
-    super::fleet::give_first_to_simpleflight(inputs);
-    Ok(())
-}
-
-/// The link arguments of the `k`-th vehicle: its instance, and an explicit
-/// bind port or client ports shifted by `k`.
-fn vehicle_link(args: &GcsArgs, k: u8) -> GcsArgs {
-    let mut a = args.clone();
-    a.instance = args.instance.saturating_add(k);
-    if let Ok(mut b) = args.gcs_bind.parse::<std::net::SocketAddr>() {
-        if b.port() != 0 {
-            b.set_port(b.port().saturating_add(k as u16));
-        }
-        a.gcs_bind = b.to_string();
-    }
-    for o in &mut a.gcs_out {
-        o.set_port(o.port().saturating_add(k as u16));
-    }
-    a
-}
-
-/// One session per SimpleFlight vehicle of `fleet`.
-fn open_sessions(
-    args: &ServeArgs,
-    fleet: &Fleet,
-    inputs: &FlightInputs,
-) -> Result<Vec<EndpointLink>, CliError> {
-    let frame = *fleet.lockstep.sim().world().frame();
-    let several = fleet.pilots.len() > 1;
-    fleet
-        .pilots
-        .iter()
-        .enumerate()
-        .map(|(k, pilot)| {
-            let tlog = args.record.as_ref().map(|d| {
-                let name = fleet
-                    .lockstep
-                    .sim()
-                    .vehicles()
-                    .get(pilot.index)
-                    .map_or("vehicle", |v| v.name());
-                match several {
-                    true => d.join(name).join("telemetry.tlog"),
-                    false => d.join("telemetry.tlog"),
-                }
-            });
-            if let Some(parent) = tlog.as_ref().and_then(|t| t.parent()) {
-                let _ = std::fs::create_dir_all(parent);
-            }
-            super::vehicle_link::for_pilot(
-                &vehicle_link(&args.gcs, k as u8),
-                pilot,
-                Some(&inputs.mission),
-                &inputs.scenario,
-                frame,
-                tlog,
-            )
-        })
-        .collect()
-}
-
 /// The start-up lines: one per vehicle.
 fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[EndpointLink], inputs: &FlightInputs) {
     let speed = match args.gcs.speedup {
@@ -207,7 +135,7 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         },
         false,
     )?;
-    serve_vehicles(&mut inputs, args.count)?;
+    serve::serve_vehicles(&mut inputs, args.count)?;
     let build = {
         let inputs = &inputs;
         move || {
@@ -235,11 +163,12 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError::input(format!("{}: cannot create: {e}", dir.display()), ""))?;
     }
-    let sessions = open_sessions(&args, &fleet, &inputs)?;
+    let sessions =
+        serve::open_sessions(&args.gcs.choice(), &fleet, &inputs, args.record.as_deref())?;
     let scenario = &inputs.scenario;
     let rate = PhysicsRate::new(scenario.physics_rate_hz)
         .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let recorder = super::open_recorder(
+    let recorder = mavsitl::recording::open_recorder(
         args.record.as_deref(),
         scenario,
         fleet.lockstep.sim(),

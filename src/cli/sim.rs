@@ -1,16 +1,15 @@
 //! `mavsitl sim`: run a scenario headless and print a summary.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use mavsitl::geo::ExportFrame;
-use mavsitl::scenario::{Home, Scenario, ScenarioSource};
-use mavsitl::session::{Driver, Session, Step};
-use mavsitl::sim::{Lockstep, SimError, Simulation};
+use mavsitl::open_loop::{load_scenario, SimDriver, DEFAULT_NAME};
+use mavsitl::scenario::{Home, Scenario};
+use mavsitl::session::Session;
+use mavsitl::sim::Simulation;
 use mavsitl::time::SimTime;
 
 use super::{home, CliError};
@@ -51,110 +50,6 @@ pub struct SimArgs {
     pub frame: ExportFrame,
 }
 
-/// The scenario `mavsitl sim` runs when given none.
-const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/quad_hover.json");
-/// How messages name the built-in scenario.
-const DEFAULT_NAME: &str = "<built-in scenarios/quad_hover.json>";
-
-/// Progress on stderr, shown only on a terminal and only once a run has taken
-/// more than a second of wall time.
-struct Progress {
-    bar: Option<ProgressBar>,
-    start: Instant,
-    end: SimTime,
-    enabled: bool,
-}
-
-impl Progress {
-    fn new(end: SimTime) -> Self {
-        Progress {
-            bar: None,
-            start: Instant::now(),
-            end,
-            enabled: std::io::stderr().is_terminal(),
-        }
-    }
-
-    fn update(&mut self, sim: &Simulation) {
-        if !self.enabled || !sim.tick().is_multiple_of(4096) {
-            return;
-        }
-        if self.bar.is_none() && self.start.elapsed() > Duration::from_secs(1) {
-            let bar = ProgressBar::with_draw_target(
-                Some(self.end.as_micros() / 1000),
-                ProgressDrawTarget::stderr(),
-            );
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{elapsed_precise} [{wide_bar}] {msg} sim s, ETA {eta}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            self.bar = Some(bar);
-        }
-        if let Some(bar) = &self.bar {
-            bar.set_position(sim.time().as_micros() / 1000);
-            bar.set_message(format!("{:.1}", sim.time().as_secs_f64()));
-        }
-    }
-
-    fn done(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-/// An open-loop run: the scenario's own commands, a progress bar.
-struct SimDriver {
-    progress: Progress,
-}
-
-impl Driver<Lockstep> for SimDriver {
-    fn on_tick(&mut self, sim: &Simulation) -> std::io::Result<()> {
-        self.progress.update(sim);
-        Ok(())
-    }
-
-    fn after_tick(&mut self, ls: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
-        match tick {
-            Ok(()) => Step::Go,
-            Err(e) => Step::End(Err(format!(
-                "simulation stopped at {}: {e}",
-                ls.sim().time()
-            ))),
-        }
-    }
-
-    /// An interrupted run still prints its summary, then fails.
-    fn interrupted(&mut self) -> Result<(), String> {
-        Ok(())
-    }
-}
-
-/// Loads the scenario at `path`, or the built-in one.
-pub fn load_scenario(path: Option<&PathBuf>) -> Result<(Scenario, ScenarioSource), CliError> {
-    let hint = "see scenarios/ for examples and docs/reference/scenario.md";
-    Ok(match path {
-        Some(path) => (
-            Scenario::load(path).map_err(|e| CliError::input(e.to_string(), hint))?,
-            ScenarioSource {
-                name: path.display().to_string(),
-                base_dir: path.parent().map(PathBuf::from).unwrap_or_default(),
-            },
-        ),
-        None => {
-            let source = ScenarioSource {
-                name: DEFAULT_NAME.into(),
-                base_dir: PathBuf::from("."),
-            };
-            let scenario = Scenario::from_json(DEFAULT_SCENARIO, &source)
-                .map_err(|e| CliError::input(e.to_string(), hint))?;
-            (scenario, source)
-        }
-    })
-}
-
 /// Runs `mavsitl sim`.
 pub fn run(args: SimArgs) -> Result<(), CliError> {
     let (mut scenario, source) = load_scenario(args.scenario.as_ref())?;
@@ -182,7 +77,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             "check the scenario against docs/reference/scenario.md",
         )
     })?;
-    let recorder = super::open_recorder(
+    let recorder = mavsitl::recording::open_recorder(
         args.record.as_deref(),
         &scenario,
         lockstep.sim(),
@@ -194,15 +89,13 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
         .until(Some(end))
         .recording(recorder)
         .interrupted_by(&super::INTERRUPTED);
-    let mut driver = SimDriver {
-        progress: Progress::new(end),
-    };
+    let mut driver = SimDriver::new(end);
     let wall = Instant::now();
     let result = run.run(&mut driver);
     let lockstep = run.world();
     let interrupted = super::interrupted() && lockstep.sim().time() < end;
     let wall_s = wall.elapsed().as_secs_f64();
-    driver.progress.done();
+    driver.done();
     run.finish(result.is_ok() && !interrupted)
         .map_err(CliError::run)?;
     result.map_err(CliError::run)?;

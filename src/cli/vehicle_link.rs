@@ -1,21 +1,13 @@
 //! SimpleFlight's MAVLink link to ground stations under `serve` and `fly
-//! --gcs`: the options, and the endpoint they open
-//! (`mavsitl::endpoint::EndpointLink`).
+//! --gcs`: the options, and the link they choose
+//! (`mavsitl::endpoint::LinkChoice`).
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use mavsitl::autopilot::gcs::LinkConfig;
-use mavsitl::endpoint::{EndpointLink, EndpointParts};
-use mavsitl::geo::LocalFrame;
-use mavsitl::mission::Mission;
-use mavsitl::scenario::Scenario;
-use mavsitl::setup::Flight;
-
-use super::inputs::FlightInputs;
-use super::CliError;
+use mavsitl::endpoint::LinkChoice;
 use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// The identity the vehicle claims.
@@ -60,125 +52,15 @@ pub struct GcsArgs {
     pub autopilot: AutopilotArg,
 }
 
-/// Reads a signing key file.
-fn read_key(path: &Path) -> Result<[u8; 32], CliError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        CliError::input(
-            format!("{}: cannot read signing key: {e}", path.display()),
-            "a file with 32 raw bytes or 64 hex digits",
-        )
-    })?;
-    let mut key = [0u8; 32];
-    if bytes.len() == 32 {
-        key.copy_from_slice(&bytes);
-        return Ok(key);
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    let hex = text.trim();
-    let bad = || {
-        CliError::input(
-            format!(
-                "{}: a signing key is 32 raw bytes or 64 hex digits",
-                path.display()
-            ),
-            "e.g. `openssl rand -hex 32 > key.txt`",
-        )
-    };
-    if hex.len() != 64 {
-        return Err(bad());
-    }
-    for (i, k) in key.iter_mut().enumerate() {
-        let pair = hex.get(2 * i..2 * i + 2).ok_or_else(bad)?;
-        *k = u8::from_str_radix(pair, 16).map_err(|_| bad())?;
-    }
-    Ok(key)
-}
-
-/// The endpoint of `parts` on the socket `args` ask for.
-fn open_endpoint(args: &GcsArgs, parts: EndpointParts) -> Result<EndpointLink, CliError> {
-    let n = args.instance as u16;
-    let bind: SocketAddr = match args.gcs_bind.parse::<SocketAddr>() {
-        Ok(a) => a,
-        Err(_) => {
-            let ip: IpAddr = args.gcs_bind.parse().map_err(|_| {
-                CliError::input(
-                    format!("--gcs-bind '{}' is not an IP or IP:PORT", args.gcs_bind),
-                    "e.g. 127.0.0.1 or 0.0.0.0:18570",
-                )
-            })?;
-            SocketAddr::new(ip, 18570 + n)
+impl GcsArgs {
+    /// The link these options choose.
+    pub fn choice(&self) -> LinkChoice {
+        LinkChoice {
+            bind: self.gcs_bind.clone(),
+            targets: self.gcs_out.clone(),
+            instance: self.instance,
+            signing_key: self.signing_key.clone(),
+            generic: self.autopilot == AutopilotArg::Generic,
         }
-    };
-    let targets = if args.gcs_out.is_empty() {
-        let lo = IpAddr::V4(Ipv4Addr::LOCALHOST);
-        vec![SocketAddr::new(lo, 14550), SocketAddr::new(lo, 14540 + n)]
-    } else {
-        args.gcs_out.clone()
-    };
-    let signing_key = match &args.signing_key {
-        Some(p) => Some(read_key(p)?),
-        None => None,
-    };
-    let cfg = LinkConfig {
-        bind,
-        targets,
-        system_id: 1u8.saturating_add(args.instance),
-        component_id: 1,
-        signing_key,
-    };
-    Ok(EndpointLink::open(
-        cfg,
-        args.autopilot == AutopilotArg::Generic,
-        parts,
-    )?)
-}
-
-/// The endpoint for `flight` (built from `inputs`); with `record`, the link
-/// is also written to `record/telemetry.tlog`.
-pub fn for_flight(
-    args: &GcsArgs,
-    flight: &Flight,
-    inputs: &FlightInputs,
-    record: Option<&Path>,
-) -> Result<EndpointLink, CliError> {
-    open_endpoint(
-        args,
-        EndpointParts {
-            status: flight.status.clone(),
-            requests: flight.requests.clone(),
-            params: flight.params.clone(),
-            mission: Some(&inputs.mission),
-            scenario: &inputs.scenario,
-            frame: *flight.lockstep.sim().world().frame(),
-            kind: flight.kind,
-            motors: flight.motors,
-            tlog: record.map(|d| d.join("telemetry.tlog")),
-        },
-    )
-}
-
-/// The endpoint for one SimpleFlight vehicle of a fleet, at instance
-/// `args.instance` (the caller shifts it per vehicle).
-pub fn for_pilot(
-    args: &GcsArgs,
-    pilot: &mavsitl::setup::Pilot,
-    mission: Option<&Mission>,
-    scenario: &Scenario,
-    frame: LocalFrame,
-    tlog: Option<PathBuf>,
-) -> Result<EndpointLink, CliError> {
-    open_endpoint(
-        args,
-        EndpointParts {
-            status: pilot.status.clone(),
-            requests: pilot.requests.clone(),
-            params: pilot.params.clone(),
-            mission,
-            scenario,
-            frame,
-            kind: pilot.kind,
-            motors: pilot.motors,
-            tlog,
-        },
-    )
+    }
 }

@@ -9,6 +9,8 @@
 //! - [`settings`]: AirSim's `settings.json` as a scenario.
 //! - [`serve`]: the API's world in the run loop, calls answered between
 //!   ticks, paused as asked.
+//! - [`start`]: `mavsitl airsim` started: settings imported, SimpleFlight
+//!   set up as AirSim's, the server bound and served until the end.
 //!
 //! The binary's `airsim` subcommand opens the server and starts whoever
 //! flies. The server flies SimpleFlight vehicles itself (a PX4 plugs in as
@@ -25,6 +27,7 @@ pub mod api;
 pub mod rpc;
 pub mod serve;
 pub mod settings;
+pub mod start;
 pub mod types;
 
 pub use api::AirSimApi;

@@ -450,3 +450,47 @@ mod tests {
         assert_eq!(physics_rate_for(0, 1200), 1200);
     }
 }
+
+/// An ArduPilot to be started by hand, in another terminal.
+#[derive(Debug, Clone, Copy)]
+pub struct ByHand {
+    /// The address ArduPilot's JSON backend sends to.
+    pub bind: IpAddr,
+    /// ArduPilot's instance (`-I`).
+    pub instance: u8,
+    /// mavsitl flies a plan as its ground station (else the user connects one).
+    pub fly_plan: bool,
+}
+
+impl ByHand {
+    /// What to tell the user: the bridge's port and rate, and the command
+    /// that starts ArduPilot with mavsitl's parameters, one line each.
+    pub fn instructions(&self, inputs: &FlightInputs, opts: &ArduPilotOptions) -> Vec<String> {
+        let kind = inputs.kind(0);
+        let h = &inputs.scenario.home;
+        let (binary, defaults) = match kind.is_multirotor() {
+            true => ("arducopter", "copter"),
+            false => ("ardurover", "rover"),
+        };
+        let mut lines = vec![
+            format!(
+                "mavsitl ardupilot: {} on UDP {} at {} Hz; start ArduPilot in another terminal:",
+                kind.word(),
+                opts.bind,
+                opts.frame_rate_hz
+            ),
+            format!(
+                "  {binary} -S --model JSON:{} --home {},{},{},{} --defaults <ardupilot>/Tools/autotest/default_params/{defaults}.parm,firmware_configs/ardupilot/{}.parm -I{}",
+                self.bind, h.lat_deg, h.lon_deg, h.alt_m, h.heading_deg, kind.word(), self.instance
+            ),
+        ];
+        if !self.fly_plan {
+            lines.push(format!(
+                "  then connect MAVProxy or QGroundControl to ArduPilot's TCP {} (it waits for that before it runs)",
+                5760 + 10 * self.instance as u32
+            ));
+        }
+        lines.push("  (or let mavsitl start it: --ardupilot <ArduPilot checkout>)".into());
+        lines
+    }
+}

@@ -3,13 +3,125 @@
 //! answered its step. Each flight ends on its own (a collision ends both
 //! vehicles'); the run ends when all have.
 
-use mavsitl_core::time::SimTime;
-use mavsitl_mavlink::traffic::TRAFFIC_PERIOD_US;
-use mavsitl_run::session::{Driver, Step};
-use mavsitl_sim::sim::{Lockstep, SimError};
+use std::path::{Path, PathBuf};
 
-use crate::flight::{FirmwareFlight, Judged};
+use mavsitl_bridges::ground_station::Firmware as Dialect;
+use mavsitl_core::failure::Failure;
+use mavsitl_core::geo::LocalFrame;
+use mavsitl_core::time::SimTime;
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_mavlink::traffic::TRAFFIC_PERIOD_US;
+use mavsitl_run::launch::LaunchSpec;
+use mavsitl_run::session::{Driver, Step};
+use mavsitl_run::setup::FlightInputs;
+use mavsitl_sim::sim::{Lockstep, SimError, Simulation};
+
+use crate::flight::{FirmwareFlight, FlightPlan, Judged, PlanOptions};
 use mavsitl_run::traffic::traffic_for;
+
+/// Vehicle k of a fleet as its firmware needs it.
+pub struct Slot {
+    /// Its index.
+    pub index: usize,
+    /// Its name.
+    pub name: String,
+    /// Where it stands at the start, NED m (horizontal).
+    pub start: nalgebra::Vector2<f64>,
+    /// Its recording directory (made), when recording.
+    pub record: Option<PathBuf>,
+    /// Its firmware's instance: the first instance + k.
+    pub instance: u8,
+}
+
+impl Slot {
+    /// Vehicle `k` of `sim`, its firmware instance `first + k`, recording
+    /// into `record/<name>`.
+    ///
+    /// # Errors
+    /// An instance past 255, or a directory that cannot be made.
+    pub fn of(
+        sim: &Simulation,
+        k: usize,
+        first: u8,
+        record: Option<&Path>,
+    ) -> Result<Slot, Failure> {
+        let instance = u8::try_from(k)
+            .ok()
+            .and_then(|k| first.checked_add(k))
+            .ok_or_else(|| {
+                Failure::input("--instance + --count passes 255", "use a lower --instance")
+            })?;
+        Self::at(sim, k, instance, record)
+    }
+
+    /// Vehicle `k` of `sim` flown by firmware instance `instance`.
+    ///
+    /// # Errors
+    /// No vehicle `k`, or a directory that cannot be made.
+    pub fn at(
+        sim: &Simulation,
+        k: usize,
+        instance: u8,
+        record: Option<&Path>,
+    ) -> Result<Slot, Failure> {
+        let (name, start) = sim
+            .vehicles()
+            .get(k)
+            .map(|v| (v.name().to_string(), v.body().state.pos_ned_m.xy()))
+            .ok_or_else(|| Failure::run("no such vehicle"))?;
+        let record = record.map(|d| d.join(&name));
+        if let Some(d) = &record {
+            std::fs::create_dir_all(d)
+                .map_err(|e| Failure::input(format!("{}: cannot create: {e}", d.display()), ""))?;
+        }
+        Ok(Slot {
+            index: k,
+            name,
+            start,
+            record,
+            instance,
+        })
+    }
+
+    /// Starts this vehicle's flight: its firmware launched as `launch`, its
+    /// ground station flying `mission` (named `mission_name`) as `opts` ask.
+    ///
+    /// # Errors
+    /// The firmware or its ground station could not start (exit 2).
+    pub fn start(
+        self,
+        dialect: Dialect,
+        (inputs, mission, mission_name): (&FlightInputs, Mission, &str),
+        opts: &PlanOptions,
+        launch: LaunchSpec,
+        frame: &LocalFrame,
+    ) -> Result<Member, Failure> {
+        let own = FlightInputs {
+            mission: mission.clone(),
+            mission_name: mission_name.to_string(),
+            scenario: inputs.scenario.clone(),
+            source: inputs.source.clone(),
+            param_text: None,
+        };
+        let flight = FirmwareFlight::start(
+            dialect,
+            self.instance,
+            &FlightPlan {
+                kind: own.kind(self.index),
+                ..FlightPlan::of(&own, frame, opts)
+            },
+            Some(launch),
+            false,
+        )?
+        .for_vehicle(self.index, &mission, frame, self.start);
+        Ok(Member::new(
+            self.index,
+            self.name,
+            mission_name.to_string(),
+            flight,
+        ))
+    }
+}
 
 /// One vehicle's firmware flight.
 pub struct Member {

@@ -23,6 +23,7 @@ use mavsitl_mavlink::mission::{command_name, Mission};
 use mavsitl_mavlink::mission_protocol::StoredItem;
 use mavsitl_mavlink::wire::deg_e7;
 use mavsitl_run::launch::{Firmware, LaunchSpec};
+use mavsitl_run::setup::FlightInputs;
 use mavsitl_run::StartError;
 use mavsitl_sim::scenario::Home;
 use mavsitl_sim::sim::{SimError, Simulation};
@@ -54,6 +55,44 @@ pub struct FlightPlan<'a> {
     pub stop_run: &'static AtomicBool,
     /// Set by the user's interrupt.
     pub interrupted: &'static AtomicBool,
+}
+
+/// How a firmware's plan is flown: what `px4` and `ardupilot` take on
+/// their command lines.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanOptions {
+    /// Whether mavsitl flies the plan as the firmware's ground station.
+    pub fly_plan: bool,
+    /// The firmware must be ready to arm within this much sim time, s.
+    pub ready_timeout_s: f64,
+    /// The mission is given up after this much sim time, s.
+    pub mission_timeout_s: f64,
+    /// Relay the firmware's MAVLink to this address and back.
+    pub gcs_forward: Option<SocketAddr>,
+    /// Set to stop the run at once; watched by the bridges.
+    pub stop_run: &'static AtomicBool,
+    /// Set by the user's interrupt.
+    pub interrupted: &'static AtomicBool,
+}
+
+impl<'a> FlightPlan<'a> {
+    /// The flight of `inputs`' plan by vehicle 0's class in `frame`, as
+    /// `opts` ask, its summary sampled at the recording's rate.
+    pub fn of(inputs: &'a FlightInputs, frame: &'a LocalFrame, opts: &PlanOptions) -> Self {
+        FlightPlan {
+            mission: &inputs.mission,
+            fly_plan: opts.fly_plan,
+            kind: inputs.kind(0),
+            home: &inputs.scenario.home,
+            frame,
+            summary_rate: mavsitl_run::recording::summary_rate(&inputs.scenario),
+            ready_timeout_s: opts.ready_timeout_s,
+            mission_timeout_s: opts.mission_timeout_s,
+            gcs_forward: opts.gcs_forward,
+            stop_run: opts.stop_run,
+            interrupted: opts.interrupted,
+        }
+    }
 }
 
 /// The firmware's MAVLink port for a ground station, instance `n`.

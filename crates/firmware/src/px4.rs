@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use mavsitl_bridges::px4::{Px4Bridge, Px4Options, Px4Port, RcSchedule};
+use mavsitl_bridges::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats, RcSchedule};
 use mavsitl_run::session::{Driver, Step};
 use mavsitl_sim::sim::SimError;
 
 use crate::flight::{FirmwareFlight, Judged};
 use mavsitl_core::time::SimTime;
 use mavsitl_run::launch::LaunchSpec;
-use mavsitl_run::pacing::Speedup;
+use mavsitl_run::pacing::{parse_speedup, Speedup};
 use mavsitl_run::setup::FlightInputs;
 use mavsitl_run::StartError;
 use mavsitl_sim::physics::boat::BoatLayout;
@@ -324,4 +324,128 @@ fn reattach(ls: &mut Lockstep, port: &Px4Port, opts: &Px4Options) -> Result<(), 
             "the physics rate must be a multiple of 250 Hz",
         )
     })
+}
+
+/// The simulator port PX4 connects to: TCP 4560 + N (`other`: how to
+/// choose another instance).
+///
+/// # Errors
+/// The port is held (by Gazebo, jMAVSim or another mavsitl).
+pub fn listen(opts: &Px4Options, other: &str) -> Result<Px4Port, StartError> {
+    Px4Socket::listen(opts.listen).map_err(|e| {
+        StartError::new(
+            format!("cannot listen on TCP {}: {e}", opts.listen),
+            format!("another simulator (Gazebo, jMAVSim, mavsitl) may hold it: {other}"),
+        )
+    })
+}
+
+/// The simulator port of instance `instance`: listening on TCP 4560 + N,
+/// or with `udp` sending to PX4's UDP 14560 + N on `bind` (and `opts`
+/// then names that address).
+///
+/// # Errors
+/// A port that cannot be opened.
+pub fn open_port(
+    udp: bool,
+    bind: IpAddr,
+    instance: u8,
+    opts: &mut Px4Options,
+) -> Result<Px4Port, StartError> {
+    if !udp {
+        return listen(opts, "use --instance N");
+    }
+    let px4 = std::net::SocketAddr::new(bind, 14560 + instance as u16);
+    opts.listen = px4;
+    let any = std::net::SocketAddr::from(([0, 0, 0, 0], 0));
+    Px4Socket::udp(any, px4)
+        .map_err(|e| StartError::new(format!("cannot open UDP towards {px4}: {e}"), ""))
+}
+
+/// The speed-up asked (`given`), else PX4_SIM_SPEED_FACTOR's, else as fast
+/// as PX4 answers.
+///
+/// # Errors
+/// A PX4_SIM_SPEED_FACTOR that is not a speed-up.
+pub fn speedup(given: Option<Speedup>) -> Result<Speedup, StartError> {
+    if let Some(s) = given {
+        return Ok(s);
+    }
+    match std::env::var("PX4_SIM_SPEED_FACTOR") {
+        Ok(v) => parse_speedup(&v).map_err(|e| {
+            StartError::new(format!("PX4_SIM_SPEED_FACTOR: {e}"), "a number such as 2")
+        }),
+        Err(_) => Ok(Speedup::Max),
+    }
+}
+
+/// `lockstep.csv` in `dir`: the bridge's counters at the end of the run.
+pub fn write_lockstep_csv(dir: &Path, st: &Px4Stats, restarts: u32) {
+    let _ = std::fs::write(
+        dir.join("lockstep.csv"),
+        format!(
+            "steps,answered,missed,stale,malformed,gps_sent,wait_us,connections,restarts\n{},{},{},{},{},{},{},{},{}\n",
+            st.steps, st.answered, st.missed, st.stale, st.malformed, st.gps_sent, st.wait_us, st.connections, restarts
+        ),
+    );
+}
+
+/// A PX4 to be started by hand, in another terminal.
+#[derive(Debug, Clone, Copy)]
+pub struct ByHand {
+    /// mavsitl sends over UDP (`--udp`) rather than listening on TCP.
+    pub udp: bool,
+    /// The simulator port: where mavsitl listens, or sends to.
+    pub listen: std::net::SocketAddr,
+    /// PX4's instance.
+    pub instance: u8,
+    /// The pacing.
+    pub speedup: Speedup,
+}
+
+impl ByHand {
+    /// What to tell the user: the simulator port, the parameter file to
+    /// source and the command that starts PX4, one line each.
+    pub fn instructions(&self, inputs: &FlightInputs) -> Vec<String> {
+        let airframe = inputs
+            .scenario
+            .vehicles
+            .first()
+            .map_or("", |v| v.airframe.as_str());
+        let speed = match self.speedup {
+            Speedup::Max => "as fast as PX4 answers".to_string(),
+            Speedup::Factor(k) => format!("{k}x real time"),
+        };
+        let how = match self.udp {
+            true => "sending over UDP to",
+            false => "listening on TCP",
+        };
+        let mut lines = vec![format!(
+            "mavsitl px4: {airframe} {how} {} for PX4 SITL ({speed}); start PX4 in another terminal:",
+            self.listen
+        )];
+        if self.udp {
+            lines.push(format!(
+                "  (PX4's start-up must run `simulator_mavlink start -u {}` instead of the default TCP client)",
+                self.listen.port()
+            ));
+        }
+        let (env, _) = env_file(inputs, 0);
+        if env != airframe {
+            lines.push(format!(
+                "  (no PX4 parameter file for airframe '{airframe}': {env}.env is the nearest start)"
+            ));
+        }
+        let instance = match self.instance {
+            0 => String::new(),
+            n => format!(" -i {n}"),
+        };
+        lines.push(format!(
+            "  source firmware_configs/px4/{env}.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d{instance}"
+        ));
+        lines.push(
+            "  (or let mavsitl start it: --px4-build PX4-Autopilot/build/px4_sitl_default)".into(),
+        );
+        lines
+    }
 }

@@ -12,8 +12,12 @@
 //!   and [`serve`] is the run loop's driver for N served vehicles (reboots,
 //!   ADS-B [`traffic`], collisions told);
 //! - [`flight`] watches SimpleFlight's flight of a mission and judges its
-//!   end, served to ground stations on a [`flight::VehicleLink`];
+//!   end, served to ground stations on a [`flight::VehicleLink`]; [`fleet`]
+//!   does the same for each SimpleFlight vehicle of a fleet, and [`fly`]
+//!   is `mavsitl fly`'s one-vehicle flight from start to judged end;
+//! - [`open_loop`] runs a scenario on its own commands (`mavsitl sim`);
 //! - [`pacing`] holds the loop to a multiple of real time;
+//! - [`recording`] opens a run's recording and keeps its mission beside it;
 //! - [`launch`] starts a firmware as a child process, watches it and always
 //!   stops it.
 //!
@@ -55,11 +59,15 @@ impl From<StartError> for mavsitl_core::failure::Failure {
 }
 
 pub mod endpoint;
+pub mod fleet;
 pub mod flight;
+pub mod fly;
 pub mod home;
 pub mod inputs;
 pub mod launch;
+pub mod open_loop;
 pub mod pacing;
+pub mod recording;
 pub mod serve;
 pub mod session;
 pub mod setup;

@@ -8,10 +8,78 @@ use mavsitl_core::time::SimTime;
 use mavsitl_mavlink::traffic::TRAFFIC_PERIOD_US;
 use mavsitl_sim::sim::{Lockstep, SimError, Simulation};
 
-use crate::endpoint::EndpointLink;
+use std::path::Path;
+
+use crate::endpoint::{EndpointLink, EndpointParts, LinkChoice};
 use crate::session::{Driver, Step};
+use crate::setup::FlightInputs;
 use crate::setup::{Fleet, Pilot};
 use crate::traffic::traffic_for;
+use mavsitl_sim::scenario::ControllerSpec;
+
+/// The vehicles to serve: with `--count N`, N vehicles (see
+/// [`crate::inputs::copies`]), all flown by SimpleFlight; else the scenario's
+/// SimpleFlight vehicles, or its first.
+///
+/// # Errors
+/// N copies that do not fit the scenario (exit 2).
+pub fn serve_vehicles(inputs: &mut FlightInputs, count: u8) -> Result<(), Failure> {
+    if count > 1 {
+        crate::inputs::copies(inputs, count)?;
+        for v in inputs.scenario.vehicles.iter_mut() {
+            v.controller = ControllerSpec::SimpleFlight(Default::default());
+        }
+        return Ok(());
+    }
+    crate::fleet::give_first_to_simpleflight(inputs);
+    Ok(())
+}
+
+/// One session per SimpleFlight vehicle of `fleet`.
+/// `link` is vehicle 0's; vehicle k's is [`LinkChoice::for_vehicle`]. With
+/// `record`, each link's traffic goes to its `telemetry.tlog` (in the
+/// vehicle's own directory when there are several).
+///
+/// # Errors
+/// A link that cannot be opened (exit 2).
+pub fn open_sessions(
+    link: &LinkChoice,
+    fleet: &Fleet,
+    inputs: &FlightInputs,
+    record: Option<&Path>,
+) -> Result<Vec<EndpointLink>, Failure> {
+    let frame = *fleet.lockstep.sim().world().frame();
+    let several = fleet.pilots.len() > 1;
+    fleet
+        .pilots
+        .iter()
+        .enumerate()
+        .map(|(k, pilot)| {
+            let tlog = record.map(|d| {
+                let name = fleet
+                    .lockstep
+                    .sim()
+                    .vehicles()
+                    .get(pilot.index)
+                    .map_or("vehicle", |v| v.name());
+                match several {
+                    true => d.join(name).join("telemetry.tlog"),
+                    false => d.join("telemetry.tlog"),
+                }
+            });
+            if let Some(parent) = tlog.as_ref().and_then(|t| t.parent()) {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            link.for_vehicle(k as u8).open(EndpointParts::of_pilot(
+                pilot,
+                Some(&inputs.mission),
+                &inputs.scenario,
+                frame,
+                tlog,
+            ))
+        })
+        .collect()
+}
 
 /// The served vehicles: their links, ADS-B traffic, collisions told, and
 /// a fresh world when a ground station reboots one.

@@ -1,0 +1,199 @@
+//! `mavsitl airsim` started: AirSim's settings.json imported, SimpleFlight
+//! set up as AirSim's (on ground truth, staying armed), the server bound
+//! and served in the run loop until the end. Whoever flies plugs in as a
+//! [`Watch`]: nobody for SimpleFlight, a PX4 from above.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use mavsitl_core::failure::Failure;
+use mavsitl_core::time::SimTime;
+use mavsitl_core::vehicle::VehicleKind;
+use mavsitl_mavlink::mission::Mission;
+use mavsitl_run::pacing::Speedup;
+use mavsitl_run::session::Session;
+use mavsitl_run::setup::{self, FlightInputs};
+use mavsitl_sim::record::Recorder;
+use mavsitl_sim::scenario::{ControllerSpec, Scenario, ScenarioSource};
+
+use crate::api::SimpleFlightVehicle;
+use crate::serve::{ApiDriver, ApiWorld, Watch};
+use crate::{AirSimApi, Server};
+
+/// How the served clock runs and ends.
+#[derive(Clone, Copy)]
+pub struct Pace {
+    /// Sim time per real second while not paused (AirSim's ClockSpeed).
+    pub clock_speed: Speedup,
+    /// The run's end in sim time, s (None: until stopped).
+    pub duration_s: Option<f64>,
+    /// Raised to stop (Ctrl-C).
+    pub stop: &'static AtomicBool,
+}
+
+/// SimpleFlight's parameters in the AirSim mode, as AirSim's SimpleFlight
+/// behaves: on ground truth (ready to arm at once), no automatic disarming
+/// (AirSim's stays armed on the ground), and descents as fast as PX4's
+/// limit allows (AirSim's examples ask 5 m/s; MPC_Z_VEL_MAX_DN tops at 4).
+pub const AIRSIM_PARAMS: &str =
+    "SF_GROUND_TRUTH 1\nCOM_DISARM_PRFLT -1\nCOM_DISARM_LAND -1\nMPC_Z_VEL_MAX_DN 4\n";
+
+/// The AirSim mode's parameter text: [`AIRSIM_PARAMS`], then SimpleFlight
+/// on its estimator when asked, then the settings' own `Parameters` (last
+/// wins).
+pub fn param_text(estimator: bool, from_settings: &[(String, String)]) -> String {
+    let mut text = AIRSIM_PARAMS.to_string();
+    if estimator {
+        text.push_str("SF_GROUND_TRUTH 0\n");
+    }
+    for (name, value) in from_settings {
+        text.push_str(&format!("{name} {value}\n"));
+    }
+    text
+}
+
+/// The API's names of the scenario's vehicles: AirSim's default
+/// "SimpleFlight" for a lone vehicle of a scenario, else the scenario's (or
+/// the settings') own.
+pub fn api_names(inputs: &FlightInputs, from_settings: bool) -> Vec<String> {
+    let vehicles = &inputs.scenario.vehicles;
+    if vehicles.len() == 1 && !from_settings {
+        return vec![crate::api::VEHICLE_NAME.to_string()];
+    }
+    vehicles.iter().map(|v| v.name.clone()).collect()
+}
+
+/// The API over SimpleFlight flying every vehicle of `inputs` with the
+/// AirSim mode's `params`, each addressed by its name in `names`; a
+/// ground station's reboot or the client's `reset` builds it afresh. With
+/// it, the names of the vehicles it serves, in order.
+///
+/// # Errors
+/// A scenario that does not build, or a vehicle that is not a multirotor
+/// (exit 2).
+pub fn simpleflight_api(
+    inputs: FlightInputs,
+    params: String,
+    names: Vec<String>,
+) -> Result<(AirSimApi, Vec<String>), Failure> {
+    let mut inputs = inputs;
+    for v in &mut inputs.scenario.vehicles {
+        v.controller = ControllerSpec::SimpleFlight(Default::default());
+    }
+    let inputs = std::rc::Rc::new(inputs);
+    let build = {
+        let inputs = inputs.clone();
+        move || {
+            let plan = setup::PilotPlan {
+                mission: &inputs.mission,
+                mission_name: &inputs.mission_name,
+                param_file: Some((&params, "the AirSim mode's parameters")),
+                auto_arm: false,
+            };
+            let fleet = setup::fleet(&inputs.scenario, &inputs.source, &plan)?;
+            let vehicles: Vec<SimpleFlightVehicle> = fleet
+                .pilots
+                .into_iter()
+                .map(|p| SimpleFlightVehicle {
+                    name: names.get(p.index).cloned().unwrap_or_default(),
+                    index: p.index,
+                    status: p.status,
+                    requests: p.requests,
+                })
+                .collect();
+            Ok::<_, setup::SetupError>((fleet.lockstep, vehicles))
+        }
+    };
+    let (lockstep, vehicles) =
+        build().map_err(|e| Failure::input(e.to_string(), "check the scenario"))?;
+    if inputs
+        .scenario
+        .vehicles
+        .iter()
+        .any(|v| v.kind != VehicleKind::Multirotor)
+    {
+        return Err(Failure::input(
+            "airsim: a vehicle of the scenario is not a multirotor",
+            "AirSim's API here is the multirotor one: use quads",
+        ));
+    }
+    let served = vehicles.iter().map(|v| v.name.clone()).collect();
+    Ok((AirSimApi::new(lockstep, vehicles, Box::new(build)), served))
+}
+
+/// The RPC server on `addr`.
+///
+/// # Errors
+/// An address that cannot be bound (exit 2), with what to try.
+pub fn bind_server(addr: SocketAddr) -> Result<Server, Failure> {
+    Server::bind(addr).map_err(|e| {
+        Failure::input(
+            format!("cannot listen on TCP {addr}: {e}"),
+            "another simulator (AirSim, mavsitl) may hold it: use --port",
+        )
+    })
+}
+
+/// Serves the API until the end (Ctrl-C or the duration), then closes the
+/// recording.
+///
+/// # Errors
+/// Why the run ended early, or why the recording could not be closed.
+pub fn serve_and_record(
+    api: &mut AirSimApi,
+    server: &Server,
+    pace: Pace,
+    recorder: Option<Recorder>,
+    watch: &mut dyn Watch,
+) -> Result<(), String> {
+    let period = api.sim().rate().period_us();
+    // Ticks paced at the clock speed, continues included, as AirSim's.
+    let mut run = Session::new(ApiWorld::new(api), period)
+        .paced(pace.clock_speed)
+        .until(pace.duration_s.map(SimTime::from_secs_f64))
+        .recording(recorder)
+        .interrupted_by(pace.stop);
+    let outcome = run.run(&mut ApiDriver::new(server, watch));
+    run.finish(outcome.is_ok())?;
+    outcome
+}
+
+/// The flight's inputs from AirSim's settings.json, and the rest of what
+/// the settings say (ClockSpeed, external physics, who flies).
+///
+/// # Errors
+/// A file that cannot be read or imported, or a scenario it makes that
+/// does not validate (exit 2).
+pub fn from_settings(
+    path: &Path,
+    seed: Option<u64>,
+) -> Result<(FlightInputs, crate::settings::Imported), Failure> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::input(format!("{name}: cannot read: {e}"), ""))?;
+    let imported = crate::settings::import(&text, &name)
+        .map_err(|e| Failure::input(e, "see docs/commands/airsim.md"))?;
+    for w in &imported.warnings {
+        eprintln!("warning: {w}");
+    }
+    let source = ScenarioSource {
+        name: name.clone(),
+        base_dir: path.parent().map(PathBuf::from).unwrap_or_default(),
+    };
+    let mut scenario = Scenario::from_json(&imported.scenario.to_string(), &source)
+        .map_err(|e| Failure::input(e.to_string(), "see docs/commands/airsim.md"))?;
+    if let Some(seed) = seed {
+        scenario.seed = seed;
+    }
+    Ok((
+        FlightInputs {
+            mission: Mission::default(),
+            mission_name: "none".into(),
+            scenario,
+            source,
+            param_text: None,
+        },
+        imported,
+    ))
+}

@@ -1,0 +1,89 @@
+//! A run's recording: opened at the scenario's ground-truth rate, with the
+//! mission flown kept beside it so that `mavsitl plot` finds it.
+
+use mavsitl_core::failure::Failure;
+
+/// The scenario's ground-truth recording rate.
+///
+/// # Errors
+/// A physics rate or ground-truth rate the scenario cannot have (exit 2).
+pub fn ground_truth_rate(
+    scenario: &mavsitl_sim::scenario::Scenario,
+) -> Result<mavsitl_core::time::Rate, Failure> {
+    let rate = mavsitl_core::time::PhysicsRate::new(scenario.physics_rate_hz)
+        .map_err(|e| Failure::input(e.to_string(), "physics_rate_hz"))?;
+    rate.divider(scenario.record.ground_truth_rate_hz)
+        .map_err(|e| Failure::input(e.to_string(), "record.ground_truth_rate_hz"))
+}
+
+/// The rate a flight's summary samples its cross-track error at: the
+/// recording's, so that the two agree; every tick when that rate does not
+/// divide the physics rate (which only a recording refuses).
+pub fn summary_rate(scenario: &mavsitl_sim::scenario::Scenario) -> mavsitl_core::time::Rate {
+    ground_truth_rate(scenario).unwrap_or(mavsitl_core::time::Rate::EVERY_TICK)
+}
+
+/// Opens the recorder of a run when `dir` is given: ground truth at the
+/// scenario's rate, sensors, in `frame`.
+///
+/// # Errors
+/// A directory that cannot be written (exit 2).
+pub fn open_recorder(
+    dir: Option<&std::path::Path>,
+    scenario: &mavsitl_sim::scenario::Scenario,
+    sim: &mavsitl_sim::sim::Simulation,
+    frame: mavsitl_core::geo::ExportFrame,
+) -> Result<Option<mavsitl_sim::record::Recorder>, Failure> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    let gt = ground_truth_rate(scenario)?;
+    mavsitl_sim::record::Recorder::create(dir, scenario, sim, frame, gt)
+        .map(Some)
+        .map_err(|e| {
+            Failure::input(
+                format!("{}: cannot record: {e}", dir.display()),
+                "choose a writable directory",
+            )
+        })
+}
+
+/// Keeps the mission flown with the recording (for `mavsitl plot`): a copy
+/// in it — `mission.plan`, or `mission.waypoints` for a WPL file — named in
+/// `meta.json` relative to the recording, so a recording moved or copied
+/// elsewhere still plots; `mission_source` says where it came from.
+/// Nothing when there is no mission.
+pub fn note_mission(
+    recorder: Option<&mut mavsitl_sim::record::Recorder>,
+    dir: Option<&std::path::Path>,
+    file: Option<&std::path::Path>,
+    builtin: &str,
+) {
+    let (Some(r), Some(dir)) = (recorder, dir) else {
+        return;
+    };
+    let (text, source) = match file {
+        Some(f) => match std::fs::read_to_string(f) {
+            Ok(t) => (
+                t,
+                std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf()),
+            ),
+            Err(_) => return,
+        },
+        None if builtin.is_empty() => return,
+        None => (builtin.to_string(), "<built-in>".into()),
+    };
+    let name = if text.trim_start().starts_with("QGC WPL") {
+        "mission.waypoints"
+    } else {
+        "mission.plan"
+    };
+    if std::fs::write(dir.join(name), &text).is_err() {
+        return;
+    }
+    r.note("mission", serde_json::json!(name));
+    r.note(
+        "mission_source",
+        serde_json::json!(source.display().to_string()),
+    );
+}
