@@ -14,8 +14,9 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::record::Recorder;
 use mavsitl::sim::Simulation;
 
-use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
+use super::inputs::{FlightInputs, VehicleArg};
 use super::CliError;
+use mavsitl::inputs::{load_inputs, InputArgs};
 use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// Arguments of `mavsitl airsim`.
@@ -213,10 +214,10 @@ pub(super) fn pace(args: &AirSimArgs, clock_speed: Speedup) -> start::Pace {
 
 /// The flight's inputs from `--scenario` (or the built-in quad).
 fn scenario_inputs(args: &AirSimArgs) -> Result<FlightInputs, CliError> {
-    load_inputs(
+    Ok(load_inputs(
         &InputArgs {
             mission: None,
-            vehicle: Some(VehicleArg::Quad),
+            vehicle: Some(VehicleArg::Quad.kind()),
             scenario: args.scenario.as_ref(),
             seed: args.seed,
             faults: &[],
@@ -225,5 +226,5 @@ fn scenario_inputs(args: &AirSimArgs) -> Result<FlightInputs, CliError> {
             ground_truth: false,
         },
         false,
-    )
+    )?)
 }

@@ -11,9 +11,8 @@ use clap::Args;
 use mavsitl::bridge::ardupilot::ArduPilotOptions;
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::ExportFrame;
+use mavsitl::recording::RunPlan;
 use mavsitl::scenario::VehicleKind;
-use mavsitl::session::Session;
-use mavsitl::time::{PhysicsRate, SimTime};
 
 pub(super) use mavsitl::firmware::ardupilot::{
     at_frame_rate, physics_rate_for, BOAT_FRAME_RATE_HZ, QUAD_FRAME_RATE_HZ,
@@ -177,20 +176,18 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
     at_frame_rate(&mut inputs, frame_rate);
     let ls = build(&inputs, &opts)?;
     let scenario = &inputs.scenario;
-    let rate = PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder = mavsitl::recording::open_recorder(
-        args.record.as_deref(),
+    let run = mavsitl::recording::session(
+        ls,
         scenario,
-        ls.sim(),
-        ExportFrame::Ned,
+        &RunPlan {
+            record: args.record.as_deref(),
+            frame: ExportFrame::Ned,
+            mission_file: args.flight.mission.as_deref(),
+            builtin: "",
+            end_s: args.duration,
+            stop: &super::INTERRUPTED,
+        },
     )?;
-    mavsitl::recording::note_mission(
-        recorder.as_mut(),
-        args.record.as_deref(),
-        args.flight.mission.as_deref(),
-        "",
-    );
     let launch = match &args.ardupilot {
         Some(path) => Some(launch_spec(
             path,
@@ -212,15 +209,11 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
             Dialect::ArduRover
         },
         args.instance,
-        &args.flight.plan(&inputs, ls.sim().world().frame()),
+        &args.flight.plan(&inputs, run.world().sim().world().frame()),
         launch,
         true,
     )?;
-    let mut run = Session::new(ls, rate.period_us())
-        .paced(args.speedup.unwrap_or(Speedup::Max))
-        .until(args.duration.map(SimTime::from_secs_f64))
-        .recording(recorder)
-        .interrupted_by(&super::INTERRUPTED);
+    let mut run = run.paced(args.speedup.unwrap_or(Speedup::Max));
     let wall = Instant::now();
     let mut driver = ArduPilotDriver::new(flight, &inputs, &opts, args.wait_reconnect);
     let outcome = run.run(&mut driver);

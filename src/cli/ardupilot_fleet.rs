@@ -109,7 +109,7 @@ pub(super) fn run(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), 
             "add --ardupilot <ArduPilot checkout>",
         ));
     }
-    super::inputs::copies(&mut inputs, args.count)?;
+    mavsitl::inputs::copies(&mut inputs, args.count)?;
     let kind = inputs.kind(0);
     let frame_rate = super::ardupilot::frame_rate_of(args, kind)?;
     let params = args.flight.firmware_params(true, "--ardupilot")?;

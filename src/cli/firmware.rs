@@ -109,7 +109,7 @@ pub(super) fn flight_title(command: &str, inputs: &FlightInputs, kind: VehicleKi
     format!(
         "mavsitl {command} {} ({}, seed {})",
         inputs.mission_name,
-        super::inputs::vehicle_word(kind),
+        kind.word(),
         inputs.scenario.seed
     )
 }

@@ -96,7 +96,7 @@ pub(super) fn report(
         let title = format!(
             "mavsitl {command} {} ({}, seed {}) — vehicle '{}'",
             m.mission_name,
-            super::inputs::vehicle_word(kind),
+            kind.word(),
             inputs.scenario.seed,
             m.name
         );

@@ -8,10 +8,10 @@
 use std::time::Instant;
 
 use mavsitl::fleet::{give_first_to_simpleflight, member, Member};
-use mavsitl::session::{Driver, Session, Step};
+use mavsitl::recording::RunPlan;
+use mavsitl::session::{Driver, Step};
 use mavsitl::setup::{self, PilotPlan};
 use mavsitl::sim::{Lockstep, SimError, Simulation};
-use mavsitl::time::{PhysicsRate, SimTime};
 
 use super::fly::FlyArgs;
 use super::inputs::FlightInputs;
@@ -53,18 +53,18 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         .into_iter()
         .map(|pilot| member(&inputs, lockstep.sim(), pilot))
         .collect::<Result<Vec<_>, _>>()?;
-    let recorder = mavsitl::recording::open_recorder(
-        args.record.as_deref(),
+    let mut run = mavsitl::recording::session(
+        lockstep,
         &inputs.scenario,
-        lockstep.sim(),
-        args.frame,
+        &RunPlan {
+            record: args.record.as_deref(),
+            frame: args.frame,
+            mission_file: None,
+            builtin: "",
+            end_s: Some(args.timeout),
+            stop: &super::INTERRUPTED,
+        },
     )?;
-    let rate = PhysicsRate::new(inputs.scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut run = Session::new(lockstep, rate.period_us())
-        .until(Some(SimTime::from_secs_f64(args.timeout)))
-        .recording(recorder)
-        .interrupted_by(&super::INTERRUPTED);
     let wall = Instant::now();
     let stopped = run
         .run(&mut FleetDriver {
@@ -157,7 +157,7 @@ fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, 
                 "mavsitl fly {} — vehicle '{}' ({}, seed {})",
                 m.mission_name,
                 m.name,
-                super::inputs::vehicle_word(m.pilot.kind),
+                m.pilot.kind.word(),
                 inputs.scenario.seed
             ),
             outcome: &outcome,

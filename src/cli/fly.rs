@@ -11,9 +11,10 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::scenario::Home;
 use mavsitl::setup;
 
-use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg, DEFAULT_MISSION};
+use super::inputs::{FlightInputs, VehicleArg, DEFAULT_MISSION};
 use super::summary::FlightSummary;
 use mavsitl::endpoint::{EndpointLink, EndpointParts};
+use mavsitl::inputs::{load_inputs, InputArgs};
 
 use super::vehicle_link::GcsArgs;
 use super::{home, CliError};
@@ -91,10 +92,10 @@ pub struct FlyArgs {
 
 /// What `mavsitl fly` flies: the mission, scenario and parameters.
 pub fn load(args: &FlyArgs) -> Result<FlightInputs, CliError> {
-    load_inputs(
+    Ok(load_inputs(
         &InputArgs {
             mission: args.mission.as_ref(),
-            vehicle: args.vehicle,
+            vehicle: args.vehicle.map(VehicleArg::kind),
             scenario: args.scenario.as_ref(),
             seed: args.seed,
             faults: &args.faults,
@@ -103,7 +104,7 @@ pub fn load(args: &FlyArgs) -> Result<FlightInputs, CliError> {
             ground_truth: args.ground_truth,
         },
         true,
-    )
+    )?)
 }
 
 /// Runs `mavsitl fly` for a one-vehicle world (a fleet is the fleet
@@ -143,7 +144,7 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
         title: format!(
             "mavsitl fly {} ({}, seed {})",
             inputs.mission_name,
-            super::inputs::vehicle_word(flown.kind),
+            flown.kind.word(),
             inputs.scenario.seed
         ),
         outcome: &flown.outcome,

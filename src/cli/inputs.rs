@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use mavsitl::scenario::{Home, VehicleKind};
 
 use super::{home, CliError};
+use mavsitl::inputs::{load_inputs, InputArgs};
 
 /// Which vehicle flies when no scenario is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -44,12 +45,6 @@ pub fn seconds_in(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + 
 
 pub(super) use mavsitl::setup::FlightInputs;
 
-/// The word a vehicle kind has on the command line (`--vehicle`) and in
-/// summaries' titles.
-pub(super) fn vehicle_word(kind: VehicleKind) -> &'static str {
-    kind.word()
-}
-
 /// The simulated world a firmware bridge flies in: scenario, home, seed.
 #[derive(Debug, Args)]
 pub struct WorldArgs {
@@ -84,10 +79,12 @@ impl WorldArgs {
         mission: Option<&PathBuf>,
         fallback: VehicleArg,
     ) -> Result<FlightInputs, CliError> {
-        load_inputs(
+        Ok(load_inputs(
             &InputArgs {
                 mission,
-                vehicle: vehicle.or(mission.is_none().then_some(fallback)),
+                vehicle: vehicle
+                    .or(mission.is_none().then_some(fallback))
+                    .map(VehicleArg::kind),
                 scenario: self.scenario.as_ref(),
                 seed: self.seed,
                 faults: &self.faults,
@@ -96,20 +93,8 @@ impl WorldArgs {
                 ground_truth: false,
             },
             false,
-        )
+        )?)
     }
-}
-
-/// What `fly` and `serve` share on their command lines.
-pub(super) struct InputArgs<'a> {
-    pub mission: Option<&'a PathBuf>,
-    pub vehicle: Option<VehicleArg>,
-    pub scenario: Option<&'a PathBuf>,
-    pub seed: Option<u64>,
-    pub faults: &'a [mavsitl::faults::FaultSpec],
-    pub home: Option<Home>,
-    pub params: Option<&'a PathBuf>,
-    pub ground_truth: bool,
 }
 
 impl VehicleArg {
@@ -120,29 +105,4 @@ impl VehicleArg {
             VehicleArg::Boat => VehicleKind::Boat,
         }
     }
-}
-
-/// Loads the flight `args` ask for (see [`mavsitl::inputs::load_inputs`]).
-pub(super) fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInputs, CliError> {
-    let lib = mavsitl::inputs::InputArgs {
-        mission: args.mission,
-        vehicle: args.vehicle.map(VehicleArg::kind),
-        scenario: args.scenario,
-        seed: args.seed,
-        faults: args.faults,
-        home: args.home,
-        params: args.params,
-        ground_truth: args.ground_truth,
-    };
-    Ok(mavsitl::inputs::load_inputs(&lib, builtin)?)
-}
-
-/// `--count N` vehicles (see [`mavsitl::inputs::copies`]).
-pub(super) fn copies(inputs: &mut FlightInputs, count: u8) -> Result<(), CliError> {
-    Ok(mavsitl::inputs::copies(inputs, count)?)
-}
-
-/// `--instance` and `--count` fit (see [`mavsitl::inputs::check_instances`]).
-pub(super) fn check_instances(instance: u8, count: u8) -> Result<(), CliError> {
-    Ok(mavsitl::inputs::check_instances(instance, count)?)
 }

@@ -11,8 +11,7 @@ use clap::Args;
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::bridge::px4::{Px4Options, Px4Stats};
 use mavsitl::geo::ExportFrame;
-use mavsitl::session::Session;
-use mavsitl::time::{PhysicsRate, SimTime};
+use mavsitl::recording::RunPlan;
 
 use mavsitl::firmware::flight::FirmwareFlight;
 use mavsitl::firmware::px4;
@@ -149,7 +148,7 @@ fn print_instructions(args: &Px4Args, inputs: &FlightInputs, opts: &Px4Options, 
 /// What `mavsitl px4` flies: the mission, scenario and parameters, once
 /// `--instance` and `--count` are known to fit.
 pub fn load(args: &Px4Args) -> Result<FlightInputs, CliError> {
-    super::inputs::check_instances(args.instance, args.count)?;
+    mavsitl::inputs::check_instances(args.instance, args.count)?;
     args.world
         .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Quad)
 }
@@ -170,33 +169,27 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     let port = px4::open_port(args.udp, args.bind, args.instance, &mut opts)?;
     let speedup = px4::speedup(args.speedup)?;
     let ls = build(&inputs, &port, &opts)?;
-    let rate = PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let mut recorder = mavsitl::recording::open_recorder(
-        args.record.as_deref(),
+    let run = mavsitl::recording::session(
+        ls,
         scenario,
-        ls.sim(),
-        ExportFrame::Ned,
+        &RunPlan {
+            record: args.record.as_deref(),
+            frame: ExportFrame::Ned,
+            mission_file: args.flight.mission.as_deref(),
+            builtin: "",
+            end_s: args.duration,
+            stop: &super::INTERRUPTED,
+        },
     )?;
-    mavsitl::recording::note_mission(
-        recorder.as_mut(),
-        args.record.as_deref(),
-        args.flight.mission.as_deref(),
-        "",
-    );
     let launch = launch_or_instruct(&args, &params, &inputs, &opts, speedup)?;
     let flight = FirmwareFlight::start(
         Dialect::Px4,
         args.instance,
-        &args.flight.plan(&inputs, ls.sim().world().frame()),
+        &args.flight.plan(&inputs, run.world().sim().world().frame()),
         launch,
         true,
     )?;
-    let mut run = Session::new(ls, rate.period_us())
-        .paced(speedup)
-        .until(args.duration.map(SimTime::from_secs_f64))
-        .recording(recorder)
-        .interrupted_by(&super::INTERRUPTED);
+    let mut run = run.paced(speedup);
     let wall = Instant::now();
     let mut driver = Px4Driver {
         flight,

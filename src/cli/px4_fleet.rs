@@ -92,7 +92,7 @@ pub(super) fn run(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), CliErr
             "add --px4-build PX4-Autopilot/build/px4_sitl_default",
         ));
     }
-    super::inputs::copies(&mut inputs, args.count)?;
+    mavsitl::inputs::copies(&mut inputs, args.count)?;
     let params = args.flight.firmware_params(true, "--px4-build")?;
     let sim = inputs
         .scenario

@@ -8,17 +8,17 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use mavsitl::recording::RunPlan;
 use mavsitl::serve::{self, ServeDriver};
-use mavsitl::session::Session;
-use mavsitl::setup::{self, Fleet, PilotPlan};
+use mavsitl::setup::{self, Fleet, Pilot, PilotPlan};
 
 use mavsitl::geo::ExportFrame;
 use mavsitl::scenario::Home;
 use mavsitl::sim::Simulation;
-use mavsitl::time::{PhysicsRate, SimTime};
 
-use super::inputs::{load_inputs, FlightInputs, InputArgs, VehicleArg};
+use super::inputs::{FlightInputs, VehicleArg};
 use mavsitl::endpoint::EndpointLink;
+use mavsitl::inputs::{load_inputs, InputArgs};
 
 use super::vehicle_link::GcsArgs;
 use super::{home, CliError};
@@ -88,14 +88,19 @@ const MAX_SPEED_SERVICE_US: u64 = 20_000;
 /// Sim time between network services when paced.
 const PACED_SERVICE_US: u64 = 4_000;
 /// The start-up lines: one per vehicle.
-fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[EndpointLink], inputs: &FlightInputs) {
+fn print_banner(
+    args: &ServeArgs,
+    sim: &Simulation,
+    pilots: &[Pilot],
+    sessions: &[EndpointLink],
+    inputs: &FlightInputs,
+) {
     let speed = match args.gcs.speedup {
         Speedup::Max => "as fast as possible".to_string(),
         Speedup::Factor(k) => format!("{k}x real time"),
     };
-    let sim = fleet.lockstep.sim();
     let frame = sim.world().frame();
-    for (k, (pilot, session)) in fleet.pilots.iter().zip(sessions).enumerate() {
+    for (k, (pilot, session)) in pilots.iter().zip(sessions).enumerate() {
         let local = session
             .link
             .local_addr()
@@ -107,7 +112,7 @@ fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[EndpointLink], inpu
         let ground_alt = frame.origin().alt_m;
         println!(
             "mavsitl serve: {} ({}), system id {}, at {:.7},{:.7},{:.1}; MAVLink on udp {local}; {speed}; {} mission items",
-            super::inputs::vehicle_word(pilot.kind),
+            pilot.kind.word(),
             inputs.mission_name,
             1 + args.gcs.instance as u32 + k as u32,
             at.lat_deg(),
@@ -121,11 +126,11 @@ fn print_banner(args: &ServeArgs, fleet: &Fleet, sessions: &[EndpointLink], inpu
 
 /// Runs `mavsitl serve`.
 pub fn run(args: ServeArgs) -> Result<(), CliError> {
-    super::inputs::check_instances(args.gcs.instance, args.count)?;
+    mavsitl::inputs::check_instances(args.gcs.instance, args.count)?;
     let mut inputs = load_inputs(
         &InputArgs {
             mission: args.mission.as_ref(),
-            vehicle: args.vehicle,
+            vehicle: args.vehicle.map(VehicleArg::kind),
             scenario: args.scenario.as_ref(),
             seed: args.seed,
             faults: &args.faults,
@@ -166,26 +171,22 @@ pub fn run(args: ServeArgs) -> Result<(), CliError> {
     let sessions =
         serve::open_sessions(&args.gcs.choice(), &fleet, &inputs, args.record.as_deref())?;
     let scenario = &inputs.scenario;
-    let rate = PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), ""))?;
-    let recorder = mavsitl::recording::open_recorder(
-        args.record.as_deref(),
-        scenario,
-        fleet.lockstep.sim(),
-        ExportFrame::Ned,
-    )?;
-    print_banner(&args, &fleet, &sessions, &inputs);
     let service_every = match args.gcs.speedup {
         Speedup::Max => MAX_SPEED_SERVICE_US,
         Speedup::Factor(_) => PACED_SERVICE_US,
     };
     let Fleet { lockstep, pilots } = fleet;
-    let mut run = Session::new(lockstep, rate.period_us())
-        .paced(args.gcs.speedup)
-        .until(args.duration.map(SimTime::from_secs_f64))
-        .serving_every(service_every)
-        .recording(recorder)
-        .interrupted_by(&super::INTERRUPTED);
+    let plan = RunPlan {
+        record: args.record.as_deref(),
+        frame: ExportFrame::Ned,
+        mission_file: None,
+        builtin: "",
+        end_s: args.duration,
+        stop: &super::INTERRUPTED,
+    };
+    let run = mavsitl::recording::session(lockstep, scenario, &plan)?;
+    print_banner(&args, run.world().sim(), &pilots, &sessions, &inputs);
+    let mut run = run.paced(args.gcs.speedup).serving_every(service_every);
     let mut driver = ServeDriver::new(sessions, pilots, &build, args.adsb);
     let outcome = run.run(&mut driver);
     for s in &mut driver.sessions {

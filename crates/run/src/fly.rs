@@ -12,15 +12,13 @@ use mavsitl_analysis::route::default_radius_m;
 use mavsitl_analysis::Route;
 use mavsitl_core::failure::Failure;
 use mavsitl_core::geo::ExportFrame;
-use mavsitl_core::time::{PhysicsRate, SimTime};
 use mavsitl_core::vehicle::VehicleKind;
 use mavsitl_simpleflight::FlightStatus;
 
 use crate::endpoint::EndpointLink;
 use crate::flight::{judge_end, FlightDriver, FlightWatch, GCS_SERVICE_US};
 use crate::pacing::Speedup;
-use crate::recording::{note_mission, open_recorder, summary_rate};
-use crate::session::Session;
+use crate::recording::{session, summary_rate, RunPlan};
 use crate::setup::{Flight, FlightInputs};
 
 /// How the flight runs: what `mavsitl fly` takes on its command line.
@@ -77,28 +75,25 @@ pub fn fly(flight: Flight, inputs: &FlightInputs, opts: FlyOptions<'_>) -> Resul
         ..
     } = flight;
     let scenario = &inputs.scenario;
-    let rate = PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| Failure::input(e.to_string(), ""))?;
-    let mut recorder = open_recorder(opts.record, scenario, lockstep.sim(), opts.frame)?;
-    note_mission(
-        recorder.as_mut(),
-        opts.record,
-        opts.mission_file,
-        opts.builtin,
-    );
+    let plan = RunPlan {
+        record: opts.record,
+        frame: opts.frame,
+        mission_file: opts.mission_file,
+        builtin: opts.builtin,
+        end_s: Some(opts.timeout_s),
+        stop: opts.stop,
+    };
+    let frame = *lockstep.sim().world().frame();
+    let mut session = session(lockstep, scenario, &plan)?;
     let route = Route::new(
         &inputs.mission,
-        lockstep.sim().world().frame(),
+        &frame,
         default_radius_m(!kind.is_multirotor()),
     );
     let metrics = FlightMetrics::new(route, summary_rate(scenario));
     let watch = FlightWatch::new(status.clone(), metrics, opts.record, &params)
         .map_err(|e| Failure::run(e.to_string()))?;
     let wall = Instant::now();
-    let mut session = Session::new(lockstep, rate.period_us())
-        .until(Some(SimTime::from_secs_f64(opts.timeout_s)))
-        .recording(recorder)
-        .interrupted_by(opts.stop);
     let (link, pace) = match opts.link {
         Some((l, pace)) => (Some(l), Some(pace)),
         None => (None, None),

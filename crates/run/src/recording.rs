@@ -87,3 +87,50 @@ pub fn note_mission(
         serde_json::json!(source.display().to_string()),
     );
 }
+
+/// How a run is recorded, paced and ended: what the flying commands take
+/// on their command lines.
+pub struct RunPlan<'a> {
+    /// Record into this directory.
+    pub record: Option<&'a std::path::Path>,
+    /// The frame recordings are written in.
+    pub frame: mavsitl_core::geo::ExportFrame,
+    /// The mission's file, kept with the recording (None: `builtin`'s
+    /// text, when not empty).
+    pub mission_file: Option<&'a std::path::Path>,
+    /// The built-in mission's text ("" for none).
+    pub builtin: &'a str,
+    /// The run's end in sim time, s (None: the driver's).
+    pub end_s: Option<f64>,
+    /// Raised to stop (Ctrl-C).
+    pub stop: &'static std::sync::atomic::AtomicBool,
+}
+
+/// The run of `ls` that `plan` asks for: ticking at the scenario's physics
+/// rate, recorded (with the mission kept beside the recording) and ended
+/// as asked. It runs as fast as it goes; pace it
+/// ([`Session::paced`](crate::session::Session::paced)) once whoever flies
+/// has started, so that the wall clock counts from there.
+///
+/// # Errors
+/// A physics rate the scenario cannot have, or a recording that cannot be
+/// opened (exit 2).
+pub fn session(
+    ls: mavsitl_sim::sim::Lockstep,
+    scenario: &mavsitl_sim::scenario::Scenario,
+    plan: &RunPlan,
+) -> Result<crate::session::Session<mavsitl_sim::sim::Lockstep>, Failure> {
+    let rate = mavsitl_core::time::PhysicsRate::new(scenario.physics_rate_hz)
+        .map_err(|e| Failure::input(e.to_string(), ""))?;
+    let mut recorder = open_recorder(plan.record, scenario, ls.sim(), plan.frame)?;
+    note_mission(
+        recorder.as_mut(),
+        plan.record,
+        plan.mission_file,
+        plan.builtin,
+    );
+    Ok(crate::session::Session::new(ls, rate.period_us())
+        .until(plan.end_s.map(mavsitl_core::time::SimTime::from_secs_f64))
+        .recording(recorder)
+        .interrupted_by(plan.stop))
+}
