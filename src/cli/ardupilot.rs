@@ -14,16 +14,13 @@ use mavsitl::geo::ExportFrame;
 use mavsitl::recording::RunPlan;
 use mavsitl::scenario::VehicleKind;
 
-pub(super) use mavsitl::firmware::ardupilot::{
-    at_frame_rate, physics_rate_for, BOAT_FRAME_RATE_HZ, QUAD_FRAME_RATE_HZ,
-};
+pub(super) use mavsitl::firmware::ardupilot::at_frame_rate;
 use mavsitl::firmware::ardupilot::{bridge_options, build, ArduPilotDriver, ArduPilotSetup};
 use mavsitl::firmware::flight::FirmwareFlight;
 
 use super::firmware::{flight_title, FirmwareFlightArgs};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
 use super::CliError;
-use mavsitl::launch::LaunchSpec;
 use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// Arguments of `mavsitl ardupilot`.
@@ -106,27 +103,21 @@ pub(super) fn frame_rate_of(args: &ArduPilotArgs, kind: VehicleKind) -> Result<u
     )?)
 }
 
-/// How to start ArduPilot for `instance` (recording into `record`): the
-/// command line's setup.
-pub(super) fn launch_spec(
-    path: &Path,
-    args: &ArduPilotArgs,
-    (instance, record): (u8, Option<&Path>),
-    inputs: &FlightInputs,
-    kind: VehicleKind,
-    params: &[(String, String)],
-) -> Result<LaunchSpec, CliError> {
-    let setup = ArduPilotSetup {
+/// The command line's setup of ArduPilot `instance`, recording into
+/// `record`.
+pub(super) fn setup_of<'a>(
+    args: &'a ArduPilotArgs,
+    instance: u8,
+    record: Option<&'a Path>,
+) -> ArduPilotSetup<'a> {
+    ArduPilotSetup {
         instance,
         bind: args.bind,
         record,
         speedup: args.speedup,
         keep_workdir: args.flight.keep_workdir,
         defaults: args.defaults.as_deref(),
-    };
-    Ok(mavsitl::firmware::ardupilot::launch_spec(
-        path, &setup, inputs, kind, params,
-    )?)
+    }
 }
 
 /// What to run in another terminal, when ArduPilot is not launched here.
@@ -189,10 +180,9 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
         },
     )?;
     let launch = match &args.ardupilot {
-        Some(path) => Some(launch_spec(
+        Some(path) => Some(mavsitl::firmware::ardupilot::launch_spec(
             path,
-            &args,
-            (args.instance, args.record.as_deref()),
+            &setup_of(&args, args.instance, args.record.as_deref()),
             &inputs,
             kind,
             &params,

@@ -5,8 +5,6 @@
 //! and the same home: the JSON backend's positions are NED from it, so each
 //! sees where its vehicle really is.
 
-use mavsitl::bridge::ardupilot::ArduPilotBridge;
-use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 
@@ -65,39 +63,15 @@ pub(super) fn attach(
         )
     })?;
     let kind = inputs.kind(slot.index);
-    let frame = *ls.sim().world().frame();
     let opts = super::ardupilot::options(args, slot.instance, kind, c.frame_rate);
-    let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
-        CliError::input(
-            format!("cannot bind UDP {}: {e}", opts.bind),
-            "another simulator may hold it: give it another instance",
-        )
-    })?;
-    ls.attach(slot.index, Box::new(bridge)).map_err(|e| {
-        CliError::input(e.to_string(), "the frame rate must divide the physics rate")
-    })?;
-    // ArduPilot simulates at the frame rate mavsitl steps it at.
-    let mut params = params.to_vec();
-    params.push(("SIM_RATE_HZ".into(), c.frame_rate.to_string()));
-    let launch = super::ardupilot::launch_spec(
-        path,
-        args,
-        (slot.instance, slot.record.as_deref()),
-        inputs,
-        kind,
-        &params,
-    )?;
-    let dialect = if kind.is_multirotor() {
-        Dialect::ArduCopter
-    } else {
-        Dialect::ArduRover
-    };
-    slot.start(
-        dialect,
+    let record = slot.record.clone();
+    let setup = super::ardupilot::setup_of(args, slot.instance, record.as_deref());
+    mavsitl::firmware::ardupilot::attach(
+        (path, &setup, opts),
         (inputs, mission, mission_name),
-        &args.flight.options(),
-        launch,
-        &frame,
+        ls,
+        slot,
+        (params, &args.flight.options()),
     )
 }
 

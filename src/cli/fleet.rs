@@ -33,7 +33,7 @@ pub(super) fn run(args: &FlyArgs, mut inputs: FlightInputs) -> Result<(), CliErr
         ));
     }
     give_first_to_simpleflight(&mut inputs);
-    let frame_rate = super::mixed_fleet::prepare(&mut inputs);
+    let frame_rate = mavsitl::firmware::ardupilot::prepare_mixed(&mut inputs);
     let plan = PilotPlan {
         mission: &inputs.mission,
         mission_name: &inputs.mission_name,

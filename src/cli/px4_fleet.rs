@@ -6,8 +6,6 @@
 //! that stops answering ends the run after `--px4-timeout`, as for one
 //! vehicle; a collision ends the flights of both vehicles.
 
-use mavsitl::bridge::ground_station::Firmware as Dialect;
-use mavsitl::bridge::px4::Px4Bridge;
 use mavsitl::geo::ExportFrame;
 use mavsitl::sim::Lockstep;
 
@@ -56,31 +54,22 @@ pub(super) fn attach(
             "mavsitl starts PX4 for it",
         )
     })?;
-    let frame = *ls.sim().world().frame();
+    let record = slot.record.clone();
     let setup = Px4Setup {
         instance: slot.instance,
-        record: slot.record.as_deref(),
+        record: record.as_deref(),
         params,
         vehicle: slot.index,
         ..super::px4::setup_of(args)
     };
     let opts = super::px4::options_for(&setup, args, inputs);
-    let port = mavsitl::firmware::px4::listen(&opts, "give it another instance")?;
-    ls.attach(slot.index, Box::new(Px4Bridge::new(opts, port, frame)))
-        .map_err(|e| {
-            CliError::input(
-                e.to_string(),
-                "the physics rate must be a multiple of 250 Hz",
-            )
-        })?;
     let speedup = mavsitl::firmware::px4::speedup(args.speedup)?;
-    let launch = super::px4::launch_spec(build, &setup, inputs, speedup)?;
-    slot.start(
-        Dialect::Px4,
+    mavsitl::firmware::px4::attach(
+        (build, &setup, opts, speedup),
         (inputs, mission, mission_name),
+        ls,
+        slot,
         &args.flight.options(),
-        launch,
-        &frame,
     )
 }
 

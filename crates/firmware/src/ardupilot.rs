@@ -17,9 +17,14 @@ use mavsitl_run::setup::FlightInputs;
 use mavsitl_run::StartError;
 use mavsitl_sim::physics::boat::BoatLayout;
 use mavsitl_sim::scenario::load::Airframe;
+use mavsitl_sim::scenario::ControllerSpec;
 use mavsitl_sim::sim::{Lockstep, SimError};
 
-use crate::flight::{FirmwareFlight, Judged};
+use crate::crew::{Member, Slot};
+use crate::flight::{FirmwareFlight, Judged, PlanOptions};
+use mavsitl_bridges::ground_station::Firmware as Dialect;
+use mavsitl_core::failure::Failure;
+use mavsitl_mavlink::mission::Mission;
 
 /// Where and how ArduPilot is met and started.
 #[derive(Debug, Clone, Copy)]
@@ -436,21 +441,6 @@ pub const RESTART_LIMIT: usize = 5;
 /// The window [`RESTART_LIMIT`] counts restarts in.
 pub const RESTART_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 
-#[cfg(test)]
-mod tests {
-    use super::physics_rate_for;
-
-    #[test]
-    fn physics_rate_is_a_whole_multiple_of_the_frame_rate() {
-        assert_eq!(physics_rate_for(1000, 1000), 1000);
-        assert_eq!(physics_rate_for(2000, 400), 2000);
-        assert_eq!(physics_rate_for(1000, 400), 1200);
-        assert_eq!(physics_rate_for(1000, 50), 1000);
-        assert_eq!(physics_rate_for(2400, 1200), 2400);
-        assert_eq!(physics_rate_for(0, 1200), 1200);
-    }
-}
-
 /// An ArduPilot to be started by hand, in another terminal.
 #[derive(Debug, Clone, Copy)]
 pub struct ByHand {
@@ -492,5 +482,98 @@ impl ByHand {
         }
         lines.push("  (or let mavsitl start it: --ardupilot <ArduPilot checkout>)".into());
         lines
+    }
+}
+
+/// ArduPilot for one vehicle of a world: its bridge (`opts`) attached to
+/// the slot's vehicle, ArduPilot (Copter or Rover by the vehicle's kind)
+/// launched from `path` as `setup` says with `params` (and SIM_RATE_HZ at
+/// the bridge's frame rate), its ground station flying `mission` as `plan`
+/// asks.
+///
+/// # Errors
+/// A port that cannot be bound, a frame rate that does not divide the
+/// physics rate, or an ArduPilot that cannot start (exit 2).
+pub fn attach(
+    (path, setup, opts): (&Path, &ArduPilotSetup, ArduPilotOptions),
+    (inputs, mission, mission_name): (&FlightInputs, Mission, &str),
+    ls: &mut Lockstep,
+    slot: Slot,
+    (params, plan): (&[(String, String)], &PlanOptions),
+) -> Result<Member, Failure> {
+    let kind = inputs.kind(slot.index);
+    let frame = *ls.sim().world().frame();
+    let frame_rate = opts.frame_rate_hz;
+    let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
+        Failure::input(
+            format!("cannot bind UDP {}: {e}", opts.bind),
+            "another simulator may hold it: give it another instance",
+        )
+    })?;
+    ls.attach(slot.index, Box::new(bridge)).map_err(|e| {
+        Failure::input(e.to_string(), "the frame rate must divide the physics rate")
+    })?;
+    // ArduPilot simulates at the frame rate mavsitl steps it at.
+    let mut params = params.to_vec();
+    params.push(("SIM_RATE_HZ".into(), frame_rate.to_string()));
+    let launch = launch_spec(path, setup, inputs, kind, &params)?;
+    let dialect = match kind.is_multirotor() {
+        true => Dialect::ArduCopter,
+        false => Dialect::ArduRover,
+    };
+    slot.start(
+        dialect,
+        (inputs, mission, mission_name),
+        plan,
+        launch,
+        &frame,
+    )
+}
+
+/// Frames a second of ArduPilot vehicles beside PX4 ones: a multiple of
+/// PX4's 250 Hz step and fast enough for Copter's 400 Hz loop.
+const WITH_PX4_FRAME_RATE_HZ: u32 = 1000;
+
+/// Readies the world for its ArduPilot vehicles: their frame rate (their
+/// kind's default, or 1000 Hz beside PX4 vehicles and an ArduPilot
+/// multirotor), the physics a whole multiple of it, their IMUs sampled once a
+/// frame. The frame rate, 0 without ArduPilot vehicles.
+pub fn prepare_mixed(inputs: &mut FlightInputs) -> u32 {
+    let vehicles = &inputs.scenario.vehicles;
+    let is_ap = |c: &ControllerSpec| matches!(c, ControllerSpec::ArduPilot(_));
+    let px4 = vehicles
+        .iter()
+        .any(|v| matches!(v.controller, ControllerSpec::Px4(_)));
+    let ap_copter = vehicles
+        .iter()
+        .any(|v| is_ap(&v.controller) && v.kind == VehicleKind::Multirotor);
+    if !vehicles.iter().any(|v| is_ap(&v.controller)) {
+        return 0;
+    }
+    let frame_rate = match (px4, ap_copter) {
+        (true, true) => WITH_PX4_FRAME_RATE_HZ,
+        (_, true) => QUAD_FRAME_RATE_HZ,
+        (_, false) => BOAT_FRAME_RATE_HZ,
+    };
+    let s = &mut inputs.scenario;
+    s.physics_rate_hz = physics_rate_for(s.physics_rate_hz, frame_rate);
+    for v in s.vehicles.iter_mut().filter(|v| is_ap(&v.controller)) {
+        v.sensors.imu.rate_hz = frame_rate;
+    }
+    frame_rate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::physics_rate_for;
+
+    #[test]
+    fn physics_rate_is_a_whole_multiple_of_the_frame_rate() {
+        assert_eq!(physics_rate_for(1000, 1000), 1000);
+        assert_eq!(physics_rate_for(2000, 400), 2000);
+        assert_eq!(physics_rate_for(1000, 400), 1200);
+        assert_eq!(physics_rate_for(1000, 50), 1000);
+        assert_eq!(physics_rate_for(2400, 1200), 2400);
+        assert_eq!(physics_rate_for(0, 1200), 1200);
     }
 }

@@ -14,6 +14,7 @@ use mavsitl_mavlink::traffic::TRAFFIC_PERIOD_US;
 use mavsitl_run::launch::LaunchSpec;
 use mavsitl_run::session::{Driver, Step};
 use mavsitl_run::setup::FlightInputs;
+use mavsitl_sim::scenario::FirmwareSpec;
 use mavsitl_sim::sim::{Lockstep, SimError, Simulation};
 
 use crate::flight::{FirmwareFlight, FlightPlan, Judged, PlanOptions};
@@ -121,6 +122,50 @@ impl Slot {
             flight,
         ))
     }
+}
+
+/// What a firmware vehicle flies: its mission, the mission's name, its
+/// parameters (name, value).
+pub struct FirmwarePlan {
+    /// The mission.
+    pub mission: Mission,
+    /// Its name (the file, or the command line's).
+    pub name: String,
+    /// The vehicle's parameter file, parsed: (name, value).
+    pub params: Vec<(String, String)>,
+}
+
+/// A vehicle's own mission (relative to the scenario), else the command
+/// line's; and the parameters of its file.
+///
+/// # Errors
+/// A mission or parameter file that cannot be read (exit 2).
+pub fn plan_of(inputs: &FlightInputs, f: &FirmwareSpec) -> Result<FirmwarePlan, Failure> {
+    let base = &inputs.source.base_dir;
+    let (mission, name) = match &f.mission {
+        Some(m) => {
+            let path = base.join(m);
+            let mission = Mission::load(&path)
+                .map_err(|e| Failure::input(e.to_string(), "check the scenario's missions"))?;
+            (mission, path.display().to_string())
+        }
+        None => (inputs.mission.clone(), inputs.mission_name.clone()),
+    };
+    let params = match &f.params {
+        Some(p) => {
+            let path = base.join(p);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display()), ""))?;
+            mavsitl_bridges::param_file::parse(&text, &path.display().to_string())
+                .map_err(|e| Failure::input(e, "NAME VALUE lines, one parameter each"))?
+        }
+        None => Vec::new(),
+    };
+    Ok(FirmwarePlan {
+        mission,
+        name,
+        params,
+    })
 }
 
 /// One vehicle's firmware flight.

@@ -11,8 +11,12 @@ use mavsitl_bridges::px4::{Px4Bridge, Px4Options, Px4Port, Px4Socket, Px4Stats, 
 use mavsitl_run::session::{Driver, Step};
 use mavsitl_sim::sim::SimError;
 
-use crate::flight::{FirmwareFlight, Judged};
+use crate::crew::{Member, Slot};
+use crate::flight::{FirmwareFlight, Judged, PlanOptions};
+use mavsitl_bridges::ground_station::Firmware as Dialect;
+use mavsitl_core::failure::Failure;
 use mavsitl_core::time::SimTime;
+use mavsitl_mavlink::mission::Mission;
 use mavsitl_run::launch::LaunchSpec;
 use mavsitl_run::pacing::{parse_speedup, Speedup};
 use mavsitl_run::setup::FlightInputs;
@@ -448,4 +452,37 @@ impl ByHand {
         );
         lines
     }
+}
+
+/// PX4 for one vehicle of a world: its bridge (`opts`) attached to the
+/// slot's vehicle, PX4 launched from `build` as `setup` says at `speedup`,
+/// its ground station flying `mission` as `plan` asks.
+///
+/// # Errors
+/// A port that cannot be bound, a physics rate PX4's steps do not fit, or
+/// a PX4 that cannot start (exit 2).
+pub fn attach(
+    (build, setup, opts, speedup): (&Path, &Px4Setup, Px4Options, Speedup),
+    (inputs, mission, mission_name): (&FlightInputs, Mission, &str),
+    ls: &mut Lockstep,
+    slot: Slot,
+    plan: &PlanOptions,
+) -> Result<Member, Failure> {
+    let frame = *ls.sim().world().frame();
+    let port = listen(&opts, "give it another instance")?;
+    ls.attach(slot.index, Box::new(Px4Bridge::new(opts, port, frame)))
+        .map_err(|e| {
+            Failure::input(
+                e.to_string(),
+                "the physics rate must be a multiple of 250 Hz",
+            )
+        })?;
+    let launch = launch_spec(build, setup, inputs, speedup)?;
+    slot.start(
+        Dialect::Px4,
+        (inputs, mission, mission_name),
+        plan,
+        launch,
+        &frame,
+    )
 }
