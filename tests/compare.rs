@@ -57,7 +57,16 @@ fn compared() -> &'static (tempfile::TempDir, PathBuf) {
     })
 }
 
+/// One comparison of two tunings (six flights), measured, written and
+/// rendered: one test, so that the flights fly once (each test runs in a
+/// process of its own).
 #[test]
+fn one_comparison_is_measured_written_and_rendered() {
+    a_softer_tuning_is_found_worse_where_the_tuning_acts();
+    the_comparison_writes_its_table_files_and_pictures();
+    the_report_renders_in_a_headless_browser();
+}
+
 fn a_softer_tuning_is_found_worse_where_the_tuning_acts() {
     let (_, out) = compared();
     let doc: serde_json::Value =
@@ -82,7 +91,6 @@ fn a_softer_tuning_is_found_worse_where_the_tuning_acts() {
     assert_eq!(doc["flights"].as_array().map(Vec::len), Some(6));
 }
 
-#[test]
 fn the_comparison_writes_its_table_files_and_pictures() {
     let (_, out) = compared();
     let csv = std::fs::read_to_string(out.join("metrics.csv")).expect("csv");
@@ -159,7 +167,6 @@ fn headless(browser: &Path, extra: &[&str], page: &Path) -> Output {
         .expect("run the browser")
 }
 
-#[test]
 fn the_report_renders_in_a_headless_browser() {
     let Some(browser) = chromium() else {
         assert!(

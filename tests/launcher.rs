@@ -384,7 +384,7 @@ fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_st
 fn an_ardupilot_that_exits_mid_run_ends_it_quoting_its_console() {
     let t = Instant::now();
     let out = mavsitl()
-        .args(["ardupilot", "--instance", "23", "--vehicle", "boat"])
+        .args(["ardupilot", "--instance", "29", "--vehicle", "boat"])
         .arg("--mission")
         .arg(repo("missions/boat_box.plan"))
         .arg("--ardupilot")
