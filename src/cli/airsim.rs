@@ -173,6 +173,8 @@ fn run_simpleflight(
     external_physics: bool,
     (params, names): (String, Vec<String>),
 ) -> Result<(), CliError> {
+    let mut inputs = inputs;
+    start::as_simpleflight(&mut inputs);
     let (mut api, served) = start::simpleflight_api(inputs.clone(), params, names)?;
     let recorder = open_recorder(args, &inputs, api.sim())?;
     let server = start::bind_server(SocketAddr::new(args.bind, args.port))?;

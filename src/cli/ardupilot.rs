@@ -10,8 +10,6 @@ use clap::Args;
 
 use mavsitl::bridge::ardupilot::ArduPilotOptions;
 use mavsitl::bridge::ground_station::Firmware as Dialect;
-use mavsitl::geo::ExportFrame;
-use mavsitl::recording::RunPlan;
 use mavsitl::scenario::VehicleKind;
 
 pub(super) use mavsitl::firmware::ardupilot::at_frame_rate;
@@ -166,18 +164,11 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
     let opts = options(&args, args.instance, kind, frame_rate);
     at_frame_rate(&mut inputs, frame_rate);
     let ls = build(&inputs, &opts)?;
-    let scenario = &inputs.scenario;
-    let run = mavsitl::recording::session(
+    let run = super::firmware::session(
         ls,
-        scenario,
-        &RunPlan {
-            record: args.record.as_deref(),
-            frame: ExportFrame::Ned,
-            mission_file: args.flight.mission.as_deref(),
-            builtin: "",
-            end_s: args.duration,
-            stop: &super::INTERRUPTED,
-        },
+        &inputs,
+        (args.record.as_deref(), args.duration),
+        &args.flight,
     )?;
     let launch = match &args.ardupilot {
         Some(path) => Some(mavsitl::firmware::ardupilot::launch_spec(

@@ -77,7 +77,8 @@ fn comparison(args: &CompareArgs) -> Result<Comparison, CliError> {
         (None, None) => vec![0],
     };
     Ok(Comparison {
-        entries: compare::with_params(&args.with, &args.params)?,
+        entries: args.with.clone(),
+        params: args.params.clone(),
         vehicle: args.vehicle.map(VehicleArg::kind),
         scenario: args.scenario.clone(),
         seeds,

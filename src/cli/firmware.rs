@@ -104,6 +104,26 @@ impl FirmwareFlightArgs {
     }
 }
 
+/// A one-vehicle firmware run of `ls`: recorded into `record` in NED with
+/// the plan flown kept beside it, ending at `duration` s or on Ctrl-C;
+/// unpaced until the caller paces it.
+pub(super) fn session(
+    ls: mavsitl::sim::Lockstep,
+    inputs: &FlightInputs,
+    (record, duration): (Option<&Path>, Option<f64>),
+    flight: &FirmwareFlightArgs,
+) -> Result<mavsitl::session::Session<mavsitl::sim::Lockstep>, CliError> {
+    let plan = mavsitl::recording::RunPlan {
+        record,
+        frame: mavsitl::geo::ExportFrame::Ned,
+        mission_file: flight.mission.as_deref(),
+        builtin: "",
+        end_s: duration,
+        stop: &super::INTERRUPTED,
+    };
+    mavsitl::recording::session(ls, &inputs.scenario, &plan)
+}
+
 /// The summary's heading: "mavsitl px4 <plan> (quad, seed 0)".
 pub(super) fn flight_title(command: &str, inputs: &FlightInputs, kind: VehicleKind) -> String {
     format!(

@@ -5,9 +5,7 @@
 use std::path::Path;
 
 use mavsitl::record::Recorder;
-use mavsitl::session::Session;
 use mavsitl::sim::Lockstep;
-use mavsitl::time::{PhysicsRate, SimTime};
 
 pub(super) use mavsitl::firmware::crew::Slot;
 use mavsitl::firmware::crew::{Crew, Member};
@@ -40,8 +38,6 @@ pub(super) struct Fleet<'a> {
 
 /// Flies the fleet to its end and reports it.
 pub(super) fn fly(f: Fleet) -> Result<(), CliError> {
-    let rate = PhysicsRate::new(f.inputs.scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), ""))?;
     let Fleet {
         command,
         mut members,
@@ -53,11 +49,14 @@ pub(super) fn fly(f: Fleet) -> Result<(), CliError> {
         recorder,
         adsb,
     } = f;
-    let mut run = Session::new(lockstep, rate.period_us())
-        .paced(speedup)
-        .until(duration.map(SimTime::from_secs_f64))
-        .recording(recorder)
-        .interrupted_by(&super::INTERRUPTED);
+    let mut run = mavsitl::recording::session_with(
+        lockstep,
+        &inputs.scenario,
+        recorder,
+        duration,
+        &super::INTERRUPTED,
+    )?
+    .paced(speedup);
     let mut crew = Crew::new(&mut members, adsb);
     let outcome = run.run(&mut crew);
     crew.mark_end();

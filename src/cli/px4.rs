@@ -10,8 +10,6 @@ use clap::Args;
 
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::bridge::px4::{Px4Options, Px4Stats};
-use mavsitl::geo::ExportFrame;
-use mavsitl::recording::RunPlan;
 
 use mavsitl::firmware::flight::FirmwareFlight;
 use mavsitl::firmware::px4;
@@ -164,22 +162,15 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     let params = args
         .flight
         .firmware_params(args.px4_build.is_some(), "--px4-build")?;
-    let scenario = &inputs.scenario;
     let mut opts = options_for(&setup_of(&args), &args, &inputs);
     let port = px4::open_port(args.udp, args.bind, args.instance, &mut opts)?;
     let speedup = px4::speedup(args.speedup)?;
     let ls = build(&inputs, &port, &opts)?;
-    let run = mavsitl::recording::session(
+    let run = super::firmware::session(
         ls,
-        scenario,
-        &RunPlan {
-            record: args.record.as_deref(),
-            frame: ExportFrame::Ned,
-            mission_file: args.flight.mission.as_deref(),
-            builtin: "",
-            end_s: args.duration,
-            stop: &super::INTERRUPTED,
-        },
+        &inputs,
+        (args.record.as_deref(), args.duration),
+        &args.flight,
     )?;
     let launch = launch_or_instruct(&args, &params, &inputs, &opts, speedup)?;
     let flight = FirmwareFlight::start(

@@ -7,8 +7,8 @@ use clap::Args;
 
 use mavsitl::geo::ExportFrame;
 use mavsitl::open_loop::{load_scenario, SimDriver, DEFAULT_NAME};
+use mavsitl::recording::RunPlan;
 use mavsitl::scenario::{Home, Scenario};
-use mavsitl::session::Session;
 use mavsitl::sim::Simulation;
 use mavsitl::time::SimTime;
 
@@ -77,18 +77,16 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
             "check the scenario against docs/reference/scenario.md",
         )
     })?;
-    let recorder = mavsitl::recording::open_recorder(
-        args.record.as_deref(),
-        &scenario,
-        lockstep.sim(),
-        args.frame,
-    )?;
     let end = SimTime::from_secs_f64(duration_s);
-    let period = lockstep.sim().rate().period_us();
-    let mut run = Session::new(lockstep, period)
-        .until(Some(end))
-        .recording(recorder)
-        .interrupted_by(&super::INTERRUPTED);
+    let plan = RunPlan {
+        record: args.record.as_deref(),
+        frame: args.frame,
+        mission_file: None,
+        builtin: "",
+        end_s: Some(duration_s),
+        stop: &super::INTERRUPTED,
+    };
+    let mut run = mavsitl::recording::session(lockstep, &scenario, &plan)?;
     let mut driver = SimDriver::new(end);
     let wall = Instant::now();
     let result = run.run(&mut driver);

@@ -64,6 +64,14 @@ pub fn api_names(inputs: &FlightInputs, from_settings: bool) -> Vec<String> {
     vehicles.iter().map(|v| v.name.clone()).collect()
 }
 
+/// Every vehicle of `inputs` flown by SimpleFlight with its defaults, as
+/// AirSim's SimpleFlight vehicles are (and as the recording then says).
+pub fn as_simpleflight(inputs: &mut FlightInputs) {
+    for v in &mut inputs.scenario.vehicles {
+        v.controller = ControllerSpec::SimpleFlight(Default::default());
+    }
+}
+
 /// The API over SimpleFlight flying every vehicle of `inputs` with the
 /// AirSim mode's `params`, each addressed by its name in `names`; a
 /// ground station's reboot or the client's `reset` builds it afresh. With
@@ -78,9 +86,7 @@ pub fn simpleflight_api(
     names: Vec<String>,
 ) -> Result<(AirSimApi, Vec<String>), Failure> {
     let mut inputs = inputs;
-    for v in &mut inputs.scenario.vehicles {
-        v.controller = ControllerSpec::SimpleFlight(Default::default());
-    }
+    as_simpleflight(&mut inputs);
     let inputs = std::rc::Rc::new(inputs);
     let build = {
         let inputs = inputs.clone();

@@ -186,8 +186,11 @@ pub struct Comparison {
     pub exe: PathBuf,
     /// The mission: a QGroundControl .plan or a 'QGC WPL 110' file.
     pub mission: PathBuf,
-    /// The controllers, each with its parameter file ([`with_params`]).
+    /// The controllers (`--with`).
     pub entries: Vec<Entry>,
+    /// Parameter files given to the controllers by label (`--params
+    /// NAME=FILE`; see [`with_params`]).
+    pub params: Vec<(String, PathBuf)>,
     /// The vehicle (None: from the plan, as `fly` decides).
     pub vehicle: Option<VehicleKind>,
     /// The scenario, the same for every flight.
@@ -218,6 +221,7 @@ impl Comparison {
                 kind: ControllerKind::SimpleFlight,
                 params: None,
             }],
+            params: Vec::new(),
             vehicle: None,
             scenario: None,
             seeds: vec![0],
@@ -284,8 +288,8 @@ impl Compared {
 }
 
 /// Flies a comparison and measures every flight that left a recording.
-/// Everything is checked before anything flies: the mission, each label
-/// given once, each firmware's path.
+/// Everything is checked before anything flies: the mission, the parameter
+/// files' controllers, each label given once, each firmware's path.
 ///
 /// # Errors
 /// Bad input (exit 2); a flight that could not start (exit 1). Failed
@@ -297,6 +301,11 @@ pub fn fly(args: &Comparison, stop: &AtomicBool) -> Result<Compared, Failure> {
             "a QGroundControl .plan or a 'QGC WPL 110' file",
         )
     })?;
+    let args = &Comparison {
+        entries: with_params(&args.entries, &args.params)?,
+        params: Vec::new(),
+        ..args.clone()
+    };
     let mut labels: Vec<&str> = Vec::new();
     for e in &args.entries {
         if labels.contains(&e.label.as_str()) {

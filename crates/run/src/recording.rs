@@ -120,8 +120,7 @@ pub fn session(
     scenario: &mavsitl_sim::scenario::Scenario,
     plan: &RunPlan,
 ) -> Result<crate::session::Session<mavsitl_sim::sim::Lockstep>, Failure> {
-    let rate = mavsitl_core::time::PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| Failure::input(e.to_string(), ""))?;
+    physics_period_us(scenario)?;
     let mut recorder = open_recorder(plan.record, scenario, ls.sim(), plan.frame)?;
     note_mission(
         recorder.as_mut(),
@@ -129,8 +128,32 @@ pub fn session(
         plan.mission_file,
         plan.builtin,
     );
-    Ok(crate::session::Session::new(ls, rate.period_us())
-        .until(plan.end_s.map(mavsitl_core::time::SimTime::from_secs_f64))
-        .recording(recorder)
-        .interrupted_by(plan.stop))
+    session_with(ls, scenario, recorder, plan.end_s, plan.stop)
+}
+
+/// [`session`] with a recording already open (or none), ending at `end_s`
+/// of sim time (None: the driver's) or when `stop` is raised.
+///
+/// # Errors
+/// A physics rate the scenario cannot have (exit 2).
+pub fn session_with(
+    ls: mavsitl_sim::sim::Lockstep,
+    scenario: &mavsitl_sim::scenario::Scenario,
+    recorder: Option<mavsitl_sim::record::Recorder>,
+    end_s: Option<f64>,
+    stop: &'static std::sync::atomic::AtomicBool,
+) -> Result<crate::session::Session<mavsitl_sim::sim::Lockstep>, Failure> {
+    Ok(
+        crate::session::Session::new(ls, physics_period_us(scenario)?)
+            .until(end_s.map(mavsitl_core::time::SimTime::from_secs_f64))
+            .recording(recorder)
+            .interrupted_by(stop),
+    )
+}
+
+/// The scenario's physics period, µs.
+fn physics_period_us(scenario: &mavsitl_sim::scenario::Scenario) -> Result<u64, Failure> {
+    mavsitl_core::time::PhysicsRate::new(scenario.physics_rate_hz)
+        .map(|r| r.period_us())
+        .map_err(|e| Failure::input(e.to_string(), ""))
 }
