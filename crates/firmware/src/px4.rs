@@ -178,18 +178,8 @@ pub fn build(
         .scenario
         .build_simulation(&inputs.source)
         .map_err(|e| StartError::new(e.to_string(), "see docs/reference/scenario.md"))?;
-    let frame = *sim.world().frame();
     let mut ls = Lockstep::new(sim);
-    ls.attach(
-        0,
-        Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
-    )
-    .map_err(|e| {
-        StartError::new(
-            e.to_string(),
-            "the physics rate must be a multiple of 250 Hz",
-        )
-    })?;
+    attach_bridge(&mut ls, 0, opts.clone(), port.clone())?;
     Ok(ls)
 }
 
@@ -316,18 +306,28 @@ fn gone_for_good(msg: &str, opts: &Px4Options, interrupted: &AtomicBool) -> Stri
 /// A PX4 that came back flies the vehicle where it is: a new bridge on the
 /// same simulation.
 fn reattach(ls: &mut Lockstep, port: &Px4Port, opts: &Px4Options) -> Result<(), StartError> {
-    let frame = *ls.sim().world().frame();
     ls.detach(0);
-    ls.attach(
-        0,
-        Box::new(Px4Bridge::new(opts.clone(), port.clone(), frame)),
-    )
-    .map_err(|e| {
-        StartError::new(
-            e.to_string(),
-            "the physics rate must be a multiple of 250 Hz",
-        )
-    })
+    attach_bridge(ls, 0, opts.clone(), port.clone())
+}
+
+/// PX4's bridge (`opts`, on `port`) attached to vehicle `index`.
+///
+/// # Errors
+/// A physics rate PX4's 250 Hz steps do not divide (exit 2).
+fn attach_bridge(
+    ls: &mut Lockstep,
+    index: usize,
+    opts: Px4Options,
+    port: Px4Port,
+) -> Result<(), StartError> {
+    let frame = *ls.sim().world().frame();
+    ls.attach(index, Box::new(Px4Bridge::new(opts, port, frame)))
+        .map_err(|e| {
+            StartError::new(
+                e.to_string(),
+                "the physics rate must be a multiple of 250 Hz",
+            )
+        })
 }
 
 /// The simulator port PX4 connects to: TCP 4560 + N (`other`: how to
@@ -470,13 +470,7 @@ pub fn attach(
 ) -> Result<Member, Failure> {
     let frame = *ls.sim().world().frame();
     let port = listen(&opts, "give it another instance")?;
-    ls.attach(slot.index, Box::new(Px4Bridge::new(opts, port, frame)))
-        .map_err(|e| {
-            Failure::input(
-                e.to_string(),
-                "the physics rate must be a multiple of 250 Hz",
-            )
-        })?;
+    attach_bridge(ls, slot.index, opts, port)?;
     let launch = launch_spec(build, setup, inputs, speedup)?;
     slot.start(
         Dialect::Px4,
