@@ -20,7 +20,7 @@
 //! | `mavsitl-bridges` | [`bridge`] (PX4, ArduPilot, the firmware ground station) | core, mavlink |
 //! | `mavsitl-analysis` | [`analysis`] (routes, tracks, metrics, manoeuvres, pictures), [`metrics`] (a flight's summary figures) | core, mavlink, sim |
 //! | `mavsitl-suite` | [`suite`] (regression suites: cases expanded, sharded and checked) | core, mavlink, simpleflight, analysis |
-//! | `mavsitl-run` | [`setup`] (a scenario wired to SimpleFlight), [`session`] (the run loop), [`recording`] (a run set up and recorded), [`flight`] (SimpleFlight's flight watched), [`fly`] (`fly`'s flight), [`fleet`] (a fleet's SimpleFlight vehicles), [`open_loop`] (`sim`), [`endpoint`] and [`serve`] (SimpleFlight served to ground stations), [`traffic`] (the other vehicles as ADS-B), [`inputs`] and [`home`] (a flight's files loaded and checked), [`pacing`], [`launch`] (firmware as a child process) | core, mavlink, sim, simpleflight, analysis |
+//! | `mavsitl-run` | [`setup`] (a scenario wired to SimpleFlight), [`session`] (the run loop), [`summary`] (a run's summary rows), [`recording`] (a run set up and recorded), [`flight`] (SimpleFlight's flight watched), [`fly`] (`fly`'s flight), [`fleet`] (a fleet's SimpleFlight vehicles), [`open_loop`] (`sim`, `replay`), [`endpoint`] and [`serve`] (SimpleFlight served to ground stations), [`traffic`] (the other vehicles as ADS-B), [`inputs`] and [`home`] (a flight's files loaded and checked), [`pacing`], [`launch`] (firmware as a child process) | core, mavlink, sim, simpleflight, analysis |
 //! | `mavsitl-firmware` | [`firmware`] (real firmware flown through a plan by the built-in ground station) | core, mavlink, sim, bridges, analysis, run |
 //! | `mavsitl-batch` | [`batch`] (flights run as child processes: suites and comparisons) | core, mavlink, analysis, suite, firmware |
 //! | `mavsitl-airsim` | [`airsim`] (AirSim's msgpack-rpc API) | core, mavlink, sim, simpleflight, run |
@@ -46,7 +46,7 @@ pub use mavsitl_mavlink::traffic as adsb;
 pub use mavsitl_mavlink::{mission, mission_protocol, tlog, wire};
 pub use mavsitl_run::{
     endpoint, fleet, flight, fly, home, inputs, launch, open_loop, pacing, recording, serve,
-    session, setup, traffic, StartError,
+    session, setup, summary, traffic, StartError,
 };
 pub use mavsitl_sim::{encounter, physics, record, replay, scenario, sensors, sim, vehicle, world};
 pub use mavsitl_simpleflight as autopilot;

@@ -8,15 +8,14 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use mavsitl::airsim::settings::VehicleType;
 use mavsitl::airsim::start;
+pub(super) use mavsitl::airsim::start::Loaded;
 use mavsitl::geo::ExportFrame;
 use mavsitl::record::Recorder;
 use mavsitl::sim::Simulation;
 
-use super::inputs::{FlightInputs, VehicleArg};
+use super::inputs::FlightInputs;
 use super::CliError;
-use mavsitl::inputs::{load_inputs, InputArgs};
 use mavsitl::pacing::{parse_speedup, Speedup};
 
 /// Arguments of `mavsitl airsim`.
@@ -80,68 +79,31 @@ pub struct AirSimArgs {
     pub estimator: bool,
 }
 
-/// What the command line and the settings ask to serve.
-pub(super) struct Loaded {
-    /// The world and its vehicles.
-    pub inputs: FlightInputs,
-    /// The clock speed: `--clock-speed`, else the settings', else 1.
-    pub clock_speed: Speedup,
-    /// The settings' external physics (poses set by the client).
-    external_physics: bool,
-    /// Who flies: SimpleFlight, or a PX4.
-    pub vehicle_type: VehicleType,
-    /// The settings' SimpleFlight `Parameters`.
-    sf_params: Vec<(String, String)>,
-}
-
 /// Loads `mavsitl airsim`'s world: from settings.json or a scenario, the
 /// recording directory made.
 pub(super) fn load(args: &AirSimArgs) -> Result<Loaded, CliError> {
-    let (inputs, imported) = match &args.settings {
-        Some(path) => {
-            let (inputs, imported) = start::from_settings(path, args.seed)?;
-            (inputs, Some(imported))
-        }
-        None => (scenario_inputs(args)?, None),
-    };
-    let clock_speed = args
-        .clock_speed
-        .or(imported
-            .as_ref()
-            .and_then(|i| i.clock_speed.map(Speedup::Factor)))
-        .unwrap_or(Speedup::Factor(1.0));
-    if let Some(dir) = &args.record {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::input(format!("{}: cannot create: {e}", dir.display()), ""))?;
-    }
-    let (external_physics, vehicle_type, sf_params) = match imported {
-        Some(i) => (
-            i.external_physics,
-            i.vehicle_type,
-            i.simpleflight_parameters,
-        ),
-        None => (false, VehicleType::SimpleFlight, Vec::new()),
-    };
-    Ok(Loaded {
-        inputs,
-        clock_speed,
-        external_physics,
-        vehicle_type,
-        sf_params,
-    })
+    let files = (args.settings.as_deref(), args.scenario.as_ref());
+    let record = args.record.as_deref();
+    start::load(files, args.seed, args.clock_speed, record)
 }
 
 /// Runs `mavsitl airsim` with SimpleFlight flying every vehicle.
 pub(super) fn run(args: &AirSimArgs, loaded: Loaded) -> Result<(), CliError> {
     let params = start::param_text(args.estimator, &loaded.sf_params);
     let names = start::api_names(&loaded.inputs, args.settings.is_some());
-    run_simpleflight(
-        args,
-        loaded.inputs,
-        loaded.clock_speed,
-        loaded.external_physics,
-        (params, names),
-    )
+    let mut inputs = loaded.inputs;
+    start::as_simpleflight(&mut inputs);
+    let (mut api, served) = start::simpleflight_api(inputs.clone(), params, names)?;
+    let recorder = open_recorder(args, &inputs, api.sim())?;
+    let server = start::bind_server(SocketAddr::new(args.bind, args.port))?;
+    println!("{}", start::banner(&server, &served, loaded.clock_speed));
+    let _ = std::io::stdout().flush();
+    api.set_paused(args.paused);
+    if loaded.external_physics {
+        api.set_external_physics();
+    }
+    let pace = pace(args, loaded.clock_speed);
+    start::serve_and_record(&mut api, &server, pace, recorder, &mut ()).map_err(CliError::run)
 }
 
 /// The recorder of `--record`, NED as AirSim's frames are.
@@ -158,53 +120,6 @@ pub(super) fn open_recorder(
     )
 }
 
-pub(super) fn clock_text(clock_speed: Speedup) -> String {
-    match clock_speed {
-        Speedup::Max => "as fast as possible".to_string(),
-        Speedup::Factor(k) => format!("clock speed {k}"),
-    }
-}
-
-/// SimpleFlight flies the motion commands of every vehicle.
-fn run_simpleflight(
-    args: &AirSimArgs,
-    inputs: FlightInputs,
-    clock_speed: Speedup,
-    external_physics: bool,
-    (params, names): (String, Vec<String>),
-) -> Result<(), CliError> {
-    let mut inputs = inputs;
-    start::as_simpleflight(&mut inputs);
-    let (mut api, served) = start::simpleflight_api(inputs.clone(), params, names)?;
-    let recorder = open_recorder(args, &inputs, api.sim())?;
-    let server = start::bind_server(SocketAddr::new(args.bind, args.port))?;
-    let listed: Vec<String> = served.iter().map(|n| format!("'{n}'")).collect();
-    println!(
-        "mavsitl airsim: AirSim API on tcp {}; {} {}; {}",
-        server.local_addr(),
-        if listed.len() == 1 {
-            "vehicle"
-        } else {
-            "vehicles"
-        },
-        listed.join(", "),
-        clock_text(clock_speed)
-    );
-    let _ = std::io::stdout().flush();
-    api.set_paused(args.paused);
-    if external_physics {
-        api.set_external_physics();
-    }
-    start::serve_and_record(
-        &mut api,
-        &server,
-        pace(args, clock_speed),
-        recorder,
-        &mut (),
-    )
-    .map_err(CliError::run)
-}
-
 /// The served clock: the clock speed, `--duration`, stopped by Ctrl-C.
 pub(super) fn pace(args: &AirSimArgs, clock_speed: Speedup) -> start::Pace {
     start::Pace {
@@ -212,21 +127,4 @@ pub(super) fn pace(args: &AirSimArgs, clock_speed: Speedup) -> start::Pace {
         duration_s: args.duration,
         stop: &super::INTERRUPTED,
     }
-}
-
-/// The flight's inputs from `--scenario` (or the built-in quad).
-fn scenario_inputs(args: &AirSimArgs) -> Result<FlightInputs, CliError> {
-    Ok(load_inputs(
-        &InputArgs {
-            mission: None,
-            vehicle: Some(VehicleArg::Quad.kind()),
-            scenario: args.scenario.as_ref(),
-            seed: args.seed,
-            faults: &[],
-            home: None,
-            params: None,
-            ground_truth: false,
-        },
-        false,
-    )?)
 }

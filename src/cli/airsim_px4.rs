@@ -16,7 +16,7 @@ use mavsitl::firmware::flight::FirmwareFlight;
 use mavsitl::pacing::Speedup;
 use mavsitl::sim::Simulation;
 
-use super::airsim::{clock_text, open_recorder, pace, AirSimArgs};
+use super::airsim::{open_recorder, pace, AirSimArgs};
 use super::firmware::FirmwareFlightArgs;
 use super::inputs::FlightInputs;
 use super::px4::Px4Setup;
@@ -82,19 +82,21 @@ pub(super) fn run(
         "mavsitl airsim: AirSim API on tcp {}; PX4 flies the vehicle (simulator port tcp {}); {}",
         server.local_addr(),
         opts.listen,
-        clock_text(clock_speed)
+        start::clock_text(clock_speed)
     );
     let launch = match &args.px4_build {
         Some(dir) => Some(super::px4::launch_spec(dir, &setup, &inputs, clock_speed)?),
         None => {
-            print_px4_instructions(px4);
+            for line in start::px4_by_hand(px4) {
+                println!("{line}");
+            }
             None
         }
     };
     let _ = std::io::stdout().flush();
     let flight_args = FirmwareFlightArgs {
         mission: None,
-        ready_timeout: 120.0,
+        ready_timeout: mavsitl::firmware::launcher::READY_TIMEOUT_S,
         // No mission: not used.
         mission_timeout: 1800.0,
         gcs_forward: None,
@@ -121,7 +123,7 @@ pub(super) fn run(
             name: "PX4",
             mavlink: format!(
                 "MAVSDK on udp://:{}, QGroundControl on udp 14550",
-                offboard_port(px4.instance)
+                start::px4_offboard_port(px4.instance)
             ),
             armed: Box::new(move || stats.borrow().stats().armed),
         },
@@ -147,29 +149,4 @@ pub(super) fn run(
         String::new(),
     );
     outcome.map_err(CliError::run)
-}
-
-/// The UDP port PX4 instance `n` sends its offboard (MAVSDK) link to:
-/// 14540 + n, and 14549 from n = 10 on (PX4's px4-rc.mavlink).
-fn offboard_port(n: u8) -> u16 {
-    if n < 10 {
-        14540 + n as u16
-    } else {
-        14549
-    }
-}
-
-/// What to run in another terminal when PX4 is not started here.
-fn print_px4_instructions(px4: &Px4Settings) {
-    println!(
-        "  start PX4 SITL instance {0} in another terminal: source firmware_configs/px4/generic_quad.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d -i {0}",
-        px4.instance
-    );
-    if !px4.parameters.is_empty() {
-        let names: Vec<&str> = px4.parameters.iter().map(|(n, _)| n.as_str()).collect();
-        println!(
-            "  (and set the settings' Parameters there: {}; --px4-build sets them for you)",
-            names.join(", ")
-        );
-    }
 }

@@ -12,9 +12,10 @@ use mavsitl::bridge::ardupilot::ArduPilotOptions;
 use mavsitl::bridge::ground_station::Firmware as Dialect;
 use mavsitl::scenario::VehicleKind;
 
-pub(super) use mavsitl::firmware::ardupilot::at_frame_rate;
+use mavsitl::firmware::ardupilot::at_frame_rate;
 use mavsitl::firmware::ardupilot::{bridge_options, build, ArduPilotDriver, ArduPilotSetup};
 use mavsitl::firmware::flight::FirmwareFlight;
+use mavsitl::firmware::launcher::{ArduPilotLauncher, FleetRun, Launcher};
 
 use super::firmware::{flight_title, FirmwareFlightArgs};
 use super::inputs::{FlightInputs, VehicleArg, WorldArgs};
@@ -53,7 +54,7 @@ pub struct ArduPilotArgs {
     pub speedup: Option<Speedup>,
 
     /// ArduPilot silent this long ends the run, s.
-    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = super::inputs::seconds_in(0.1, super::inputs::MAX_WAIT_S))]
+    #[arg(long, value_name = "S", default_value_t = mavsitl::firmware::launcher::GIVE_UP_S, value_parser = super::inputs::seconds_in(0.1, super::inputs::MAX_WAIT_S))]
     pub timeout: f64,
 
     /// Keep waiting when ArduPilot stops instead of exiting.
@@ -94,7 +95,7 @@ pub struct ArduPilotArgs {
 }
 
 /// The frame rate: --frame-rate, else the vehicle's default.
-pub(super) fn frame_rate_of(args: &ArduPilotArgs, kind: VehicleKind) -> Result<u32, CliError> {
+fn frame_rate_of(args: &ArduPilotArgs, kind: VehicleKind) -> Result<u32, CliError> {
     Ok(mavsitl::firmware::ardupilot::frame_rate(
         args.frame_rate,
         kind,
@@ -103,7 +104,7 @@ pub(super) fn frame_rate_of(args: &ArduPilotArgs, kind: VehicleKind) -> Result<u
 
 /// The command line's setup of ArduPilot `instance`, recording into
 /// `record`.
-pub(super) fn setup_of<'a>(
+fn setup_of<'a>(
     args: &'a ArduPilotArgs,
     instance: u8,
     record: Option<&'a Path>,
@@ -132,7 +133,7 @@ fn print_instructions(args: &ArduPilotArgs, inputs: &FlightInputs, opts: &ArduPi
 }
 
 /// The bridge's options for `instance` (UDP 9002 + 10 × instance).
-pub(super) fn options(
+fn options(
     args: &ArduPilotArgs,
     instance: u8,
     kind: VehicleKind,
@@ -153,8 +154,43 @@ pub fn load(args: &ArduPilotArgs) -> Result<FlightInputs, CliError> {
         .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Boat)
 }
 
-/// Runs `mavsitl ardupilot` for one vehicle (several are the
-/// ardupilot_fleet module's).
+/// Runs `mavsitl ardupilot --count N`: N ArduPilot instances
+/// (`--instance` + k) flying N vehicles of one world, each its own JSON
+/// port (UDP 9002 + 10 × instance) and ground station flying the plan moved
+/// to its start, with the same home: the JSON backend's positions are NED
+/// from it.
+pub(super) fn run_count(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError> {
+    let Some(path) = args.ardupilot.as_deref() else {
+        return Err(CliError::input(
+            "--count needs --ardupilot: mavsitl starts every instance",
+            "add --ardupilot <ArduPilot checkout>",
+        ));
+    };
+    mavsitl::inputs::copies(&mut inputs, args.count)?;
+    let frame_rate = frame_rate_of(args, inputs.kind(0))?;
+    let params = args.flight.firmware_params(true, "--ardupilot")?;
+    at_frame_rate(&mut inputs, frame_rate);
+    let launcher = Launcher::ArduPilot(ArduPilotLauncher {
+        bind: args.bind,
+        keep_workdir: args.flight.keep_workdir,
+        defaults: args.defaults.as_deref(),
+        speedup: args.speedup,
+        give_up_after: mavsitl::time::saturating_duration(args.timeout),
+        ..ArduPilotLauncher::new(path, frame_rate)
+    });
+    let fleet = FleetRun {
+        command: "ardupilot",
+        record: args.record.as_deref(),
+        duration: args.duration,
+        speedup: args.speedup.unwrap_or(Speedup::Max),
+        adsb: args.flight.adsb,
+        stop: &super::INTERRUPTED,
+    };
+    let first = (&launcher, args.instance, params.as_slice());
+    super::firmware_instances::run(&inputs, first, &fleet, &args.flight.options())
+}
+
+/// Runs `mavsitl ardupilot` for one vehicle.
 pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError> {
     let kind = inputs.kind(0);
     let frame_rate = frame_rate_of(&args, kind)?;

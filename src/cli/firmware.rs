@@ -13,7 +13,6 @@ use mavsitl::scenario::VehicleKind;
 use mavsitl::sim::Simulation;
 
 use super::inputs::FlightInputs;
-use super::summary::FlightSummary;
 use super::CliError;
 
 /// Options of a one-command firmware flight (`px4`, `ardupilot`).
@@ -27,7 +26,7 @@ pub struct FirmwareFlightArgs {
 
     /// The firmware must be ready to arm within this long (sim time, and as
     /// much wall time for a firmware that never starts), s.
-    #[arg(long, value_name = "S", default_value_t = 120.0, value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
+    #[arg(long, value_name = "S", default_value_t = mavsitl::firmware::launcher::READY_TIMEOUT_S, value_parser = super::inputs::seconds_in(0.001, super::inputs::MAX_RUN_S))]
     pub ready_timeout: f64,
 
     /// Give the mission up after this much sim time, s.
@@ -96,11 +95,7 @@ impl FirmwareFlightArgs {
                 format!("add {flag}, or set them in the firmware's console (param set NAME VALUE)"),
             ));
         }
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError::input(format!("{name}: cannot read: {e}"), ""))?;
-        mavsitl::bridge::param_file::parse(&text, &name)
-            .map_err(|e| CliError::input(e, "NAME VALUE lines, one parameter each"))
+        mavsitl::firmware::crew::read_param_file(path)
     }
 }
 
@@ -143,21 +138,7 @@ pub(super) fn finish(
     record: Option<&Path>,
     title: String,
 ) {
-    let Some(report) = flight.finish(sim, record) else {
-        return;
-    };
-    FlightSummary {
-        title,
-        outcome,
-        sim_s: report.sim_s,
-        wall_s: report.wall_s,
-        items: report.items,
-        metrics: &report.metrics,
-    }
-    .print();
-    for attempts in report.upload_attempts.iter().filter(|&&a| a > 1) {
-        println!(
-            "  mission upload      accepted at attempt {attempts} (the firmware answered MAV_MISSION_ERROR before)"
-        );
+    if let Some(report) = flight.finish(sim, record) {
+        print!("{}", report.summary(title, outcome));
     }
 }

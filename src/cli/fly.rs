@@ -4,20 +4,16 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use mavsitl::autopilot::FlightStatus;
-use mavsitl::flight::PathStats;
 use mavsitl::fly::FlyOptions;
 use mavsitl::geo::ExportFrame;
-use mavsitl::scenario::Home;
 use mavsitl::setup;
+use mavsitl::summary::{AutopilotRows, FlightSummary};
 
-use super::inputs::{FlightInputs, VehicleArg, DEFAULT_MISSION};
-use super::summary::FlightSummary;
+use super::inputs::{FlightInputs, VehicleArg, WorldArgs, DEFAULT_MISSION};
 use mavsitl::endpoint::{EndpointLink, EndpointParts};
-use mavsitl::inputs::{load_inputs, InputArgs};
 
 use super::vehicle_link::GcsArgs;
-use super::{home, CliError};
+use super::CliError;
 
 /// Arguments of `mavsitl fly`.
 #[derive(Debug, Args)]
@@ -30,23 +26,9 @@ pub struct FlyArgs {
     #[arg(long, value_enum)]
     pub vehicle: Option<VehicleArg>,
 
-    /// Scenario (vehicle, environment, sensors); its home overrides the plan's.
-    #[arg(long, value_name = "S")]
-    pub scenario: Option<PathBuf>,
-
-    /// Noise seed.
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-
-    /// Inject a fault (repeatable): KIND@START[+DURATION][:key=value,...], e.g.
-    /// gps_loss@40s+30s, motor_failure@30s:motor=0,thrust_scale=0,
-    /// battery_capacity_scale@0s:scale=0.25. Keys as in a scenario's "faults".
-    #[arg(long = "fault", value_name = "FAULT", value_parser = mavsitl::faults::parse_fault_arg)]
-    pub faults: Vec<mavsitl::faults::FaultSpec>,
-
-    /// Home LAT,LON,ALT[,HEADING]; overrides the plan's and the scenario's.
-    #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
-    pub home: Option<Home>,
+    /// The simulated world.
+    #[command(flatten)]
+    pub world: WorldArgs,
 
     /// Parameter file (`NAME VALUE` lines, ArduPilot/PX4 names).
     #[arg(long, value_name = "FILE")]
@@ -92,19 +74,9 @@ pub struct FlyArgs {
 
 /// What `mavsitl fly` flies: the mission, scenario and parameters.
 pub fn load(args: &FlyArgs) -> Result<FlightInputs, CliError> {
-    Ok(load_inputs(
-        &InputArgs {
-            mission: args.mission.as_ref(),
-            vehicle: args.vehicle.map(VehicleArg::kind),
-            scenario: args.scenario.as_ref(),
-            seed: args.seed,
-            faults: &args.faults,
-            home: args.home,
-            params: args.params.as_ref(),
-            ground_truth: args.ground_truth,
-        },
-        true,
-    )?)
+    let (mission, params) = (args.mission.as_ref(), args.params.as_ref());
+    args.world
+        .flight(mission, args.vehicle, params, (args.ground_truth, true))
 }
 
 /// Runs `mavsitl fly` for a one-vehicle world (a fleet is the fleet
@@ -140,7 +112,7 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
     let flown = mavsitl::fly::fly(flight, &inputs, opts)?;
     let st = &flown.status;
     let reached: std::collections::BTreeSet<usize> = st.reached.iter().map(|(_, i)| *i).collect();
-    FlightSummary {
+    let summary = FlightSummary {
         title: format!(
             "mavsitl fly {} ({}, seed {})",
             inputs.mission_name,
@@ -152,9 +124,12 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
         wall_s: flown.wall_s,
         items: (reached.len(), flown.total_items),
         metrics: flown.watch.metrics(),
-    }
-    .print();
-    print_autopilot_rows(flown.watch.path_stats(), st);
+    };
+    let rows = AutopilotRows {
+        stats: flown.watch.path_stats(),
+        status: st,
+    };
+    print!("{summary}{rows}");
     if let Some(dir) = &args.record {
         println!("  recorded to         {}", dir.display());
     }
@@ -177,23 +152,4 @@ fn gcs_session(
         eprintln!("MAVLink on udp {a}");
     }
     Ok(Some(s))
-}
-
-/// The summary rows only SimpleFlight has: path following on its own
-/// estimate, where it ended against its home, and its estimator's error.
-fn print_autopilot_rows(stats: &PathStats, st: &FlightStatus) {
-    let (rms, max) = stats.path_following_m();
-    println!(
-        "  path following      RMS {rms:.3} m, max {max:.3} m (on the autopilot's estimate against the leg it flies)"
-    );
-    if let (Some(e), Some(h)) = (st.estimate, st.home_ned) {
-        println!(
-            "  final vs home       {:.2} m (autopilot's estimate vs its home)",
-            (e.pos_ned_m - h).xy().norm()
-        );
-    }
-    println!(
-        "  estimator error     RMS {:.3} m (position vs truth)",
-        stats.estimator_rms_m()
-    );
 }

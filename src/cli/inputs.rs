@@ -45,15 +45,15 @@ pub fn seconds_in(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + 
 
 pub(super) use mavsitl::setup::FlightInputs;
 
-/// The simulated world a firmware bridge flies in: scenario, home, seed.
+/// The simulated world a flight flies in: scenario, home, seed, faults.
 #[derive(Debug, Args)]
 pub struct WorldArgs {
-    /// Scenario (vehicle, environment, sensors).
+    /// Scenario (vehicle, environment, sensors); its home overrides the plan's.
     #[arg(long, value_name = "S")]
     pub scenario: Option<PathBuf>,
 
-    /// Home LAT,LON,ALT[,HEADING] (also PX4_HOME_LAT/LON/ALT); give the
-    /// firmware the same home.
+    /// Home LAT,LON,ALT[,HEADING]; overrides the plan's, the scenario's and
+    /// PX4_HOME_LAT/LON/ALT. A launched firmware is given the same home.
     #[arg(long, value_name = "LAT,LON,ALT[,HEADING]", value_parser = home::parse_home, allow_hyphen_values = true)]
     pub home: Option<Home>,
 
@@ -79,21 +79,31 @@ impl WorldArgs {
         mission: Option<&PathBuf>,
         fallback: VehicleArg,
     ) -> Result<FlightInputs, CliError> {
-        Ok(load_inputs(
-            &InputArgs {
-                mission,
-                vehicle: vehicle
-                    .or(mission.is_none().then_some(fallback))
-                    .map(VehicleArg::kind),
-                scenario: self.scenario.as_ref(),
-                seed: self.seed,
-                faults: &self.faults,
-                home: self.home,
-                params: None,
-                ground_truth: false,
-            },
-            false,
-        )?)
+        let vehicle = vehicle.or(mission.is_none().then_some(fallback));
+        self.flight(mission, vehicle, None, (false, false))
+    }
+
+    /// A SimpleFlight flight of `mission` (with `builtin`, the built-in
+    /// square when none is given) by `vehicle` (else the plan's kind), with
+    /// its parameter file `params`, on perfect state with `ground_truth`.
+    pub(super) fn flight(
+        &self,
+        mission: Option<&PathBuf>,
+        vehicle: Option<VehicleArg>,
+        params: Option<&PathBuf>,
+        (ground_truth, builtin): (bool, bool),
+    ) -> Result<FlightInputs, CliError> {
+        let args = InputArgs {
+            mission,
+            vehicle: vehicle.map(VehicleArg::kind),
+            scenario: self.scenario.as_ref(),
+            seed: self.seed,
+            faults: &self.faults,
+            home: self.home,
+            params,
+            ground_truth,
+        };
+        Ok(load_inputs(&args, builtin)?)
     }
 }
 

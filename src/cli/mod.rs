@@ -14,21 +14,17 @@ use mavsitl::home;
 mod airsim;
 mod airsim_px4;
 mod ardupilot;
-mod ardupilot_fleet;
 mod compare;
 mod firmware;
 mod firmware_instances;
 mod fleet;
 mod fly;
 mod inputs;
-mod mixed_fleet;
 mod plot;
 mod px4;
-mod px4_fleet;
 mod replay;
 mod serve;
 mod sim;
-mod summary;
 mod test;
 mod vehicle_link;
 
@@ -182,7 +178,7 @@ fn airsim_command(args: airsim::AirSimArgs) -> Result<(), CliError> {
 fn px4_command(args: px4::Px4Args) -> Result<(), CliError> {
     let inputs = px4::load(&args)?;
     if args.count > 1 {
-        px4_fleet::run(&args, inputs)
+        px4::run_count(&args, inputs)
     } else {
         px4::run(args, inputs)
     }
@@ -192,7 +188,7 @@ fn px4_command(args: px4::Px4Args) -> Result<(), CliError> {
 fn ardupilot_command(args: ardupilot::ArduPilotArgs) -> Result<(), CliError> {
     let inputs = ardupilot::load(&args)?;
     if args.count > 1 {
-        ardupilot_fleet::run(&args, inputs)
+        ardupilot::run_count(&args, inputs)
     } else {
         ardupilot::run(args, inputs)
     }
@@ -217,6 +213,15 @@ fn as_interrupted(result: Result<(), CliError>, interrupted: bool) -> Result<(),
             hint: None,
             code: INTERRUPTED_CODE,
         }),
+    }
+}
+
+/// An open-loop run stopped by Ctrl-C at sim time `t`.
+fn interrupted_at(t: mavsitl::time::SimTime) -> CliError {
+    CliError {
+        message: format!("interrupted at {t}; recordings flushed"),
+        hint: None,
+        code: INTERRUPTED_CODE,
     }
 }
 

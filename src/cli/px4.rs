@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use mavsitl::bridge::ground_station::Firmware as Dialect;
-use mavsitl::bridge::px4::{Px4Options, Px4Stats};
+use mavsitl::bridge::px4::Px4Options;
 
 use mavsitl::firmware::flight::FirmwareFlight;
+use mavsitl::firmware::launcher::{FleetRun, Launcher, Px4Launcher};
 use mavsitl::firmware::px4;
 use mavsitl::firmware::px4::Px4Driver;
 pub(super) use mavsitl::firmware::px4::{build, launch_spec, Px4Setup};
@@ -53,11 +54,11 @@ pub struct Px4Args {
     pub speedup: Option<Speedup>,
 
     /// Longest wait for PX4's answer to a step while armed, ms.
-    #[arg(long, value_name = "MS", default_value_t = 10)]
+    #[arg(long, value_name = "MS", default_value_t = mavsitl::firmware::launcher::PX4_ARMED_WAIT_MS)]
     pub armed_wait_ms: u64,
 
     /// PX4 silent this long (wall time) ends the run, s.
-    #[arg(long, value_name = "S", default_value_t = 10.0, value_parser = super::inputs::seconds_in(0.1, super::inputs::MAX_WAIT_S))]
+    #[arg(long, value_name = "S", default_value_t = mavsitl::firmware::launcher::GIVE_UP_S, value_parser = super::inputs::seconds_in(0.1, super::inputs::MAX_WAIT_S))]
     pub px4_timeout: f64,
 
     /// When PX4 stops or disconnects, wait for it to come back instead of exiting.
@@ -99,7 +100,7 @@ pub struct Px4Args {
 }
 
 /// The command line's setup (instance, bind, workdir, record).
-pub(super) fn setup_of(args: &Px4Args) -> Px4Setup<'_> {
+fn setup_of(args: &Px4Args) -> Px4Setup<'_> {
     Px4Setup {
         instance: args.instance,
         bind: args.bind,
@@ -120,13 +121,45 @@ pub(super) fn bridge_options(
     mavsitl::firmware::px4::bridge_options(setup, inputs, launched, &super::STOP_RUN)
 }
 
-/// The bridge's options for `setup` (one instance of `--count`), with the
-/// command line's waits.
-pub(super) fn options_for(setup: &Px4Setup, args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
+/// The bridge's options for `setup`, with the command line's waits.
+fn options_for(setup: &Px4Setup, args: &Px4Args, inputs: &FlightInputs) -> Px4Options {
     let mut opts = bridge_options(setup, inputs, args.px4_build.is_some());
     opts.armed_wait = Duration::from_millis(args.armed_wait_ms);
     opts.give_up_after = mavsitl::time::saturating_duration(args.px4_timeout);
     opts
+}
+
+/// Runs `mavsitl px4 --count N`: N PX4 instances (`--instance` + k) flying
+/// N vehicles of one world, 5 m apart, each its own simulator port and
+/// ground station flying the plan moved to its start; the loop advances
+/// when every PX4 has answered its step.
+pub(super) fn run_count(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), CliError> {
+    let Some(build) = args.px4_build.as_deref().filter(|_| !args.udp) else {
+        return Err(CliError::input(
+            "--count needs --px4-build (and TCP): mavsitl starts every instance",
+            "add --px4-build PX4-Autopilot/build/px4_sitl_default",
+        ));
+    };
+    mavsitl::inputs::copies(&mut inputs, args.count)?;
+    let params = args.flight.firmware_params(true, "--px4-build")?;
+    let launcher = Launcher::Px4(Px4Launcher {
+        bind: args.bind,
+        keep_workdir: args.flight.keep_workdir,
+        armed_wait: Duration::from_millis(args.armed_wait_ms),
+        give_up_after: mavsitl::time::saturating_duration(args.px4_timeout),
+        speedup: args.speedup,
+        ..Px4Launcher::new(build)
+    });
+    let fleet = FleetRun {
+        command: "px4",
+        record: args.record.as_deref(),
+        duration: args.duration,
+        speedup: px4::speedup(args.speedup)?,
+        adsb: args.flight.adsb,
+        stop: &super::INTERRUPTED,
+    };
+    let first = (&launcher, args.instance, params.as_slice());
+    super::firmware_instances::run(&inputs, first, &fleet, &args.flight.options())
 }
 
 /// What to run in another terminal, when PX4 is not launched here.
@@ -151,7 +184,7 @@ pub fn load(args: &Px4Args) -> Result<FlightInputs, CliError> {
         .load(args.vehicle, args.flight.mission.as_ref(), VehicleArg::Quad)
 }
 
-/// Runs `mavsitl px4` for one vehicle (several are the px4_fleet module's).
+/// Runs `mavsitl px4` for one vehicle.
 pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
     if args.udp && args.px4_build.is_some() {
         return Err(CliError::input(
@@ -218,7 +251,7 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
             sim.time().as_secs_f64() / wall_s.max(1e-9)
         );
     }
-    print_lockstep(&st, restarts);
+    print!("{}", px4::LockstepRows(&st, restarts));
     outcome.map_err(|why| failed.map_or_else(|| CliError::run(why), CliError::from))
 }
 
@@ -244,16 +277,4 @@ fn launch_or_instruct(
             Ok(None)
         }
     }
-}
-
-/// The lockstep rows after the summary.
-fn print_lockstep(st: &Px4Stats, restarts: u32) {
-    println!(
-        "  lockstep steps      {} sent, {} answered, {} missed, {} stale",
-        st.steps, st.answered, st.missed, st.stale
-    );
-    println!(
-        "  PX4                 {} connection(s), {} restart(s), {} malformed",
-        st.connections, restarts, st.malformed
-    );
 }

@@ -1,16 +1,13 @@
 //! `mavsitl replay`: drive a vehicle's sensors from a recorded trajectory.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::Args;
 
 use mavsitl::geo::ExportFrame;
-use mavsitl::record::Recorder;
+use mavsitl::open_loop::{load_world, replay};
 use mavsitl::replay::Trajectory;
-use mavsitl::scenario::{Home, Scenario, ScenarioSource};
-use mavsitl::sim::Observer;
-use mavsitl::time::PhysicsRate;
+use mavsitl::scenario::Home;
 
 use super::{home, CliError};
 
@@ -51,58 +48,13 @@ pub fn run(args: ReplayArgs) -> Result<(), CliError> {
             "see docs/reference/replay.md for the accepted formats",
         )
     })?;
-    let (mut scenario, source) = mavsitl::open_loop::load_scenario(args.scenario.as_ref())?;
-    scenario.home = home::resolve(args.home, scenario.home, |k| std::env::var(k).ok())
-        .map_err(|e| CliError::input(format!("home: {e}"), "--home LAT,LON,ALT[,HEADING]"))?;
-    if let Some(seed) = args.seed {
-        scenario.seed = seed;
-    }
-    run_with(&args, &scenario, &source, &trajectory)
-}
-
-fn run_with(
-    args: &ReplayArgs,
-    scenario: &Scenario,
-    source: &ScenarioSource,
-    trajectory: &Trajectory,
-) -> Result<(), CliError> {
-    let hint = "check the scenario against docs/reference/scenario.md";
-    let mut lockstep = scenario
-        .build(source)
-        .map_err(|e| CliError::input(e.to_string(), hint))?;
-    let rate = PhysicsRate::new(scenario.physics_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), hint))?;
-    let gt_rate = rate
-        .divider(scenario.record.ground_truth_rate_hz)
-        .map_err(|e| CliError::input(e.to_string(), hint))?;
-    let sim = lockstep.sim_mut();
-    sim.set_vehicle_state(0, trajectory.at(0.0).state);
-    let mut recorder =
-        Recorder::create(&args.record, scenario, sim, args.frame, gt_rate).map_err(|e| {
-            CliError::input(
-                format!("{}: cannot record: {e}", args.record.display()),
-                "choose a writable directory",
-            )
-        })?;
-    let dt = rate.dt_s();
-    let ticks = (trajectory.duration_s() / dt + 1e-9).floor() as u64;
-    let wall = Instant::now();
-    let mut result = Ok(());
-    for k in 1..=ticks {
-        sim.step_replay(0, &trajectory.at(k as f64 * dt));
-        if let Err(e) = recorder.on_tick(sim) {
-            result = Err(e);
-            break;
-        }
-        if super::interrupted() {
-            break;
-        }
-    }
-    let interrupted = super::interrupted() && sim.tick() < ticks;
-    recorder
-        .finish(sim, result.is_ok() && !interrupted)
-        .and(result)
-        .map_err(|e| CliError::run(format!("recording: {e}")))?;
+    let (scenario, source) = load_world(args.scenario.as_ref(), args.home, args.seed, &[])?;
+    let r = replay(
+        (&scenario, &source),
+        &trajectory,
+        (&args.record, args.frame),
+        &super::INTERRUPTED,
+    )?;
     println!(
         "mavsitl replay {} ({} poses, {:.3} s)",
         args.poses.display(),
@@ -111,18 +63,14 @@ fn run_with(
     );
     println!(
         "  replayed          {} of {} ticks at {} Hz in {:.3} s wall",
-        sim.tick(),
-        ticks,
-        rate.hz(),
-        wall.elapsed().as_secs_f64()
+        r.sim.tick(),
+        r.ticks,
+        r.rate_hz,
+        r.wall_s
     );
     println!("  recorded to       {}", args.record.display());
-    if interrupted {
-        return Err(CliError {
-            message: format!("interrupted at {}; recordings flushed", sim.time()),
-            hint: None,
-            code: super::INTERRUPTED_CODE,
-        });
+    if r.interrupted {
+        return Err(super::interrupted_at(r.sim.time()));
     }
     Ok(())
 }

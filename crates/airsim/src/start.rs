@@ -203,3 +203,130 @@ pub fn from_settings(
         imported,
     ))
 }
+
+/// What `mavsitl airsim` serves, loaded: the flight's inputs and what the
+/// settings say besides.
+pub struct Loaded {
+    /// The world (from settings.json, the scenario, or the built-in quad).
+    pub inputs: FlightInputs,
+    /// The clock speed: the command line's, else the settings', else 1.
+    pub clock_speed: Speedup,
+    /// The settings' PhysicsEngineName is ExternalPhysicsEngine.
+    pub external_physics: bool,
+    /// Who flies: SimpleFlight, or the settings' PX4.
+    pub vehicle_type: crate::settings::VehicleType,
+    /// The settings' SimpleFlight `Parameters`.
+    pub sf_params: Vec<(String, String)>,
+}
+
+/// Loads `settings` (AirSim's settings.json), else `scenario`, else the
+/// built-in quad, with `seed`; the clock speed `clock_speed` over the
+/// settings'; `record` made.
+///
+/// # Errors
+/// A file that cannot be read or imported, a directory that cannot be made
+/// (exit 2).
+pub fn load(
+    (settings, scenario): (Option<&Path>, Option<&PathBuf>),
+    seed: Option<u64>,
+    clock_speed: Option<Speedup>,
+    record: Option<&Path>,
+) -> Result<Loaded, Failure> {
+    let (inputs, imported) = match settings {
+        Some(path) => {
+            let (inputs, imported) = from_settings(path, seed)?;
+            (inputs, Some(imported))
+        }
+        None => {
+            let args = mavsitl_run::inputs::InputArgs {
+                mission: None,
+                vehicle: Some(VehicleKind::Multirotor),
+                scenario,
+                seed,
+                faults: &[],
+                home: None,
+                params: None,
+                ground_truth: false,
+            };
+            (mavsitl_run::inputs::load_inputs(&args, false)?, None)
+        }
+    };
+    let clock_speed = clock_speed
+        .or(imported
+            .as_ref()
+            .and_then(|i| i.clock_speed.map(Speedup::Factor)))
+        .unwrap_or(Speedup::Factor(1.0));
+    if let Some(dir) = record {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::input(format!("{}: cannot create: {e}", dir.display()), ""))?;
+    }
+    Ok(match imported {
+        Some(i) => Loaded {
+            inputs,
+            clock_speed,
+            external_physics: i.external_physics,
+            vehicle_type: i.vehicle_type,
+            sf_params: i.simpleflight_parameters,
+        },
+        None => Loaded {
+            inputs,
+            clock_speed,
+            external_physics: false,
+            vehicle_type: crate::settings::VehicleType::SimpleFlight,
+            sf_params: Vec::new(),
+        },
+    })
+}
+
+/// How the start-up line tells the clock: "clock speed 2", or as fast as
+/// possible.
+pub fn clock_text(clock_speed: Speedup) -> String {
+    match clock_speed {
+        Speedup::Max => "as fast as possible".to_string(),
+        Speedup::Factor(k) => format!("clock speed {k}"),
+    }
+}
+
+/// The start-up line of SimpleFlight served: where the API listens, the
+/// vehicles' names, the clock.
+pub fn banner(server: &Server, served: &[String], clock_speed: Speedup) -> String {
+    let listed: Vec<String> = served.iter().map(|n| format!("'{n}'")).collect();
+    format!(
+        "mavsitl airsim: AirSim API on tcp {}; {} {}; {}",
+        server.local_addr(),
+        if listed.len() == 1 {
+            "vehicle"
+        } else {
+            "vehicles"
+        },
+        listed.join(", "),
+        clock_text(clock_speed)
+    )
+}
+
+/// The UDP port PX4 instance `n` sends its offboard (MAVSDK) link to:
+/// 14540 + n, and 14549 from n = 10 on (PX4's px4-rc.mavlink).
+pub fn px4_offboard_port(n: u8) -> u16 {
+    if n < 10 {
+        14540 + n as u16
+    } else {
+        14549
+    }
+}
+
+/// What to run in another terminal for the settings' PX4 when mavsitl
+/// does not start it.
+pub fn px4_by_hand(px4: &crate::settings::Px4Settings) -> Vec<String> {
+    let mut lines = vec![format!(
+        "  start PX4 SITL instance {0} in another terminal: source firmware_configs/px4/generic_quad.env && cd PX4-Autopilot/build/px4_sitl_default/rootfs && ../bin/px4 -d -i {0}",
+        px4.instance
+    )];
+    if !px4.parameters.is_empty() {
+        let names: Vec<&str> = px4.parameters.iter().map(|(n, _)| n.as_str()).collect();
+        lines.push(format!(
+            "  (and set the settings' Parameters there: {}; --px4-build sets them for you)",
+            names.join(", ")
+        ));
+    }
+    lines
+}

@@ -152,13 +152,7 @@ pub fn plan_of(inputs: &FlightInputs, f: &FirmwareSpec) -> Result<FirmwarePlan, 
         None => (inputs.mission.clone(), inputs.mission_name.clone()),
     };
     let params = match &f.params {
-        Some(p) => {
-            let path = base.join(p);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| Failure::input(format!("{}: cannot read: {e}", path.display()), ""))?;
-            mavsitl_bridges::param_file::parse(&text, &path.display().to_string())
-                .map_err(|e| Failure::input(e, "NAME VALUE lines, one parameter each"))?
-        }
+        Some(p) => read_param_file(&base.join(p))?,
         None => Vec::new(),
     };
     Ok(FirmwarePlan {
@@ -166,6 +160,20 @@ pub fn plan_of(inputs: &FlightInputs, f: &FirmwareSpec) -> Result<FirmwarePlan, 
         name,
         params,
     })
+}
+
+/// A firmware parameter file: `NAME VALUE` or `NAME,VALUE` lines, or
+/// QGroundControl's .params; (name, value) in file order.
+///
+/// # Errors
+/// A file that cannot be read, or a line that is not a parameter, named
+/// (exit 2).
+pub fn read_param_file(path: &Path) -> Result<Vec<(String, String)>, Failure> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::input(format!("{name}: cannot read: {e}"), ""))?;
+    mavsitl_bridges::param_file::parse(&text, &name)
+        .map_err(|e| Failure::input(e, "NAME VALUE lines, one parameter each"))
 }
 
 /// One vehicle's firmware flight.

@@ -24,6 +24,7 @@ use mavsitl_mavlink::mission_protocol::StoredItem;
 use mavsitl_mavlink::wire::deg_e7;
 use mavsitl_run::launch::{Firmware, LaunchSpec};
 use mavsitl_run::setup::FlightInputs;
+use mavsitl_run::summary::FlightSummary;
 use mavsitl_run::StartError;
 use mavsitl_sim::scenario::Home;
 use mavsitl_sim::sim::{SimError, Simulation};
@@ -419,6 +420,48 @@ pub struct FlightReport {
     pub metrics: FlightMetrics,
     /// For each upload the firmware accepted, the attempt it accepted.
     pub upload_attempts: Vec<u32>,
+}
+
+impl FlightReport {
+    /// The summary of this flight under `title`, ended with `outcome`: the
+    /// rows every mission flight prints, then the uploads the firmware
+    /// refused before accepting one.
+    pub fn summary<'a>(
+        &'a self,
+        title: String,
+        outcome: &'a Result<(), String>,
+    ) -> ReportSummary<'a> {
+        ReportSummary {
+            common: FlightSummary {
+                title,
+                outcome,
+                sim_s: self.sim_s,
+                wall_s: self.wall_s,
+                items: self.items,
+                metrics: &self.metrics,
+            },
+            upload_attempts: &self.upload_attempts,
+        }
+    }
+}
+
+/// A firmware flight's summary ([`FlightReport::summary`]).
+pub struct ReportSummary<'a> {
+    common: FlightSummary<'a>,
+    upload_attempts: &'a [u32],
+}
+
+impl std::fmt::Display for ReportSummary<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.common)?;
+        for attempts in self.upload_attempts.iter().filter(|&&a| a > 1) {
+            writeln!(
+                f,
+                "  mission upload      accepted at attempt {attempts} (the firmware answered MAV_MISSION_ERROR before)"
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// The ground station flying `plan` through the firmware at instance `n`'s

@@ -21,4 +21,6 @@
 pub mod ardupilot;
 pub mod crew;
 pub mod flight;
+pub mod launcher;
+pub mod mixed;
 pub mod px4;

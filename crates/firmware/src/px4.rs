@@ -394,6 +394,26 @@ pub fn write_lockstep_csv(dir: &Path, st: &Px4Stats, restarts: u32) {
     );
 }
 
+/// The summary's rows of the PX4 lockstep: steps sent, answered, missed
+/// and stale; connections, restarts and malformed messages.
+pub struct LockstepRows<'a>(pub &'a Px4Stats, pub u32);
+
+impl std::fmt::Display for LockstepRows<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (st, restarts) = (self.0, self.1);
+        writeln!(
+            f,
+            "  lockstep steps      {} sent, {} answered, {} missed, {} stale",
+            st.steps, st.answered, st.missed, st.stale
+        )?;
+        writeln!(
+            f,
+            "  PX4                 {} connection(s), {restarts} restart(s), {} malformed",
+            st.connections, st.malformed
+        )
+    }
+}
+
 /// A PX4 to be started by hand, in another terminal.
 #[derive(Debug, Clone, Copy)]
 pub struct ByHand {

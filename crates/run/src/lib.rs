@@ -71,4 +71,5 @@ pub mod recording;
 pub mod serve;
 pub mod session;
 pub mod setup;
+pub mod summary;
 pub mod traffic;

@@ -1,16 +1,24 @@
-//! An open-loop run (`mavsitl sim`, and the scenario `replay` starts from):
-//! the scenario's own commands, no autopilot, a progress bar on a terminal.
+//! Open-loop runs, no autopilot: `mavsitl sim` (the scenario's own
+//! commands, a progress bar on a terminal) and `mavsitl replay` (a recorded
+//! trajectory through a vehicle's sensors), with their summaries.
 
+use std::fmt;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mavsitl_core::failure::Failure;
-use mavsitl_core::time::SimTime;
-use mavsitl_sim::scenario::{Scenario, ScenarioSource};
-use mavsitl_sim::sim::{Lockstep, SimError, Simulation};
+use mavsitl_core::faults::FaultSpec;
+use mavsitl_core::geo::ExportFrame;
+use mavsitl_core::time::{PhysicsRate, SimTime};
+use mavsitl_sim::record::Recorder;
+use mavsitl_sim::replay::Trajectory;
+use mavsitl_sim::scenario::{Home, Scenario, ScenarioSource};
+use mavsitl_sim::sim::{Lockstep, Observer, SimError, Simulation};
 
+use crate::recording::RunPlan;
 use crate::session::{Driver, Step};
 
 /// The scenario `mavsitl sim` runs when given none.
@@ -131,5 +139,230 @@ pub fn load_scenario(path: Option<&PathBuf>) -> Result<(Scenario, ScenarioSource
                 .map_err(|e| Failure::input(e.to_string(), hint))?;
             (scenario, source)
         }
+    })
+}
+
+/// Loads the scenario at `path` (or the built-in one) and applies the
+/// command line's home (else the scenario's, else PX4_HOME_LAT/LON/ALT),
+/// seed and faults.
+///
+/// # Errors
+/// A scenario that does not load, a bad home or a bad fault (exit 2).
+pub fn load_world(
+    path: Option<&PathBuf>,
+    home: Option<Home>,
+    seed: Option<u64>,
+    faults: &[FaultSpec],
+) -> Result<(Scenario, ScenarioSource), Failure> {
+    let (mut scenario, source) = load_scenario(path)?;
+    scenario.home =
+        crate::home::resolve(home, scenario.home, |k| std::env::var(k).ok()).map_err(|e| {
+            Failure::input(
+                format!("home: {e}"),
+                "--home LAT,LON,ALT[,HEADING], e.g. --home 47.397742,8.545594,488",
+            )
+        })?;
+    if let Some(seed) = seed {
+        scenario.seed = seed;
+    }
+    crate::inputs::add_faults(&mut scenario, &source, None, faults)?;
+    Ok((scenario, source))
+}
+
+/// How an open-loop run is recorded and ended.
+pub struct OpenLoopPlan<'a> {
+    /// Sim time to run, s (`None`: the scenario's `duration_s`).
+    pub duration_s: Option<f64>,
+    /// The recording directory.
+    pub record: Option<&'a Path>,
+    /// The frame of the recordings.
+    pub frame: ExportFrame,
+    /// Set by Ctrl-C: the run stops at the next tick, recordings flushed.
+    pub stop: &'static AtomicBool,
+}
+
+/// An open-loop run that ended.
+pub struct Ran {
+    /// The world at the end.
+    pub sim: Simulation,
+    /// Wall time of the run, s.
+    pub wall_s: f64,
+    /// Stopped by Ctrl-C before its end.
+    pub interrupted: bool,
+}
+
+/// Runs `scenario` open loop (`mavsitl sim`) for `plan.duration_s`.
+///
+/// # Errors
+/// A duration out of range or a scenario that does not build (exit 2), a
+/// recording that fails or a simulation that stops (exit 1).
+pub fn run_sim(
+    scenario: &Scenario,
+    source: &ScenarioSource,
+    plan: &OpenLoopPlan,
+) -> Result<Ran, Failure> {
+    let duration_s = plan.duration_s.unwrap_or(scenario.duration_s);
+    if !(duration_s.is_finite() && duration_s > 0.0 && duration_s <= 1e7) {
+        return Err(Failure::input(
+            format!("--duration {duration_s:e}: give a positive number of seconds up to 1e7 (as a scenario's duration_s)"),
+            "e.g. --duration 600",
+        ));
+    }
+    let lockstep = scenario.build(source).map_err(|e| {
+        Failure::input(
+            e.to_string(),
+            "check the scenario against docs/reference/scenario.md",
+        )
+    })?;
+    let end = SimTime::from_secs_f64(duration_s);
+    let run_plan = RunPlan {
+        record: plan.record,
+        frame: plan.frame,
+        mission_file: None,
+        builtin: "",
+        end_s: Some(duration_s),
+        stop: plan.stop,
+    };
+    let mut run = crate::recording::session(lockstep, scenario, &run_plan)?;
+    let mut driver = SimDriver::new(end);
+    let wall = Instant::now();
+    let result = run.run(&mut driver);
+    let interrupted = plan.stop.load(Ordering::Relaxed) && run.world().sim().time() < end;
+    let wall_s = wall.elapsed().as_secs_f64();
+    driver.done();
+    run.finish(result.is_ok() && !interrupted)
+        .map_err(Failure::run)?;
+    result.map_err(Failure::run)?;
+    Ok(Ran {
+        sim: run.into_world().into_sim(),
+        wall_s,
+        interrupted,
+    })
+}
+
+/// `mavsitl sim`'s summary: the run, then every vehicle where it ended.
+pub struct SimSummary<'a> {
+    /// The scenario's name as given.
+    pub name: &'a str,
+    /// The run.
+    pub ran: &'a Ran,
+    /// The seed flown.
+    pub seed: u64,
+    /// Where it was recorded.
+    pub record: Option<&'a Path>,
+}
+
+impl fmt::Display for SimSummary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (sim, wall_s) = (&self.ran.sim, self.ran.wall_s);
+        let sim_s = sim.time().as_secs_f64();
+        writeln!(f, "mavsitl sim {} (seed {})", self.name, self.seed)?;
+        writeln!(
+            f,
+            "  sim time          {sim_s:.3} s ({} ticks at {} Hz)",
+            sim.tick(),
+            sim.rate().hz()
+        )?;
+        writeln!(f, "  wall time         {wall_s:.3} s")?;
+        if wall_s > 0.0 {
+            writeln!(f, "  real-time factor  {:.0}x", sim_s / wall_s)?;
+        }
+        for v in sim.vehicles() {
+            let t = v.ground_truth();
+            let (roll, pitch, yaw) = t.att_ned_frd.euler_angles();
+            writeln!(
+                f,
+                "  {:<16}  pos N {:.3} E {:.3} D {:.3} m | speed {:.3} m/s | roll {:.1} pitch {:.1} yaw {:.1} deg | {}",
+                v.name(),
+                t.pos_ned_m.x,
+                t.pos_ned_m.y,
+                t.pos_ned_m.z,
+                t.vel_ned_m_s.norm(),
+                roll.to_degrees(),
+                pitch.to_degrees(),
+                yaw.to_degrees(),
+                if t.landed { "on ground" } else { "moving freely" }
+            )?;
+        }
+        let events = sim.zone_events().len();
+        if events > 0 {
+            writeln!(f, "  zone events       {events}")?;
+        }
+        if let Some(dir) = self.record {
+            writeln!(f, "  recorded to       {}", dir.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// A trajectory replayed through the first vehicle's sensors.
+pub struct Replayed {
+    /// The world at the end.
+    pub sim: Simulation,
+    /// Ticks the trajectory spans.
+    pub ticks: u64,
+    /// The physics rate, Hz.
+    pub rate_hz: u32,
+    /// Wall time, s.
+    pub wall_s: f64,
+    /// Stopped by Ctrl-C before its end.
+    pub interrupted: bool,
+}
+
+/// Replays `trajectory` (`mavsitl replay`): the first vehicle of `scenario`
+/// moved along it tick by tick, its sensors sampling, everything recorded
+/// into `record` in `frame`; stopped early by `stop`.
+///
+/// # Errors
+/// A scenario that does not build or a directory that cannot be written
+/// (exit 2), a recording that fails (exit 1).
+pub fn replay(
+    (scenario, source): (&Scenario, &ScenarioSource),
+    trajectory: &Trajectory,
+    (record, frame): (&Path, ExportFrame),
+    stop: &AtomicBool,
+) -> Result<Replayed, Failure> {
+    let hint = "check the scenario against docs/reference/scenario.md";
+    let mut lockstep = scenario
+        .build(source)
+        .map_err(|e| Failure::input(e.to_string(), hint))?;
+    let rate = PhysicsRate::new(scenario.physics_rate_hz)
+        .map_err(|e| Failure::input(e.to_string(), hint))?;
+    let gt_rate = rate
+        .divider(scenario.record.ground_truth_rate_hz)
+        .map_err(|e| Failure::input(e.to_string(), hint))?;
+    let sim = lockstep.sim_mut();
+    sim.set_vehicle_state(0, trajectory.at(0.0).state);
+    let mut recorder = Recorder::create(record, scenario, sim, frame, gt_rate).map_err(|e| {
+        Failure::input(
+            format!("{}: cannot record: {e}", record.display()),
+            "choose a writable directory",
+        )
+    })?;
+    let dt = rate.dt_s();
+    let ticks = (trajectory.duration_s() / dt + 1e-9).floor() as u64;
+    let wall = Instant::now();
+    let mut result = Ok(());
+    for k in 1..=ticks {
+        sim.step_replay(0, &trajectory.at(k as f64 * dt));
+        if let Err(e) = recorder.on_tick(sim) {
+            result = Err(e);
+            break;
+        }
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+    }
+    let interrupted = stop.load(Ordering::Relaxed) && sim.tick() < ticks;
+    recorder
+        .finish(sim, result.is_ok() && !interrupted)
+        .and(result)
+        .map_err(|e| Failure::run(format!("recording: {e}")))?;
+    Ok(Replayed {
+        wall_s: wall.elapsed().as_secs_f64(),
+        sim: lockstep.into_sim(),
+        ticks,
+        rate_hz: rate.hz(),
+        interrupted,
     })
 }

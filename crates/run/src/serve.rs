@@ -8,13 +8,19 @@ use mavsitl_core::time::SimTime;
 use mavsitl_mavlink::traffic::TRAFFIC_PERIOD_US;
 use mavsitl_sim::sim::{Lockstep, SimError, Simulation};
 
+use std::fmt;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use crate::endpoint::{EndpointLink, EndpointParts, LinkChoice};
-use crate::session::{Driver, Step};
+use crate::pacing::Speedup;
+use crate::recording::RunPlan;
+use crate::session::{Driver, Session, Step};
 use crate::setup::FlightInputs;
+use crate::setup::PilotPlan;
 use crate::setup::{Fleet, Pilot};
 use crate::traffic::traffic_for;
+use mavsitl_core::geo::ExportFrame;
 use mavsitl_sim::scenario::ControllerSpec;
 
 /// The vehicles to serve: with `--count N`, N vehicles (see
@@ -33,6 +39,204 @@ pub fn serve_vehicles(inputs: &mut FlightInputs, count: u8) -> Result<(), Failur
     }
     crate::fleet::give_first_to_simpleflight(inputs);
     Ok(())
+}
+
+/// The served world: SimpleFlight on every served vehicle, waiting for a
+/// ground station to arm it.
+///
+/// # Errors
+/// A mission, scenario or parameter file SimpleFlight refuses (exit 2).
+pub fn build_fleet(inputs: &FlightInputs) -> Result<Fleet, Failure> {
+    let plan = PilotPlan {
+        mission: &inputs.mission,
+        mission_name: &inputs.mission_name,
+        param_file: inputs.params(),
+        auto_arm: false,
+    };
+    crate::setup::fleet(&inputs.scenario, &inputs.source, &plan).map_err(|e| {
+        Failure::input(
+            e.to_string(),
+            "check the mission, scenario and parameter file",
+        )
+    })
+}
+
+/// How `mavsitl serve` serves.
+pub struct ServePlan<'a> {
+    /// Vehicle 0's link (vehicle k's is [`LinkChoice::for_vehicle`]).
+    pub link: LinkChoice,
+    /// Vehicles served (`--count`; 1: the scenario's SimpleFlight ones).
+    pub count: u8,
+    /// Each vehicle also reports the others as ADS-B traffic.
+    pub adsb: bool,
+    /// The recording directory (with each link's telemetry.tlog).
+    pub record: Option<&'a Path>,
+    /// Stop after this much sim time, s (`None`: until interrupted).
+    pub duration_s: Option<f64>,
+    /// Pacing against the wall clock.
+    pub speedup: Speedup,
+    /// Set by Ctrl-C.
+    pub stop: &'static AtomicBool,
+}
+
+/// Sim time between network services while running flat out, µs.
+const MAX_SPEED_SERVICE_US: u64 = 20_000;
+/// Sim time between network services when paced, µs.
+const PACED_SERVICE_US: u64 = 4_000;
+
+/// SimpleFlight served to ground stations, set up and ready to run.
+pub struct Served {
+    run: Session<Lockstep>,
+    driver: ServeDriver,
+    instance: u8,
+    speedup: Speedup,
+}
+
+impl Served {
+    /// Sets up `plan` over `inputs`: the vehicles chosen, the world built,
+    /// one link per vehicle opened, the recording started. Warnings about
+    /// the mission go to stderr.
+    ///
+    /// # Errors
+    /// Bad inputs, a directory or link that cannot be opened (exit 2).
+    pub fn start(mut inputs: FlightInputs, plan: &ServePlan) -> Result<Served, Failure> {
+        crate::inputs::check_instances(plan.link.instance, plan.count)?;
+        serve_vehicles(&mut inputs, plan.count)?;
+        let fleet = build_fleet(&inputs)?;
+        if let Some(p) = fleet.pilots.first() {
+            for w in &p.warnings {
+                eprintln!("warning: {}: {}", inputs.mission_name, w.message);
+            }
+        }
+        if let Some(dir) = plan.record {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Failure::input(format!("{}: cannot create: {e}", dir.display()), "")
+            })?;
+        }
+        let sessions = open_sessions(&plan.link, &fleet, &inputs, plan.record)?;
+        let run_plan = RunPlan {
+            record: plan.record,
+            frame: ExportFrame::Ned,
+            mission_file: None,
+            builtin: "",
+            end_s: plan.duration_s,
+            stop: plan.stop,
+        };
+        let Fleet { lockstep, pilots } = fleet;
+        let run = crate::recording::session(lockstep, &inputs.scenario, &run_plan)?;
+        Ok(Served {
+            run,
+            driver: ServeDriver::new(sessions, pilots, inputs, plan.adsb),
+            instance: plan.link.instance,
+            speedup: plan.speedup,
+        })
+    }
+
+    /// The start-up lines: one per vehicle, where it stands and where its
+    /// link listens.
+    pub fn banner(&self) -> Banner<'_> {
+        Banner(self)
+    }
+
+    /// Serves until the end, an interrupt or a failure; the closing lines
+    /// and how the serving ended.
+    ///
+    /// # Errors
+    /// A recording that could not be finished (exit 1).
+    #[allow(clippy::type_complexity)]
+    pub fn run(self) -> Result<(Ended, Result<(), Failure>), Failure> {
+        let Served {
+            run,
+            mut driver,
+            speedup,
+            ..
+        } = self;
+        let every = match speedup {
+            Speedup::Max => MAX_SPEED_SERVICE_US,
+            Speedup::Factor(_) => PACED_SERVICE_US,
+        };
+        let mut run = run.paced(speedup).serving_every(every);
+        let outcome = run.run(&mut driver);
+        for s in &mut driver.sessions {
+            s.finish();
+        }
+        run.finish(outcome.is_ok()).map_err(Failure::run)?;
+        let ended = Ended {
+            sim: run.into_world().into_sim(),
+            sessions: driver.sessions,
+            resets: driver.resets,
+        };
+        let failed = driver.failed;
+        Ok((
+            ended,
+            outcome.map_err(|why| failed.unwrap_or_else(|| Failure::run(why))),
+        ))
+    }
+}
+
+/// [`Served::banner`].
+pub struct Banner<'a>(&'a Served);
+
+impl fmt::Display for Banner<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let served = self.0;
+        let (sim, d) = (served.run.world().sim(), &served.driver);
+        let speed = match served.speedup {
+            Speedup::Max => "as fast as possible".to_string(),
+            Speedup::Factor(k) => format!("{k}x real time"),
+        };
+        let frame = sim.world().frame();
+        for (k, (pilot, session)) in d.pilots.iter().zip(&d.sessions).enumerate() {
+            let local = session
+                .link
+                .local_addr()
+                .map_or_else(|e| e.to_string(), |a| a.to_string());
+            let at = sim.vehicles().get(pilot.index).map_or_else(
+                || frame.origin(),
+                |v| frame.to_geodetic(&v.body().state.pos_ned_m),
+            );
+            writeln!(
+                f,
+                "mavsitl serve: {} ({}), system id {}, at {:.7},{:.7},{:.1}; MAVLink on udp {local}; {speed}; {} mission items",
+                pilot.kind.word(),
+                d.inputs.mission_name,
+                1 + served.instance as u32 + k as u32,
+                at.lat_deg(),
+                at.lon_deg(),
+                frame.origin().alt_m,
+                d.inputs.mission.items.len(),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A serve run that ended: the closing lines.
+pub struct Ended {
+    sim: Simulation,
+    sessions: Vec<EndpointLink>,
+    resets: u32,
+}
+
+impl fmt::Display for Ended {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "mavsitl serve stopped")?;
+        writeln!(
+            f,
+            "  sim time            {:.1} s",
+            self.sim.time().as_secs_f64()
+        )?;
+        writeln!(f, "  reboots             {}", self.resets)?;
+        for s in &self.sessions {
+            let st = s.link.stats();
+            writeln!(
+                f,
+                "  frames              {} in, {} out, {} rejected (signature), {} undecodable",
+                st.frames_in, st.frames_out, st.rejected_signature, st.undecodable
+            )?;
+        }
+        write!(f, "{}", crate::summary::EncounterRow(&self.sim))
+    }
 }
 
 /// One session per SimpleFlight vehicle of `fleet`.
@@ -83,13 +287,13 @@ pub fn open_sessions(
 
 /// The served vehicles: their links, ADS-B traffic, collisions told, and
 /// a fresh world when a ground station reboots one.
-pub struct ServeDriver<'a> {
+struct ServeDriver {
     /// Each vehicle's ground-station link, in vehicle order.
-    pub sessions: Vec<EndpointLink>,
+    sessions: Vec<EndpointLink>,
     /// Each vehicle's SimpleFlight.
     pilots: Vec<Pilot>,
-    /// Builds the world afresh (a reboot).
-    rebuild: &'a dyn Fn() -> Result<Fleet, Failure>,
+    /// What the world is built from, afresh on a reboot.
+    inputs: FlightInputs,
     /// Send each vehicle's ground stations the others as ADS-B traffic.
     adsb: bool,
     /// Sim time the next ADS-B traffic is due.
@@ -97,25 +301,25 @@ pub struct ServeDriver<'a> {
     /// Collisions already told on stderr.
     collisions_told: usize,
     /// Reboots so far.
-    pub resets: u32,
+    resets: u32,
     /// Why the world could not be built again, as the error to exit with.
-    pub failed: Option<Failure>,
+    failed: Option<Failure>,
 }
 
-impl<'a> ServeDriver<'a> {
-    /// Serves `sessions` (one per pilot, in order); `rebuild` makes the
+impl ServeDriver {
+    /// Serves `sessions` (one per pilot, in order); `inputs` make the
     /// world afresh when a ground station reboots a vehicle; with `adsb`,
     /// each vehicle's ground stations get the others as ADS-B traffic.
-    pub fn new(
+    fn new(
         sessions: Vec<EndpointLink>,
         pilots: Vec<Pilot>,
-        rebuild: &'a dyn Fn() -> Result<Fleet, Failure>,
+        inputs: FlightInputs,
         adsb: bool,
     ) -> Self {
         ServeDriver {
             sessions,
             pilots,
-            rebuild,
+            inputs,
             adsb,
             next_traffic: SimTime::ZERO,
             collisions_told: 0,
@@ -129,7 +333,7 @@ impl<'a> ServeDriver<'a> {
         if !self.sessions.iter_mut().any(|s| s.endpoint.take_reset()) {
             return Step::Go;
         }
-        let fleet = match (self.rebuild)() {
+        let fleet = match build_fleet(&self.inputs) {
             Ok(f) => f,
             Err(e) => {
                 let why = e.message.clone();
@@ -151,7 +355,7 @@ impl<'a> ServeDriver<'a> {
     }
 }
 
-impl Driver<Lockstep> for ServeDriver<'_> {
+impl Driver<Lockstep> for ServeDriver {
     fn serve(&mut self, ls: &mut Lockstep) -> Step<Lockstep> {
         service_all(&mut self.sessions, &self.pilots, ls.sim());
         self.reset()

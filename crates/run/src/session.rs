@@ -171,6 +171,11 @@ impl<W: World> Session<W> {
         &self.world
     }
 
+    /// The world, the run over (after [`Session::finish`]).
+    pub fn into_world(self) -> W {
+        self.world
+    }
+
     /// Runs until `driver`, the end, or an interrupt stops it; returns the
     /// run's outcome.
     pub fn run(&mut self, driver: &mut dyn Driver<W>) -> Result<(), String> {

@@ -463,6 +463,11 @@ impl Lockstep {
         &mut self.sim
     }
 
+    /// The simulation, its controllers dropped (the run over).
+    pub fn into_sim(self) -> Simulation {
+        self.sim
+    }
+
     /// Runs until sim time reaches `end` (or the first error).
     ///
     /// # Errors
