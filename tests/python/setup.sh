@@ -47,13 +47,23 @@ fi
 
 # AirSim's client in its own venv (see requirements-airsim.txt).
 AREQ=tests/python/requirements-airsim.txt
-if .venv-airsim/bin/python -c "import airsim, msgpackrpc" 2>/dev/null \
+if .venv-airsim/bin/python -c "import airsim, msgpackrpc, msgpack._unpacker" 2>/dev/null \
     && .venv-airsim/bin/python -m pip freeze 2>/dev/null | grep -qix "$(grep '^airsim==' "$AREQ")"; then
     echo "tests/python: .venv-airsim is up to date"
     exit 0
 fi
 python3 -m venv .venv-airsim
 .venv-airsim/bin/python -m pip install --quiet --upgrade pip setuptools wheel
+.venv-airsim/bin/python -m pip install --quiet "$(grep '^Cython==' "$AREQ")"
+# msgpack-python with its C extension (see requirements-airsim.txt).
+MSGPACK=$(grep '^msgpack-python==' "$AREQ")
+SDIST=$(mktemp -d)
+trap 'rm -rf "$SDIST"' EXIT
+.venv-airsim/bin/python -m pip download --quiet --no-deps --no-binary :all: -d "$SDIST" "$MSGPACK"
+tar -xzf "$SDIST"/msgpack*.tar.gz -C "$SDIST"
+rm -f "$SDIST"/msgpack*/msgpack/*.cpp
+.venv-airsim/bin/python -m pip install --quiet --no-cache-dir --no-build-isolation "$SDIST"/msgpack*/
+.venv-airsim/bin/python -c "import msgpack._unpacker"
 grep -v '^airsim==' "$AREQ" | .venv-airsim/bin/python -m pip install --quiet -r /dev/stdin
 .venv-airsim/bin/python -m pip install --quiet --no-build-isolation "$(grep '^airsim==' "$AREQ")"
 echo "tests/python: installed AirSim's client into .venv-airsim"
