@@ -11,7 +11,8 @@ use mavsitl::scenario::{Scenario, ScenarioSource};
 use mavsitl::time::SimTime;
 
 fn bench(c: &mut Criterion) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/quad_hover.json");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/quad_hover.json");
     let scenario = Scenario::load(&path).expect("scenario");
     let src = ScenarioSource {
         name: path.display().to_string(),
@@ -26,7 +27,8 @@ fn bench(c: &mut Criterion) {
             ls.sim().time()
         })
     });
-    let plan = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("missions/quad_square.plan");
+    let plan =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../missions/quad_square.plan");
     let mission = mavsitl::mission::Mission::load(&plan).expect("mission");
     let quad_src = ScenarioSource {
         name: "quad".into(),

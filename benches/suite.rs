@@ -1,14 +1,33 @@
 //! Throughput of `mavsitl test`: the shipped SimpleFlight suite (7 cases × 3
 //! seeds = 21 pairs, each a child `fly` process with its recording checked)
 //! at -j 1 and -j 2. Pairs per minute = 21 × 60 / the time per iteration.
+//! It runs the `mavsitl` program of the same profile: `cargo build
+//! --release` first.
 
 use std::process::Command;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
+/// The `mavsitl` program beside this benchmark's profile directory
+/// (`target/release/deps/suite-…` → `target/release/mavsitl`).
+fn mavsitl() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("own path");
+    let bin = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(|dir| dir.join("mavsitl"))
+        .expect("target directory");
+    assert!(
+        bin.exists(),
+        "{}: build it first (cargo build --release)",
+        bin.display()
+    );
+    bin
+}
+
 fn run_suite(jobs: &str, out: &std::path::Path) {
-    let status = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let status = Command::new(mavsitl())
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .args(["test", "suites/simpleflight.toml", "-j", jobs, "--out"])
         .arg(out)
         .stdout(std::process::Stdio::null())

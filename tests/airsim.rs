@@ -4,9 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "common/airsim_server.rs"]
-mod airsim_server;
-use airsim_server::Server;
+use crate::common::airsim_server::Server;
 use std::process::{Command, Stdio};
 
 fn root() -> &'static Path {

@@ -7,9 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-#[path = "common/airsim_server.rs"]
-mod airsim_server;
-use airsim_server::Server;
+use crate::common::airsim_server::Server;
 
 /// The server's clock speed: the scripts' waits pass four times faster.
 const CLOCK_SPEED: &str = "4";

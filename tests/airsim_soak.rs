@@ -2,7 +2,7 @@
 //! make AirSim's everyday calls in a loop (state, IMU, GPS, barometer, pose,
 //! ground truth, wind, API control) and time each answer; the tenth
 //! pipelines requests and never reads an answer. Run on demand:
-//! `cargo test --release --test airsim_soak -- --ignored --nocapture`
+//! `cargo test --release --test integration airsim_soak -- --ignored --nocapture`
 //! (about two minutes: the clock runs at 60× real time).
 //!
 //! Checks: the server's resident memory stays within 10 MB of where it
@@ -17,9 +17,7 @@ use std::time::{Duration, Instant};
 
 use rmpv::Value;
 
-#[path = "common/airsim_server.rs"]
-mod airsim_server;
-use airsim_server::Server;
+use crate::common::airsim_server::Server;
 
 /// Sim time to serve, s.
 const SOAK_S: f64 = 3600.0;

@@ -88,13 +88,31 @@ fn render(p: &impl Picture, dir: &Path, name: &str) -> Result<[PathBuf; 2], Stri
         p.draw(&area)?;
         area.present().map_err(err)?;
     }
+    let (w, h) = p.size();
+    let mut rgb = vec![0u8; w as usize * h as usize * 3];
     {
-        let area = BitMapBackend::new(&png, p.size()).into_drawing_area();
+        let area = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
         area.fill(&WHITE).map_err(err)?;
         p.draw(&area)?;
         area.present().map_err(err)?;
     }
+    write_png(&png, &rgb, (w, h)).map_err(|e| format!("{}: {e}", png.display()))?;
     Ok([svg, png])
+}
+
+/// Writes 8-bit RGB pixels, row by row from the top, as a PNG (deflate at
+/// its default level, each row's filter chosen adaptively).
+fn write_png(path: &Path, rgb: &[u8], (w, h): (u32, u32)) -> Result<(), String> {
+    let file = std::fs::File::create(path).map_err(err)?;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Default);
+    encoder.set_filter(png::FilterType::Sub);
+    encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+    let mut writer = encoder.write_header().map_err(err)?;
+    writer.write_image_data(rgb).map_err(err)?;
+    writer.finish().map_err(err)
 }
 
 /// (min, max) of `v`, widened by `pad` of the span (and to at least `min_span`).

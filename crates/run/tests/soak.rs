@@ -1,7 +1,7 @@
 //! Soak: `serve`'s SimpleFlight flying a looping mission for 24 h of sim time
 //! under a ground station's steady traffic (a heartbeat every second, a
 //! parameter read every ten), in process. Run on demand:
-//! `cargo test --release -p mavsitl-run --test soak -- --ignored --nocapture` (a few
+//! `cargo test --release -p mavsitl-run --test integration soak -- --ignored --nocapture` (a few
 //! minutes). Checks memory stays flat, heartbeats never stop for more than
 //! 1.1 s, time only moves forward and the attitude quaternion stays unit.
 

@@ -1,0 +1,6 @@
+//! The integration tests of `mavsitl-guidance`, one test binary: each module is
+//! the file of the same name beside this one.
+
+mod guidance_closed_loop;
+mod scurve_properties;
+mod scurve_reference;

@@ -1,0 +1,7 @@
+//! The integration tests of `mavsitl-sim`, one test binary: each module is
+//! the file of the same name beside this one.
+
+mod battery;
+mod faults;
+mod physics;
+mod sensors;
