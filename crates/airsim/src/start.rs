@@ -330,3 +330,60 @@ pub fn px4_by_hand(px4: &crate::settings::Px4Settings) -> Vec<String> {
     }
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Px4Settings;
+
+    #[test]
+    fn the_clock_is_told_as_a_speed_or_as_fast_as_possible() {
+        assert_eq!(clock_text(Speedup::Factor(2.5)), "clock speed 2.5");
+        assert_eq!(clock_text(Speedup::Max), "as fast as possible");
+    }
+
+    #[test]
+    fn px4_instances_send_offboard_to_14540_plus_n_then_14549() {
+        let ports: Vec<u16> = [0, 1, 9, 10, 200].map(px4_offboard_port).to_vec();
+        assert_eq!(ports, [14540, 14541, 14549, 14549, 14549]);
+    }
+
+    #[test]
+    fn the_banner_names_the_port_the_vehicles_and_the_clock() {
+        let server = bind_server("127.0.0.1:0".parse().expect("addr")).expect("bind");
+        let port = server.local_addr().port();
+        let one = banner(&server, &["Drone1".into()], Speedup::Factor(1.0));
+        assert_eq!(
+            one,
+            format!("mavsitl airsim: AirSim API on tcp 127.0.0.1:{port}; vehicle 'Drone1'; clock speed 1")
+        );
+        let two = banner(&server, &["A".into(), "B".into()], Speedup::Max);
+        assert!(
+            two.ends_with("vehicles 'A', 'B'; as fast as possible"),
+            "{two}"
+        );
+    }
+
+    #[test]
+    fn px4_by_hand_names_the_instance_and_the_parameters_to_set() {
+        let bare = px4_by_hand(&Px4Settings {
+            instance: 3,
+            parameters: Vec::new(),
+        });
+        assert_eq!(bare.len(), 1);
+        assert!(bare[0].contains("SITL instance 3 ") && bare[0].ends_with("-d -i 3"));
+        let with = px4_by_hand(&Px4Settings {
+            instance: 0,
+            parameters: vec![
+                ("COM_RCL_EXCEPT".into(), "4".into()),
+                ("NAV_DLL_ACT".into(), "0".into()),
+            ],
+        });
+        assert_eq!(with.len(), 2);
+        assert!(
+            with[1].contains("Parameters there: COM_RCL_EXCEPT, NAV_DLL_ACT;"),
+            "{}",
+            with[1]
+        );
+    }
+}

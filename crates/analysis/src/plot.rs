@@ -753,3 +753,39 @@ pub fn manoeuvring(
 ) -> Result<[PathBuf; 2], String> {
     render(&ManoeuvringPage(ms), dir, name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::write_png;
+
+    /// Pixels of known, all different values written as a PNG read back
+    /// the same, with the size and colour type given.
+    #[test]
+    fn a_png_reads_back_the_pixels_written() {
+        let dir = std::env::temp_dir().join(format!("mavsitl-png-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("p.png");
+        let rgb: Vec<u8> = (0..3 * 5 * 2).map(|i| (i * 7 + 3) as u8).collect();
+        write_png(&path, &rgb, (5, 2)).expect("write");
+        let file = std::fs::File::open(&path).expect("open");
+        let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+            .read_info()
+            .expect("a PNG");
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).expect("a frame");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!((info.width, info.height), (5, 2));
+        assert_eq!(
+            (info.color_type, info.bit_depth),
+            (png::ColorType::Rgb, png::BitDepth::Eight)
+        );
+        assert_eq!(&buf[..info.buffer_size()], &rgb[..]);
+    }
+
+    /// A file that cannot be made is an error naming why, not a panic.
+    #[test]
+    fn a_png_into_a_missing_directory_is_an_error() {
+        let path = std::path::Path::new("/nonexistent-mavsitl-dir/p.png");
+        assert!(write_png(path, &[0; 3], (1, 1)).is_err());
+    }
+}

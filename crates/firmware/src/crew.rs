@@ -368,4 +368,28 @@ mod tests {
         members[1].outcome = Some(Err("timeout".into()));
         assert!(!Crew::new(&mut members, false).flying());
     }
+
+    #[test]
+    fn a_parameter_file_is_read_in_order_and_a_bad_one_is_named() {
+        let dir = std::env::temp_dir().join(format!("mavsitl-params-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let good = dir.join("good.params");
+        std::fs::write(&good, "MPC_XY_VEL_MAX 7.5\nNAV_ACC_RAD,3\n").expect("write");
+        let read = read_param_file(&good).expect("read");
+        assert_eq!(
+            read,
+            [
+                ("MPC_XY_VEL_MAX".to_string(), "7.5".to_string()),
+                ("NAV_ACC_RAD".to_string(), "3".to_string())
+            ]
+        );
+        let missing = read_param_file(&dir.join("none.params")).expect_err("missing");
+        assert!(
+            missing.message.contains("none.params: cannot read"),
+            "{}",
+            missing.message
+        );
+        assert_eq!(missing.code, 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -562,6 +562,42 @@ fn dialect_items(dialect: Dialect, mission: &Mission) -> Vec<StoredItem> {
 mod tests {
     use super::*;
 
+    /// A report's summary: the common rows under its title, then one row
+    /// per upload accepted only after a refusal (attempt 1 says nothing).
+    #[test]
+    fn a_report_summary_tells_the_uploads_refused_before_one_was_accepted() {
+        let mut metrics = FlightMetrics::new(Route::default(), Rate::EVERY_TICK);
+        metrics.distance_m = 123.45;
+        let report = FlightReport {
+            sim_s: 61.0,
+            wall_s: 0.5,
+            items: (3, 4),
+            metrics,
+            upload_attempts: vec![1, 3],
+        };
+        let failed = Err("timeout".to_string());
+        let text = report
+            .summary("mavsitl px4 m (quad, seed 7)".into(), &failed)
+            .to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "mavsitl px4 m (quad, seed 7)");
+        assert_eq!(lines[1], "  result              FAILED: timeout");
+        assert!(lines.contains(&"  distance            123.5 m"), "{text}");
+        assert!(lines.contains(&"  items reached       3 / 4"), "{text}");
+        let uploads: Vec<&&str> = lines
+            .iter()
+            .filter(|l| l.contains("mission upload"))
+            .collect();
+        assert_eq!(uploads.len(), 1, "{text}");
+        assert!(uploads[0].contains("accepted at attempt 3"), "{text}");
+        let ok = Ok(());
+        let done = report.summary(String::new(), &ok).to_string();
+        assert!(
+            done.contains("  result              mission completed"),
+            "{done}"
+        );
+    }
+
     #[test]
     fn each_firmware_is_reached_on_its_own_ground_station_port() {
         let at = |port: u16| SocketAddr::from(([127, 0, 0, 1], port));

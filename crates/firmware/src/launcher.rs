@@ -393,3 +393,74 @@ pub fn fly_fleet(
         finished,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+
+    use super::*;
+
+    static NEVER: AtomicBool = AtomicBool::new(false);
+
+    fn inputs(vehicles: &str) -> FlightInputs {
+        let source = ScenarioSource {
+            name: "s.json".into(),
+            base_dir: std::path::PathBuf::from("."),
+        };
+        let scenario = Scenario::from_json(&format!(r#"{{"vehicles":[{vehicles}]}}"#), &source)
+            .expect("scenario");
+        FlightInputs {
+            mission: Mission::default(),
+            mission_name: "m".into(),
+            scenario,
+            source,
+            param_text: None,
+        }
+    }
+
+    fn plan() -> PlanOptions {
+        PlanOptions {
+            fly_plan: false,
+            ready_timeout_s: READY_TIMEOUT_S,
+            mission_timeout_s: 10.0,
+            gcs_forward: None,
+            stop_run: &NEVER,
+            interrupted: &NEVER,
+        }
+    }
+
+    /// A firmware vehicle with no firmware given is refused, naming the
+    /// vehicle and the option; SimpleFlight and passive vehicles need none.
+    #[test]
+    fn a_firmware_vehicle_without_its_firmware_is_refused_by_name() {
+        let cases = [
+            (
+                r#"{"name":"p","kind":"multirotor","controller":{"kind":"px4","instance":1}}"#,
+                "vehicle 'p' is flown by PX4: give --px4-build",
+            ),
+            (
+                r#"{"name":"a","kind":"boat","controller":{"kind":"ardupilot","instance":2}}"#,
+                "vehicle 'a' is flown by ArduPilot: give --ardupilot",
+            ),
+        ];
+        for (vehicle, want) in cases {
+            let inputs = inputs(&format!(r#"{{"name":"sf","kind":"multirotor"}},{vehicle}"#));
+            let mut ls = Lockstep::new(
+                inputs
+                    .scenario
+                    .build_simulation(&inputs.source)
+                    .expect("sim"),
+            );
+            let e = attach_scenario_firmware(&inputs, &mut ls, (None, None), (None, &plan()))
+                .err()
+                .expect("refused");
+            assert_eq!((e.message.as_str(), e.code), (want, 2));
+        }
+        let none = inputs(r#"{"name":"sf","kind":"multirotor"}"#);
+        let mut ls = Lockstep::new(none.scenario.build_simulation(&none.source).expect("sim"));
+        let members = attach_scenario_firmware(&none, &mut ls, (None, None), (None, &plan()));
+        assert!(members.expect("nothing to attach").is_empty());
+    }
+}

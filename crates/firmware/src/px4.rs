@@ -500,3 +500,25 @@ pub fn attach(
         &frame,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lockstep_rows_give_every_counter() {
+        let st = Px4Stats {
+            connections: 2,
+            steps: 1000,
+            answered: 990,
+            missed: 7,
+            stale: 3,
+            malformed: 5,
+            ..Px4Stats::default()
+        };
+        assert_eq!(
+            LockstepRows(&st, 1).to_string(),
+            "  lockstep steps      1000 sent, 990 answered, 7 missed, 3 stale\n  PX4                 2 connection(s), 1 restart(s), 5 malformed\n"
+        );
+    }
+}

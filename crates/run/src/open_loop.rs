@@ -366,3 +366,97 @@ pub fn replay(
         interrupted,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+
+    static NEVER: AtomicBool = AtomicBool::new(false);
+    static STOPPED: AtomicBool = AtomicBool::new(true);
+
+    fn plan(duration_s: Option<f64>, stop: &'static AtomicBool) -> OpenLoopPlan<'static> {
+        OpenLoopPlan {
+            duration_s,
+            record: None,
+            frame: ExportFrame::Ned,
+            stop,
+        }
+    }
+
+    #[test]
+    fn a_duration_out_of_range_is_refused_as_bad_input() {
+        let (scenario, source) = load_scenario(None).expect("built-in");
+        for d in [0.0, -1.0, f64::NAN, f64::INFINITY, 1.000_001e7] {
+            let e = run_sim(&scenario, &source, &plan(Some(d), &NEVER))
+                .err()
+                .unwrap_or_else(|| panic!("{d} accepted"));
+            assert_eq!(e.code, 2, "{d}");
+            assert!(e.message.starts_with("--duration"), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn a_run_ends_at_its_duration_and_its_summary_says_so() {
+        let (scenario, source) = load_scenario(None).expect("built-in");
+        let ran = run_sim(&scenario, &source, &plan(Some(0.25), &NEVER)).expect("run");
+        assert!(!ran.interrupted);
+        assert_eq!(ran.sim.time(), SimTime::from_secs_f64(0.25));
+        let text = SimSummary {
+            name: "hover",
+            ran: &ran,
+            seed: 9,
+            record: Some(Path::new("/tmp/r")),
+        }
+        .to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "mavsitl sim hover (seed 9)");
+        assert_eq!(
+            lines[1],
+            "  sim time          0.250 s (250 ticks at 1000 Hz)"
+        );
+        assert_eq!(text.contains("real-time factor"), ran.wall_s > 0.0);
+        assert!(!text.contains("zone events"), "{text}");
+        assert_eq!(lines.last(), Some(&"  recorded to       /tmp/r"));
+        let vehicles = lines.iter().filter(|l| l.contains("pos N")).count();
+        assert_eq!(vehicles, ran.sim.vehicles().len());
+    }
+
+    #[test]
+    fn a_stopped_run_ends_at_once_and_says_it_was_interrupted() {
+        let (scenario, source) = load_scenario(None).expect("built-in");
+        let ran = run_sim(&scenario, &source, &plan(Some(5.0), &STOPPED)).expect("run");
+        assert!(ran.interrupted);
+        assert!(ran.sim.time() < SimTime::from_secs_f64(5.0));
+    }
+
+    /// Half a second of poses at 1 kHz is 500 ticks, the vehicle where the
+    /// trajectory ends, every tick recorded.
+    #[test]
+    fn a_replay_runs_every_tick_of_the_trajectory_to_its_end() {
+        let text = "#timestamp [ns],p_x,p_y,p_z,q_w,q_x,q_y,q_z\n\
+                    1000000000,0,0,-2,1,0,0,0\n\
+                    1500000000,2,1,-2,1,0,0,0\n";
+        let trajectory = Trajectory::parse(text, "t.csv").expect("poses");
+        let (scenario, source) = load_scenario(None).expect("built-in");
+        let dir = std::env::temp_dir().join(format!("mavsitl-replay-{}", std::process::id()));
+        let r = replay(
+            (&scenario, &source),
+            &trajectory,
+            (&dir, ExportFrame::Ned),
+            &NEVER,
+        )
+        .expect("replay");
+        let rows = std::fs::read_to_string(dir.join("ground_truth.csv")).expect("recorded");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!((r.ticks, r.rate_hz, r.sim.tick()), (500, 1000, 500));
+        assert!(!r.interrupted);
+        let end = r.sim.vehicles()[0].ground_truth().pos_ned_m;
+        assert!(
+            (end - nalgebra::Vector3::new(2.0, 1.0, -2.0)).norm() < 1e-9,
+            "{end}"
+        );
+        assert!(rows.lines().count() > 10, "{rows}");
+    }
+}

@@ -157,3 +157,67 @@ impl fmt::Display for Encounters<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use mavsitl_analysis::route::Route;
+    use mavsitl_core::time::Rate;
+    use nalgebra::Vector3;
+
+    use super::*;
+
+    fn metrics() -> FlightMetrics {
+        let mut m = FlightMetrics::new(Route::default(), Rate::EVERY_TICK);
+        m.distance_m = 412.34;
+        m.max_speed_m_s = 5.678;
+        m.start_ned_m = Some(Vector3::new(1.0, 2.0, 0.0));
+        m.last_ned_m = Some(Vector3::new(4.0, 6.0, -0.5));
+        m
+    }
+
+    /// Every row, with its figure rounded as printed; the real-time factor
+    /// only when the wall time is above zero.
+    #[test]
+    fn a_flight_summary_has_every_row_with_its_figure() {
+        let m = metrics();
+        let failed = Err("no GPS".to_string());
+        let s = FlightSummary {
+            title: "mavsitl fly p (quad, seed 3)".into(),
+            outcome: &failed,
+            sim_s: 120.04,
+            wall_s: 0.25,
+            items: (5, 6),
+            metrics: &m,
+        }
+        .to_string();
+        let want = [
+            "mavsitl fly p (quad, seed 3)",
+            "  result              FAILED: no GPS",
+            "  sim time            120.0 s",
+            "  wall time           0.25 s",
+            "  real-time factor    480x",
+            "  distance            412.3 m",
+            "  items reached       5 / 6",
+            "  max speed           5.68 m/s",
+            "  final position      N 4.00 E 6.00 D -0.50 m, 5.00 m from the take-off point",
+        ];
+        for w in want {
+            assert!(s.lines().any(|l| l == w), "missing {w:?} in\n{s}");
+        }
+        let ok = Ok(());
+        let s = FlightSummary {
+            title: String::new(),
+            outcome: &ok,
+            sim_s: 1.0,
+            wall_s: 0.0,
+            items: (0, 0),
+            metrics: &m,
+        }
+        .to_string();
+        assert!(
+            s.contains("  result              mission completed\n"),
+            "{s}"
+        );
+        assert!(!s.contains("real-time factor"), "{s}");
+    }
+}
