@@ -298,7 +298,7 @@ impl Driver<Lockstep> for Crew<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::atomic::AtomicBool;
 
     use mavsitl_bridges::ground_station::Firmware as Dialect;
@@ -315,7 +315,7 @@ mod tests {
 
     /// A member whose firmware is only simulated for (no plan, nothing
     /// launched: no socket, no process).
-    fn member(outcome: Option<Result<(), String>>) -> Member {
+    pub(crate) fn member(outcome: Option<Result<(), String>>) -> Member {
         let (mission, home) = (Mission::default(), Home::default());
         let frame = LocalFrame::new(GeoPoint::from_deg(home.lat_deg, home.lon_deg, home.alt_m));
         let plan = FlightPlan {

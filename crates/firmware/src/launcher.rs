@@ -463,4 +463,84 @@ mod tests {
         let members = attach_scenario_firmware(&none, &mut ls, (None, None), (None, &plan()));
         assert!(members.expect("nothing to attach").is_empty());
     }
+
+    /// Each member's report: its own end, else the run's; titled for the
+    /// command with the vehicle's name; a report's text is its summary.
+    #[test]
+    fn every_member_is_reported_with_its_own_end_and_title() {
+        use crate::crew::tests::member;
+        let inputs = inputs(r#"{"name":"q","kind":"multirotor"}"#);
+        let sim = inputs
+            .scenario
+            .build_simulation(&inputs.source)
+            .expect("sim");
+        let members = vec![member(Some(Err("crash".into()))), member(None)];
+        let out = reports(
+            members,
+            &sim,
+            (&inputs, "px4"),
+            None,
+            &Err("stopped".into()),
+        );
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].outcome, Err("crash".into()));
+        assert_eq!(out[1].outcome, Err("stopped".into()));
+        assert_eq!(
+            out[0].title,
+            "mavsitl px4 square (quad, seed 0) — vehicle 'c'"
+        );
+        assert!(out.iter().all(|r| r.name == "c" && r.report.is_none()));
+        assert_eq!(out[0].to_string(), "", "no plan flown, no summary");
+        let with = MemberReport {
+            report: Some(FlightReport {
+                sim_s: 2.0,
+                wall_s: 1.0,
+                items: (1, 2),
+                metrics: mavsitl_analysis::flight::FlightMetrics::new(
+                    mavsitl_analysis::Route::default(),
+                    mavsitl_core::time::Rate::EVERY_TICK,
+                ),
+                upload_attempts: vec![1],
+            }),
+            ..out.into_iter().next().expect("first")
+        };
+        let text = with.to_string();
+        assert!(text.starts_with("mavsitl px4 square (quad, seed 0) — vehicle 'c'\n  result              FAILED: crash\n"), "{text}");
+    }
+
+    /// A fleet whose run went well but one of whose flights failed is
+    /// recorded as not completed.
+    #[test]
+    fn a_fleet_with_a_failed_flight_is_not_recorded_as_completed() {
+        use crate::crew::tests::member;
+        let inputs = inputs(r#"{"name":"q","kind":"multirotor"}"#);
+        let sim = inputs
+            .scenario
+            .build_simulation(&inputs.source)
+            .expect("sim");
+        let dir = std::env::temp_dir().join(format!("mavsitl-fleet-{}", std::process::id()));
+        let ls = Lockstep::new(sim);
+        let recorder = mavsitl_run::recording::open_recorder(
+            Some(&dir),
+            &inputs.scenario,
+            ls.sim(),
+            ExportFrame::Ned,
+        )
+        .expect("recorder");
+        let fleet = FleetRun {
+            command: "px4",
+            record: Some(&dir),
+            duration: Some(0.01),
+            speedup: Speedup::Max,
+            adsb: false,
+            stop: &NEVER,
+        };
+        let members = vec![member(Some(Err("crash".into())))];
+        let end = fly_fleet((ls, recorder, members), &inputs, &fleet).expect("flown");
+        let meta = std::fs::read_to_string(dir.join("meta.json")).expect("meta.json");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(end.outcome, Ok(()));
+        assert_eq!(end.finished, Ok(()));
+        assert!(meta.contains("\"completed\": false,"), "{meta}");
+    }
 }
