@@ -420,6 +420,16 @@ mod tests {
         }
     }
 
+    /// A one-quad world and its simulation.
+    fn one_quad() -> (FlightInputs, Simulation) {
+        let inputs = inputs(r#"{"name":"q","kind":"multirotor"}"#);
+        let sim = inputs
+            .scenario
+            .build_simulation(&inputs.source)
+            .expect("sim");
+        (inputs, sim)
+    }
+
     fn plan() -> PlanOptions {
         PlanOptions {
             fly_plan: false,
@@ -469,11 +479,7 @@ mod tests {
     #[test]
     fn every_member_is_reported_with_its_own_end_and_title() {
         use crate::crew::tests::member;
-        let inputs = inputs(r#"{"name":"q","kind":"multirotor"}"#);
-        let sim = inputs
-            .scenario
-            .build_simulation(&inputs.source)
-            .expect("sim");
+        let (inputs, sim) = one_quad();
         let members = vec![member(Some(Err("crash".into()))), member(None)];
         let out = reports(
             members,
@@ -513,11 +519,7 @@ mod tests {
     #[test]
     fn a_fleet_with_a_failed_flight_is_not_recorded_as_completed() {
         use crate::crew::tests::member;
-        let inputs = inputs(r#"{"name":"q","kind":"multirotor"}"#);
-        let sim = inputs
-            .scenario
-            .build_simulation(&inputs.source)
-            .expect("sim");
+        let (inputs, sim) = one_quad();
         let dir = std::env::temp_dir().join(format!("mavsitl-fleet-{}", std::process::id()));
         let ls = Lockstep::new(sim);
         let recorder = mavsitl_run::recording::open_recorder(
