@@ -44,6 +44,64 @@ fn free_tcp_port() -> u16 {
         .unwrap_or_else(|e| panic!("no free TCP port: {e}"))
 }
 
+/// The longest a client script may take (the longest flies 30 s): past
+/// it, the client and what it started (mavsdk_server) are killed and the
+/// test fails with what they printed, instead of hanging the run.
+const CLIENT_LIMIT: Duration = Duration::from_secs(240);
+
+/// Runs `script` with `args` in its own process group, killed as a group
+/// after [`CLIENT_LIMIT`].
+fn run_client(script: &str, args: &[String]) -> std::process::Output {
+    use std::os::unix::process::CommandExt as _;
+    let mut child = Command::new(python())
+        .current_dir(root().join("tests/python"))
+        .arg(script)
+        .args(args)
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("client status") {
+            break status;
+        }
+        if start.elapsed() > CLIENT_LIMIT {
+            // The whole group: the client and the servers it started.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            break child.wait().expect("killed client");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
 /// A running `mavsitl serve`.
 struct Serve {
     child: Child,
@@ -107,12 +165,7 @@ impl Serve {
 /// Runs a script of tests/python; panics with its output unless it exits 0
 /// and printed OK. Returns the output.
 fn run_py(serve: Serve, script: &str, args: &[String]) -> String {
-    let out = Command::new(python())
-        .current_dir(root().join("tests/python"))
-        .arg(script)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {script}: {e}"));
+    let out = run_client(script, args);
     let log = serve.stop();
     let text = format!(
         "{}{}",
