@@ -19,6 +19,12 @@ use mavsitl_core::time::Rate;
 /// Tilt beyond which the vehicle counts as flipped, degrees.
 const FLIPPED_DEG: f64 = 80.0;
 
+/// Whether a tilt (degrees) is beyond [`FLIPPED_DEG`]. (A tilt of exactly
+/// 80° is never measured.)
+fn flipped(tilt_deg: f64) -> bool {
+    tilt_deg > FLIPPED_DEG
+}
+
 /// Metrics accumulated tick by tick from ground truth.
 #[derive(Debug, Clone)]
 pub struct FlightMetrics {
@@ -69,7 +75,7 @@ impl FlightMetrics {
         }
         if self.crashed.is_none() {
             let tilt = (t.att_ned_frd * Vector3::z()).z.clamp(-1.0, 1.0).acos();
-            if tilt.to_degrees() > FLIPPED_DEG {
+            if flipped(tilt.to_degrees()) {
                 self.crashed = Some(format!("vehicle flipped ({:.0}° tilt)", tilt.to_degrees()));
             }
         }
@@ -226,6 +232,70 @@ mod tests {
             (fm.xtrack_max_m() - 2f64.sqrt()).abs() < 1e-6,
             "{}",
             fm.xtrack_max_m()
+        );
+    }
+
+    /// Flipped means tilted more than 80°, said once with the first such
+    /// tilt; the distance sums every step, 3-D; the start is the first
+    /// sample on the mission; fresh metrics keep the rate.
+    #[test]
+    fn a_tilt_beyond_80_degrees_is_a_flip_and_the_path_sums_in_3d() {
+        let f = frame();
+        let route = Route::new(
+            &Mission {
+                items: vec![at(&f, 100.0, 0.0)],
+                ..Mission::default()
+            },
+            &f,
+            2.0,
+        );
+        let mut fm = FlightMetrics::new(route.clone(), Rate::EVERY_TICK);
+        assert_eq!(fm.from_start_m(), None);
+        let tilted = |deg: f64, n: f64, z: f64| GroundTruth {
+            att_ned_frd: nalgebra::UnitQuaternion::from_euler_angles(deg.to_radians(), 0.0, 0.0),
+            pos_ned_m: Vector3::new(n, 0.0, z),
+            ..truth(0.0, 0.0, 1.0)
+        };
+        fm.sample(0, &tilted(0.0, 0.0, 0.0), false);
+        fm.sample(1, &tilted(79.0, 3.0, -4.0), true);
+        fm.sample(2, &tilted(0.0, 6.0, 0.0), true);
+        assert_eq!(fm.crashed, None);
+        assert_eq!(fm.distance_m, 10.0);
+        assert_eq!(fm.start_ned_m, Some(Vector3::new(3.0, 0.0, -4.0)));
+        assert_eq!(fm.from_start_m(), Some(3.0));
+        fm.sample(3, &tilted(81.0, 6.0, 0.0), true);
+        fm.sample(4, &tilted(120.0, 6.0, 0.0), true);
+        assert_eq!(fm.crashed.as_deref(), Some("vehicle flipped (81° tilt)"));
+        // Fresh metrics against another route, at the same rate.
+        let rate = PhysicsRate::new(1000)
+            .and_then(|r| r.divider(200))
+            .expect("rate");
+        let other = Route::new(
+            &Mission {
+                items: vec![at(&f, 0.0, 50.0)],
+                ..Mission::default()
+            },
+            &f,
+            2.0,
+        );
+        let fresh = FlightMetrics::new(route, rate).with_route(other.clone());
+        assert_eq!(fresh.route(), &other);
+        assert_eq!((fresh.distance_m, fresh.last_ned_m), (0.0, None));
+        let mut fresh = fresh;
+        for tick in 1..=5u64 {
+            let off = if tick == 5 { 1.0 } else { 9.0 };
+            fresh.sample(tick, &truth(off, tick as f64, 1.0), true);
+        }
+        // Sampled once in five ticks: only tick 5's, 1 m off the leg east.
+        assert!(
+            (fresh.xtrack_rms_m() - 1.0).abs() < 1e-6,
+            "{}",
+            fresh.xtrack_rms_m()
+        );
+        assert!(
+            (fresh.xtrack_max_m() - 1.0).abs() < 1e-6,
+            "{}",
+            fresh.xtrack_max_m()
         );
     }
 }

@@ -368,32 +368,44 @@ fn cross(a: &Vector2<f64>, b: &Vector2<f64>) -> f64 {
     a.x * b.y - a.y * b.x
 }
 
+/// The sine of the least turn that makes a corner: about 3°.
+const CORNER_MIN_SIN: f64 = 0.05;
+
+/// A turn of sine `turn` too slight, or too close to a reversal, to be
+/// judged as a corner. (The threshold's boundary itself is never met by
+/// a measured route.)
+fn too_slight(turn: f64) -> bool {
+    turn.abs() < CORNER_MIN_SIN
+}
+
 /// Corners: route points with a leg on each side that turn by more than
-/// about 3°. Each is judged on the samples within half the shorter leg.
+/// about 3° and less than about 177°. Each is judged on the samples within
+/// half the shorter leg.
 fn corners(flown: &[Sample], route: &Route) -> Vec<CornerMetrics> {
     let mut out = Vec::new();
-    for (k, w) in route.legs.windows(2).enumerate() {
+    for w in route.legs.windows(2) {
         let [a, b] = w else { continue };
-        if (a.to - b.from).norm() > 1e-6 {
+        if a.to != b.from {
             continue; // a vertical leg between: not one corner
         }
         let (ua, ub) = (a.direction(), b.direction());
         let turn = cross(&ua, &ub);
-        if turn.abs() < 0.05 || ua.dot(&ub) < -0.999 {
+        if too_slight(turn) {
             continue;
         }
+        let Some(point) = route.points.iter().position(|p| p.ned_m == b.from) else {
+            continue;
+        };
         let c = b.from.xy();
         let window = 0.5 * a.length_m().min(b.length_m());
+        // Inside the corner: on the turn's side of both legs.
+        let left = turn.is_sign_positive();
+        let on_turn_side = |x: f64| if left { x > 0.0 } else { x < 0.0 };
         let inside = |p: &Vector2<f64>| {
-            turn.signum() * cross(&ua, &(p - a.from.xy())) > 0.0
-                && turn.signum() * cross(&ub, &(p - c)) > 0.0
+            on_turn_side(cross(&ua, &(p - a.from.xy()))) && on_turn_side(cross(&ub, &(p - c)))
         };
         let mut m = CornerMetrics {
-            point: route
-                .points
-                .iter()
-                .position(|p| (p.ned_m - b.from).norm() < 1e-9)
-                .unwrap_or(k + 1),
+            point,
             ..Default::default()
         };
         let mut closest: Option<(f64, &Sample)> = None;
@@ -580,6 +592,155 @@ mod tests {
         );
     }
 
+    /// Speed 1 + t²/2 m/s north: acceleration t m/s², jerk 1 m/s³, both
+    /// differentiated from the velocity resampled every 0.05 s (0, 0.05 …
+    /// 9.95 s): acceleration at 0.05 … 9.90 s, jerk at 0.10 … 9.85 s.
+    #[test]
+    fn acceleration_and_jerk_are_the_derivatives_of_the_velocity() {
+        let r = route(&[(0.0, 0.0), (1000.0, 0.0)]);
+        let samples = (0..1000)
+            .map(|k| {
+                let t = f64::from(k) / 100.0;
+                Sample {
+                    t_s: t,
+                    pos_ned_m: Vector3::new(t + t * t * t / 6.0, 0.0, -10.0),
+                    vel_ned_m_s: Vector3::new(1.0 + 0.5 * t * t, 0.0, 0.0),
+                    tilt_rad: 0.0,
+                }
+            })
+            .collect();
+        let m = MissionMetrics::measure(
+            &Track {
+                samples,
+                ..Default::default()
+            },
+            &r,
+        );
+        let at: Vec<f64> = (1..=198).map(|j| 0.05 * f64::from(j)).collect();
+        let rms = (at.iter().map(|t| t * t).sum::<f64>() / at.len() as f64).sqrt();
+        assert!(
+            (m.accel_max_m_s2 - 9.9).abs() < 1e-6,
+            "{}",
+            m.accel_max_m_s2
+        );
+        assert!(
+            (m.accel_rms_m_s2 - rms).abs() < 1e-6,
+            "{} {rms}",
+            m.accel_rms_m_s2
+        );
+        assert!((m.jerk_max_m_s3 - 1.0).abs() < 1e-6, "{}", m.jerk_max_m_s3);
+        assert!((m.jerk_rms_m_s3 - 1.0).abs() < 1e-6, "{}", m.jerk_rms_m_s3);
+        assert!((m.speed_max_m_s - (1.0 + 0.5 * 9.99 * 9.99)).abs() < 1e-9);
+        assert!((m.time_s - 9.99).abs() < 1e-12, "{}", m.time_s);
+    }
+
+    /// Central differences, and none where the time does not advance
+    /// across a sample (a repeated time stamp), rather than an infinity.
+    #[test]
+    fn derivatives_are_central_differences_over_advancing_time() {
+        let v = |x: f64| Vector3::new(x, -2.0 * x, 0.0);
+        let (t, d) = derivative(
+            &[0.0, 1.0, 3.0, 3.0, 3.0],
+            &[v(0.0), v(2.0), v(10.0), v(11.0), v(11.0)],
+        );
+        assert_eq!(t, [1.0, 3.0]);
+        assert_eq!(d, [v(10.0 / 3.0), v(9.0 / 2.0)]);
+        assert_eq!(derivative(&[], &[]), (vec![], vec![]));
+    }
+
+    /// On the ground the speed ramps at 10 m/s² (a take-off run, or the
+    /// knocks of landing gear); airborne it is a steady 2 m/s. A flying
+    /// route's dynamics are the airborne samples', higher than
+    /// [`ON_GROUND_M`] (a sample at exactly 0.5 m is on the ground); a
+    /// route on the ground (its highest point at 0.5 m) counts them all.
+    #[test]
+    fn a_flights_dynamics_leave_out_its_ground_contact() {
+        let sample = |k: u32, up_m: f64, v: f64| Sample {
+            t_s: f64::from(k) / 100.0,
+            pos_ned_m: Vector3::new(f64::from(k) / 10.0, 0.0, -up_m),
+            vel_ned_m_s: Vector3::new(v, 0.0, 0.0),
+            tilt_rad: 0.0,
+        };
+        let mut samples: Vec<Sample> = (0..100)
+            .map(|k| sample(k, 0.0, 1.0 + f64::from(k) / 10.0))
+            .collect();
+        samples.push(sample(100, ON_GROUND_M, 5.0));
+        samples.extend((101..400).map(|k| sample(k, 10.0, 2.0)));
+        samples.push(sample(400, ON_GROUND_M, 5.0));
+        let track = Track {
+            samples,
+            ..Default::default()
+        };
+        let flying = MissionMetrics::measure(&track, &route(&[(0.0, 0.0), (100.0, 0.0)]));
+        assert_eq!((flying.accel_max_m_s2, flying.jerk_max_m_s3), (0.0, 0.0));
+        assert_eq!(flying.speed_max_m_s, 2.0);
+        let mut ground = route(&[(0.0, 0.0), (50.0, 0.0), (100.0, 0.0)]);
+        for p in &mut ground.points {
+            p.ned_m.z = 0.0;
+        }
+        ground.points[1].ned_m.z = -ON_GROUND_M;
+        let rolled = MissionMetrics::measure(&track, &ground);
+        assert!(rolled.accel_max_m_s2 >= 10.0, "{}", rolled.accel_max_m_s2);
+        assert_eq!(rolled.speed_max_m_s, 10.9);
+    }
+
+    /// What the recording says is passed on: the outcome, the energy in
+    /// Wh, and where the last sample came to rest from home (3-4-5 m).
+    #[test]
+    fn the_recordings_own_figures_pass_through() {
+        let mut t = track(&[(0.0, 0.0, -10.0), (3.0, 4.0, -10.0)]);
+        t.completed = Some(true);
+        t.energy_j = Some(9000.0);
+        t.samples.push(Sample {
+            t_s: 100.0,
+            pos_ned_m: Vector3::new(3.0, 4.0, 0.0),
+            vel_ned_m_s: Vector3::zeros(),
+            tilt_rad: 0.0,
+        });
+        let m = MissionMetrics::measure(&t, &route(&[(0.0, 0.0), (3.0, 4.0)]));
+        assert_eq!(m.completed, Some(true));
+        assert_eq!(m.energy_wh, Some(2.5));
+        assert!((m.rest_from_home_m - 5.0).abs() < 1e-12);
+        let nothing = MissionMetrics::measure(&Track::default(), &Route::default());
+        assert_eq!(nothing.rest_from_home_m, 0.0);
+        assert_eq!((nothing.alt_err_rms_m, nothing.alt_err_max_m), (None, None));
+    }
+
+    /// A vehicle at exactly [`MOVING_M_S`] is not moving: the flight and
+    /// its cross-track error start with the first sample faster than it.
+    #[test]
+    fn moving_means_faster_than_the_threshold() {
+        let r = route(&[(0.0, 0.0), (100.0, 0.0)]);
+        let at = |k: u32, v: f64, e: f64| Sample {
+            t_s: f64::from(k),
+            pos_ned_m: Vector3::new(f64::from(k), e, -10.0),
+            vel_ned_m_s: Vector3::new(v, 0.0, 0.0),
+            tilt_rad: 0.0,
+        };
+        let samples = vec![
+            at(0, MOVING_M_S, 5.0),
+            at(1, 1.0, 1.0),
+            at(2, 1.0, 2.0),
+            at(3, MOVING_M_S, 7.0),
+        ];
+        assert_eq!(moving(&samples), &samples[1..3]);
+        let mut x = CrossTrack::new(r.clone());
+        for s in &samples {
+            x.add(&s.pos_ned_m, &s.vel_ned_m_s);
+        }
+        assert_eq!(x.max_m(), 2.0);
+        assert!((x.rms_m() - 2.5f64.sqrt()).abs() < 1e-12, "{}", x.rms_m());
+        assert_eq!(x.route(), &r);
+        let m = MissionMetrics::measure(
+            &Track {
+                samples,
+                ..Default::default()
+            },
+            &r,
+        );
+        assert_eq!((m.time_s, m.xtrack_max_m), (1.0, 2.0));
+    }
+
     #[test]
     fn a_corner_cut_by_a_chord_gives_its_cut_distance() {
         // North 50 m, then east 50 m; the track leaves the first leg 5 m
@@ -625,6 +786,176 @@ mod tests {
         assert_eq!(c.cut_m, 0.0);
     }
 
+    /// The two corners above turned the other way (left) and rotated by
+    /// 30°: the same cut and overshoot, whichever way the route turns and
+    /// whatever its heading.
+    #[test]
+    fn a_left_corner_at_any_heading_is_measured_alike() {
+        let (sin, cos) = 30f64.to_radians().sin_cos();
+        let turn = |(n, e): (f64, f64)| (n * cos + e * sin, n * sin - e * cos);
+        let route_of =
+            |pts: &[(f64, f64)]| route(&pts.iter().map(|p| turn(*p)).collect::<Vec<_>>());
+        let track_of = |pts: &[(f64, f64)]| {
+            track(
+                &pts.iter()
+                    .map(|p| {
+                        let (n, e) = turn(*p);
+                        (n, e, -10.0)
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let r = route_of(&[(0.0, 0.0), (50.0, 0.0), (50.0, 50.0)]);
+        let cut = MissionMetrics::measure(
+            &track_of(&[(0.0, 0.0), (45.0, 0.0), (50.0, 5.0), (50.0, 50.0)]),
+            &r,
+        );
+        let c = cut.corners[0];
+        assert!((c.cut_m - 5.0 / 2f64.sqrt()).abs() < 0.01, "{c:?}");
+        assert!(c.overshoot_m < 1e-9, "{c:?}");
+        let over = MissionMetrics::measure(
+            &track_of(&[
+                (0.0, 0.0),
+                (53.0, 0.0),
+                (53.0, 10.0),
+                (50.0, 20.0),
+                (50.0, 50.0),
+            ]),
+            &r,
+        );
+        let c = over.corners[0];
+        assert!((c.overshoot_m - 3.0).abs() < 1e-9, "{c:?}");
+        assert_eq!(c.cut_m, 0.0);
+    }
+
+    /// A map of (N, E) points.
+    type Turn = fn((f64, f64)) -> (f64, f64);
+
+    /// (N, E) as it is, mirrored east to west, and moved 100 m north and
+    /// 200 m east: the same geometry, exactly, turning right and left and
+    /// away from home.
+    fn both_ways() -> [Turn; 3] {
+        [|p| p, |(n, e)| (n, -e), |(n, e)| (n + 100.0, e + 200.0)]
+    }
+
+    /// Samples at 2 m/s (the last of them at `slow`) through `pts`.
+    fn at(pts: &[(f64, f64)], turn: Turn, slow: f64) -> Track {
+        let samples = pts
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let (n, e) = turn(*p);
+                let v = if k + 1 == pts.len() { slow } else { 2.0 };
+                Sample {
+                    t_s: k as f64,
+                    pos_ned_m: Vector3::new(n, e, -10.0),
+                    vel_ned_m_s: Vector3::new(v, 0.0, 0.0),
+                    tilt_rad: 0.0,
+                }
+            })
+            .collect();
+        Track {
+            samples,
+            ..Default::default()
+        }
+    }
+
+    /// A corner is judged within half its shorter leg (25 m), the edge
+    /// included: a sample 25 m away and 15 m outside the first leg (a 3-4-5
+    /// triangle) is its overshoot; one 35 m away and 18 m out is not. The
+    /// cut is that of the sample closest to the corner, at 2 m/s when it
+    /// first got there.
+    #[test]
+    fn a_corner_is_judged_within_half_its_shorter_leg() {
+        for turn in both_ways() {
+            let r = route(&[turn((0.0, 0.0)), turn((50.0, 0.0)), turn((50.0, 150.0))]);
+            let t = at(
+                &[
+                    (20.0, -18.0),
+                    (30.0, -15.0),
+                    (48.0, 1.0),
+                    (50.0, 30.0),
+                    (48.0, 1.0),
+                ],
+                turn,
+                0.5,
+            );
+            let m = MissionMetrics::measure(&t, &r);
+            let c = m.corners[0];
+            assert!((c.overshoot_m - 15.0).abs() < 1e-9, "{c:?}");
+            assert!((c.cut_m - 5f64.sqrt()).abs() < 1e-9, "{c:?}");
+            assert_eq!(c.speed_m_s, 2.0);
+        }
+    }
+
+    /// A track whose closest sample to the corner lies on a leg's line, 2 m
+    /// short of the corner or 2 m past it, does not cut the corner.
+    #[test]
+    fn a_track_on_a_legs_line_does_not_cut_the_corner() {
+        for turn in both_ways() {
+            let r = route(&[turn((0.0, 0.0)), turn((50.0, 0.0)), turn((50.0, 50.0))]);
+            let short = [
+                (0.0, 0.0),
+                (48.0, 0.0),
+                (48.0, -5.0),
+                (55.0, -5.0),
+                (55.0, 5.0),
+                (50.0, 5.0),
+                (50.0, 50.0),
+            ];
+            let past = [
+                (0.0, -5.0),
+                (55.0, -5.0),
+                (55.0, 2.0),
+                (50.0, 2.0),
+                (50.0, 50.0),
+            ];
+            for pts in [&short[..], &past[..]] {
+                let c = MissionMetrics::measure(&at(pts, turn, 2.0), &r).corners[0];
+                assert_eq!(c.cut_m, 0.0, "{c:?}");
+            }
+            // Beside either line, inside, it does.
+            let inside = [(0.0, 0.0), (48.0, 1.0), (50.0, 50.0)];
+            let c = MissionMetrics::measure(&at(&inside, turn, 2.0), &r).corners[0];
+            assert!((c.cut_m - 5f64.sqrt()).abs() < 1e-9, "{c:?}");
+        }
+    }
+
+    /// A route point passed straight through, or with a climb between its
+    /// legs, is not a corner; a corner names its own route point, whatever
+    /// points without a leg came before it.
+    #[test]
+    fn only_a_turn_between_two_legs_is_a_corner() {
+        let flown = at(
+            &[(0.0, 0.0), (50.0, 0.0), (100.0, 0.0), (100.0, 50.0)],
+            |p| p,
+            2.0,
+        );
+        let straight = route(&[(0.0, 0.0), (50.0, 0.0), (100.0, 0.0), (100.0, 50.0)]);
+        let m = MissionMetrics::measure(&flown, &straight);
+        assert_eq!(m.corners.iter().map(|c| c.point).collect::<Vec<_>>(), [2]);
+        // A point repeated: its zero leg dropped, the corner is point 3.
+        let mut repeated = route(&[(0.0, 0.0), (0.0, 0.0), (100.0, 0.0), (100.0, 50.0)]);
+        repeated.legs.remove(0);
+        let m = MissionMetrics::measure(&flown, &repeated);
+        assert_eq!(m.corners.iter().map(|c| c.point).collect::<Vec<_>>(), [2]);
+        let mut doubled = route(&[
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (50.0, 0.0),
+            (100.0, 0.0),
+            (100.0, 50.0),
+        ]);
+        doubled.legs.remove(0);
+        let m = MissionMetrics::measure(&flown, &doubled);
+        assert_eq!(m.corners.iter().map(|c| c.point).collect::<Vec<_>>(), [3]);
+        // A climb of 20 m at the turn: two horizontal legs that do not meet.
+        let mut climb = route(&[(0.0, 0.0), (100.0, 0.0), (100.0, 50.0)]);
+        climb.legs[1].from.z -= 20.0;
+        climb.legs[1].to.z -= 20.0;
+        assert!(MissionMetrics::measure(&flown, &climb).corners.is_empty());
+    }
+
     #[test]
     fn altitude_error_counts_inside_legs_only() {
         let r = route(&[(0.0, 0.0), (100.0, 0.0)]);
@@ -635,6 +966,62 @@ mod tests {
         );
         assert!((m.alt_err_rms_m.expect("leg") - 2.0).abs() < 1e-9);
         assert!((m.alt_err_max_m.expect("leg") - 2.0).abs() < 1e-9);
+    }
+
+    /// A leg climbing from 10 m to 30 m over 100 m north; its acceptance
+    /// radius (2 m) makes the first and last 2 m its ends. The track is 5 m
+    /// off at the ends, up to and including 2 m from them, and alternately
+    /// 3 m and 1 m off between: 192 samples at 3 m and 191 at 1 m.
+    #[test]
+    fn altitude_error_is_measured_against_the_sloping_leg_between_its_ends() {
+        let (from, to) = (
+            Vector3::new(0.0, 0.0, -10.0),
+            Vector3::new(100.0, 0.0, -30.0),
+        );
+        let point = |ned_m| RoutePoint {
+            ned_m,
+            item: None,
+            radius_m: 2.0,
+        };
+        let r = Route {
+            points: vec![point(from), point(to)],
+            legs: vec![Leg {
+                from,
+                to,
+                start_along_m: 0.0,
+                end_radius_m: 2.0,
+            }],
+        };
+        let samples = (0..=400)
+            .map(|k| {
+                let x = f64::from(k) * 0.25;
+                let off = if !(2.0..98.0).contains(&x) || x == 2.0 {
+                    5.0
+                } else if k % 2 == 1 {
+                    3.0
+                } else {
+                    1.0
+                };
+                Sample {
+                    t_s: x,
+                    pos_ned_m: Vector3::new(x, 0.0, -10.0 - 0.2 * x - off),
+                    vel_ned_m_s: Vector3::new(1.0, 0.0, 0.0),
+                    tilt_rad: 0.0,
+                }
+            })
+            .collect();
+        let m = MissionMetrics::measure(
+            &Track {
+                samples,
+                ..Default::default()
+            },
+            &r,
+        );
+        let rms = ((192.0 * 9.0 + 191.0) / 383.0f64).sqrt();
+        let alt = m.alt_err_rms_m.expect("samples between the ends");
+        assert!((alt - rms).abs() < 1e-9, "{alt} {rms}");
+        let max = m.alt_err_max_m.expect("samples between the ends");
+        assert!((max - 3.0).abs() < 1e-9, "{max}");
     }
 
     #[test]

@@ -269,4 +269,205 @@ mod tests {
         assert_eq!(i, 1);
         assert!((t - 0.5).abs() < 1e-6 && (d - 2.0).abs() < 1e-6);
     }
+
+    fn frame() -> LocalFrame {
+        LocalFrame::new(GeoPoint::from_deg(47.0, 8.0, 400.0))
+    }
+
+    /// A waypoint `n` m north and `e` m east of home, 10 m up.
+    fn at(n: f64, e: f64) -> MissionItem {
+        let g = frame().to_geodetic(&Vector3::new(n, e, 0.0));
+        MissionItem::waypoint(g.lat_deg(), g.lon_deg(), 10.0)
+    }
+
+    fn with(command: u16, params: [f64; 4], it: MissionItem) -> MissionItem {
+        MissionItem {
+            command,
+            params,
+            ..it
+        }
+    }
+
+    fn items(r: &Route) -> Vec<Option<usize>> {
+        r.points.iter().map(|p| p.item).collect()
+    }
+
+    #[test]
+    fn a_boat_accepts_wider_than_a_multirotor() {
+        assert_eq!(
+            (default_radius_m(true), default_radius_m(false)),
+            (3.0, 2.0)
+        );
+    }
+
+    /// DO_JUMP is followed for its repeat count; −1 (for ever) once; a
+    /// jump to no item, or to a negative one, is not taken.
+    #[test]
+    fn jumps_are_followed_for_their_repeat_count() {
+        let jump = |target: f64, repeat: f64| {
+            with(
+                commands::DO_JUMP,
+                [target, repeat, 0.0, 0.0],
+                MissionItem::waypoint(0.0, 0.0, 0.0),
+            )
+        };
+        let route = |j: MissionItem| {
+            let m = Mission {
+                items: vec![at(50.0, 0.0), at(50.0, 50.0), j, at(0.0, 50.0)],
+                ..Mission::default()
+            };
+            items(&Route::new(&m, &frame(), 2.0))
+        };
+        let (a, b, c) = (Some(0), Some(1), Some(3));
+        assert_eq!(route(jump(0.0, 2.0)), [None, a, b, a, b, a, b, c]);
+        assert_eq!(route(jump(0.0, 0.0)), [None, a, b, c]);
+        assert_eq!(route(jump(1.0, -1.0)), [None, a, b, b, c]);
+        assert_eq!(route(jump(1.0, f64::NAN)), [None, a, b, b, c]);
+        assert_eq!(route(jump(4.0, 2.0)), [None, a, b, c]);
+        assert_eq!(route(jump(-1.0, 2.0)), [None, a, b, c]);
+        assert_eq!(route(jump(f64::NAN, 2.0)), [None, a, b, c]);
+        // A jump to itself for ever is followed up to the cap.
+        let m = Mission {
+            items: vec![at(50.0, 0.0), jump(0.0, 1e9)],
+            ..Mission::default()
+        };
+        assert_eq!(flown_order(&m).len(), MAX_ROUTE_ITEMS);
+    }
+
+    /// Where each kind of item puts the vehicle: a take-off climbs where
+    /// it is (or at its own position), a landing comes down where it is
+    /// (or at its own position), a return goes to the launch point at the
+    /// altitude flown, an AMSL altitude counts from home's, and items
+    /// without a position add no point.
+    #[test]
+    fn each_item_puts_the_vehicle_where_it_says() {
+        let f = frame();
+        let here = MissionItem::waypoint(0.0, 0.0, 0.0);
+        let amsl = MissionItem {
+            frame: FRAME_GLOBAL,
+            z: 430.0,
+            ..at(30.0, 40.0)
+        };
+        let m = Mission {
+            items: vec![
+                with(
+                    commands::NAV_TAKEOFF,
+                    [0.0; 4],
+                    MissionItem { z: 15.0, ..here },
+                ),
+                with(
+                    commands::NAV_TAKEOFF,
+                    [0.0; 4],
+                    MissionItem {
+                        z: 20.0,
+                        ..at(10.0, 0.0)
+                    },
+                ),
+                amsl,
+                with(
+                    commands::DO_CHANGE_SPEED,
+                    [1.0, 5.0, -1.0, 0.0],
+                    at(60.0, 60.0),
+                ),
+                with(commands::NAV_LOITER_TIME, [5.0, 0.0, 0.0, 0.0], here),
+                with(commands::NAV_RETURN_TO_LAUNCH, [0.0; 4], here),
+                with(commands::NAV_LAND, [0.0; 4], here),
+                with(commands::NAV_LAND, [0.0; 4], at(-20.0, 5.0)),
+            ],
+            ..Mission::default()
+        };
+        let r = Route::launched_at(&m, &f, 2.0, Vector2::new(3.0, 4.0));
+        let got: Vec<Vector3<f64>> = r.points.iter().map(|p| p.ned_m).collect();
+        let want = [
+            Vector3::new(3.0, 4.0, 0.0),
+            Vector3::new(3.0, 4.0, -15.0),
+            Vector3::new(10.0, 0.0, -20.0),
+            Vector3::new(30.0, 40.0, -30.0),
+            Vector3::new(3.0, 4.0, -30.0),
+            Vector3::new(3.0, 4.0, 0.0),
+            Vector3::new(-20.0, 5.0, 0.0),
+        ];
+        assert_eq!(got.len(), want.len(), "{got:?}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).norm() < 1e-6, "{g} {w}");
+        }
+        assert_eq!(
+            items(&r),
+            [None, Some(0), Some(1), Some(2), Some(5), Some(6), Some(7)]
+        );
+    }
+
+    /// A waypoint's acceptance radius is its param1 when positive; other
+    /// items, and 0 or NaN, take the default. A leg ends within the larger
+    /// of its two radii; legs under [`MIN_LEG_M`] are not judged, and one
+    /// of exactly that length is.
+    #[test]
+    fn radii_come_from_waypoints_and_short_legs_are_left_out() {
+        let wp = |n: f64, r: f64| with(commands::NAV_WAYPOINT, [0.0, r, 0.0, 0.0], at(n, 0.0));
+        let spline = with(
+            commands::NAV_SPLINE_WAYPOINT,
+            [0.0, 7.0, 0.0, 0.0],
+            at(40.0, 0.0),
+        );
+        let m = Mission {
+            items: vec![wp(10.0, 5.0), wp(20.0, 0.0), wp(30.0, f64::NAN), spline],
+            ..Mission::default()
+        };
+        let r = Route::new(&m, &frame(), 2.5);
+        let radii: Vec<f64> = r.points.iter().map(|p| p.radius_m).collect();
+        assert_eq!(radii, [2.5, 5.0, 2.5, 2.5, 2.5]);
+        let ends: Vec<f64> = r.legs.iter().map(|l| l.end_radius_m).collect();
+        assert_eq!(ends, [5.0, 5.0, 2.5, 2.5]);
+        let starts: Vec<f64> = r.legs.iter().map(|l| l.start_along_m.round()).collect();
+        assert_eq!(starts, [0.0, 10.0, 20.0, 30.0]);
+
+        // From a launch point 1 m, then 0.5 m, south of a waypoint over home.
+        let home = frame().origin();
+        let over_home = MissionItem::waypoint(home.lat_deg(), home.lon_deg(), 10.0);
+        let m = Mission {
+            items: vec![
+                with(
+                    commands::NAV_TAKEOFF,
+                    [0.0; 4],
+                    MissionItem::waypoint(0.0, 0.0, 10.0),
+                ),
+                over_home,
+            ],
+            ..Mission::default()
+        };
+        let one = Route::launched_at(&m, &frame(), 2.0, Vector2::new(-1.0, 0.0));
+        assert_eq!(one.legs.len(), 1);
+        assert_eq!(one.length_m(), MIN_LEG_M);
+        let half = Route::launched_at(&m, &frame(), 2.0, Vector2::new(-0.5, 0.0));
+        assert!(half.legs.is_empty());
+    }
+
+    /// Projections are clamped to the leg: before its start, past its end.
+    #[test]
+    fn a_projection_falls_on_the_leg_or_its_nearest_end() {
+        let leg = Leg {
+            from: Vector3::new(0.0, 0.0, -5.0),
+            to: Vector3::new(30.0, 40.0, -5.0),
+            start_along_m: 0.0,
+            end_radius_m: 2.0,
+        };
+        assert_eq!(leg.length_m(), 50.0);
+        assert!((leg.direction() - Vector2::new(0.6, 0.8)).norm() < 1e-12);
+        let (t, d) = leg.project(&Vector2::new(-3.0, -4.0));
+        assert_eq!((t, d), (0.0, 5.0));
+        let (t, d) = leg.project(&Vector2::new(36.0, 48.0));
+        assert!(
+            (t - 1.0).abs() < 1e-12 && (d - 10.0).abs() < 1e-9,
+            "{t} {d}"
+        );
+        // 10 m along, 5 m to the left.
+        let (t, d) = leg.project(&Vector2::new(6.0 + 4.0, 8.0 - 3.0));
+        assert!((t - 0.2).abs() < 1e-12 && (d - 5.0).abs() < 1e-9, "{t} {d}");
+        let point = Leg {
+            to: leg.from,
+            ..leg
+        };
+        assert_eq!(point.direction(), Vector2::zeros());
+        assert_eq!(point.project(&Vector2::new(3.0, 4.0)), (0.0, 5.0));
+    }
 }

@@ -299,4 +299,121 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// A vehicle's folder in a fleet's recording, `meta.json` one level up.
+    fn fleet(name: &str, world: &str) -> std::path::PathBuf {
+        let top = std::env::temp_dir().join(format!("mavsitl-track-{name}-{}", std::process::id()));
+        let dir = top.join("quad1");
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(
+            top.join("meta.json"),
+            format!(r#"{{"frames":{{"world":"{world}","origin":{{"lat_deg":47.5,"lon_deg":8.25,"alt_m":400}}}}}}"#),
+        )
+        .expect("meta");
+        dir
+    }
+
+    /// NED as written, NWU with y and z turned; the tilt from the
+    /// attitude's quaternion, normalised (rolled 60°, given at twice unit
+    /// length); events and status texts with the rest of the line in the
+    /// last field; the battery's least charge over its rows.
+    #[test]
+    fn a_fleet_members_recording_reads_whole() {
+        let (s, c) = (30f64.to_radians().sin(), 30f64.to_radians().cos());
+        for (world, pos) in [
+            ("NED", Vector3::new(1.0, 2.0, 3.0)),
+            ("NWU (x north, y west, z up)", Vector3::new(1.0, -2.0, -3.0)),
+        ] {
+            let dir = fleet(&world[..3], world);
+            std::fs::write(
+                dir.join("ground_truth.csv"),
+                format!("#h\n\n500000000,1,2,3,{},{},0,0,4,5,6\n", 2.0 * c, 2.0 * s),
+            )
+            .expect("gt");
+            std::fs::write(
+                dir.join("battery.csv"),
+                "#h\n0,16,1,0,100,0.9\n1,16,1,0,900,0.8\n2,16,1,0,1900,0.85\n",
+            )
+            .expect("battery");
+            std::fs::write(
+                dir.join("mission_events.csv"),
+                "#t,event,seq,detail\n2000000000,reached,3,at 1.0, 2.0\n",
+            )
+            .expect("events");
+            std::fs::write(
+                dir.join("statustext.csv"),
+                "#t,severity,text\n3000000000,6,Mission: 1, done\n",
+            )
+            .expect("statustext");
+            let t = Track::load(&dir);
+            let _ = std::fs::remove_dir_all(dir.parent().expect("top"));
+            let t = t.expect("load");
+            let v = Vector3::new(4.0, 5.0, 6.0);
+            let v = if world == "NED" {
+                v
+            } else {
+                Vector3::new(4.0, -5.0, -6.0)
+            };
+            assert_eq!((t.samples[0].pos_ned_m, t.samples[0].vel_ned_m_s), (pos, v));
+            assert_eq!(t.samples[0].t_s, 0.5);
+            assert!(
+                (t.samples[0].tilt_rad - 60f64.to_radians()).abs() < 1e-12,
+                "{}",
+                t.samples[0].tilt_rad
+            );
+            assert_eq!(
+                (t.energy_j, t.battery_min_remaining),
+                (Some(1800.0), Some(0.8))
+            );
+            assert_eq!(
+                t.events,
+                [(2.0, "reached".to_string(), "at 1.0, 2.0".to_string())]
+            );
+            assert_eq!(t.statustext, [(3.0, "Mission: 1, done".to_string())]);
+            assert_eq!(t.home, Some(GeoPoint::from_deg(47.5, 8.25, 400.0)));
+            assert_eq!(t.completed, None);
+        }
+    }
+
+    /// Each malformed file names itself and the line; files that may be
+    /// missing are.
+    #[test]
+    fn a_malformed_recording_names_the_file_and_line() {
+        let dir = fleet("bad", "NED");
+        let load = |file: &str, text: &str| {
+            std::fs::write(dir.join(file), text).expect("write");
+            Track::load(&dir).map_err(|e| e.to_string())
+        };
+        let row = "0,0,0,0,1,0,0,0,0,0,0\n";
+        let only = load("ground_truth.csv", &format!("#h\n{row}")).expect("one row");
+        assert_eq!(only.samples.len(), 1);
+        assert!(only.events.is_empty() && only.statustext.is_empty() && only.energy_j.is_none());
+        let e = load("ground_truth.csv", &format!("#h\n{row}{row}")).expect_err("same time");
+        assert!(
+            e.ends_with("ground_truth.csv:3: time does not increase"),
+            "{e}"
+        );
+        let e = load("ground_truth.csv", "#h\n0,x,0\n").expect_err("not a number");
+        assert!(e.contains("ground_truth.csv:2: not a number"), "{e}");
+        load("ground_truth.csv", &format!("#h\n{row}")).expect("one row");
+        let e = load("mission_events.csv", "#h\nsoon,reached,1,x\n").expect_err("no time");
+        assert!(e.ends_with("mission_events.csv:2: no timestamp"), "{e}");
+        std::fs::remove_file(dir.join("mission_events.csv")).expect("rm");
+        let e = load("battery.csv", "#h\n0,16,1\n").expect_err("short");
+        assert!(e.ends_with("battery.csv:2: 3 columns, 6 expected"), "{e}");
+        std::fs::remove_file(dir.join("battery.csv")).expect("rm");
+        let top = dir.parent().expect("top").to_path_buf();
+        std::fs::write(top.join("meta.json"), r#"{"frames":{"world":"XYZ"}}"#).expect("meta");
+        let e = Track::load(&dir).expect_err("axes").to_string();
+        std::fs::write(top.join("meta.json"), "{").expect("meta");
+        let json = Track::load(&dir).expect_err("json").to_string();
+        let _ = std::fs::remove_dir_all(&top);
+        let missing = Track::load(&top).expect_err("no meta").to_string();
+        assert!(
+            e.ends_with(r#"meta.json:0: frames.world is Some("XYZ"), not NED, ENU or NWU"#),
+            "{e}"
+        );
+        assert!(json.contains("meta.json:1: "), "{json}");
+        assert!(missing.contains("meta.json: "), "{missing}");
+    }
 }
