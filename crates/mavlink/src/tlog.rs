@@ -67,5 +67,7 @@ mod tests {
         let b = std::fs::read(&p).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(b, vec![1, 2, 3, 4, 5, 6, 7, 8, 0xFD, 1, 2]);
         assert_eq!(w.frames(), 1);
+        w.write(9, &[0xFE]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(w.frames(), 2);
     }
 }

@@ -90,13 +90,27 @@ mod tests {
         let MavMessage::ADSB_VEHICLE(a) = adsb_vehicle(3, "quad1", &truth, &frame) else {
             panic!("not ADSB_VEHICLE");
         };
-        assert_eq!(a.ICAO_address & 0xFFF, 3);
+        assert_eq!(a.ICAO_address, 0x00C0_F003);
         assert_eq!((a.lat, a.lon), (470_000_000, 80_000_000));
         assert_eq!(a.altitude, 520_000);
         assert_eq!(a.heading, 4500);
         assert_eq!(a.hor_velocity, 424);
         assert_eq!(a.ver_velocity, 100);
         assert_eq!(&a.callsign[..6], b"QUAD1\0");
-        assert!(a.flags.contains(AdsbFlags::ADSB_FLAGS_SIMULATED));
+        for flag in [
+            AdsbFlags::ADSB_FLAGS_VALID_COORDS,
+            AdsbFlags::ADSB_FLAGS_VALID_ALTITUDE,
+            AdsbFlags::ADSB_FLAGS_VALID_HEADING,
+            AdsbFlags::ADSB_FLAGS_VALID_VELOCITY,
+            AdsbFlags::ADSB_FLAGS_VALID_CALLSIGN,
+            AdsbFlags::ADSB_FLAGS_VERTICAL_VELOCITY_VALID,
+            AdsbFlags::ADSB_FLAGS_SIMULATED,
+        ] {
+            assert!(
+                a.flags.contains(flag),
+                "{flag:?} missing from {:?}",
+                a.flags
+            );
+        }
     }
 }

@@ -201,4 +201,144 @@ mod tests {
         let kind = link.read_now(&mut buf).expect_err("no data").kind();
         assert_eq!(kind, ErrorKind::WouldBlock);
     }
+
+    /// A link to a port nobody listens on, once the kernel has the ICMP
+    /// port-unreachable of a first datagram (polled: it comes
+    /// asynchronously).
+    fn refused() -> Link {
+        let gone = UdpSocket::bind("127.0.0.1:0").expect("peer");
+        let addr = gone.local_addr().expect("addr");
+        drop(gone);
+        let s = UdpSocket::bind("127.0.0.1:0").expect("socket");
+        s.connect(addr).expect("connect");
+        s.send(&[0]).expect("first datagram");
+        // Wait for the refusal without taking it: poll reports it as POLLERR.
+        let mut fd = libc::pollfd {
+            fd: std::os::fd::AsRawFd::as_raw_fd(&s),
+            events: 0,
+            revents: 0,
+        };
+        // SAFETY: poll on one pollfd this function owns, for up to 5 s.
+        let n = unsafe { libc::poll(&mut fd, 1, 5000) };
+        assert!(n == 1 && fd.revents & libc::POLLERR != 0, "no refusal came");
+        Link::Udp(s)
+    }
+
+    /// A refused datagram is lost and counts as written; any other error
+    /// (a datagram too large for UDP) is an error.
+    #[test]
+    fn a_refused_udp_write_is_a_lost_datagram_and_other_errors_are_errors() {
+        let mut link = refused();
+        assert_eq!(link.write_some(&[7; 4]).expect("lost"), 4);
+        let (mut ok, _peer) = pair();
+        let e = ok.write_some(&vec![0u8; 70_000]).expect_err("too large");
+        assert_ne!(e.kind(), ErrorKind::ConnectionRefused);
+    }
+
+    /// `read`: a refusal reads as Interrupted, a zero-length datagram as
+    /// WouldBlock, a timeout as what the socket says (not Interrupted).
+    #[test]
+    fn a_udp_read_tells_refusal_empty_datagrams_and_timeouts_apart() {
+        let mut link = refused();
+        link.set_timeout(Duration::from_millis(20))
+            .expect("timeout");
+        let mut buf = [0u8; 8];
+        assert_eq!(
+            link.read(&mut buf).expect_err("refused").kind(),
+            ErrorKind::Interrupted
+        );
+        let (mut link, peer) = pair();
+        link.set_timeout(Duration::from_millis(20))
+            .expect("timeout");
+        peer.send(&[]).expect("empty datagram");
+        assert_eq!(
+            link.read(&mut buf).expect_err("empty").kind(),
+            ErrorKind::WouldBlock
+        );
+        let e = link.read(&mut buf).expect_err("nothing");
+        assert!(
+            matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+            "{e}"
+        );
+        // read_now: an empty datagram is nothing to read; the next one is.
+        peer.send(&[]).expect("empty datagram");
+        peer.send(&[5]).expect("datagram");
+        let start = std::time::Instant::now();
+        let got = loop {
+            match link.read_now(&mut buf) {
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+                other => break other.map_err(|e| e.kind()),
+            }
+            assert!(start.elapsed() < Duration::from_secs(5), "nothing came");
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        assert_eq!((got, buf[0]), (Ok(1), 5));
+    }
+
+    /// A TCP stream's end reads as 0 bytes, not as WouldBlock.
+    #[test]
+    fn a_closed_tcp_stream_reads_as_its_end() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+        let s = TcpStream::connect(listener.local_addr().expect("addr")).expect("connect");
+        drop(listener.accept().expect("accept"));
+        let mut link = Link::Tcp(s);
+        link.set_timeout(Duration::from_secs(5)).expect("timeout");
+        let mut buf = [0u8; 8];
+        assert_eq!(link.read(&mut buf).expect("end"), 0);
+        assert_eq!(link.read_now(&mut buf).expect("end"), 0);
+    }
+
+    /// The timeout is set on a socket that was non-blocking: reads (and TCP
+    /// writes) then wait for it.
+    #[test]
+    fn set_timeout_makes_the_socket_wait_that_long() {
+        // A whole number of the kernel's ticks (1, 4 or 10 ms): read back as set.
+        let t = Duration::from_millis(200);
+        let (link, _peer) = pair();
+        let Link::Udp(s) = link else { unreachable!() };
+        s.set_nonblocking(true).expect("nonblocking");
+        let mut link = Link::Udp(s);
+        link.set_timeout(t).expect("timeout");
+        let Link::Udp(s) = &link else { unreachable!() };
+        assert_eq!(s.read_timeout().expect("read timeout"), Some(t));
+        let mut buf = [0u8; 1];
+        // Blocking again: a recv waits (for its timeout), it does not fail at once.
+        let e = s.recv(&mut buf).expect_err("nothing");
+        assert!(
+            matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+            "{e}"
+        );
+
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+        let tcp = TcpStream::connect(listener.local_addr().expect("addr")).expect("connect");
+        let mut link = Link::Tcp(tcp);
+        link.set_timeout(t).expect("timeout");
+        let Link::Tcp(s) = &link else { unreachable!() };
+        assert_eq!(
+            (s.read_timeout().ok(), s.write_timeout().ok()),
+            (Some(Some(t)), Some(Some(t)))
+        );
+    }
+
+    /// Linux keeps twice the size asked for (for its bookkeeping).
+    #[test]
+    fn a_bounded_send_buffer_is_the_size_asked() {
+        use std::os::fd::AsRawFd;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen");
+        let s = TcpStream::connect(listener.local_addr().expect("addr")).expect("connect");
+        bound_send_buffer(&s, 8192).expect("set");
+        let mut size: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: getsockopt on a socket this test owns, into a c_int of its size.
+        let r = unsafe {
+            libc::getsockopt(
+                s.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_SNDBUF,
+                std::ptr::addr_of_mut!(size).cast(),
+                &mut len,
+            )
+        };
+        assert_eq!((r, size), (0, 2 * 8192));
+    }
 }

@@ -329,8 +329,7 @@ pub fn frames(
 ) -> usize {
     let mut rejected = 0;
     let mut i = 0;
-    while i < datagram.len() {
-        let rest = datagram.get(i..).unwrap_or(&[]);
+    while let Some(rest) = datagram.get(i..).filter(|r| !r.is_empty()) {
         let len = match rest {
             [mavlink::MAV_STX, n, ..] => 8 + *n as usize,
             [mavlink::MAV_STX_V2, n, flags, ..] => {
@@ -619,6 +618,77 @@ mod tests {
             .encode(&hb, &mut buf);
         let rejected = frames(&buf, Some(&check), |_| n += 1);
         assert_eq!((n, rejected), (0, 1));
+        // The encoder's own signing state checks what it signs.
+        let mut enc = Encoder::new(1, 1, Some(SigningConfig::new(key, 0, true, false)));
+        assert!(Encoder::new(1, 1, None).signing().is_none());
+        let mut buf = Vec::new();
+        enc.encode(&hb, &mut buf);
+        let mut n = 0;
+        frames(&buf, enc.signing(), |_| n += 1);
+        assert_eq!(n, 1);
+    }
+
+    /// A datagram with a false start, a MAVLink 1 frame and a MAVLink 2
+    /// frame gives both frames; a MAVLink 1 frame cannot be signed, so a
+    /// signing receiver drops it.
+    #[test]
+    fn a_datagram_gives_its_v1_and_v2_frames_behind_garbage() {
+        let hb = MavMessage::HEARTBEAT(mavlink::dialects::common::HEARTBEAT_DATA::DEFAULT);
+        let header = MavHeader {
+            system_id: 7,
+            component_id: 1,
+            sequence: 3,
+        };
+        let mut datagram = vec![0x01, mavlink::MAV_STX, 0x40, 0x00];
+        mavlink::write_v1_msg(&mut datagram, header, &hb).expect("v1");
+        Encoder::new(1, 1, None).encode(&Outgoing::Msg(hb.clone()), &mut datagram);
+        let mut got = Vec::new();
+        let rejected = frames(&datagram, None, |raw| {
+            let heartbeat = matches!(decode(raw), Ok(Incoming::Msg(MavMessage::HEARTBEAT(_))));
+            got.push((version(raw), heartbeat));
+        });
+        assert_eq!(rejected, 0);
+        assert_eq!(
+            got,
+            [(MavlinkVersion::V1, true), (MavlinkVersion::V2, true)]
+        );
+        let check = SigningData::from_config(SigningConfig::new([7; 32], 0, true, false));
+        let mut n = 0;
+        assert_eq!(frames(&datagram, Some(&check), |_| n += 1), 2);
+        assert_eq!(n, 0);
+        assert_eq!(frames(&[], None, |_| n += 1), 0);
+    }
+
+    /// MAVLink 2 drops a payload's trailing zeros, down to one byte: the
+    /// hand-built COMMAND_ACK as the crate builds it, and a zero ACK one
+    /// byte long.
+    #[test]
+    fn unknown_command_ack_payloads_lose_their_trailing_zeros() {
+        let typed = Outgoing::Msg(MavMessage::COMMAND_ACK(COMMAND_ACK_DATA {
+            command: MavCmd::MAV_CMD_NAV_TAKEOFF,
+            result: MavResult::MAV_RESULT_UNSUPPORTED,
+            progress: 0,
+            result_param2: 0,
+            target_system: 0,
+            target_component: 0,
+        }));
+        let hand = |command: u16, result: u8| Outgoing::UnknownCommandAck {
+            command,
+            result,
+            target_system: 0,
+            target_component: 0,
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        Encoder::new(1, 1, None).encode(&typed, &mut a);
+        Encoder::new(1, 1, None).encode(&hand(22, 3), &mut b);
+        assert_eq!(a, b);
+        assert_eq!(b[1], 3);
+        let mut z = Vec::new();
+        Encoder::new(1, 1, None).encode(&hand(0, 0), &mut z);
+        assert_eq!((z[1], z.len()), (1, 10 + 1 + 2));
+        let mut n = 0;
+        frames(&z, None, |_| n += 1);
+        assert_eq!(n, 1, "CRC of the one-byte frame must check");
     }
 
     #[test]

@@ -46,6 +46,7 @@ fn same(a: &MissionItem, b: &MissionItem) -> bool {
 #[test]
 fn reads_a_qgc_plan_with_survey_fence_rally_and_jump() {
     let m = Mission::parse(PLAN, "t.plan").expect("plan");
+    assert_eq!(m.vehicle_type, Some(2), "a multirotor's plan");
     let home = m.home.expect("home");
     assert_eq!(
         (home.lat_deg, home.lon_deg, home.alt_m),

@@ -52,11 +52,18 @@ impl MissionItem {
 
     /// Whether x/y are latitude/longitude.
     pub fn is_global(&self) -> bool {
-        matches!(
-            self.frame,
-            FRAME_GLOBAL | FRAME_GLOBAL_RELATIVE_ALT | FRAME_GLOBAL_TERRAIN_ALT | 5 | 6 | 11
-        )
+        is_global_frame(self.frame)
     }
+}
+
+/// Whether a MAV_FRAME carries latitude/longitude: GLOBAL,
+/// GLOBAL_RELATIVE_ALT and GLOBAL_TERRAIN_ALT, and their _INT forms (5, 6,
+/// 11).
+pub fn is_global_frame(frame: u8) -> bool {
+    matches!(
+        frame,
+        FRAME_GLOBAL | FRAME_GLOBAL_RELATIVE_ALT | FRAME_GLOBAL_TERRAIN_ALT | 5 | 6 | 11
+    )
 }
 
 /// MAV_FRAME_GLOBAL (altitude AMSL).
@@ -279,4 +286,165 @@ fn position_problem(lat: f64, lon: f64, alt: f64) -> Option<String> {
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mavsitl_core::geo::{GeoPoint, LocalFrame};
+    use nalgebra::{Vector2, Vector3};
+
+    /// The global frames (MAV_FRAME 0, 3, 10 and their _INT forms 5, 6,
+    /// 11) carry latitude and longitude; the local and mission ones do not.
+    #[test]
+    fn global_frames_are_the_latitude_longitude_ones() {
+        let with = |frame: u8| MissionItem {
+            frame,
+            ..MissionItem::waypoint(0.0, 0.0, 0.0)
+        };
+        for f in [0, 3, 10, 5, 6, 11] {
+            assert!(with(f).is_global(), "frame {f}");
+        }
+        for f in [1, 2, 4, 7, 8, 9, 12] {
+            assert!(!with(f).is_global(), "frame {f}");
+        }
+    }
+
+    /// Positions are checked in the global frames unless they are "here"
+    /// (0/0 or NaN/NaN): a latitude of 0 with a longitude of 200 is not
+    /// "here", nor a latitude of 95 with a longitude of 0.
+    #[test]
+    fn positions_are_checked_unless_they_say_here() {
+        let check = |frame: u8, x: f64, y: f64| {
+            let plan = Mission {
+                items: vec![MissionItem {
+                    frame,
+                    ..MissionItem::waypoint(x, y, 10.0)
+                }],
+                ..Default::default()
+            };
+            plan.check_positions("p.plan").map_err(|e| e.to_string())
+        };
+        assert_eq!(check(3, 0.0, 0.0), Ok(()));
+        assert_eq!(check(3, f64::NAN, f64::NAN), Ok(()));
+        assert_eq!(check(2, 95.0, 0.0), Ok(()));
+        assert_eq!(check(3, 47.0, 8.0), Ok(()));
+        assert_eq!(
+            check(3, 0.0, 200.0),
+            Err(
+                "p.plan: mission item 0 (MAV_CMD_NAV_WAYPOINT): longitude 200 is outside -180..180"
+                    .into()
+            )
+        );
+        assert_eq!(
+            check(3, 95.0, 0.0),
+            Err(
+                "p.plan: mission item 0 (MAV_CMD_NAV_WAYPOINT): latitude 95 is outside -90..90"
+                    .into()
+            )
+        );
+        assert!(check(3, f64::NAN, 8.0).is_err());
+        assert!(check(3, 47.0, f64::NAN).is_err());
+    }
+
+    /// A file is read and parsed, and one that cannot be read is named.
+    #[test]
+    fn a_plan_file_loads_or_names_itself() {
+        let dir = std::env::temp_dir().join(format!("mavsitl-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("m.waypoints");
+        std::fs::write(
+            &path,
+            "QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t47.3977\t8.5456\t488\t1\n\
+             1\t0\t3\t16\t0\t0\t0\t0\t47.3986\t8.5456\t10\t1\n",
+        )
+        .expect("write");
+        let m = Mission::load(&path);
+        let missing = Mission::load(&dir.join("none.plan"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let m = m.expect("a WPL file");
+        assert_eq!(m.items.len(), 1);
+        assert_eq!((m.items[0].x, m.items[0].z), (47.3986, 10.0));
+        let e = missing.expect_err("no file").to_string();
+        assert!(e.contains("none.plan: cannot read: "), "{e}");
+    }
+
+    /// Every positioned item, fence vertex, rally point and the home move
+    /// by (10, −20) m; items without a position and the plan's other
+    /// figures stay.
+    #[test]
+    fn a_translated_plan_moves_every_position_and_nothing_else() {
+        let home = GeoPoint::from_deg(47.3977, 8.5456, 488.0);
+        let frame = LocalFrame::new(home);
+        let at = |n: f64, e: f64, cmd: u16| {
+            let g = frame.to_geodetic(&Vector3::new(n, e, -10.0));
+            MissionItem {
+                command: cmd,
+                ..MissionItem::waypoint(g.lat_deg(), g.lon_deg(), 10.0)
+            }
+        };
+        let speed = MissionItem {
+            command: commands::DO_CHANGE_SPEED,
+            frame: FRAME_MISSION,
+            x: 3.0,
+            y: 4.0,
+            params: [1.0, 2.0, 3.0, 4.0],
+            ..MissionItem::waypoint(0.0, 0.0, 0.0)
+        };
+        let rtl = MissionItem {
+            command: commands::NAV_RETURN_TO_LAUNCH,
+            params: [0.0; 4],
+            ..MissionItem::waypoint(0.0, 0.0, 0.0)
+        };
+        // On the prime meridian: a longitude of 0 is still a position.
+        let meridian = MissionItem::waypoint(47.3977, 0.0, 10.0);
+        let plan = Mission {
+            items: vec![at(100.0, 0.0, commands::NAV_WAYPOINT), speed, rtl, meridian],
+            home: Some(PlanHome {
+                lat_deg: home.lat_deg(),
+                lon_deg: home.lon_deg(),
+                alt_m: 488.0,
+            }),
+            fence: vec![at(
+                -50.0,
+                50.0,
+                commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION,
+            )],
+            rally: vec![at(30.0, 40.0, commands::NAV_RALLY_POINT)],
+            cruise_speed_m_s: Some(4.5),
+            hover_speed_m_s: Some(5.5),
+            vehicle_type: Some(2),
+        };
+        let moved = plan.translated(&frame, Vector2::new(10.0, -20.0));
+        let ned = |it: &MissionItem| frame.to_ned(&GeoPoint::from_deg(it.x, it.y, 488.0));
+        let shift = |a: &MissionItem, b: &MissionItem| ned(b) - ned(a);
+        for (a, b) in [
+            (&plan.items[0], &moved.items[0]),
+            (&plan.fence[0], &moved.fence[0]),
+            (&plan.rally[0], &moved.rally[0]),
+        ] {
+            let d = shift(a, b);
+            assert!((d.xy() - Vector2::new(10.0, -20.0)).norm() < 1e-3, "{d}");
+            assert_eq!((b.z, b.command), (a.z, a.command));
+        }
+        let (a, b) = (&plan.items[3], &moved.items[3]);
+        assert!(
+            (b.y - a.y).abs() > 1e-5 && (b.x - a.x).abs() > 5e-5,
+            "{b:?}"
+        );
+        assert_eq!(moved.items[1], speed);
+        assert_eq!(moved.items[2], rtl);
+        let h = moved.home.expect("home");
+        let d = frame.to_ned(&GeoPoint::from_deg(h.lat_deg, h.lon_deg, 488.0));
+        assert!((d.xy() - Vector2::new(10.0, -20.0)).norm() < 1e-3, "{d}");
+        assert_eq!(h.alt_m, 488.0);
+        assert_eq!(
+            (
+                moved.cruise_speed_m_s,
+                moved.hover_speed_m_s,
+                moved.vehicle_type
+            ),
+            (Some(4.5), Some(5.5), Some(2))
+        );
+    }
 }

@@ -102,10 +102,7 @@ pub struct StoredItem {
     pub autocontinue: u8,
 }
 
-/// Whether a MAV_FRAME carries latitude/longitude.
-pub fn is_global_frame(frame: u8) -> bool {
-    matches!(frame, 0 | 3 | 5 | 6 | 10 | 11)
-}
+pub use crate::mission::is_global_frame;
 
 impl StoredItem {
     fn from_wire(it: &MissionItemIn) -> Self {
@@ -923,5 +920,312 @@ mod tests {
             acks(&out),
             vec![MavMissionResult::MAV_MISSION_INVALID_SEQUENCE]
         );
+    }
+
+    #[test]
+    fn list_types_are_mav_mission_types() {
+        let all = [ListType::Mission, ListType::Fence, ListType::Rally];
+        assert_eq!(all.map(Some), [0, 1, 2].map(ListType::from_u8));
+        assert_eq!(ListType::from_u8(3), None);
+        assert_eq!(
+            all.map(ListType::mav),
+            [
+                MavMissionType::MAV_MISSION_TYPE_MISSION,
+                MavMissionType::MAV_MISSION_TYPE_FENCE,
+                MavMissionType::MAV_MISSION_TYPE_RALLY
+            ]
+        );
+        assert_eq!(
+            all.map(ListType::name),
+            ["mission", "geofence", "rally points"]
+        );
+    }
+
+    /// Each list is stored and identified on its own.
+    #[test]
+    fn each_list_keeps_its_own_items_and_id() {
+        let mut s = Stores::default();
+        let fence = vec![StoredItem::from_wire(&item(0, 47.0))];
+        let rally = vec![StoredItem::from_wire(&item(0, 46.0)); 2];
+        s.set(ListType::Fence, fence.clone());
+        s.set(ListType::Rally, rally.clone());
+        assert_eq!(s.list(ListType::Mission), &[]);
+        assert_eq!(s.list(ListType::Fence), &fence[..]);
+        assert_eq!(s.list(ListType::Rally), &rally[..]);
+        assert_eq!(s.id(ListType::Mission), 0);
+        assert_eq!(s.id(ListType::Fence), opaque_id(&fence));
+        assert_eq!(s.id(ListType::Rally), opaque_id(&rally));
+        assert_ne!(s.id(ListType::Fence), s.id(ListType::Rally));
+    }
+
+    /// FNV-1a, 32 bits, as published (offset basis 0x811c9dc5, prime
+    /// 0x01000193).
+    fn fnv1a(bytes: &[u8]) -> u32 {
+        bytes.iter().fold(0x811c_9dc5, |h: u32, b| {
+            (h ^ u32::from(*b)).wrapping_mul(0x0100_0193)
+        })
+    }
+
+    /// The list's id is FNV-1a over each item's command, frame,
+    /// autocontinue, params, x, y and z, little-endian; checked against
+    /// FNV-1a's published test vectors first.
+    #[test]
+    fn a_lists_id_is_fnv1a_over_its_items() {
+        assert_eq!(fnv1a(b""), 0x811c_9dc5);
+        assert_eq!(fnv1a(b"a"), 0xe40c_292c);
+        assert_eq!(fnv1a(b"foobar"), 0xbf9c_f968);
+        let items = [item(0, 47.3977), item(1, 47.3986)].map(|i| StoredItem {
+            params: [1.5, 0.0, -2.0, 0.25],
+            ..StoredItem::from_wire(&i)
+        });
+        let mut bytes = Vec::new();
+        for it in &items {
+            bytes.extend(it.command.to_le_bytes());
+            bytes.extend([it.frame, it.autocontinue]);
+            for p in it.params {
+                bytes.extend(p.to_bits().to_le_bytes());
+            }
+            bytes.extend(it.x.to_le_bytes());
+            bytes.extend(it.y.to_le_bytes());
+            bytes.extend(it.z.to_bits().to_le_bytes());
+        }
+        assert_eq!(opaque_id(&items), fnv1a(&bytes));
+        assert_eq!(opaque_id(&[]), 0);
+    }
+
+    /// Float items in a global frame are stored in degE7, others rounded
+    /// as they are; back as the model's item, the _INT frames fold into
+    /// their float forms and degE7 into degrees.
+    #[test]
+    fn items_convert_between_the_wire_the_store_and_the_model() {
+        let float = |frame: u8, x: f64, y: f64| MissionItemIn {
+            frame,
+            x,
+            y,
+            is_int: false,
+            autocontinue: 0,
+            ..item(0, 0.0)
+        };
+        let g = StoredItem::from_wire(&float(3, 47.397_742_1, -8.545_594_9));
+        assert_eq!((g.x, g.y, g.autocontinue), (473_977_421, -85_455_949, 0));
+        let l = StoredItem::from_wire(&float(1, 12.6, -3.4));
+        assert_eq!((l.x, l.y), (13, -3));
+        let m = StoredItem::from_wire(&item(0, 47.3977)).to_mission_item();
+        assert_eq!((m.frame, m.autocontinue), (3, true));
+        assert!(
+            (m.x - 47.3977).abs() < 1e-12 && (m.y - 8.5).abs() < 1e-12,
+            "{m:?}"
+        );
+        let m = g.to_mission_item();
+        assert_eq!((m.frame, m.autocontinue), (3, false));
+        assert_eq!(StoredItem { frame: 5, ..g }.to_mission_item().frame, 0);
+        assert_eq!(StoredItem { frame: 11, ..g }.to_mission_item().frame, 10);
+        let local = l.to_mission_item();
+        assert_eq!((local.x, local.y, local.frame), (13.0, -3.0, 1));
+        let back = StoredItem::from_mission_item(&crate::mission::MissionItem::waypoint(
+            47.397_742_1,
+            -8.545_594_9,
+            10.0,
+        ));
+        assert_eq!(
+            (back.x, back.y, back.z, back.autocontinue),
+            (473_977_421, -85_455_949, 10.0, 1)
+        );
+        let here = StoredItem::from_mission_item(&crate::mission::MissionItem {
+            frame: 2,
+            ..crate::mission::MissionItem::waypoint(f64::NAN, 12.6, 0.0)
+        });
+        assert_eq!((here.x, here.y), (0, 13));
+    }
+
+    /// The largest list that fits is taken (its first item asked for); one
+    /// more is refused for want of space.
+    #[test]
+    fn a_list_of_the_largest_size_fits_and_one_more_does_not() {
+        for (t, n) in [(ListType::Mission, 5000u16), (ListType::Rally, 100)] {
+            let mut p = MissionProtocol::new(1, 1);
+            let (mut s, mut out) = (Stores::default(), Vec::new());
+            let o = p.on_count(Duration::ZERO, GCS, n, t as u8, &mut s, &mut out);
+            assert_eq!((o, requested(&out)), (Outcome::None, vec![0]));
+            out.clear();
+            let o = p.on_count(Duration::ZERO, GCS, n + 1, t as u8, &mut s, &mut out);
+            assert!(matches!(o, Outcome::Refused(_)), "{o:?}");
+            assert_eq!(acks(&out), [MavMissionResult::MAV_MISSION_NO_SPACE]);
+        }
+    }
+
+    /// Latitude and longitude are checked on items in a global frame in
+    /// degE7; other items' x and y are not positions.
+    #[test]
+    fn only_global_int_items_are_range_checked() {
+        let upload = |it: MissionItemIn| {
+            let mut p = MissionProtocol::new(1, 1);
+            let (mut s, mut out) = (Stores::default(), Vec::new());
+            p.on_count(Duration::ZERO, GCS, 1, 0, &mut s, &mut out);
+            out.clear();
+            p.on_item(Duration::ZERO, GCS, &it, &mut s, |_, _| Ok(()), &mut out);
+            acks(&out)
+        };
+        let accepted = vec![MavMissionResult::MAV_MISSION_ACCEPTED];
+        assert_eq!(upload(item(0, 89.9)), accepted);
+        assert_eq!(
+            upload(item(0, 90.1)),
+            [MavMissionResult::MAV_MISSION_INVALID_PARAM5_X]
+        );
+        let east = |y: f64| MissionItemIn { y, ..item(0, 47.0) };
+        assert_eq!(upload(east(1_800_000_000.0)), accepted);
+        assert_eq!(
+            upload(east(1_800_000_001.0)),
+            [MavMissionResult::MAV_MISSION_INVALID_PARAM6_Y]
+        );
+        // A mission-frame item (DO_CHANGE_SPEED) and a float global one:
+        // their x of 95e7 is no latitude of 95°.
+        let speed = MissionItemIn {
+            command: 178,
+            frame: 2,
+            x: 95e7,
+            ..item(0, 0.0)
+        };
+        assert_eq!(upload(speed), accepted);
+        let float = MissionItemIn {
+            frame: 3,
+            is_int: false,
+            x: 47.0,
+            y: 8.0,
+            ..item(0, 0.0)
+        };
+        assert_eq!(upload(float), accepted);
+    }
+
+    /// During an upload, items and an ACK from another ground station, or
+    /// for another list, are ignored: the upload goes on with its own
+    /// peer. After it, a duplicate last item from another peer is not
+    /// answered with the final ACK.
+    #[test]
+    fn another_peer_neither_feeds_nor_cancels_an_upload() {
+        let other = (254, 190);
+        let mut p = MissionProtocol::new(1, 1);
+        let (mut s, mut out) = (Stores::default(), Vec::new());
+        let t = Duration::ZERO;
+        p.on_count(t, GCS, 2, 0, &mut s, &mut out);
+        out.clear();
+        assert_eq!(
+            p.on_item(t, other, &item(0, 47.0), &mut s, |_, _| Ok(()), &mut out),
+            Outcome::None
+        );
+        let fence = MissionItemIn {
+            mission_type: 1,
+            ..item(0, 47.0)
+        };
+        assert_eq!(
+            p.on_item(t, GCS, &fence, &mut s, |_, _| Ok(()), &mut out),
+            Outcome::None
+        );
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(p.on_ack(other), Outcome::None);
+        p.on_item(t, GCS, &item(0, 47.0), &mut s, |_, _| Ok(()), &mut out);
+        let o = p.on_item(t, GCS, &item(1, 47.1), &mut s, |_, _| Ok(()), &mut out);
+        assert_eq!(o, Outcome::Stored(ListType::Mission));
+        assert_eq!(s.list(ListType::Mission)[1].x, 471_000_000);
+        out.clear();
+        p.on_item(t, other, &item(1, 47.1), &mut s, |_, _| Ok(()), &mut out);
+        p.on_item(t, GCS, &fence, &mut s, |_, _| Ok(()), &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        p.on_item(t, GCS, &item(1, 47.1), &mut s, |_, _| Ok(()), &mut out);
+        assert_eq!(acks(&out), [MavMissionResult::MAV_MISSION_ACCEPTED]);
+        // The upload's own peer cancels it.
+        p.on_count(t, GCS, 2, 0, &mut s, &mut out);
+        assert!(matches!(p.on_ack(GCS), Outcome::Refused(_)));
+    }
+
+    /// A download: the count and id of the list asked for, then each item
+    /// in the form asked for — degE7 as MISSION_ITEM_INT, degrees as
+    /// MISSION_ITEM (local x, y as they are) — the current one marked in
+    /// the mission only; past the end, an invalid sequence.
+    #[test]
+    fn a_download_gives_the_count_then_each_item_in_the_form_asked() {
+        let p = MissionProtocol::new(7, 3);
+        assert_eq!(p.ids(), (7, 3));
+        let mut s = Stores::default();
+        let local = MissionItemIn {
+            frame: 1,
+            x: 12.0,
+            y: -3.0,
+            ..item(1, 0.0)
+        };
+        let items = vec![
+            StoredItem::from_wire(&item(0, 47.25)),
+            StoredItem::from_wire(&local),
+        ];
+        s.set(ListType::Mission, items.clone());
+        s.set(ListType::Rally, vec![items[0]; 2]);
+        let mut out = Vec::new();
+        p.on_request_list(GCS, 0, &s, &mut out);
+        p.on_request_list(GCS, 2, &s, &mut out);
+        p.on_request_list(GCS, 9, &s, &mut out);
+        let counts: Vec<(u16, u32, (u8, u8))> = out
+            .iter()
+            .filter_map(|m| match m {
+                MavMessage::MISSION_COUNT(c) => {
+                    Some((c.count, c.opaque_id, (c.target_system, c.target_component)))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            counts,
+            [
+                (2, opaque_id(&items), GCS),
+                (2, opaque_id(&[items[0]; 2]), GCS)
+            ]
+        );
+        assert_eq!(acks(&out), [MavMissionResult::MAV_MISSION_UNSUPPORTED]);
+
+        let ask = |seq: u16, list_type: u8, int: bool| {
+            let mut out = Vec::new();
+            let req = ItemRequest {
+                seq,
+                list_type,
+                int,
+            };
+            p.on_request_item(GCS, req, &s, 1, &mut out);
+            out
+        };
+        let [MavMessage::MISSION_ITEM_INT(i)] = &ask(0, 0, true)[..] else {
+            panic!("an int item");
+        };
+        assert_eq!(
+            (i.x, i.y, i.seq, i.current),
+            (472_500_000, 85_000_000, 0, 0)
+        );
+        let [MavMessage::MISSION_ITEM(f)] = &ask(0, 0, false)[..] else {
+            panic!("a float item");
+        };
+        assert_eq!((f.x, f.y, f.current), (47.25, 8.5, 0));
+        let [MavMessage::MISSION_ITEM(f)] = &ask(1, 0, false)[..] else {
+            panic!("a float item");
+        };
+        assert_eq!((f.x, f.y, f.current), (12.0, -3.0, 1));
+        // The rally list has no current item; nor an item 2.
+        let [MavMessage::MISSION_ITEM_INT(r)] = &ask(1, 2, true)[..] else {
+            panic!("rally item 1");
+        };
+        assert_eq!((r.x, r.current), (472_500_000, 0));
+        let mut out = Vec::new();
+        let req = ItemRequest {
+            seq: 0,
+            list_type: 0,
+            int: true,
+        };
+        p.on_request_item(GCS, req, &s, 0, &mut out);
+        let [MavMessage::MISSION_ITEM_INT(m)] = &out[..] else {
+            panic!("mission item 0");
+        };
+        assert_eq!(m.current, 1);
+        assert_eq!(
+            acks(&ask(2, 2, true)),
+            [MavMissionResult::MAV_MISSION_INVALID_SEQUENCE]
+        );
+        assert!(ask(0, 9, true).is_empty());
     }
 }
