@@ -254,3 +254,74 @@ impl FlightController for Passive {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samples::{BaroSample, ImuSample, TickSamples};
+    use nalgebra::Vector3;
+
+    #[test]
+    fn actuators_take_the_first_values_and_zero_the_rest() {
+        let a = Actuators::from_slice(&[0.25, -0.5, 1.0]);
+        assert_eq!(&a.controls[..4], &[0.25, -0.5, 1.0, 0.0]);
+        assert!(a.controls[3..].iter().all(|c| *c == 0.0));
+        let long: Vec<f64> = (0..MAX_ACTUATORS + 4).map(|i| i as f64).collect();
+        let a = Actuators::from_slice(&long);
+        assert_eq!(a.controls[MAX_ACTUATORS - 1], (MAX_ACTUATORS - 1) as f64);
+    }
+
+    /// A tick's samples go into the frame; clearing it empties every list
+    /// and forgets the battery and the true state.
+    #[test]
+    fn a_frame_collects_a_ticks_samples_and_clears() {
+        let t = SimTime::from_micros(4000);
+        let imu = ImuSample {
+            time: t,
+            gyro_rad_s: Vector3::new(0.1, 0.0, 0.0),
+            accel_m_s2: Vector3::new(0.0, 0.0, -9.8),
+        };
+        let baro = BaroSample {
+            time: t,
+            pressure_pa: 101_325.0,
+            temperature_degc: 15.0,
+            pressure_altitude_m: 0.0,
+        };
+        let mut f = SensorFrame::default();
+        f.collect(&TickSamples {
+            imu: Some(imu),
+            baro: Some(baro),
+            ..TickSamples::default()
+        });
+        f.collect(&TickSamples {
+            imu: Some(imu),
+            ..TickSamples::default()
+        });
+        assert_eq!((f.imu.len(), f.baro.len(), f.gps.len()), (2, 1, 0));
+        assert_eq!((f.mag.len(), f.range.len()), (0, 0));
+        assert_eq!(f.baro.last(), Some(&baro));
+        f.battery = Some(PowerModuleSample::default());
+        f.clear();
+        assert!(f.imu.is_empty() && f.baro.is_empty() && f.battery.is_none());
+        assert!(f.ground_truth.is_none());
+    }
+
+    /// `passive` hands over its spec's commands at its rate (250 Hz unless
+    /// given), asks for no true state and knows no mission.
+    #[test]
+    fn passive_commands_what_its_spec_says() {
+        let spec: PassiveSpec = serde_json::from_str(r#"{"controls": [0.5, 0.25]}"#).expect("spec");
+        assert_eq!(spec.rate_hz, 250);
+        let mut p = Passive::new(&spec);
+        assert_eq!((p.name(), p.rate_hz()), ("passive", 250));
+        let a = p.actuators(SimTime::ZERO).expect("commands");
+        assert_eq!(&a.controls[..3], &[0.5, 0.25, 0.0]);
+        assert!(!p.wants_ground_truth());
+        assert_eq!(p.mission_progress(), None);
+        let fast = Passive::new(&PassiveSpec {
+            rate_hz: 400,
+            controls: vec![],
+        });
+        assert_eq!(fast.rate_hz(), 400);
+    }
+}

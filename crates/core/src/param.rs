@@ -30,3 +30,29 @@ pub fn check_range3(field: &str, v: &[f64; 3], lo: f64, hi: f64) -> Result<(), P
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ends are allowed; a hair beyond either, or not a number, is
+    /// refused with the field and the range.
+    #[test]
+    fn a_range_includes_its_ends_and_nothing_beyond() {
+        assert_eq!(check_range("mass_kg", 0.5, 0.5, 2.0), Ok(()));
+        assert_eq!(check_range("mass_kg", 2.0, 0.5, 2.0), Ok(()));
+        let e = check_range("mass_kg", 2.5, 0.5, 2.0).expect_err("above");
+        assert_eq!(e.to_string(), "mass_kg: 2.5 is outside 0.5..=2");
+        assert!(check_range("mass_kg", 0.499_999, 0.5, 2.0).is_err());
+        assert!(check_range("mass_kg", 2.000_001, 0.5, 2.0).is_err());
+        assert!(check_range("x", f64::NAN, f64::NEG_INFINITY, f64::INFINITY).is_err());
+        assert!(check_range("x", f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY).is_err());
+    }
+
+    #[test]
+    fn a_vector_names_its_component() {
+        assert_eq!(check_range3("inertia", &[1.0, 2.0, 3.0], 0.0, 3.0), Ok(()));
+        let e = check_range3("inertia", &[1.0, 2.0, 4.0], 0.0, 3.0).expect_err("z");
+        assert_eq!(e.field, "inertia[2]");
+    }
+}

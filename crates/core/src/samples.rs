@@ -209,8 +209,40 @@ mod sample_buf_tests {
         }
         assert_eq!(b.iter().copied().collect::<Vec<_>>(), [2, 3, 4]);
         assert_eq!(b.last(), Some(&4));
-        assert_eq!(b.dropped(), 2);
+        assert_eq!((b.dropped(), b.len(), b.is_empty()), (2, 3, false));
         b.clear();
-        assert_eq!(b.last(), None);
+        assert_eq!((b.last(), b.is_empty()), (None, true));
+        assert_eq!((b.len(), b.dropped()), (0, 0));
+        // A buffer of no room drops and counts every sample.
+        let mut none = SampleBuf::<u32, 0>::default();
+        none.push(1);
+        none.push(2);
+        assert_eq!((none.len(), none.dropped(), none.last()), (0, 2, None));
+    }
+
+    /// Ground speed is horizontal; the course runs clockwise from north.
+    #[test]
+    fn gps_speed_and_course_are_over_ground() {
+        use super::{FixType, GpsSample};
+        use crate::geo::GeoPoint;
+        use crate::time::SimTime;
+        use nalgebra::Vector3;
+        let gps = |n: f64, e: f64| GpsSample {
+            measured: SimTime::ZERO,
+            delivered: SimTime::ZERO,
+            fix: FixType::Fix3d,
+            satellites: 10,
+            position: GeoPoint::from_deg(47.0, 8.0, 400.0),
+            pos_ned_m: Vector3::zeros(),
+            vel_ned_m_s: Vector3::new(n, e, 12.0),
+            eph_m: 1.0,
+            epv_m: 1.5,
+        };
+        assert_eq!(gps(3.0, 4.0).ground_speed_m_s(), 5.0);
+        let course = |n: f64, e: f64| gps(n, e).course_deg();
+        assert_eq!(course(1.0, 0.0), 0.0);
+        assert!((course(1.0, 1.0) - 45.0).abs() < 1e-12);
+        assert!((course(-1.0, 0.0) - 180.0).abs() < 1e-12);
+        assert!((course(0.0, -2.0) - 270.0).abs() < 1e-12);
     }
 }

@@ -40,7 +40,8 @@ impl SimTime {
     /// A time from seconds, rounded to the nearest microsecond (negative and
     /// non-finite inputs give zero).
     pub fn from_secs_f64(s: f64) -> Self {
-        if s.is_finite() && s > 0.0 {
+        if s.is_finite() {
+            // `as` saturates: a negative time gives 0.
             SimTime((s * 1e6).round() as u64)
         } else {
             SimTime(0)
@@ -171,7 +172,8 @@ impl PhysicsRate {
     /// # Errors
     /// [`RateError::NotADivider`] when `hz` is zero or does not divide the physics rate.
     pub fn divider(self, hz: u32) -> Result<Rate, RateError> {
-        if hz == 0 || hz > self.hz || !self.hz.is_multiple_of(hz) {
+        // No rate above the physics rate divides it, nor does 0.
+        if !self.hz.is_multiple_of(hz) {
             return Err(RateError::NotADivider {
                 hz,
                 physics_hz: self.hz,
@@ -329,6 +331,8 @@ mod tests {
             Err(RateError::PhysicsNotWholeMicros { hz: 3000 })
         );
         assert_eq!(PhysicsRate::new(400).map(|r| r.period_us()), Ok(2500));
+        let r = PhysicsRate::new(400).expect("400 Hz");
+        assert_eq!((r.hz(), r.dt_s()), (400, 0.0025));
     }
 
     #[test]
@@ -341,6 +345,8 @@ mod tests {
         assert!(p.divider(300).is_err());
         assert!(p.divider(0).is_err());
         assert!(p.divider(2000).is_err());
+        assert_eq!(p.divider(1000).map(Rate::divider), Ok(1));
+        assert_eq!(p.divider(1).map(Rate::divider), Ok(1000));
     }
 
     #[test]
@@ -353,6 +359,15 @@ mod tests {
         assert_eq!(t.as_nanos(), 1_000_000_000_000);
         assert_eq!(SimTime::from_secs_f64(0.0025).as_micros(), 2500);
         assert_eq!(SimTime::from_secs_f64(f64::NAN), SimTime::ZERO);
+        assert_eq!(SimTime::from_secs_f64(f64::INFINITY), SimTime::ZERO);
+        assert_eq!(SimTime::from_secs_f64(-2.5), SimTime::ZERO);
+        assert_eq!(SimTime::from_secs_f64(1.000_000_4).as_micros(), 1_000_000);
+        assert_eq!(SimTime::from_micros(2_500_000).as_secs_f64(), 2.5);
+        let (a, b) = (
+            SimTime::from_micros(1_250_000),
+            SimTime::from_micros(4_000_000),
+        );
+        assert_eq!((b.secs_since(a), a.secs_since(b)), (2.75, 0.0));
         assert_eq!(format!("{}", SimTime::from_micros(1_500_001)), "1.500001 s");
     }
 }

@@ -301,4 +301,170 @@ mod tests {
         assert!((g(2.0) - Vector3::new(0.0, 10.0, 0.0)).norm() < 1e-9);
         assert!((g(1.0).y - 5.0).abs() < 1e-9);
     }
+
+    /// The schedule tells what it holds and which fault is on; each
+    /// transition is logged by name; a zone beyond the 64 a mask holds
+    /// never triggers.
+    #[test]
+    fn a_schedule_reports_its_faults_and_their_state() {
+        assert!(FaultSchedule::default().is_empty());
+        assert_eq!(FaultSchedule::default().specs().count(), 0);
+        let mut far = FaultSpec::new(FaultKind::GcsLinkLoss, 0.0);
+        far.at_s = None;
+        far.zone = Some("far".into());
+        let mut s = FaultSchedule::new(vec![
+            (at(FaultKind::GpsLoss, 1.0, Some(1.0)), 2, None),
+            (far, 1, Some(64)),
+        ]);
+        assert!(!s.is_empty());
+        let specs: Vec<(FaultKind, usize)> = s.specs().map(|(f, v)| (f.kind, v)).collect();
+        assert_eq!(
+            specs,
+            [(FaultKind::GpsLoss, 2), (FaultKind::GcsLinkLoss, 1)]
+        );
+        assert!(!s.is_active(0));
+        s.update(SimTime::from_secs(1), |_| u64::MAX, |_| None);
+        assert!(s.is_active(0) && !s.is_active(1) && !s.is_active(7));
+        assert!(!s.effects(2, SimTime::from_secs(1)).is_nominal());
+        assert!(s.effects(1, SimTime::from_secs(1)).is_nominal());
+        s.update(SimTime::from_secs(2), |_| u64::MAX, |_| None);
+        assert!(!s.is_active(0));
+        let names: Vec<&str> = s.events().iter().map(|e| e.transition.name()).collect();
+        assert_eq!(names, ["start", "end"]);
+    }
+
+    /// Every kind of fault, twice on one vehicle, 3 s after both began:
+    /// scales multiply, offsets and biases add, a spoof walks at its rate
+    /// along its bearing; a motor or thruster beyond the last channel is
+    /// ignored.
+    #[test]
+    fn faults_of_each_kind_compose_on_one_vehicle() {
+        let spec = |kind: FaultKind, set: &dyn Fn(&mut FaultSpec)| {
+            let mut f = FaultSpec::new(kind, 1.0);
+            set(&mut f);
+            (f, 0, None)
+        };
+        let twice = |kind: FaultKind, a: &dyn Fn(&mut FaultSpec), b: &dyn Fn(&mut FaultSpec)| {
+            vec![spec(kind, a), spec(kind, b)]
+        };
+        let last = MAX_FAULT_CHANNELS as u32 - 1;
+        let faults: Vec<_> = [
+            twice(
+                FaultKind::GpsJamming,
+                &|f| f.noise_scale = Some(3.0),
+                &|f| f.noise_scale = Some(4.0),
+            ),
+            twice(
+                FaultKind::GpsSpoof,
+                &|f| {
+                    f.rate_m_s = Some(2.0);
+                    f.bearing_deg = Some(90.0);
+                },
+                &|f| f.bearing_deg = Some(0.0),
+            ),
+            twice(
+                FaultKind::ImuBiasStep,
+                &|f| f.gyro_rad_s = Some([0.1, 0.2, 0.3]),
+                &|f| f.accel_m_s2 = Some([1.0, 2.0, 3.0]),
+            ),
+            twice(
+                FaultKind::ImuNoiseScale,
+                &|f| f.noise_scale = Some(2.0),
+                &|f| f.noise_scale = Some(5.0),
+            ),
+            twice(
+                FaultKind::BaroDriftStep,
+                &|f| {
+                    f.offset_m = Some(1.5);
+                    f.rate_m_s = Some(0.5);
+                },
+                &|f| f.offset_m = Some(-0.25),
+            ),
+            twice(
+                FaultKind::MagInterference,
+                &|f| f.offset_gauss = Some([0.1, 0.0, -0.2]),
+                &|f| f.offset_gauss = Some([0.05, 0.1, 0.0]),
+            ),
+            twice(
+                FaultKind::MotorFailure,
+                &|f| {
+                    f.motor = Some(last);
+                    f.thrust_scale = Some(0.5);
+                },
+                &|f| {
+                    f.motor = Some(last + 1);
+                    f.thrust_scale = Some(0.5);
+                },
+            ),
+            twice(
+                FaultKind::ThrusterFailure,
+                &|f| f.thrust_scale = Some(0.4),
+                &|f| {
+                    f.thruster = Some(1);
+                    f.thrust_scale = Some(0.25);
+                },
+            ),
+            twice(
+                FaultKind::BatteryCapacityScale,
+                &|f| f.scale = Some(0.8),
+                &|f| f.scale = Some(0.5),
+            ),
+            twice(
+                FaultKind::BatteryVoltageDrop,
+                &|f| f.drop_v = Some(0.3),
+                &|f| f.drop_v = Some(0.2),
+            ),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let mut s = FaultSchedule::new(faults);
+        s.update(SimTime::from_secs(1), |_| 0, |_| None);
+        let fx = s.effects(0, SimTime::from_secs(4));
+        let close = |a: Vector3<f64>, b: Vector3<f64>| (a - b).norm() < 1e-12;
+        assert_eq!(fx.gps.noise_scale, 12.0);
+        // 2 m/s east and 1 m/s north (the default rate), for 3 s.
+        assert!(
+            close(fx.gps.offset_ned_m, Vector3::new(3.0, 6.0, 0.0)),
+            "{}",
+            fx.gps.offset_ned_m
+        );
+        assert!(close(
+            fx.gps.offset_vel_ned_m_s,
+            Vector3::new(1.0, 2.0, 0.0)
+        ));
+        assert!(close(fx.imu.gyro_bias_rad_s, Vector3::new(0.1, 0.2, 0.3)));
+        assert!(close(fx.imu.accel_bias_m_s2, Vector3::new(1.0, 2.0, 3.0)));
+        assert_eq!(fx.imu.noise_scale, 10.0);
+        // 1.5 + 0.5 m/s × 3 s, and −0.25.
+        assert!(
+            (fx.baro_offset_m - 2.75).abs() < 1e-12,
+            "{}",
+            fx.baro_offset_m
+        );
+        assert!(close(fx.mag_offset_gauss, Vector3::new(0.15, 0.1, -0.2)));
+        let mut rotors = [1.0; MAX_FAULT_CHANNELS];
+        rotors[MAX_FAULT_CHANNELS - 1] = 0.5;
+        assert_eq!(fx.rotor_thrust_scale, rotors);
+        let mut thrusters = [1.0; MAX_FAULT_CHANNELS];
+        (thrusters[0], thrusters[1]) = (0.4, 0.25);
+        assert_eq!(fx.thruster_thrust_scale, thrusters);
+        assert_eq!(fx.battery.capacity_scale, 0.4);
+        assert_eq!(fx.battery.voltage_drop_v, 0.5);
+    }
+
+    /// Two gusts on one vehicle add up.
+    #[test]
+    fn gusts_add_up() {
+        let gust = |from: f64| {
+            let mut f = at(FaultKind::WindGust, 0.0, Some(4.0));
+            f.peak_m_s = Some(10.0);
+            f.from_deg = Some(from);
+            (f, 0, None)
+        };
+        let mut s = FaultSchedule::new(vec![gust(270.0), gust(180.0)]);
+        s.update(SimTime::ZERO, |_| 0, |_| None);
+        let g = s.effects(0, SimTime::from_secs(2)).gust_ned_m_s;
+        assert!((g - Vector3::new(10.0, 10.0, 0.0)).norm() < 1e-9, "{g}");
+    }
 }

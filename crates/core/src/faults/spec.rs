@@ -489,10 +489,118 @@ mod tests {
             ("gps_loss@1s:bogus=1", "unknown field `bogus`"),
             ("gps_loss@1s:at_item=3", "only one of"),
             ("gps_jamming@1s:noise_scale=NaN", "noise_scale"),
+            (
+                "imu_bias_step@1s:gyro_rad_s=[0,0,10.5]",
+                "gyro_rad_s: 10.5 is not within [-10, 10]",
+            ),
+            (
+                "imu_bias_step@1s:accel_m_s2=[-101,0,0]",
+                "accel_m_s2: -101 is not within [-100, 100]",
+            ),
+            (
+                "mag_interference@1s:offset_gauss=[0,11,0]",
+                "offset_gauss: 11 is not within [-10, 10]",
+            ),
+            ("motor_failure@1s:motor=8", "rotors are numbered 0..7"),
+            (
+                "thruster_failure@1s:thruster=2",
+                "thrusters are 0 (left) and 1 (right)",
+            ),
+            (
+                "battery_capacity_scale@1s:scale=0",
+                "scale: 0 is not within (0, 1]",
+            ),
+            ("gps_loss@1s+0s", "duration_s: 0 is not within (0, 1e7] s"),
+            (
+                "gps_spoof@1s:rate_m_s=-101",
+                "rate_m_s: -101 is not within [-100, 100]",
+            ),
+            ("battery_capacity_scale@1s", "needs scale=K"),
+            ("battery_voltage_drop@1s", "needs drop_v=V"),
+            ("wind_gust@1s+5s", "needs peak_m_s"),
+            ("imu_bias_step@1s", "needs gyro_rad_s and/or accel_m_s2"),
+            ("mag_interference@1s", "needs offset_gauss"),
+            ("baro_drift_step@1s", "needs offset_m and/or rate_m_s"),
         ] {
             let e = parse_fault_arg(arg).unwrap_err();
             assert!(e.contains(needle), "{arg}: {e}");
         }
+    }
+
+    #[test]
+    fn a_fault_describes_its_start_and_length() {
+        let d = |arg: &str| parse_fault_arg(arg).map(|f| f.describe());
+        assert_eq!(
+            d("gps_loss@40s+30s").as_deref(),
+            Ok("gps_loss at 40 s for 30 s")
+        );
+        assert_eq!(d("rc_loss@item3").as_deref(), Ok("rc_loss at item 3"));
+        assert_eq!(
+            d("gcs_link_loss:zone=valley").as_deref(),
+            Ok("gcs_link_loss in zone valley")
+        );
+        let none = FaultSpec {
+            at_s: None,
+            ..FaultSpec::new(FaultKind::ImuStuck, 0.0)
+        };
+        assert_eq!(none.describe(), "imu_stuck ");
+        // Seconds are finite and not negative.
+        for bad in ["gps_loss@-5s", "gps_loss@1s+-2", "gps_loss@NaNs"] {
+            let e = parse_fault_arg(bad).expect_err(bad);
+            assert!(e.contains("a time is seconds"), "{bad}: {e}");
+        }
+        assert_eq!(parse_fault_arg("gps_loss@0").map(|f| f.at_s), Ok(Some(0.0)));
+        // Bracketed values keep their commas.
+        let f = parse_fault_arg("imu_bias_step@1s:gyro_rad_s=[0.5,0,0],accel_m_s2=[0,1,2]")
+            .expect("two vectors");
+        assert_eq!(
+            (f.gyro_rad_s, f.accel_m_s2),
+            (Some([0.5, 0.0, 0.0]), Some([0.0, 1.0, 2.0]))
+        );
+    }
+
+    /// The ends of each range are allowed.
+    #[test]
+    fn the_ends_of_each_range_are_allowed() {
+        for arg in [
+            "imu_bias_step@1s:gyro_rad_s=[10,-10,0],accel_m_s2=[100,-100,0]",
+            "mag_interference@1s:offset_gauss=[10,-10,0]",
+            "motor_failure@1s:motor=7",
+            "thruster_failure@1s:thruster=1",
+            "battery_capacity_scale@1s:scale=1",
+            "gps_loss@1s+10000000s",
+            "gps_spoof@1s:rate_m_s=-100,bearing_deg=-360",
+            "baro_drift_step@1s:offset_m=-10000,rate_m_s=100",
+            "wind_gust@1s+5s:peak_m_s=100,from_deg=-360",
+            "gps_jamming@1s:noise_scale=1",
+            "imu_noise_scale@1s:noise_scale=1000",
+            "battery_voltage_drop@1s:drop_v=100",
+            "motor_failure@1s:motor=0,thrust_scale=1",
+            "thruster_failure@1s",
+            "thruster_failure@1s:thruster=0",
+            "imu_bias_step@1s:accel_m_s2=[1,0,0]",
+            "baro_drift_step@1s:rate_m_s=0.5",
+        ] {
+            let f = parse_fault_arg(arg).unwrap_or_else(|e| panic!("{arg}: {e}"));
+            assert_eq!(f.validate(), Ok(()), "{arg}");
+        }
+        // Infinities (no file or argument writes one) are refused too.
+        let endless = FaultSpec {
+            duration_s: Some(f64::INFINITY),
+            ..FaultSpec::new(FaultKind::GpsLoss, 1.0)
+        };
+        assert_eq!(
+            endless.validate().map_err(|e| e.key),
+            Err("duration_s".to_string())
+        );
+        let whole = FaultSpec {
+            scale: Some(f64::INFINITY),
+            ..FaultSpec::new(FaultKind::BatteryCapacityScale, 1.0)
+        };
+        assert_eq!(
+            whole.validate().map_err(|e| e.key),
+            Err("scale".to_string())
+        );
     }
 
     #[test]

@@ -69,8 +69,10 @@ impl ExportFrame {
             ExportFrame::Enu => q_enu_flu(q_ned_frd),
             ExportFrame::Iso8855 => {
                 // NWU ← NED is a rotation of π about x; FRD → FLU likewise.
+                // Written with its inverse on the right, a level attitude
+                // comes out as +1, not as −1 (the same rotation).
                 let rx = x_pi();
-                rx * q_ned_frd * rx
+                rx * q_ned_frd * rx.inverse()
             }
         }
     }
@@ -101,11 +103,54 @@ pub fn q_enu_flu(q_ned_frd: &UnitQuaternion<f64>) -> UnitQuaternion<f64> {
     // ENU ← NED: swap x/y and negate z, a rotation of π about (1,1,0)/√2.
     let s = std::f64::consts::FRAC_1_SQRT_2;
     let q_enu_ned = UnitQuaternion::new_unchecked(Quaternion::new(0.0, s, s, 0.0));
-    q_enu_ned * q_ned_frd * x_pi()
+    // FLU → FRD is π about x; as its inverse, a level attitude comes out
+    // with a positive scalar part.
+    q_enu_ned * q_ned_frd * x_pi().inverse()
 }
 
 #[cfg(test)]
 mod tests {
+    /// In ISO 8855 axes (z up) a level vehicle is the identity, with a
+    /// positive scalar part; one headed 30° east of north is yawed −30°
+    /// about z-up.
+    #[test]
+    fn iso8855_attitudes_turn_the_other_way_about_z_up() {
+        let level = ExportFrame::Iso8855.attitude(&UnitQuaternion::identity());
+        assert_eq!(level.coords, UnitQuaternion::<f64>::identity().coords);
+        let east = UnitQuaternion::from_euler_angles(0.0, 0.0, 30f64.to_radians());
+        let q = ExportFrame::Iso8855.attitude(&east);
+        let want = UnitQuaternion::from_euler_angles(0.0, 0.0, -30f64.to_radians());
+        assert!((q.coords - want.coords).norm() < 1e-12, "{q:?}");
+    }
+
+    /// The axes' names head every recording, and readers tell the frame
+    /// by their first word.
+    #[test]
+    fn each_frame_names_its_axes() {
+        let names = |f: ExportFrame| (f.world_axes(), f.body_axes());
+        assert_eq!(
+            names(ExportFrame::Ned),
+            (
+                "NED (x north, y east, z down)",
+                "FRD (x forward, y right, z down)"
+            )
+        );
+        assert_eq!(
+            names(ExportFrame::Enu),
+            (
+                "ENU (x east, y north, z up)",
+                "FLU (x forward, y left, z up)"
+            )
+        );
+        assert_eq!(
+            names(ExportFrame::Iso8855),
+            (
+                "NWU (x north, y west, z up)",
+                "FLU (x forward, y left, z up)"
+            )
+        );
+    }
+
     use super::*;
 
     fn check_consistent(frame: ExportFrame) {
@@ -131,6 +176,12 @@ mod tests {
         let q = ExportFrame::Enu.attitude(&UnitQuaternion::identity());
         let (_, _, yaw) = q.euler_angles();
         assert!((yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+        // As a quaternion, cos 45° + sin 45° k: its scalar part positive.
+        let s = std::f64::consts::FRAC_1_SQRT_2;
+        assert!(
+            (q.coords - nalgebra::Vector4::new(0.0, 0.0, s, s)).norm() < 1e-12,
+            "{q:?}"
+        );
         // Facing east in NED (yaw +90°) is yaw 0 in ENU.
         let q = ExportFrame::Enu.attitude(&UnitQuaternion::from_euler_angles(
             0.0,

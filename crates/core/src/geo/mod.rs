@@ -42,3 +42,22 @@ pub fn home_alt_problem(alt_m: f64) -> Option<String> {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_home_altitude_is_between_the_dead_sea_and_above_the_mountains() {
+        for ok in [HOME_ALT_MIN_M, -430.0, 0.0, 488.0, HOME_ALT_MAX_M] {
+            assert_eq!(home_alt_problem(ok), None, "{ok}");
+        }
+        assert_eq!(
+            home_alt_problem(-501.0).as_deref(),
+            Some("home altitude -501 m is outside -500..=9000 m")
+        );
+        assert!(home_alt_problem(9001.0).is_some());
+        assert!(home_alt_problem(f64::NAN).is_some());
+        assert!(home_alt_problem(f64::INFINITY).is_some());
+    }
+}
