@@ -538,7 +538,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(report.table, table(&f));
         assert_eq!(report.html, dir.join("report.html"));
-        assert!(report.analysis_s > 0.0 && report.analysis_s < 600.0);
+        assert!(report.analysis_s > 0.0, "the analysis is timed");
         assert_eq!(csv_text, csv(&f));
         let doc: serde_json::Value = serde_json::from_str(&json_text).expect("json");
         assert_eq!(doc["command"], json!(["mavsitl", "compare"]));
