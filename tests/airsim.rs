@@ -377,6 +377,34 @@ fn out_of_range_calls_are_refused_and_a_pause_ends_a_continue() {
     );
 }
 
+/// A refused arming is what a script's user needs to see when nothing
+/// moved: the server says why on stderr at its default verbosity, and
+/// RUST_LOG=warn silences it.
+#[test]
+fn a_refused_arming_is_logged_by_default_and_rust_log_overrides() {
+    for (rust_log, logged) in [(None, true), (Some("warn"), false)] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mavsitl"));
+        command
+            .args(["airsim", "--port", "0", "--seed", "7"])
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(directives) = rust_log {
+            command.env("RUST_LOG", directives);
+        }
+        let (server, _) = Server::ready(command.spawn().expect("spawn"));
+        let port = server.port;
+        let r = client(port, "no_control");
+        assert_eq!(r["armed"], false, "{r}");
+        let mut child = server.into_child();
+        child.kill().expect("kill");
+        let out = child.wait_with_output().expect("stderr");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let said = stderr.contains("armDisarm(True) refused: the vehicle cannot be armed via API");
+        assert_eq!(said, logged, "RUST_LOG={rust_log:?}: {stderr}");
+    }
+}
+
 /// Out of file descriptors (`ulimit -n 64`, 120 clients at once), every
 /// connection is either served or closed — none is left hanging in the
 /// listen queue — and the server keeps serving once clients leave.

@@ -29,6 +29,9 @@ mod test;
 mod vehicle_link;
 
 use clap::{Parser, Subcommand};
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 /// Software-in-the-loop simulator for MAVLink autopilots.
 ///
@@ -117,17 +120,25 @@ pub fn init_logging(verbose: u8) {
     let default = match verbose {
         // The AirSim API's refusals (an arming without API control, …) are
         // what a script's user needs to see when nothing moved.
-        0 => "warn,mavsitl::airsim=info",
+        0 => "warn,mavsitl_airsim=info",
         1 => "info",
         2 => "debug",
         _ => "trace",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
+    // RUST_LOG as `target=level` directives, comma-separated (a bare level
+    // is the default); one that does not parse leaves the default.
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|directives| directives.parse::<Targets>().ok())
+        .or_else(|| default.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::WARN));
+    let _ = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_target(false),
+        )
+        .with(filter)
         .try_init();
 }
 

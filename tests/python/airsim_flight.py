@@ -289,13 +289,19 @@ def hostile(c):
     }
 
 
+def no_control(c):
+    """Arming before enableApiControl(True): AirSim answers False."""
+    return {"armed": c.armDisarm(True)}
+
+
 def main():
     port = int(sys.argv[1])
     what = sys.argv[2] if len(sys.argv) > 2 else "flight"
     c = airsim.MultirotorClient(port=port, timeout_value=120)
     c.confirmConnection()
     out = {"version": c.getServerVersion()}
-    out.update({"flight": flight, "collect": collect, "allan": allan, "attitude": attitude, "external": external, "px4": px4, "hostile": hostile}[what](c))
+    out.update({"flight": flight, "collect": collect, "allan": allan, "attitude": attitude, "external": external, "px4": px4, "hostile": hostile,
+                "no_control": no_control}[what](c))
     print(json.dumps(out))
 
 
