@@ -201,4 +201,41 @@ mod tests {
         assert_eq!(kinematic_limit(Vector3::zeros(), 5.0, 2.0, 1.0), 0.0);
         assert_eq!(kinematic_limit(up, 5.0, 0.0, 1.0), 0.0);
     }
+
+    #[test]
+    fn kinematic_limit_is_zero_when_any_one_limit_is() {
+        // A 45° climb, limited on every axis but one.
+        let climb = Vector3::new(1.0, 0.0, 1.0);
+        assert!(kinematic_limit(climb, 5.0, 2.0, 1.0) > 2.0);
+        assert_eq!(kinematic_limit(climb, 0.0, 2.0, 1.0), 0.0);
+        assert_eq!(kinematic_limit(climb, 5.0, 0.0, 1.0), 0.0);
+        assert_eq!(kinematic_limit(-climb, 5.0, 2.0, 0.0), 0.0);
+        // A shallow descent: the horizontal limit binds, 5 / cos(atan 0.1).
+        let v = kinematic_limit(Vector3::new(10.0, 0.0, -1.0), 5.0, 2.0, 1.0);
+        assert!((v - 5.0 * 1.01_f32.sqrt()).abs() < 1e-5, "{v}");
+        // A steep one: the downward limit, 1 / sin(atan 10).
+        let v = kinematic_limit(Vector3::new(1.0, 0.0, -10.0), 5.0, 2.0, 1.0);
+        assert!((v - 1.01_f32.sqrt()).abs() < 1e-5, "{v}");
+        // Negative limits count by their size.
+        let v = kinematic_limit(Vector3::new(3.0, 4.0, 0.0), -5.0, 2.0, 1.0);
+        assert_eq!(v, 5.0);
+    }
+
+    #[test]
+    fn sign_and_zero_tests_use_flt_epsilon_strictly() {
+        let half = FLT_EPSILON / 2.0;
+        assert!(is_zero(0.0) && is_zero(half) && is_zero(-half));
+        assert!(!is_zero(FLT_EPSILON) && !is_zero(-FLT_EPSILON));
+        assert!(is_positive(FLT_EPSILON) && !is_positive(half) && !is_positive(-1.0));
+        assert!(is_negative(-FLT_EPSILON) && is_negative(-1.0));
+        assert!(!is_negative(-half) && !is_negative(0.0) && !is_negative(1.0));
+        assert!(is_equal(0.3, 0.3) && is_equal(-2.0, -2.0 + half));
+        assert!(!is_equal(0.0, FLT_EPSILON) && !is_equal(1.0, 2.0) && !is_equal(2.0, 1.0));
+        assert!(is_zero3(&Vector3::zeros()) && is_zero3(&Vector3::new(half, -half, half)));
+        for axis in 0..3 {
+            let mut v = Vector3::new(half, half, half);
+            v[axis] = 1e-3;
+            assert!(!is_zero3(&v), "{v:?}");
+        }
+    }
 }

@@ -385,3 +385,154 @@ impl Sensors {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mavsitl_core::geo::GeoPoint;
+    use world_magnetic_model::time::Month;
+
+    const NAMES: [&str; 5] = ["imu", "gps", "baro", "mag", "rangefinder"];
+
+    fn build(spec: &SensorsSpec, seed: u64, vehicle: u32) -> Result<Sensors, SensorError> {
+        let frame = LocalFrame::new(GeoPoint::from_deg(47.397, 8.546, 488.0));
+        let date = Date::from_calendar_date(2026, Month::June, 1).expect("a valid date");
+        let start = Vector3::new(10.0, -20.0, -5.0);
+        Sensors::new(
+            spec,
+            PhysicsRate::DEFAULT,
+            seed,
+            vehicle,
+            &frame,
+            date,
+            &start,
+        )
+    }
+
+    /// Every sensor, the rangefinder too.
+    fn all_fitted() -> SensorsSpec {
+        let mut spec = SensorsSpec::default();
+        spec.rangefinder.enabled = true;
+        spec
+    }
+
+    /// Which of the five sensors `sensors` has, in [`NAMES`] order.
+    fn fitted(sensors: &Sensors) -> [bool; 5] {
+        [
+            sensors.imu().is_some(),
+            sensors.gps().is_some(),
+            sensors.baro().is_some(),
+            sensors.mag().is_some(),
+            sensors.rangefinder().is_some(),
+        ]
+    }
+
+    /// `spec` with sensor `name` enabled or not.
+    fn set_enabled(spec: &mut SensorsSpec, name: &str, on: bool) {
+        match name {
+            "imu" => spec.imu.enabled = on,
+            "gps" => spec.gps.enabled = on,
+            "baro" => spec.baro.enabled = on,
+            "mag" => spec.mag.enabled = on,
+            _ => spec.rangefinder.enabled = on,
+        }
+    }
+
+    #[test]
+    fn none_has_no_sensor_and_its_spec_says_every_one_is_off() {
+        let none = Sensors::none();
+        assert_eq!(fitted(&none), [false; 5]);
+        let spec = none.spec();
+        let enabled = [
+            spec.imu.enabled,
+            spec.gps.enabled,
+            spec.baro.enabled,
+            spec.mag.enabled,
+            spec.rangefinder.enabled,
+        ];
+        assert_eq!(enabled, [false; 5]);
+        // The defaults it departs from fit all but the rangefinder.
+        let default = SensorsSpec::default();
+        assert!(default.imu.enabled && default.gps.enabled && default.baro.enabled);
+        assert!(default.mag.enabled && !default.rangefinder.enabled);
+    }
+
+    #[test]
+    fn every_sensor_asked_for_is_fitted_with_its_own_stream_of_the_seed() {
+        let mut spec = all_fitted();
+        spec.gps.rate_hz = 5;
+        let sensors = build(&spec, 42, 3).expect("valid sensors");
+        assert_eq!(fitted(&sensors), [true; 5]);
+        assert_eq!(sensors.spec(), &spec);
+        assert_eq!(sensors.seed(), 42);
+        let sources = [
+            NoiseSource::Imu,
+            NoiseSource::Gps,
+            NoiseSource::Baro,
+            NoiseSource::Mag,
+            NoiseSource::Rangefinder,
+        ];
+        for ((name, id), (want, source)) in sensors.streams().iter().zip(NAMES.iter().zip(sources))
+        {
+            assert_eq!(name, want);
+            assert_eq!(*id, stream_id(3, source), "{name}");
+        }
+        // Another vehicle draws from other streams.
+        let other = build(&spec, 42, 4).expect("valid sensors");
+        for (a, b) in sensors.streams().iter().zip(other.streams()) {
+            assert_ne!(a.1, b.1, "{}", a.0);
+        }
+    }
+
+    #[test]
+    fn a_sensor_left_out_is_absent_and_the_others_stay() {
+        for (i, name) in NAMES.iter().enumerate() {
+            let mut spec = all_fitted();
+            set_enabled(&mut spec, name, false);
+            let sensors = build(&spec, 7, 0).expect("valid sensors");
+            let mut want = [true; 5];
+            want[i] = false;
+            assert_eq!(fitted(&sensors), want, "{name} left out");
+        }
+    }
+
+    #[test]
+    fn a_bad_rate_or_parameter_names_its_sensor_and_an_absent_one_is_not_checked() {
+        for name in NAMES {
+            // 333 Hz does not divide 1 kHz.
+            let mut spec = all_fitted();
+            match name {
+                "imu" => spec.imu.rate_hz = 333,
+                "gps" => spec.gps.rate_hz = 333,
+                "baro" => spec.baro.rate_hz = 333,
+                "mag" => spec.mag.rate_hz = 333,
+                _ => spec.rangefinder.rate_hz = 333,
+            }
+            let rate = spec.validate(PhysicsRate::DEFAULT);
+            assert!(
+                matches!(rate, Err(SensorError::Rate { sensor, .. }) if sensor == name),
+                "{name}: {rate:?}"
+            );
+            set_enabled(&mut spec, name, false);
+            assert_eq!(spec.validate(PhysicsRate::DEFAULT), Ok(()), "{name} absent");
+
+            // A negative noise, latency or range.
+            let mut spec = all_fitted();
+            match name {
+                "imu" => spec.imu.angular_random_walk_deg_sqrt_h = -1.0,
+                "gps" => spec.gps.latency_s = -1.0,
+                "baro" => spec.baro.noise_sigma_pa = -1.0,
+                "mag" => spec.mag.noise_sigma_gauss = -1.0,
+                _ => spec.rangefinder.min_m = -1.0,
+            }
+            let param = spec.validate(PhysicsRate::DEFAULT);
+            assert!(
+                matches!(param, Err(SensorError::Param { sensor, .. }) if sensor == name),
+                "{name}: {param:?}"
+            );
+            assert!(build(&spec, 1, 0).is_err(), "{name}: built anyway");
+            set_enabled(&mut spec, name, false);
+            assert_eq!(spec.validate(PhysicsRate::DEFAULT), Ok(()), "{name} absent");
+        }
+    }
+}
