@@ -433,3 +433,334 @@ impl ArAttitudeControl {
         ) + self.steer_rate_pid.get_ff()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Proportional-only, unfiltered controllers: each output is arithmetic
+    /// a reader can redo from ArduPilot's formulas.
+    fn p_only() -> AttitudeParams {
+        AttitudeParams {
+            str_rat_p: 0.5,
+            str_rat_i: 0.0,
+            str_rat_ff: 0.0,
+            str_rat_flte: 0.0,
+            speed_p: 0.4,
+            speed_i: 0.0,
+            speed_flte: 0.0,
+            accel_max: 2.0,
+            decel_max: 4.0,
+            ..AttitudeParams::default()
+        }
+    }
+
+    fn at(now_s: f64, speed: f64, yaw_rate: f64) -> AttitudeInput {
+        AttitudeInput {
+            now_s,
+            forward_speed_m_s: Some(speed),
+            yaw_rad: 0.0,
+            yaw_rate_rad_s: yaw_rate,
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn lateral_g_deceleration_and_stopping_distance() {
+        let mut c = ArAttitudeControl::new(p_only());
+        assert!(close(c.get_turn_lat_accel_max(), 0.6 * GRAVITY_MSS));
+        c.params.turn_max_g = 0.05; // floored at 0.1 g
+        assert!(close(c.get_turn_lat_accel_max(), 0.1 * GRAVITY_MSS));
+        assert_eq!(c.get_decel_max(), 4.0);
+        // 0.5 v² / d: 3 m/s at 1.5 m/s² stops in 3 m.
+        c.params.decel_max = 1.5;
+        assert!(close(c.get_stopping_distance(3.0), 3.0));
+        assert!(close(c.get_stopping_distance(-3.0), 3.0));
+        // ATC_DECEL_MAX 0 falls back on ATC_ACCEL_MAX.
+        c.params.decel_max = 0.0;
+        assert_eq!(c.get_decel_max(), 2.0);
+        assert!(close(c.get_stopping_distance(4.0), 4.0));
+        c.params.accel_max = 0.0;
+        assert_eq!(c.get_stopping_distance(4.0), 0.0);
+    }
+
+    #[test]
+    fn the_desired_speed_ramps_at_the_accel_and_decel_limits_while_active() {
+        let mut c = ArAttitudeControl::new(p_only());
+        // Never run: the request passes unchanged.
+        assert_eq!(c.get_desired_speed_accel_limited(10.0, 0.1, 0.0), 10.0);
+        // The first run starts from the measured 1 m/s: +2 m/s² × 0.1 s.
+        c.get_throttle_out_speed(10.0, false, false, 0.0, 0.0, 0.1, &at(0.0, 1.0, 0.0));
+        assert!(close(c.get_desired_speed(), 1.2));
+        // Slowing at 4 m/s², speeding up at 2, within the ramp as asked.
+        assert!(close(
+            c.get_desired_speed_accel_limited(0.0, 0.1, 0.05),
+            0.8
+        ));
+        assert!(close(
+            c.get_desired_speed_accel_limited(5.0, 0.1, 0.05),
+            1.4
+        ));
+        assert!(close(
+            c.get_desired_speed_accel_limited(1.25, 0.1, 0.05),
+            1.25
+        ));
+        // The same speed the other way is not slower: the accel limit.
+        assert!(close(
+            c.get_desired_speed_accel_limited(-1.2, 0.1, 0.05),
+            1.0
+        ));
+        // Active up to 0.2 s after the last run, not after.
+        assert!(close(c.get_desired_speed_accel_limited(0.0, 0.1, 0.2), 0.8));
+        assert_eq!(c.get_desired_speed_accel_limited(0.0, 0.1, 0.21), 0.0);
+        // Without a decel limit, slowing down goes at the accel limit.
+        c.params.decel_max = 0.0;
+        assert!(close(
+            c.get_desired_speed_accel_limited(0.0, 0.1, 0.05),
+            1.0
+        ));
+        // Without an accel limit, nothing is ramped.
+        c.params.accel_max = 0.0;
+        assert_eq!(c.get_desired_speed_accel_limited(7.0, 0.1, 0.05), 7.0);
+    }
+
+    #[test]
+    fn reversing_ramps_the_same_way_mirrored() {
+        let mut c = ArAttitudeControl::new(p_only());
+        c.get_throttle_out_speed(-10.0, false, false, 0.0, 0.0, 0.1, &at(0.0, -1.0, 0.0));
+        assert!(close(c.get_desired_speed(), -1.2));
+        assert!(close(
+            c.get_desired_speed_accel_limited(0.0, 0.1, 0.05),
+            -0.8
+        ));
+        assert!(close(
+            c.get_desired_speed_accel_limited(-5.0, 0.1, 0.05),
+            -1.4
+        ));
+    }
+
+    #[test]
+    fn throttle_is_p_on_the_ramped_speed_plus_the_cruise_feed_forward() {
+        let mut c = ArAttitudeControl::new(p_only());
+        let input = at(0.0, 1.0, 0.0);
+        assert_eq!(
+            c.get_throttle_out_speed(
+                2.0,
+                false,
+                false,
+                5.0,
+                0.5,
+                0.1,
+                &AttitudeInput {
+                    forward_speed_m_s: None,
+                    ..input
+                }
+            ),
+            0.0
+        );
+        // 0.4 × (1.2 − 1.0) + 1.2 × 0.5 / 5.
+        let t = c.get_throttle_out_speed(2.0, false, false, 5.0, 0.5, 0.1, &input);
+        assert!(close(t, 0.08 + 0.12), "{t}");
+        // No feed-forward without a cruise speed or a cruise throttle.
+        for (speed, throttle) in [(0.0, 0.5), (5.0, 0.0)] {
+            let mut c = ArAttitudeControl::new(p_only());
+            let t = c.get_throttle_out_speed(2.0, false, false, speed, throttle, 0.1, &input);
+            assert!(close(t, 0.08), "{speed} {throttle}: {t}");
+        }
+    }
+
+    #[test]
+    fn without_atc_brake_the_throttle_never_opposes_the_direction_of_travel() {
+        // Going forward too fast: braking throttle, or none.
+        for (brake, want) in [(true, 0.4 * (2.6 - 3.0)), (false, 0.0)] {
+            let mut c = ArAttitudeControl::new(AttitudeParams { brake, ..p_only() });
+            let t = c.get_throttle_out_speed(0.0, false, false, 0.0, 0.0, 0.1, &at(0.0, 3.0, 0.0));
+            assert!(close(t, want), "brake {brake}: {t}");
+        }
+        // Going backward too fast.
+        for (brake, want) in [(true, 0.4 * (-2.6 + 3.0)), (false, 0.0)] {
+            let mut c = ArAttitudeControl::new(AttitudeParams { brake, ..p_only() });
+            let t =
+                c.get_throttle_out_speed(-1.0, false, false, 0.0, 0.0, 0.1, &at(0.0, -3.0, 0.0));
+            assert!(close(t, want), "brake {brake}: {t}");
+        }
+        // Forward and pushing forward: untouched.
+        let mut c = ArAttitudeControl::new(AttitudeParams {
+            brake: false,
+            ..p_only()
+        });
+        let t = c.get_throttle_out_speed(2.0, false, false, 0.0, 0.0, 0.1, &at(0.0, 1.0, 0.0));
+        assert!(close(t, 0.08), "{t}");
+    }
+
+    #[test]
+    fn a_motor_limit_freezes_the_speed_integrator() {
+        let i_only = AttitudeParams {
+            speed_p: 0.0,
+            speed_i: 1.0,
+            ..p_only()
+        };
+        for (low, high, want) in [
+            (false, false, 0.2 * 0.1),
+            (true, false, 0.0),
+            (false, true, 0.0),
+        ] {
+            let mut c = ArAttitudeControl::new(i_only);
+            let t = c.get_throttle_out_speed(2.0, low, high, 0.0, 0.0, 0.1, &at(0.0, 1.0, 0.0));
+            assert!(close(t, want), "limits {low} {high}: {t}");
+        }
+    }
+
+    #[test]
+    fn stopping_is_declared_below_atc_stop_speed_and_held_for_0_3_s() {
+        let mut c = ArAttitudeControl::new(p_only());
+        let unknown = AttitudeInput {
+            forward_speed_m_s: None,
+            ..at(0.0, 0.0, 0.0)
+        };
+        assert_eq!(
+            c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &unknown),
+            (0.0, true)
+        );
+        // Moving: brake toward 0 at 4 m/s² from 2 m/s.
+        let mut c = ArAttitudeControl::new(p_only());
+        let (t, stopped) = c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.0, 2.0, 0.0));
+        assert!(!stopped && close(t, 0.4 * (1.6 - 2.0)), "{t}");
+        // Still ramping down (desired 1.2 m/s): not stopped, slow as it is.
+        let (_, stopped) = c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.1, 0.1, 0.0));
+        assert!(!stopped);
+        // At exactly ATC_STOP_SPEED with nothing asked: stopped.
+        let mut c = ArAttitudeControl::new(p_only());
+        assert_eq!(
+            c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.0, 0.1, 0.0)),
+            (0.0, true)
+        );
+        assert_eq!(c.get_desired_speed(), 0.0);
+        // Held 0.3 s whatever the speed, then measured again.
+        assert_eq!(
+            c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.3, 2.0, 0.0)),
+            (0.0, true)
+        );
+        let mut c2 = c.clone();
+        let (_, stopped) =
+            c2.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.61, 2.0, 0.0));
+        assert!(!stopped);
+        let (_, stopped) = c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.6, 0.5, 0.0));
+        assert!(stopped, "0.3 s after the last stop");
+    }
+
+    #[test]
+    fn the_turn_rate_toward_a_heading_is_p_limited_by_rate_and_by_the_angular_acceleration() {
+        let mut c = ArAttitudeControl::new(AttitudeParams {
+            str_acc_max: 0.0,
+            ..p_only()
+        });
+        // ATC_STR_ANG_P 2 on the wrapped error, both ways.
+        assert!(close(c.get_turn_rate_from_heading(0.3, 0.0, 0.1), 0.4));
+        assert!(close(c.get_turn_rate_from_heading(-0.3, 0.0, 0.1), -0.8));
+        assert!(close(
+            c.get_turn_rate_from_heading(3.0, 0.0, -3.0),
+            2.0 * (6.0 - std::f64::consts::TAU)
+        ));
+        assert!(close(c.get_turn_rate_from_heading(0.3, 0.5, 0.1), 0.4));
+        assert!(close(c.get_turn_rate_from_heading(-0.3, 0.5, 0.1), -0.5));
+        assert!(close(c.get_turn_rate_from_heading(0.9, 0.5, 0.1), 0.5));
+        // Stopping at 120 °/s² within the error: √(2 · |err| · 120°).
+        c.params.str_acc_max = 120.0;
+        c.params.str_ang_p = 5.0;
+        let lim = (2.0 * 1.0 * 120f64.to_radians()).sqrt();
+        assert!(close(c.get_turn_rate_from_heading(1.0, 0.0, 0.0), lim));
+        assert!(close(c.get_turn_rate_from_heading(-1.0, 0.0, 0.0), -lim));
+        assert!(close(c.get_turn_rate_from_heading(0.1, 0.0, 0.0), 0.5));
+    }
+
+    #[test]
+    fn a_lateral_acceleration_turns_at_a_over_v_with_a_one_metre_per_second_floor() {
+        let c = ArAttitudeControl::new(p_only());
+        assert_eq!(c.get_turn_rate_from_lat_accel(2.0, 4.0), 0.5);
+        assert_eq!(c.get_turn_rate_from_lat_accel(2.0, -4.0), -0.5);
+        assert_eq!(c.get_turn_rate_from_lat_accel(2.0, 0.5), 2.0);
+        assert_eq!(c.get_turn_rate_from_lat_accel(2.0, -0.5), -2.0);
+        assert_eq!(c.get_turn_rate_from_lat_accel(2.0, 0.0), 2.0);
+        assert_eq!(c.get_turn_rate_from_lat_accel(-2.0, 0.0), -2.0);
+    }
+
+    /// One steering run from rest (yaw rate 0 at 5 m/s) asking `rate_des`:
+    /// (steering, left limit, right limit, desired turn rate).
+    fn steer_once(params: AttitudeParams, rate_des: f64, speed: f64) -> (f64, bool, bool, f64) {
+        let mut c = ArAttitudeControl::new(params);
+        let s = c.get_steering_out_rate(rate_des, false, false, 0.1, &at(0.0, speed, 0.0));
+        (
+            s,
+            c.steering_limit_left(),
+            c.steering_limit_right(),
+            c.get_desired_turn_rate(),
+        )
+    }
+
+    #[test]
+    fn steering_ramps_the_turn_rate_and_says_which_side_is_limited() {
+        // ATC_STR_ACC_MAX 120 °/s² over 0.1 s from rest.
+        let ramp = 120f64.to_radians() * 0.1;
+        let (s, left, right, rate) = steer_once(p_only(), 1.0, 5.0);
+        assert!(close(rate, ramp) && close(s, 0.5 * ramp), "{s} {rate}");
+        assert_eq!((left, right), (false, true));
+        let (s, left, right, rate) = steer_once(p_only(), -1.0, 5.0);
+        assert!(close(rate, -ramp) && close(s, -0.5 * ramp), "{s} {rate}");
+        assert_eq!((left, right), (true, false));
+        // Within the ramp: neither, and P on the yaw rate's error.
+        let mut c = ArAttitudeControl::new(p_only());
+        c.get_steering_out_rate(1.0, false, false, 0.1, &at(0.0, 5.0, 0.0));
+        let s = c.get_steering_out_rate(0.3, false, false, 0.1, &at(0.1, 5.0, 0.1));
+        assert!(close(s, 0.5 * (0.3 - 0.1)), "{s}");
+        assert!(!c.steering_limit_left() && !c.steering_limit_right());
+        // A motor's limit is passed on.
+        let s = c.get_steering_out_rate(0.3, true, false, 0.1, &at(0.2, 5.0, 0.1));
+        assert!(close(s, 0.1) && c.steering_limit_left() && !c.steering_limit_right());
+        let s = c.get_steering_out_rate(0.3, false, true, 0.1, &at(0.3, 5.0, 0.1));
+        assert!(close(s, 0.1) && !c.steering_limit_left() && c.steering_limit_right());
+    }
+
+    #[test]
+    fn steering_is_limited_by_atc_str_rat_max_and_by_the_lateral_g() {
+        let no_ramp = AttitudeParams {
+            str_acc_max: 0.0,
+            str_rat_max: 30.0,
+            ..p_only()
+        };
+        let m = 30f64.to_radians();
+        let (_, left, right, rate) = steer_once(no_ramp, 1.0, 5.0);
+        assert!(close(rate, m) && (left, right) == (false, true));
+        let (_, left, right, rate) = steer_once(no_ramp, -1.0, 5.0);
+        assert!(close(rate, -m) && (left, right) == (true, false));
+        let (_, left, right, rate) = steer_once(no_ramp, 0.2, 5.0);
+        assert!(close(rate, 0.2) && (left, right) == (false, false));
+        // 0.6 g at 10 m/s.
+        let lateral = AttitudeParams {
+            str_rat_max: 0.0,
+            ..no_ramp
+        };
+        let g = 0.6 * GRAVITY_MSS / 10.0;
+        let (_, left, right, rate) = steer_once(lateral, 1.0, 10.0);
+        assert!(close(rate, g) && (left, right) == (false, true));
+        let (_, left, right, rate) = steer_once(lateral, -1.0, -10.0);
+        assert!(close(rate, -g) && (left, right) == (true, false));
+        // Below 1 m/s the floor: 0.6 g per 1 m/s does not bind 1 rad/s.
+        let (_, left, right, rate) = steer_once(lateral, 1.0, 0.5);
+        assert!(close(rate, 1.0) && (left, right) == (false, false));
+        // Fast, never below 1 °/s.
+        let (_, _, right, rate) = steer_once(lateral, 1.0, 1000.0);
+        assert!(close(rate, 1f64.to_radians()) && right);
+        // Speed unknown: no lateral limit.
+        let mut c = ArAttitudeControl::new(lateral);
+        let input = AttitudeInput {
+            forward_speed_m_s: None,
+            ..at(0.0, 0.0, 0.0)
+        };
+        c.get_steering_out_rate(3.0, false, false, 0.1, &input);
+        assert_eq!(c.get_desired_turn_rate(), 3.0);
+    }
+}

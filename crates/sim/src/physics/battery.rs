@@ -255,4 +255,61 @@ mod tests {
         let ocv = s.cell_ocv_v * 4.0;
         assert!((ocv - s.current_a * 0.02 - s.voltage_v).abs() < 1e-9);
     }
+
+    #[test]
+    fn every_range_is_checked_at_its_ends_and_names_its_field() {
+        type Set = fn(&mut BatteryParams, f64);
+        let cases: [(&str, Set, &[f64], &[f64]); 6] = [
+            (
+                "cells",
+                |p, v| p.cells = v as u32,
+                &[1.0, 24.0],
+                &[0.0, 25.0],
+            ),
+            (
+                "capacity_mah",
+                |p, v| p.capacity_mah = v,
+                &[1e-3, 5000.0],
+                &[0.0, -1.0, f64::NAN, f64::INFINITY],
+            ),
+            (
+                "internal_resistance_ohm",
+                |p, v| p.internal_resistance_ohm = v,
+                &[0.0, 0.5],
+                &[-1e-9, f64::NAN, f64::INFINITY],
+            ),
+            (
+                "avionics_current_a",
+                |p, v| p.avionics_current_a = v,
+                &[0.0, 2.0],
+                &[-1e-9, f64::NAN, f64::INFINITY],
+            ),
+            (
+                "propulsion_efficiency",
+                |p, v| p.propulsion_efficiency = v,
+                &[1e-3, 1.0],
+                &[0.0, 1.0 + 1e-9, f64::NAN],
+            ),
+            (
+                "initial_charge",
+                |p, v| p.initial_charge = v,
+                &[0.0, 1.0],
+                &[-1e-9, 1.0 + 1e-9, f64::NAN],
+            ),
+        ];
+        assert_eq!(BatteryParams::default().validate(), Ok(()));
+        for (field, set, good, bad) in cases {
+            for &v in good {
+                let mut p = BatteryParams::default();
+                set(&mut p, v);
+                assert_eq!(p.validate(), Ok(()), "{field} = {v}");
+            }
+            for &v in bad {
+                let mut p = BatteryParams::default();
+                set(&mut p, v);
+                let e = p.validate().expect_err(field);
+                assert_eq!(e.field, format!("battery.{field}"), "{field} = {v}");
+            }
+        }
+    }
 }
