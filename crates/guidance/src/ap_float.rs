@@ -210,6 +210,20 @@ mod tests {
         assert_eq!(kinematic_limit(climb, 0.0, 2.0, 1.0), 0.0);
         assert_eq!(kinematic_limit(climb, 5.0, 0.0, 1.0), 0.0);
         assert_eq!(kinematic_limit(-climb, 5.0, 2.0, 0.0), 0.0);
+        // Also where the zero limit is not the binding one: straight up
+        // with no horizontal limit, level with no vertical one.
+        assert_eq!(
+            kinematic_limit(Vector3::new(0.0, 0.0, 1.0), 0.0, 2.0, 1.0),
+            0.0
+        );
+        assert_eq!(
+            kinematic_limit(Vector3::new(1.0, 0.0, 0.0), 5.0, 0.0, 1.0),
+            0.0
+        );
+        assert_eq!(
+            kinematic_limit(Vector3::new(1.0, 0.0, 0.0), 5.0, 2.0, 0.0),
+            0.0
+        );
         // A shallow descent: the horizontal limit binds, 5 / cos(atan 0.1).
         let v = kinematic_limit(Vector3::new(10.0, 0.0, -1.0), 5.0, 2.0, 1.0);
         assert!((v - 5.0 * 1.01_f32.sqrt()).abs() < 1e-5, "{v}");

@@ -535,4 +535,87 @@ mod tests {
             assert_eq!(spec.validate(PhysicsRate::DEFAULT), Ok(()), "{name} absent");
         }
     }
+
+    /// IMU and barometer only, noiseless, the barometer 0.5 m below the CG.
+    fn imu_and_baro() -> SensorsSpec {
+        let mut spec = SensorsSpec::default();
+        spec.gps.enabled = false;
+        spec.mag.enabled = false;
+        spec.baro.noise_sigma_pa = 0.0;
+        spec.baro.drift_sigma_pa = 0.0;
+        spec.baro.temperature_noise_degc = 0.0;
+        spec.baro.mount.z_m = 0.5;
+        spec
+    }
+
+    #[test]
+    fn the_barometer_reads_the_altitude_of_its_mount_plus_the_fault_offset() {
+        let frame = LocalFrame::new(GeoPoint::from_deg(47.397, 8.546, 488.0));
+        let world = crate::world::World::calm(frame);
+        let mut sensors = build(&imu_and_baro(), 3, 0).expect("valid sensors");
+        let state = BodyState {
+            pos_ned_m: Vector3::new(3.0, 4.0, -10.0),
+            ..BodyState::default()
+        };
+        let env = world.environment(&state.pos_ned_m, 0, &Vector3::zeros());
+        let truth = ImuTruth {
+            rate_frd_rad_s: Vector3::zeros(),
+            ang_accel_frd_rad_s2: Vector3::zeros(),
+            specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -9.8),
+        };
+        let mut faults = FaultEffects::default();
+        let mut altitude = |faults: &FaultEffects| {
+            let out = sensors.step(
+                0,
+                SimTime::ZERO,
+                &state,
+                &truth,
+                &env,
+                &frame,
+                100.0,
+                faults,
+            );
+            out.baro.expect("a baro sample").pressure_altitude_m
+        };
+        // 10 m up, the sensor 0.5 m below the CG: 9.5 m above a 100 m home.
+        let level = altitude(&faults);
+        assert!((level - 109.5).abs() < 1e-6, "{level}");
+        faults.baro_offset_m = -2.0;
+        let offset = altitude(&faults);
+        assert!((offset - 107.5).abs() < 1e-6, "{offset}");
+    }
+
+    #[test]
+    fn a_stuck_imu_repeats_its_last_output_at_the_new_time() {
+        let frame = LocalFrame::new(GeoPoint::from_deg(47.397, 8.546, 488.0));
+        let world = crate::world::World::calm(frame);
+        let mut sensors = build(&imu_and_baro(), 3, 0).expect("valid sensors");
+        let state = BodyState::default();
+        let env = world.environment(&state.pos_ned_m, 0, &Vector3::zeros());
+        let truth = |z: f64| ImuTruth {
+            rate_frd_rad_s: Vector3::new(0.1, 0.0, 0.0),
+            ang_accel_frd_rad_s2: Vector3::zeros(),
+            specific_force_frd_m_s2: Vector3::new(0.0, 0.0, z),
+        };
+        let mut faults = FaultEffects::default();
+        let t0 = SimTime::ZERO;
+        let first = sensors.step(0, t0, &state, &truth(-9.8), &env, &frame, 0.0, &faults);
+        let first = first.imu.expect("an IMU sample");
+        faults.imu.stuck = true;
+        // 250 Hz on a 1 kHz physics: due every fourth tick.
+        let t1 = SimTime::from_micros(4_000);
+        let stuck = sensors.step(4, t1, &state, &truth(-20.0), &env, &frame, 0.0, &faults);
+        let stuck = stuck.imu.expect("an IMU sample");
+        assert_eq!(stuck.time, t1);
+        assert_eq!(
+            (stuck.gyro_rad_s, stuck.accel_m_s2),
+            (first.gyro_rad_s, first.accel_m_s2)
+        );
+        faults.imu.stuck = false;
+        let t2 = SimTime::from_micros(8_000);
+        let free = sensors.step(8, t2, &state, &truth(-20.0), &env, &frame, 0.0, &faults);
+        let free = free.imu.expect("an IMU sample");
+        assert_eq!(free.time, t2);
+        assert_ne!(free.accel_m_s2, first.accel_m_s2);
+    }
 }
