@@ -516,6 +516,14 @@ mod tests {
         // Active up to 0.2 s after the last run, not after.
         assert!(close(c.get_desired_speed_accel_limited(0.0, 0.1, 0.2), 0.8));
         assert_eq!(c.get_desired_speed_accel_limited(0.0, 0.1, 0.21), 0.0);
+        // The same later on the clock: the timeout counts from the last run.
+        let mut later = ArAttitudeControl::new(p_only());
+        later.get_throttle_out_speed(10.0, false, false, 0.0, 0.0, 0.1, &at(10.0, 1.0, 0.0));
+        assert!(close(
+            later.get_desired_speed_accel_limited(0.0, 0.1, 10.05),
+            0.8
+        ));
+        assert_eq!(later.get_desired_speed_accel_limited(0.0, 0.1, 10.25), 0.0);
         // Without a decel limit, slowing down goes at the accel limit.
         c.params.decel_max = 0.0;
         assert!(close(
@@ -722,6 +730,27 @@ mod tests {
         assert!(close(s, 0.1) && c.steering_limit_left() && !c.steering_limit_right());
         let s = c.get_steering_out_rate(0.3, false, true, 0.1, &at(0.3, 5.0, 0.1));
         assert!(close(s, 0.1) && !c.steering_limit_left() && c.steering_limit_right());
+    }
+
+    #[test]
+    fn runs_within_0_2_s_of_each_other_continue_the_ramps_and_later_ones_restart_them() {
+        let ramp = 120f64.to_radians() * 0.1;
+        let mut c = ArAttitudeControl::new(p_only());
+        for (now, speed, turn) in [
+            (10.0, 1.2, ramp),
+            (10.1, 1.4, 2.0 * ramp),
+            (10.4, 1.2, ramp),
+        ] {
+            c.get_throttle_out_speed(10.0, false, false, 0.0, 0.0, 0.1, &at(now, 1.0, 0.0));
+            c.get_steering_out_rate(1.0, false, false, 0.1, &at(now, 1.0, 0.0));
+            assert!(
+                close(c.get_desired_speed(), speed),
+                "{now}: {}",
+                c.get_desired_speed()
+            );
+            let rate = c.get_desired_turn_rate();
+            assert!(close(rate, turn), "{now}: {rate}");
+        }
     }
 
     #[test]
