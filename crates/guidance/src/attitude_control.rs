@@ -250,8 +250,10 @@ impl ArAttitudeControl {
         }
         self.speed_last_s = Some(input.now_s);
         self.desired_speed = self.get_desired_speed_accel_limited(v_des, dt, input.now_s);
-        let base = if cruise_speed > 0.0 && cruise_throttle > 0.0 {
-            self.desired_speed * cruise_throttle / cruise_speed
+        // ArduPilot's base needs a positive cruise speed and throttle; a
+        // throttle of 0 or less (or NaN) gives 0, as max(0) does.
+        let base = if cruise_speed > 0.0 {
+            self.desired_speed * cruise_throttle.max(0.0) / cruise_speed
         } else {
             0.0
         };
@@ -572,8 +574,15 @@ mod tests {
         // 0.4 × (1.2 − 1.0) + 1.2 × 0.5 / 5.
         let t = c.get_throttle_out_speed(2.0, false, false, 5.0, 0.5, 0.1, &input);
         assert!(close(t, 0.08 + 0.12), "{t}");
+        // ATC_SPEED_FF on the ramped speed.
+        let mut c = ArAttitudeControl::new(AttitudeParams {
+            speed_ff: 0.5,
+            ..p_only()
+        });
+        let t = c.get_throttle_out_speed(2.0, false, false, 5.0, 0.5, 0.1, &input);
+        assert!(close(t, 0.08 + 0.5 * 1.2 + 0.12), "{t}");
         // No feed-forward without a cruise speed or a cruise throttle.
-        for (speed, throttle) in [(0.0, 0.5), (5.0, 0.0)] {
+        for (speed, throttle) in [(0.0, 0.5), (5.0, 0.0), (5.0, -0.5), (5.0, f64::NAN)] {
             let mut c = ArAttitudeControl::new(p_only());
             let t = c.get_throttle_out_speed(2.0, false, false, speed, throttle, 0.1, &input);
             assert!(close(t, 0.08), "{speed} {throttle}: {t}");
@@ -619,6 +628,30 @@ mod tests {
             let mut c = ArAttitudeControl::new(i_only);
             let t = c.get_throttle_out_speed(2.0, low, high, 0.0, 0.0, 0.1, &at(0.0, 1.0, 0.0));
             assert!(close(t, want), "limits {low} {high}: {t}");
+        }
+    }
+
+    #[test]
+    fn a_throttle_held_at_zero_without_atc_brake_stops_the_integrator_winding_on() {
+        let i_only = AttitudeParams {
+            speed_p: 0.0,
+            speed_i: 1.0,
+            brake: false,
+            ..p_only()
+        };
+        // Too fast, faster, then stopped dead: the integrator takes the
+        // first error (-0.04), is held while the throttle sits at zero,
+        // then unwinds by 1.8 m/s × 0.1 s. Mirrored for reversing.
+        for sign in [1.0, -1.0] {
+            let mut c = ArAttitudeControl::new(i_only);
+            let mut throttle = |now, speed| {
+                let input = at(now, sign * speed, 0.0);
+                c.get_throttle_out_speed(0.0, false, false, 0.0, 0.0, 0.1, &input)
+            };
+            assert_eq!(throttle(0.0, 3.0), 0.0);
+            assert_eq!(throttle(0.1, 3.5), 0.0);
+            let t = throttle(0.2, 0.0);
+            assert!(close(t, sign * 0.14), "{sign}: {t}");
         }
     }
 
