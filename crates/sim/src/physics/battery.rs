@@ -298,6 +298,12 @@ mod tests {
             ),
         ];
         assert_eq!(BatteryParams::default().validate(), Ok(()));
+        let six_cells = BatteryParams {
+            cells: 6,
+            capacity_mah: 10_000.0,
+            ..BatteryParams::default()
+        };
+        assert_eq!(Battery::new(six_cells).params(), &six_cells);
         for (field, set, good, bad) in cases {
             for &v in good {
                 let mut p = BatteryParams::default();
