@@ -716,6 +716,8 @@ mod tests {
         assert!(close(c.get_turn_rate_from_heading(1.0, 0.0, 0.0), lim));
         assert!(close(c.get_turn_rate_from_heading(-1.0, 0.0, 0.0), -lim));
         assert!(close(c.get_turn_rate_from_heading(0.1, 0.0, 0.0), 0.5));
+        let lim = (2.0 * 0.5 * 120f64.to_radians()).sqrt();
+        assert!(close(c.get_turn_rate_from_heading(0.5, 0.0, 0.0), lim));
     }
 
     #[test]

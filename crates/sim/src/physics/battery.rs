@@ -304,6 +304,18 @@ mod tests {
             ..BatteryParams::default()
         };
         assert_eq!(Battery::new(six_cells).params(), &six_cells);
+        // A new pack is settled at its avionics load: 6 cells at half
+        // charge, 2 A through 0.05 Ω.
+        let half = BatteryParams {
+            initial_charge: 0.5,
+            avionics_current_a: 2.0,
+            internal_resistance_ohm: 0.05,
+            ..six_cells
+        };
+        let s = *Battery::new(half).state();
+        assert_eq!(s.cell_ocv_v, lipo_cell_ocv_v(0.5));
+        assert_eq!(s.current_a, 2.0);
+        assert!((s.voltage_v - (6.0 * lipo_cell_ocv_v(0.5) - 0.1)).abs() < 1e-12);
         for (field, set, good, bad) in cases {
             for &v in good {
                 let mut p = BatteryParams::default();
