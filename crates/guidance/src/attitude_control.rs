@@ -789,6 +789,26 @@ mod tests {
     }
 
     #[test]
+    fn a_steering_motor_limit_either_way_freezes_the_rate_integrator() {
+        let i_only = AttitudeParams {
+            str_rat_p: 0.0,
+            str_rat_i: 1.0,
+            str_acc_max: 0.0,
+            str_rat_max: 0.0,
+            ..p_only()
+        };
+        for (left, right, want) in [
+            (false, false, 0.5 * 0.1),
+            (true, false, 0.0),
+            (false, true, 0.0),
+        ] {
+            let mut c = ArAttitudeControl::new(i_only);
+            let s = c.get_steering_out_rate(0.5, left, right, 0.1, &at(0.0, 5.0, 0.0));
+            assert!(close(s, want), "limits {left} {right}: {s}");
+        }
+    }
+
+    #[test]
     fn steering_is_limited_by_atc_str_rat_max_and_by_the_lateral_g() {
         let no_ramp = AttitudeParams {
             str_acc_max: 0.0,
