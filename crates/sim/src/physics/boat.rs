@@ -307,11 +307,9 @@ const CROSS_FLOW_STRIPS: usize = 20;
 /// Cross-flow drag sway force (N) and yaw moment (N·m) on a hull of
 /// `[length, draft, C_D]` moving sideways at `v` (m/s) and turning at `r`
 /// (rad/s), in water of density `rho`: Fossen's `crossFlowDrag` sum, the
-/// 21 points from −L/2 to L/2 each weighted L/20.
+/// 21 points from −L/2 to L/2 each weighted L/20. A hull without cross-flow
+/// (a zero length, draft or C_D) has every point weighted zero.
 fn cross_flow([length, draft, cd]: [f64; 3], rho: f64, v: f64, r: f64) -> (f64, f64) {
-    if length <= 0.0 || draft <= 0.0 || cd <= 0.0 {
-        return (0.0, 0.0);
-    }
     let dx = length / CROSS_FLOW_STRIPS as f64;
     let k = 0.5 * rho * draft * cd * dx;
     let (mut y, mut n) = (0.0, 0.0);
@@ -555,6 +553,85 @@ fn hull_damping(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mavsitl_core::controller::MAX_ACTUATORS;
+
+    fn usv_twin() -> BoatParams {
+        crate::physics::airframes::boat("usv_twin").expect("shipped")
+    }
+
+    /// A value out of range is refused naming its field (an array's
+    /// element by index); every channel up to the last actuator's is
+    /// accepted, the one past it refused.
+    #[test]
+    fn validate_names_the_bad_field_and_a_channel_past_the_last() {
+        type Set = fn(&mut BoatParams);
+        let cases: [(&str, Set); 10] = [
+            ("mass_kg", |p| p.mass_kg = 0.49),
+            ("added_mass_kg[2]", |p| p.added_mass_kg[2] = -1.0),
+            ("yaw_damping[1]", |p| p.yaw_damping[1] = f64::NAN),
+            ("windage_area_m2[0]", |p| p.windage_area_m2[0] = -0.1),
+            ("cross_flow[2]", |p| p.cross_flow[2] = 5.1),
+            ("thruster_tau_s", |p| p.thruster_tau_s = 0.0),
+            ("rudder_max_deg", |p| p.rudder_max_deg = 61.0),
+            ("left_channel", |p| p.left_channel = MAX_ACTUATORS),
+            ("rudder_channel", |p| p.rudder_channel = MAX_ACTUATORS),
+            ("steering_channel", |p| {
+                p.steering_channel = MAX_ACTUATORS + 3
+            }),
+        ];
+        assert_eq!(usv_twin().validate(), Ok(()));
+        for (field, set) in cases {
+            let mut p = usv_twin();
+            set(&mut p);
+            assert_eq!(p.validate().expect_err(field).field, field);
+        }
+        let mut last = usv_twin();
+        last.left_channel = MAX_ACTUATORS - 1;
+        last.steering_channel = MAX_ACTUATORS - 1;
+        assert_eq!(last.validate(), Ok(()));
+    }
+
+    /// One past the highest channel the layout reads: the rudder's only
+    /// where a rudder is fitted, the throttle and steering only on a
+    /// single-thruster hull.
+    #[test]
+    fn channel_count_is_one_past_the_highest_channel_in_use() {
+        let mut p = usv_twin();
+        (p.left_channel, p.right_channel, p.rudder_channel) = (3, 1, 6);
+        (p.throttle_channel, p.steering_channel) = (9, 10);
+        p.rudder_area_m2 = 0.0;
+        assert_eq!(p.channel_count(), 4);
+        p.rudder_area_m2 = 0.01;
+        assert_eq!(p.channel_count(), 7);
+        p.rudder_channel = 2;
+        assert_eq!(p.channel_count(), 4);
+        p.layout = BoatLayout::ThrottleRudder;
+        assert_eq!(p.channel_count(), 11);
+        p.steering_channel = 5;
+        assert_eq!(p.channel_count(), 10);
+    }
+
+    /// Full ahead on the left, full astern on the right: each thruster
+    /// follows its command through its 0.1 s lag to 33 N ahead and 0.8 ×
+    /// 33 N astern, and together they draw |thrust| / 0.12 N/W.
+    #[test]
+    fn thrusters_follow_their_lag_either_way_and_draw_power_for_both() {
+        let mut b = Boat::new(usv_twin(), 0.01);
+        b.follow_commands(&[1.0, -1.0]);
+        let a = 1.0 - (-0.1f64).exp();
+        let [l, r] = b.thrust_n();
+        assert!((l - 33.0 * a).abs() < 1e-12 && (r + 26.4 * a).abs() < 1e-12);
+        assert!((b.electrical_power_w() - 59.4 * a / 0.12).abs() < 1e-9);
+        for _ in 0..999 {
+            b.follow_commands(&[1.0, -1.0]);
+        }
+        let [l, r] = b.thrust_n();
+        assert!(
+            (l - 33.0).abs() < 1e-9 && (r + 26.4).abs() < 1e-9,
+            "{l} {r}"
+        );
+        assert!((b.electrical_power_w() - 495.0).abs() < 1e-6);
+    }
 
     #[test]
     fn cross_flow_drag_matches_its_integrals_both_ways() {
@@ -582,6 +659,8 @@ mod tests {
         let (_, n_both) = cross_flow(hull, rho, 0.3, 0.3);
         let (_, n_turn) = cross_flow(hull, rho, 0.0, 0.3);
         assert!(n_both < n_turn && n_turn < 0.0, "{n_both} {n_turn}");
-        assert_eq!(cross_flow([0.0, 0.2, 1.0], rho, 1.0, 1.0), (0.0, 0.0));
+        for hull in [[0.0, 0.2, 1.0], [2.0, 0.0, 1.0], [2.0, 0.2, 0.0]] {
+            assert_eq!(cross_flow(hull, rho, 1.0, 1.0), (0.0, 0.0));
+        }
     }
 }
