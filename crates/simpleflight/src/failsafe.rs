@@ -416,6 +416,7 @@ fn announce(reason: FailsafeReason, action: FailsafeAction) -> Failsafe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geofence::Breach;
 
     fn inputs(t: f64) -> FailsafeInputs {
         FailsafeInputs {
@@ -435,6 +436,354 @@ mod tests {
         out
     }
 
+    fn px4_defaults() -> FailsafeParams {
+        FailsafeParams::from_params(&ParamStore::default())
+    }
+
+    /// The one failsafe `i` triggers on a new monitor with `p`, if any.
+    fn first(p: FailsafeParams, i: FailsafeInputs) -> Option<(FailsafeAction, u8, String)> {
+        let fs = run(&mut FailsafeMonitor::new(p), i);
+        assert!(fs.len() <= 1, "{fs:?}");
+        fs.into_iter()
+            .next()
+            .map(|f| (f.action, f.severity, f.text))
+    }
+
+    #[test]
+    fn actions_are_named_as_px4_names_them_and_a_boat_never_lands() {
+        use FailsafeAction::*;
+        let names = [Warn, Hold, Return, Land, Descend, Terminate].map(FailsafeAction::name);
+        assert_eq!(
+            names,
+            ["warning", "Hold", "RTL", "Land", "Descend", "terminate"]
+        );
+        let boat = [Warn, Hold, Return, Land, Descend, Terminate].map(FailsafeAction::for_boat);
+        assert_eq!(boat, [Warn, Hold, Return, Hold, Hold, Terminate]);
+    }
+
+    /// COM_ACT_FAIL_ACT 0 warns, 1 holds, 2 lands, 3 returns, 4 stops the
+    /// motors; a failure is announced once, counting motors from 1.
+    #[test]
+    fn a_motor_failure_acts_as_com_act_fail_act_says_once() {
+        let failed = FailsafeInputs {
+            motor_failed: Some(2),
+            ..inputs(3.0)
+        };
+        let expected = [
+            (
+                0,
+                FailsafeAction::Warn,
+                4,
+                "Failsafe warning: Motor 3 failure",
+            ),
+            (
+                1,
+                FailsafeAction::Hold,
+                2,
+                "Motor 3 failure: switching to Hold",
+            ),
+            (
+                2,
+                FailsafeAction::Land,
+                2,
+                "Motor 3 failure: switching to Land",
+            ),
+            (
+                3,
+                FailsafeAction::Return,
+                2,
+                "Motor 3 failure: switching to RTL",
+            ),
+            (
+                4,
+                FailsafeAction::Terminate,
+                2,
+                "Motor 3 failure: switching to terminate",
+            ),
+        ];
+        for (act, action, severity, text) in expected {
+            let mut p = px4_defaults();
+            p.com_act_fail_act = act;
+            let mut m = FailsafeMonitor::new(p);
+            let fs = run(&mut m, failed);
+            assert_eq!(fs.len(), 1, "COM_ACT_FAIL_ACT {act}");
+            assert_eq!((fs[0].action, fs[0].severity), (action, severity));
+            assert_eq!(
+                (fs[0].reason, fs[0].text.as_str()),
+                (FailsafeReason::MotorFailure(2), text)
+            );
+            assert!(run(&mut m, failed).is_empty(), "once");
+        }
+    }
+
+    /// PX4's battery levels are strict: a charge of exactly BAT_LOW_THR is
+    /// not low, exactly BAT_CRIT_THR is low, exactly BAT_EMERGEN_THR is
+    /// critical.
+    #[test]
+    fn a_charge_exactly_at_a_threshold_is_the_level_above() {
+        let p = px4_defaults();
+        let at = |r: f64| FailsafeInputs {
+            battery_remaining: Some(r),
+            ..inputs(1.0)
+        };
+        let level = |r: f64| first(p, at(r)).map(|(_, _, text)| text);
+        assert_eq!(level(p.bat_low_thr), None);
+        let low = Some("Low battery level, return advised".to_string());
+        let critical = Some("Critical battery level, land now".to_string());
+        let emergency = Some("Emergency battery level, land immediately".to_string());
+        assert_eq!(level(p.bat_crit_thr), low);
+        assert_eq!(level(p.bat_emergen_thr), critical);
+        assert_eq!(level(0.049), emergency);
+        assert_eq!(level(f64::NAN), None);
+    }
+
+    /// Each COM_LOW_BAT_ACT at the critical and emergency levels, flying
+    /// and on the ground: on the ground only the warnings are said.
+    #[test]
+    fn battery_actions_and_their_words_follow_com_low_bat_act() {
+        use FailsafeAction::*;
+        let expected = [
+            (0, 0.06, Warn, 4, "Critical battery level, land now"),
+            (
+                2,
+                0.06,
+                Land,
+                2,
+                "Critical battery level: switching to Land",
+            ),
+            (
+                3,
+                0.06,
+                Return,
+                2,
+                "Critical battery level: switching to RTL",
+            ),
+            (
+                0,
+                0.04,
+                Warn,
+                0,
+                "Emergency battery level, land immediately",
+            ),
+            (
+                2,
+                0.04,
+                Land,
+                2,
+                "Emergency battery level: switching to Land",
+            ),
+            (
+                3,
+                0.04,
+                Land,
+                2,
+                "Emergency battery level: switching to Land",
+            ),
+        ];
+        for (act, r, action, severity, text) in expected {
+            let mut p = px4_defaults();
+            p.com_low_bat_act = act;
+            let i = FailsafeInputs {
+                battery_remaining: Some(r),
+                ..inputs(1.0)
+            };
+            let said = first(p, i);
+            assert_eq!(
+                said,
+                Some((action, severity, text.to_string())),
+                "{act} {r}"
+            );
+            let landed = first(p, FailsafeInputs { flying: false, ..i });
+            assert_eq!(landed.is_some(), action == Warn, "{act} {r} on the ground");
+        }
+    }
+
+    /// GF_ACTION 0 does nothing, 1 warns, 2 holds, 3 returns, 4 stops the
+    /// motors, 5 lands; a vehicle on the ground breaches nothing.
+    #[test]
+    fn a_breach_acts_as_gf_action_says_only_in_flight() {
+        use FailsafeAction::*;
+        let out = FailsafeInputs {
+            breach: Some(Breach::MaxVertical),
+            ..inputs(2.0)
+        };
+        let expected = [
+            (0, None),
+            (
+                1,
+                Some((
+                    Warn,
+                    4,
+                    "Failsafe warning: Geofence violation (above GF_MAX_VER_DIST)",
+                )),
+            ),
+            (
+                2,
+                Some((
+                    Hold,
+                    2,
+                    "Geofence violation (above GF_MAX_VER_DIST): switching to Hold",
+                )),
+            ),
+            (
+                3,
+                Some((
+                    Return,
+                    2,
+                    "Geofence violation (above GF_MAX_VER_DIST): switching to RTL",
+                )),
+            ),
+            (
+                4,
+                Some((
+                    Terminate,
+                    2,
+                    "Geofence violation (above GF_MAX_VER_DIST): switching to terminate",
+                )),
+            ),
+            (
+                5,
+                Some((
+                    Land,
+                    2,
+                    "Geofence violation (above GF_MAX_VER_DIST): switching to Land",
+                )),
+            ),
+        ];
+        for (gf, want) in expected {
+            let mut p = px4_defaults();
+            p.gf_action = gf;
+            let want = want.map(|(a, s, t)| (a, s, t.to_string()));
+            assert_eq!(first(p, out), want, "GF_ACTION {gf}");
+            assert_eq!(
+                first(
+                    p,
+                    FailsafeInputs {
+                        flying: false,
+                        ..out
+                    }
+                ),
+                None
+            );
+        }
+    }
+
+    /// A breach is announced once; it ends only after 3 s back inside, so
+    /// that a vehicle holding on the boundary is not told again and again.
+    #[test]
+    fn a_breach_counts_again_only_after_3_s_back_inside() {
+        let mut m = FailsafeMonitor::new(px4_defaults());
+        let out = |t: f64| FailsafeInputs {
+            breach: Some(Breach::Inclusion),
+            ..inputs(t)
+        };
+        assert_eq!(run(&mut m, out(1.0)).len(), 1);
+        assert!(run(&mut m, out(1.1)).is_empty(), "once per breach");
+        assert!(run(&mut m, inputs(2.0)).is_empty());
+        assert!(run(&mut m, inputs(4.9)).is_empty());
+        assert!(
+            run(&mut m, out(5.0)).is_empty(),
+            "2.9 s inside: the same breach"
+        );
+        assert!(run(&mut m, inputs(6.0)).is_empty());
+        assert!(run(&mut m, inputs(9.0)).is_empty(), "3 s inside: cleared");
+        let again = run(&mut m, out(9.1));
+        assert_eq!(again[0].reason, FailsafeReason::Geofence(Breach::Inclusion));
+        assert_eq!(again[0].action, FailsafeAction::Hold);
+    }
+
+    /// NAV_DLL_ACT 1 holds, 2 returns, 3 lands, 5 stops the motors; 0 (and
+    /// any action on the ground) only says the link is lost. The link is
+    /// lost after more than COM_DL_LOSS_T, and its return is said.
+    #[test]
+    fn a_lost_link_acts_as_nav_dll_act_says_and_its_return_is_said() {
+        use FailsafeAction::*;
+        let heard = |t: f64| FailsafeInputs {
+            gcs_heard: Some(SimTime::from_secs(5)),
+            ..inputs(t)
+        };
+        let lost = "Connection to ground station lost";
+        let expected = [
+            (0, Warn, 4, lost.to_string()),
+            (
+                1,
+                Hold,
+                2,
+                "GCS connection loss: switching to Hold".to_string(),
+            ),
+            (
+                2,
+                Return,
+                2,
+                "GCS connection loss: switching to RTL".to_string(),
+            ),
+            (
+                3,
+                Land,
+                2,
+                "GCS connection loss: switching to Land".to_string(),
+            ),
+            (
+                5,
+                Terminate,
+                2,
+                "GCS connection loss: switching to terminate".to_string(),
+            ),
+            (6, Warn, 4, lost.to_string()),
+        ];
+        for (act, action, severity, text) in expected {
+            let mut p = px4_defaults();
+            p.nav_dll_act = act;
+            let mut m = FailsafeMonitor::new(p);
+            assert!(run(&mut m, heard(15.0)).is_empty(), "exactly COM_DL_LOSS_T");
+            assert_eq!(first(p, heard(15.001)), Some((action, severity, text)));
+            let grounded = FailsafeInputs {
+                flying: false,
+                ..heard(15.001)
+            };
+            assert_eq!(first(p, grounded), Some((Warn, 4, lost.to_string())));
+        }
+        let mut m = FailsafeMonitor::new(px4_defaults());
+        assert_eq!(run(&mut m, heard(16.0)).len(), 1);
+        assert!(run(&mut m, heard(17.0)).is_empty(), "once while lost");
+        let back = FailsafeInputs {
+            gcs_heard: Some(SimTime::from_secs(17)),
+            ..inputs(17.5)
+        };
+        let regained = run(&mut m, back);
+        assert_eq!(regained[0].text, "Data link regained");
+        assert_eq!((regained[0].action, regained[0].severity), (Warn, 6));
+        assert!(run(&mut m, back).is_empty());
+    }
+
+    /// An accuracy of exactly COM_POS_FS_EPH is still good; a worse one for
+    /// exactly COM_POS_FS_DELAY loses the position, said only in flight.
+    #[test]
+    fn the_position_is_lost_at_the_delay_and_said_only_in_flight() {
+        let p = px4_defaults();
+        let eph = |e: f64, t: f64| FailsafeInputs {
+            position_eph_m: e,
+            ..inputs(t)
+        };
+        let mut m = FailsafeMonitor::new(p);
+        assert!(run(&mut m, eph(p.com_pos_fs_eph_m, 1.0)).is_empty());
+        assert!(run(&mut m, eph(p.com_pos_fs_eph_m, 9.0)).is_empty());
+        assert!(!m.position_lost());
+        let mut grounded = FailsafeMonitor::new(p);
+        let on_ground = |t: f64| FailsafeInputs {
+            flying: false,
+            ..eph(f64::NAN, t)
+        };
+        assert!(run(&mut grounded, on_ground(1.0)).is_empty());
+        assert!(run(&mut grounded, on_ground(2.0)).is_empty());
+        assert!(grounded.position_lost(), "NaN is bad, and lost after 1 s");
+        let fs = run(&mut m, eph(5.01, 10.0));
+        assert!(fs.is_empty());
+        let fs = run(&mut m, eph(5.01, 10.0 + p.com_pos_fs_delay_s));
+        assert_eq!(fs[0].text, "Position estimate lost: switching to Descend");
+        assert!(run(&mut m, eph(5.01, 20.0)).is_empty(), "once");
+    }
+
     #[test]
     fn a_motor_without_speed_is_found_after_0_3_s() {
         let mut d = MotorFailureDetector::default();
@@ -450,6 +799,55 @@ mod tests {
             }
         }
         assert_eq!(d.failed(), Some(4));
+    }
+
+    /// The first motor `speeds` lets the detector find within 1 s of
+    /// constant `commands`, and when, ms.
+    fn found_within_1_s(commands: &[f64], speeds: &[f64]) -> Option<(usize, u64)> {
+        let mut d = MotorFailureDetector::default();
+        (0..1000u64).find_map(|ms| {
+            d.update(SimTime::from_micros(ms * 1000), commands, speeds)
+                .map(|m| (m, ms))
+        })
+    }
+
+    /// Speed² per unit command is what a healthy rotor holds whatever its
+    /// command; a rotor below a quarter of the median's is failed, one at
+    /// exactly a quarter is not. Three judged rotors are enough, a rotor at
+    /// 15 % or less is not judged.
+    #[test]
+    fn a_motor_is_judged_on_its_speed_squared_per_command() {
+        // Healthy rotors on different commands, speed ∝ √command.
+        let cmd = [0.2, 0.8, 0.8, 0.45];
+        let healthy = cmd.map(|c: f64| 1000.0 * c.sqrt());
+        assert_eq!(found_within_1_s(&cmd, &healthy), None);
+        // At 0.2 of the healthy speed² (√0.2 of the speed): failed. At 0.3
+        // (√0.3 of the speed): not.
+        let mut weak = healthy;
+        weak[0] *= 0.2f64.sqrt();
+        assert_eq!(found_within_1_s(&cmd, &weak), Some((0, 300)));
+        weak[0] = healthy[0] * 0.3f64.sqrt();
+        assert_eq!(found_within_1_s(&cmd, &weak), None);
+        // Exactly a quarter: 400 rad/s where 800 is healthy, in binary exactly.
+        let cmd = [0.5; 4];
+        assert_eq!(found_within_1_s(&cmd, &[800.0, 800.0, 400.0, 800.0]), None);
+        assert_eq!(
+            found_within_1_s(&cmd, &[800.0, 800.0, 399.0, 800.0]),
+            Some((2, 300))
+        );
+        // Three commanded rotors are enough to judge.
+        let three = [0.5, 0.5, 0.5, 0.0];
+        assert_eq!(
+            found_within_1_s(&three, &[800.0, 0.0, 800.0, 0.0]),
+            Some((1, 300))
+        );
+        // A stopped rotor commanded exactly 15 % is not judged.
+        let idle = [0.5, 0.5, 0.5, 0.15];
+        assert_eq!(found_within_1_s(&idle, &[800.0, 800.0, 800.0, 0.0]), None);
+        assert_eq!(
+            found_within_1_s(&[0.5, 0.5, 0.5, 0.151], &[800.0, 800.0, 800.0, 0.0]),
+            Some((3, 300))
+        );
     }
 
     #[test]

@@ -201,6 +201,88 @@ mod tests {
         }
     }
 
+    /// The winding number of `poly` about `p`, from the sum of the angles
+    /// its edges subtend: nonzero inside a simple polygon.
+    fn winding(poly: &[Vector2<f64>], p: &Vector2<f64>) -> f64 {
+        let n = poly.len();
+        (0..n)
+            .map(|i| {
+                let (a, b) = (poly[i] - p, poly[(i + 1) % n] - p);
+                (a.x * b.y - a.y * b.x).atan2(a.dot(&b))
+            })
+            .sum::<f64>()
+            / std::f64::consts::TAU
+    }
+
+    /// Whether `p` lies on an edge of `poly` (within 1 mm).
+    fn on_an_edge(poly: &[Vector2<f64>], p: &Vector2<f64>) -> bool {
+        let n = poly.len();
+        (0..n).any(|i| {
+            let (a, b) = (poly[i], poly[(i + 1) % n]);
+            let t = ((p - a).dot(&(b - a)) / (b - a).norm_squared()).clamp(0.0, 1.0);
+            (a + (b - a) * t - p).norm() < 1e-3
+        })
+    }
+
+    /// A concave arrowhead of slanted edges, with vertices level with the
+    /// grid's rows: the ray cast agrees with the winding number at every
+    /// point of a 1 m grid off its edges, and the points hugging its edges
+    /// half a metre in and out fall on their sides.
+    #[test]
+    fn a_concave_polygon_contains_what_its_winding_number_says() {
+        let arrow = [(0.0, 0.0), (40.0, 20.0), (0.0, 40.0), (12.0, 20.0)]
+            .map(|(n, e)| Vector2::new(n, e))
+            .to_vec();
+        let shape = Shape::Polygon(arrow.clone());
+        let mut inside = 0;
+        for n in -2..=42 {
+            for e in -2..=42 {
+                let p = Vector2::new(f64::from(n), f64::from(e));
+                if on_an_edge(&arrow, &p) {
+                    continue;
+                }
+                let w = winding(&arrow, &p);
+                assert_eq!(shape.contains(&p), w.abs() > 0.5, "{p:?}: winding {w}");
+                inside += usize::from(w.abs() > 0.5);
+            }
+        }
+        // The arrowhead's area is 560 m²: about that many grid points.
+        assert!((500..620).contains(&inside), "{inside}");
+        // Either side of the slanted edge from (0, 0) to (40, 20), whose
+        // inside is east of it, and of the notch's edge (12, 20)–(0, 40).
+        for (n, e, want) in [
+            (20.0, 10.5, true),
+            (20.0, 9.5, false),
+            (6.0, 29.7, false),
+            (6.0, 30.3, true),
+            (20.0, 20.0, true),
+            (30.0, 20.0, true),
+            (8.0, 20.0, false),
+        ] {
+            assert_eq!(shape.contains(&Vector2::new(n, e)), want, "({n}, {e})");
+        }
+    }
+
+    #[test]
+    fn each_breach_is_described_by_its_limit() {
+        let said = [
+            Breach::Inclusion,
+            Breach::Exclusion,
+            Breach::MaxHorizontal,
+            Breach::MaxVertical,
+        ]
+        .map(Breach::describe);
+        assert_eq!(
+            said,
+            [
+                "outside the inclusion fence",
+                "inside an exclusion fence",
+                "beyond GF_MAX_HOR_DIST",
+                "above GF_MAX_VER_DIST",
+            ]
+        );
+    }
+
     #[test]
     fn a_polygon_and_a_circle_bound_the_vehicle() {
         let inc = commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION;
