@@ -424,20 +424,18 @@ impl Boat {
         let immersion = (state.pos_ned_m.z + p.cg_above_keel_m).clamp(0.0, p.hull_depth_m);
         let wet = (immersion / draft).clamp(0.0, 1.0);
 
-        // Rudder.
-        if p.rudder_area_m2 > 0.0 {
-            let slip = 2.0 * rudder_push_n.max(0.0) / (rho_w * p.thruster_disk_area_m2);
-            let v2 = v_r.x * v_r.x.abs() + slip;
-            let side = -0.5
-                * rho_w
-                * p.rudder_area_m2
-                * p.rudder_lift_slope_per_rad
-                * self.rudder_rad
-                * v2
-                * wet;
-            f_b.y += side;
-            tau.z += p.rudder_x_m * side;
-        }
+        // Rudder (no force without one: its area is zero).
+        let slip = 2.0 * rudder_push_n.max(0.0) / (rho_w * p.thruster_disk_area_m2);
+        let v2 = v_r.x * v_r.x.abs() + slip;
+        let side = -0.5
+            * rho_w
+            * p.rudder_area_m2
+            * p.rudder_lift_slope_per_rad
+            * self.rudder_rad
+            * v2
+            * wet;
+        f_b.y += side;
+        tau.z += p.rudder_x_m * side;
 
         hull_damping(
             p,
@@ -631,6 +629,122 @@ mod tests {
             "{l} {r}"
         );
         assert!((b.electrical_power_w() - 495.0).abs() < 1e-6);
+    }
+
+    /// The rudder follows the steering channel through its 0.05 s lag to
+    /// ±35°, positive to the right; the single thruster the throttle.
+    #[test]
+    fn the_rudder_follows_its_lag_to_its_limit_either_way() {
+        let p = crate::physics::airframes::boat("usv_rudder").expect("shipped");
+        let mut b = Boat::new(p, 0.01);
+        let a = 1.0 - (-0.2f64).exp();
+        let full = 35f64.to_radians();
+        for steer in [1.0, -1.0] {
+            let mut controls = [0.0; 3];
+            (controls[0], controls[2]) = (steer, 0.5);
+            b = Boat::new(b.params().clone(), 0.01);
+            b.follow_commands(&controls);
+            assert!((b.rudder_rad() - steer * full * a).abs() < 1e-12);
+            for _ in 0..199 {
+                b.follow_commands(&controls);
+            }
+            assert!((b.rudder_rad() - steer * full).abs() < 1e-12, "{steer}");
+            assert!((b.thrust_n()[0] - 33.0).abs() < 1e-6);
+            assert_eq!(b.thrust_n()[1], 0.0);
+        }
+    }
+
+    fn calm() -> Environment {
+        use mavsitl_core::geo::{GeoPoint, LocalFrame};
+        crate::world::World::calm(LocalFrame::new(GeoPoint::from_deg(0.0, 0.0, 0.0))).environment(
+            &Vector3::zeros(),
+            0,
+            &Vector3::zeros(),
+        )
+    }
+
+    /// The hull's drag acts on the velocity through the water, the
+    /// windage on the velocity through the air: a hull drifting with both
+    /// feels neither; one held still in them is pushed along by each, by
+    /// the quadratic laws of its coefficients.
+    #[test]
+    fn drag_acts_on_the_velocity_through_the_water_and_the_air() {
+        let p = usv_twin();
+        let mut env = calm();
+        let c = Vector3::new(0.5, -0.2, 0.0);
+        (env.current_ned_m_s, env.wind_ned_m_s) = (c, c);
+        let rho = env.water_density_kg_m3;
+        let floating = BodyState {
+            pos_ned_m: Vector3::new(0.0, 0.0, p.floating_z_m(rho)),
+            ..BodyState::default()
+        };
+        let mut b = Boat::new(p.clone(), 0.01);
+        let drifting = BodyState {
+            vel_ned_m_s: c,
+            ..floating
+        };
+        let w = b.wrench(&[0.0; 2], &env, &drifting, 0.01);
+        assert_eq!((w.force_frd_n.x, w.force_frd_n.y), (0.0, 0.0));
+        assert_eq!(w.torque_frd_nm.z, 0.0);
+        let w = b.wrench(&[0.0; 2], &env, &floating, 0.01);
+        // Surge: 4·0.5 + 6·0.5² N; sway: −(40·0.2 + 60·0.2²) N, acting
+        // 0.5 m aft. Windage: ½·1.225·C_D·A·v² on 0.1 and 0.3 m².
+        let k = 0.5 * env.air.density_kg_m3;
+        let surge = 4.0 * 0.5 + 6.0 * 0.25 + k * 0.1 * 0.25;
+        let sway = -(40.0 * 0.2 + 60.0 * 0.04) - k * 0.3 * 0.04;
+        assert!(
+            (w.force_frd_n.x - surge).abs() < 1e-9,
+            "{}",
+            w.force_frd_n.x
+        );
+        assert!((w.force_frd_n.y - sway).abs() < 1e-9, "{}", w.force_frd_n.y);
+        let yaw = -0.5 * -(40.0 * 0.2 + 60.0 * 0.04);
+        assert!(
+            (w.torque_frd_nm.z - yaw).abs() < 1e-9,
+            "{}",
+            w.torque_frd_nm.z
+        );
+    }
+
+    /// The rudder's side force ½·ρ·A·C_L·δ·v²: at rest, v² is the
+    /// thruster's slipstream 2·T/(ρ·A_disk); under way without thrust it is
+    /// the speed's u·|u|, so going astern the rudder pushes the other way.
+    /// Right rudder pushes the stern left: a moment to the right.
+    #[test]
+    fn the_rudder_pushes_with_the_slipstream_and_the_flow_either_way() {
+        let p = crate::physics::airframes::boat("usv_rudder").expect("shipped");
+        let env = calm();
+        let rho = env.water_density_kg_m3;
+        let floating = BodyState {
+            pos_ned_m: Vector3::new(0.0, 0.0, p.floating_z_m(rho)),
+            ..BodyState::default()
+        };
+        let delta = 35f64.to_radians();
+        let lift = 0.5 * rho * p.rudder_area_m2 * p.rudder_lift_slope_per_rad * delta;
+        let side_at = |throttle: f64, u: f64| {
+            let mut b = Boat::new(p.clone(), 0.01);
+            let controls = [1.0, 0.0, throttle];
+            for _ in 0..2000 {
+                b.follow_commands(&controls);
+            }
+            let state = BodyState {
+                vel_ned_m_s: Vector3::new(u, 0.0, 0.0),
+                ..floating
+            };
+            let w = b.wrench(&controls, &env, &state, 0.01);
+            assert!((w.torque_frd_nm.z - p.rudder_x_m * w.force_frd_n.y).abs() < 1e-9);
+            w.force_frd_n.y
+        };
+        let slip = 2.0 * p.thruster_max_thrust_n / (rho * p.thruster_disk_area_m2);
+        let at_rest = side_at(1.0, 0.0);
+        assert!((at_rest + lift * slip).abs() < 1e-9 * slip, "{at_rest}");
+        assert!(at_rest < 0.0 && p.rudder_x_m * at_rest > 0.0);
+        // Astern thrust blows no slipstream over the rudder.
+        assert_eq!(side_at(-1.0, 0.0), 0.0);
+        for u in [2.0, -2.0] {
+            let side = side_at(0.0, u);
+            assert!((side + lift * u * u.abs()).abs() < 1e-9, "{u}: {side}");
+        }
     }
 
     #[test]
