@@ -93,12 +93,10 @@ impl Geofence {
             match it.command {
                 commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION
                 | commands::NAV_FENCE_POLYGON_VERTEX_EXCLUSION => {
-                    // param1 is the vertex count; the vertices follow in order.
-                    let count = if it.params[0].is_finite() && it.params[0] >= 3.0 {
-                        it.params[0] as usize
-                    } else {
-                        3
-                    };
+                    // param1 is the vertex count, at least 3 (a count that
+                    // is not a number or below 3 reads as 3); the vertices
+                    // follow in order.
+                    let count = (it.params[0] as usize).max(3);
                     let verts: Vec<Vector2<f64>> = items
                         .iter()
                         .skip(i)
@@ -120,7 +118,8 @@ impl Geofence {
                 }
                 commands::NAV_FENCE_CIRCLE_INCLUSION | commands::NAV_FENCE_CIRCLE_EXCLUSION => {
                     let radius_m = it.params[0];
-                    if radius_m.is_finite() && radius_m > 0.0 {
+                    // (NaN and a radius of zero or less bound nothing.)
+                    if radius_m > 0.0 {
                         let shape = Shape::Circle {
                             centre: ne(it),
                             radius_m,
@@ -260,6 +259,100 @@ mod tests {
             (8.0, 20.0, false),
         ] {
             assert_eq!(shape.contains(&Vector2::new(n, e)), want, "({n}, {e})");
+        }
+    }
+
+    /// Each polygon takes as many vertices as its count says, at least
+    /// three, and only while the command stays the same; the inclusions
+    /// are a union. A circle of no radius is no fence.
+    #[test]
+    fn polygons_take_their_counted_vertices_and_empty_circles_are_dropped() {
+        let inc = commands::NAV_FENCE_POLYGON_VERTEX_INCLUSION;
+        let exc = commands::NAV_FENCE_POLYGON_VERTEX_EXCLUSION;
+        let items = [
+            // A triangle whose count says 2: read as 3.
+            item(inc, 2.0, 0.0, 0.0),
+            item(inc, 2.0, 20.0, 0.0),
+            item(inc, 2.0, 0.0, 20.0),
+            // A square north-east of it, counted 4.
+            item(inc, 4.0, 30.0, 30.0),
+            item(inc, 4.0, 40.0, 30.0),
+            item(inc, 4.0, 40.0, 40.0),
+            item(inc, 4.0, 30.0, 40.0),
+            // An exclusion that says 5 but has 3.
+            item(exc, 5.0, 32.0, 32.0),
+            item(exc, 5.0, 34.0, 32.0),
+            item(exc, 5.0, 32.0, 34.0),
+            item(commands::NAV_FENCE_CIRCLE_INCLUSION, 0.0, 100.0, 100.0),
+            item(commands::NAV_FENCE_CIRCLE_INCLUSION, -5.0, 100.0, 100.0),
+            item(commands::NAV_FENCE_CIRCLE_INCLUSION, f64::NAN, 100.0, 100.0),
+        ];
+        let f = Geofence::from_items(&items, &frame());
+        let home = Vector3::zeros();
+        let at = |n: f64, e: f64| f.check(&Vector3::new(n, e, -5.0), &home);
+        assert_eq!(at(5.0, 5.0), None);
+        assert_eq!(at(12.0, 12.0), Some(Breach::Inclusion));
+        assert_eq!(at(38.0, 38.0), None);
+        assert_eq!(at(32.5, 32.5), Some(Breach::Exclusion));
+        assert_eq!(at(100.0, 100.0), Some(Breach::Inclusion));
+        assert!(f.is_active());
+        let circles = Geofence::from_items(&items[10..], &frame());
+        assert!(!circles.is_active(), "{circles:?}");
+        let exclusion = Geofence::from_items(&items[7..], &frame());
+        assert!(exclusion.is_active());
+        for (hor, ver, active) in [(0.1, 0.0, true), (0.0, 0.1, true), (-1.0, -1.0, false)] {
+            let limits = Geofence {
+                max_hor_dist_m: hor,
+                max_ver_dist_m: ver,
+                ..Geofence::default()
+            };
+            assert_eq!(limits.is_active(), active, "{hor} {ver}");
+        }
+    }
+
+    /// GF_MAX_HOR_DIST and GF_MAX_VER_DIST are measured from home, not
+    /// from the origin, and a vehicle exactly at either is inside (as
+    /// PX4's checks have it).
+    #[test]
+    fn the_distance_limits_count_from_home_and_include_their_ends() {
+        let f = Geofence {
+            max_hor_dist_m: 20.0,
+            max_ver_dist_m: 15.0,
+            ..Geofence::default()
+        };
+        let home = Vector3::new(30.0, -40.0, -2.0);
+        let at = |n: f64, e: f64, d: f64| f.check(&Vector3::new(n, e, d), &home);
+        assert_eq!(at(30.0, -40.0, -5.0), None);
+        assert_eq!(at(42.0, -24.0, -5.0), None, "20 m away");
+        assert_eq!(at(42.0, -23.9, -5.0), Some(Breach::MaxHorizontal));
+        assert_eq!(at(30.0, -40.0, -17.0), None, "15 m above home");
+        assert_eq!(at(30.0, -40.0, -17.1), Some(Breach::MaxVertical));
+        assert_eq!(at(0.0, 0.0, -5.0), Some(Breach::MaxHorizontal));
+    }
+
+    /// Rally points come from the rally items alone, NED around home at
+    /// their altitude above it.
+    #[test]
+    fn rally_points_are_the_rally_items_above_home() {
+        let rally = |n: f64, e: f64, alt: f64| MissionItem {
+            z: alt,
+            ..item(commands::NAV_RALLY_POINT, 0.0, n, e)
+        };
+        let items = [
+            rally(100.0, -50.0, 30.0),
+            item(commands::NAV_FENCE_CIRCLE_INCLUSION, 5.0, 10.0, 10.0),
+            rally(-20.0, 60.0, 12.5),
+        ];
+        let points = rally_points(&items, &frame());
+        assert_eq!(points.len(), 2);
+        for (p, want) in points
+            .iter()
+            .zip([[100.0, -50.0, -30.0], [-20.0, 60.0, -12.5]])
+        {
+            assert!(
+                (p - Vector3::from(want)).norm() < 1e-6,
+                "{p:?} against {want:?}"
+            );
         }
     }
 
