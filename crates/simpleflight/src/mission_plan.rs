@@ -6,9 +6,10 @@ use nalgebra::Vector3;
 
 use mavsitl_core::geo::{GeoPoint, LocalFrame};
 use mavsitl_mavlink::mission::commands::{self, classify, command_name, Support};
-use mavsitl_mavlink::mission::{
-    Mission, MissionItem, FRAME_GLOBAL, FRAME_GLOBAL_RELATIVE_ALT, FRAME_GLOBAL_TERRAIN_ALT,
-};
+use mavsitl_mavlink::mission::{Mission, MissionItem, FRAME_GLOBAL};
+
+/// MAV_FRAME_GLOBAL_INT: MAV_FRAME_GLOBAL with integer coordinates.
+const FRAME_GLOBAL_INT: u8 = 5;
 
 /// One executable step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,6 +94,20 @@ pub struct PlanWarning {
     pub message: String,
 }
 
+/// The item's altitude above home, m: MAV_FRAME_GLOBAL and its _INT form
+/// (5) give it above mean sea level; the relative and terrain frames give
+/// it above home (the terrain taken flat at home's altitude).
+fn alt_above_home(it: &MissionItem, home_alt_m: f64) -> f64 {
+    if matches!(it.frame, FRAME_GLOBAL | FRAME_GLOBAL_INT) {
+        it.z - home_alt_m
+    } else {
+        it.z
+    }
+}
+
+/// The item's position, NED m around home; `None` for an item without
+/// one: a local frame, or a latitude and longitude of 0/0 or not numbers
+/// ("where the vehicle is", as QGroundControl writes it).
 fn position(it: &MissionItem, frame: &LocalFrame, home_alt_m: f64) -> Option<Vector3<f64>> {
     if !it.is_global() {
         return None;
@@ -100,13 +115,8 @@ fn position(it: &MissionItem, frame: &LocalFrame, home_alt_m: f64) -> Option<Vec
     if !(it.x.is_finite() && it.y.is_finite()) || (it.x == 0.0 && it.y == 0.0) {
         return None;
     }
-    let alt_rel = match it.frame {
-        FRAME_GLOBAL | 5 => it.z - home_alt_m,
-        FRAME_GLOBAL_RELATIVE_ALT | FRAME_GLOBAL_TERRAIN_ALT | 6 | 11 => it.z,
-        _ => it.z,
-    };
     let ned = frame.to_ned(&GeoPoint::from_deg(it.x, it.y, frame.origin().alt_m));
-    Some(Vector3::new(ned.x, ned.y, -alt_rel))
+    Some(Vector3::new(ned.x, ned.y, -alt_above_home(it, home_alt_m)))
 }
 
 /// Converts a mission into steps for a vehicle of `kind`, with home
@@ -234,11 +244,7 @@ impl ItemContext<'_> {
                 command: it.command,
             });
         }
-        let alt = if it.frame == FRAME_GLOBAL {
-            it.z - self.home_alt_m
-        } else {
-            it.z
-        };
+        let alt = alt_above_home(it, self.home_alt_m);
         if !alt.is_finite() || alt <= 0.0 {
             return Err("take-off altitude must be above home".into());
         }
@@ -387,6 +393,280 @@ mod tests {
         MissionItem::waypoint(47.0 + n * 1e-4, 8.0, 10.0)
     }
 
+    /// An item at `north_m`, `east_m` from home (None: 0/0, "here").
+    fn at(
+        command: u16,
+        mav_frame: u8,
+        params: [f64; 4],
+        ne: Option<[f64; 2]>,
+        z: f64,
+    ) -> MissionItem {
+        let (x, y) = ne.map_or((0.0, 0.0), |[n, e]| {
+            let g = frame().to_geodetic(&Vector3::new(n, e, 0.0));
+            (g.lat_deg(), g.lon_deg())
+        });
+        MissionItem {
+            command,
+            frame: mav_frame,
+            params,
+            x,
+            y,
+            z,
+            autocontinue: true,
+        }
+    }
+
+    fn compiled(
+        items: Vec<MissionItem>,
+        kind: VehicleKind,
+    ) -> Result<(Vec<Step>, Vec<PlanWarning>), PlanError> {
+        let m = Mission {
+            items,
+            ..Mission::default()
+        };
+        compile(&m, &frame(), 400.0, kind, 2.0)
+    }
+
+    fn near(a: Option<Vector3<f64>>, b: [f64; 3]) -> bool {
+        a.is_some_and(|a| (a - Vector3::from(b)).norm() < 1e-6)
+    }
+
+    /// Each flown command becomes its step: altitudes above mean sea level
+    /// (GLOBAL and GLOBAL_INT) less home's 400 m, relative ones as given;
+    /// hold times not numbers or negative as 0; a waypoint's own radius,
+    /// else (none, ≤ 0 or infinite) the default; a speed of none, ≤ 0 or infinite as unchanged
+    /// (ArduPilot applies only a positive one); SET_HOME's
+    /// param 1 = 1 as "here"; an item at 0/0 without a position.
+    #[test]
+    fn each_flown_command_compiles_to_its_step() {
+        use commands::*;
+        const REL: u8 = 3;
+        let nan = f64::NAN;
+        let items = vec![
+            at(NAV_TAKEOFF, FRAME_GLOBAL_INT, [nan; 4], None, 415.0),
+            at(
+                NAV_WAYPOINT,
+                FRAME_GLOBAL,
+                [2.5, 4.0, 0.0, nan],
+                Some([50.0, 0.0]),
+                430.0,
+            ),
+            at(NAV_WAYPOINT, 6, [nan; 4], Some([0.0, 40.0]), 20.0),
+            at(
+                NAV_LOITER_TIME,
+                10,
+                [-5.0, 0.0, 0.0, 0.0],
+                Some([-30.0, 5.0]),
+                12.0,
+            ),
+            at(NAV_LOITER_UNLIM, REL, [nan; 4], None, 12.0),
+            at(NAV_DELAY, REL, [7.5, nan, nan, nan], None, 0.0),
+            at(DO_CHANGE_SPEED, 2, [1.0, 3.5, -1.0, 0.0], None, 0.0),
+            at(DO_CHANGE_SPEED, 2, [1.0, -1.0, -1.0, 0.0], None, 0.0),
+            at(
+                DO_SET_HOME,
+                REL,
+                [1.0, 0.0, 0.0, 0.0],
+                Some([5.0, 5.0]),
+                0.0,
+            ),
+            at(
+                DO_SET_HOME,
+                5,
+                [0.0, 0.0, 0.0, 0.0],
+                Some([5.0, 5.0]),
+                401.0,
+            ),
+            at(NAV_LAND, REL, [nan; 4], Some([10.0, -10.0]), 0.0),
+            at(NAV_RETURN_TO_LAUNCH, 2, [nan; 4], None, 0.0),
+            at(NAV_DELAY, REL, [f64::INFINITY, nan, nan, nan], None, 0.0),
+            at(DO_CHANGE_SPEED, 2, [1.0, 0.0, -1.0, 0.0], None, 0.0),
+            at(
+                DO_CHANGE_SPEED,
+                2,
+                [1.0, f64::INFINITY, -1.0, 0.0],
+                None,
+                0.0,
+            ),
+            at(NAV_WAYPOINT, 3, [0.0, 0.0, 0.0, nan], Some([1.0, 0.0]), 5.0),
+            at(
+                NAV_WAYPOINT,
+                3,
+                [0.0, -3.0, 0.0, nan],
+                Some([2.0, 0.0]),
+                5.0,
+            ),
+            at(
+                NAV_WAYPOINT,
+                3,
+                [0.0, f64::INFINITY, 0.0, nan],
+                Some([3.0, 0.0]),
+                5.0,
+            ),
+        ];
+        let (steps, warnings) = compiled(items, VehicleKind::Multirotor).expect("flown");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            steps[0],
+            Step::Takeoff {
+                pos_ne: None,
+                alt_m: 15.0
+            }
+        );
+        let Step::Waypoint {
+            pos,
+            hold_s,
+            radius_m,
+        } = steps[1]
+        else {
+            panic!("{:?}", steps[1])
+        };
+        assert!(near(Some(pos), [50.0, 0.0, -30.0]) && (hold_s, radius_m) == (2.5, 4.0));
+        let Step::Waypoint {
+            pos,
+            hold_s,
+            radius_m,
+        } = steps[2]
+        else {
+            panic!("{:?}", steps[2])
+        };
+        assert!(near(Some(pos), [0.0, 40.0, -20.0]) && (hold_s, radius_m) == (0.0, 2.0));
+        let Step::Loiter { pos, time_s } = steps[3] else {
+            panic!("{:?}", steps[3])
+        };
+        assert!(near(pos, [-30.0, 5.0, -12.0]) && time_s == 0.0);
+        assert_eq!(
+            steps[4],
+            Step::Loiter {
+                pos: None,
+                time_s: f64::INFINITY
+            }
+        );
+        assert_eq!(steps[5], Step::Delay { time_s: 7.5 });
+        assert_eq!(
+            steps[6],
+            Step::ChangeSpeed {
+                speed_m_s: Some(3.5)
+            }
+        );
+        assert_eq!(steps[7], Step::ChangeSpeed { speed_m_s: None });
+        assert_eq!(steps[8], Step::SetHome { pos: None });
+        let Step::SetHome { pos } = steps[9] else {
+            panic!("{:?}", steps[9])
+        };
+        assert!(near(pos, [5.0, 5.0, -1.0]));
+        let Step::Land {
+            pos_ne: Some([n, e]),
+        } = steps[10]
+        else {
+            panic!("{:?}", steps[10])
+        };
+        assert!((n - 10.0).abs() < 1e-6 && (e + 10.0).abs() < 1e-6);
+        assert_eq!(steps[11], Step::ReturnToLaunch);
+        assert_eq!(steps[12], Step::Delay { time_s: 0.0 });
+        assert_eq!(steps[13], Step::ChangeSpeed { speed_m_s: None });
+        assert_eq!(steps[14], Step::ChangeSpeed { speed_m_s: None });
+        for step in &steps[15..] {
+            assert!(
+                matches!(step, Step::Waypoint { radius_m: 2.0, .. }),
+                "{step:?}"
+            );
+        }
+    }
+
+    /// A take-off or waypoint at or below home is refused for a
+    /// multicopter, whatever the frame; a boat skips its take-off, saying
+    /// so, and sails to waypoints at the surface.
+    #[test]
+    fn altitudes_at_or_below_home_are_refused_and_a_boat_skips_its_take_off() {
+        use commands::*;
+        let wp = |frame: u8, z: f64| at(NAV_WAYPOINT, frame, [0.0; 4], Some([20.0, 0.0]), z);
+        let takeoff = |frame: u8, z: f64| at(NAV_TAKEOFF, frame, [0.0; 4], None, z);
+        for (item, says) in [
+            (
+                takeoff(FRAME_GLOBAL, 400.0),
+                "take-off altitude must be above home",
+            ),
+            (
+                takeoff(FRAME_GLOBAL_INT, 399.0),
+                "take-off altitude must be above home",
+            ),
+            (takeoff(3, f64::NAN), "take-off altitude must be above home"),
+            (wp(3, 0.0), "waypoint altitude is at or below home"),
+            (
+                wp(FRAME_GLOBAL_INT, 400.0),
+                "waypoint altitude is at or below home",
+            ),
+        ] {
+            let e = compiled(vec![wp(3, 10.0), item], VehicleKind::Multirotor).expect_err(says);
+            assert_eq!((e.index, e.reason.as_str()), (1, says));
+        }
+        let (steps, warnings) =
+            compiled(vec![takeoff(3, 10.0), wp(3, 0.0)], VehicleKind::Boat).expect("a boat");
+        assert_eq!(
+            steps[0],
+            Step::Skip {
+                command: NAV_TAKEOFF
+            }
+        );
+        assert!(matches!(steps[1], Step::Waypoint { .. }));
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].index, 0);
+        assert_eq!(
+            warnings[0].message,
+            "mission item 0 (MAV_CMD_NAV_TAKEOFF) has no meaning for a boat; skipped"
+        );
+        let here = at(NAV_WAYPOINT, 3, [0.0; 4], None, 10.0);
+        let e = compiled(vec![here], VehicleKind::Boat).expect_err("0/0");
+        assert_eq!(e.reason, "a waypoint needs a latitude and longitude");
+        let mut nan = wp(3, 10.0);
+        nan.x = f64::NAN;
+        assert!(compiled(vec![nan], VehicleKind::Multirotor).is_err());
+    }
+
+    /// A latitude or longitude of zero alone is a real place (the equator,
+    /// the prime meridian); only both zero means "here".
+    #[test]
+    fn the_equator_and_the_prime_meridian_are_places() {
+        for (lat, lon) in [(0.0, 8.0), (47.0, 0.0)] {
+            let it = MissionItem::waypoint(lat, lon, 10.0);
+            assert!(position(&it, &frame(), 400.0).is_some(), "{lat} {lon}");
+        }
+        let local = MissionItem {
+            frame: 1,
+            ..MissionItem::waypoint(47.0, 8.0, 10.0)
+        };
+        assert_eq!(position(&local, &frame(), 400.0), None);
+    }
+
+    /// A command SimpleFlight cannot do but may skip is skipped with a
+    /// warning naming it; one whose skipping would change the route is
+    /// refused, naming the item.
+    #[test]
+    fn unsupported_commands_are_skipped_with_a_warning_or_refused() {
+        use commands::*;
+        let wp = at(NAV_WAYPOINT, 3, [0.0; 4], Some([20.0, 0.0]), 10.0);
+        let camera = at(206, 2, [0.0; 4], None, 0.0);
+        let (steps, warnings) =
+            compiled(vec![wp, camera], VehicleKind::Multirotor).expect("skipped");
+        assert_eq!(steps[1], Step::Skip { command: 206 });
+        assert_eq!(
+            (warnings[0].index, warnings[0].message.as_str()),
+            (
+                1,
+                "mission item 1 (MAV_CMD_DO_SET_CAM_TRIGG_DIST) is not supported; skipped"
+            )
+        );
+        let turns = at(NAV_LOITER_TURNS, 3, [2.0; 4], Some([0.0, 0.0]), 10.0);
+        let e = compiled(vec![wp, wp, turns], VehicleKind::Boat).expect_err("refused");
+        assert_eq!(e.index, 2);
+        assert_eq!(e.name, "MAV_CMD_NAV_LOITER_TURNS");
+        assert_eq!(
+            e.reason,
+            "not supported by SimpleFlight, and skipping it would fly a different route"
+        );
+    }
+
     #[test]
     fn jump_loops_around_nothing_are_refused() {
         // A jump to itself, forever and 32767 times.
@@ -440,5 +720,9 @@ mod tests {
         check(vec![wp(1.0), jump(1.0, 0.0), wp(2.0)]).expect("a jump that never jumps");
         // Forward over items, then on.
         check(vec![wp(1.0), jump(3.0, 1.0), wp(2.0), wp(3.0)]).expect("forward");
+        // Onto a speed change, then on to a waypoint.
+        check(vec![wp(1.0), jump(2.0, 2.0), speed(), wp(2.0)]).expect("over a speed change");
+        // Onto a spent jump back: it no longer jumps, so the mission goes on.
+        check(vec![wp(1.0), jump(2.0, 2.0), jump(1.0, 0.0), wp(2.0)]).expect("onto a spent jump");
     }
 }
