@@ -552,6 +552,7 @@ fn hull_damping(
 mod tests {
     use super::*;
     use mavsitl_core::controller::MAX_ACTUATORS;
+    use nalgebra::UnitQuaternion;
 
     fn usv_twin() -> BoatParams {
         crate::physics::airframes::boat("usv_twin").expect("shipped")
@@ -745,6 +746,65 @@ mod tests {
             let side = side_at(0.0, u);
             assert!((side + lift * u * u.abs()).abs() < 1e-9, "{u}: {side}");
         }
+    }
+
+    /// Floating at its waterline, buoyancy carries the weight; heeled or
+    /// trimmed it rights itself with ρ·g·V·GM·sin(angle) (V·ρ·g the weight),
+    /// either way; sinking it is damped by the heave coefficient.
+    #[test]
+    fn buoyancy_carries_the_weight_and_rights_a_heel_or_a_trim_either_way() {
+        let p = usv_twin();
+        let env = calm();
+        let weight = p.mass_kg * env.gravity_ned_m_s2.z;
+        let floating = BodyState {
+            pos_ned_m: Vector3::new(0.0, 0.0, p.floating_z_m(env.water_density_kg_m3)),
+            ..BodyState::default()
+        };
+        let mut b = Boat::new(p.clone(), 0.01);
+        for angle in [0.1, -0.1] {
+            let heeled = BodyState {
+                att_ned_frd: UnitQuaternion::from_euler_angles(angle, 0.0, 0.0),
+                ..floating
+            };
+            let w = b.wrench(&[0.0; 2], &env, &heeled, 0.01);
+            let righting = -weight * p.metacentric_height_roll_m * f64::sin(angle);
+            assert!((w.torque_frd_nm.x - righting).abs() < 1e-9, "{angle}");
+            assert!((w.force_ned_n.z + weight).abs() < 1e-9);
+            let trimmed = BodyState {
+                att_ned_frd: UnitQuaternion::from_euler_angles(0.0, angle, 0.0),
+                ..floating
+            };
+            let w = b.wrench(&[0.0; 2], &env, &trimmed, 0.01);
+            let righting = -weight * p.metacentric_height_pitch_m * f64::sin(angle);
+            assert!((w.torque_frd_nm.y - righting).abs() < 1e-9, "{angle}");
+        }
+        let sinking = BodyState {
+            vel_ned_m_s: Vector3::new(0.0, 0.0, 0.2),
+            ..floating
+        };
+        let w = b.wrench(&[0.0; 2], &env, &sinking, 0.01);
+        let heave = p.heave_damping_n_s_m * 0.2;
+        assert!(
+            (w.force_ned_n.z + weight + heave).abs() < 1e-9,
+            "{}",
+            w.force_ned_n.z
+        );
+    }
+
+    /// A twin-thruster hull reads its rudder channel only where a rudder
+    /// is fitted.
+    #[test]
+    fn a_twin_hull_steers_its_rudder_only_where_one_is_fitted() {
+        let mut p = usv_twin();
+        let controls = [0.0, 0.0, 1.0];
+        let mut bare = Boat::new(p.clone(), 0.01);
+        bare.follow_commands(&controls);
+        assert_eq!(bare.rudder_rad(), 0.0);
+        p.rudder_area_m2 = 0.01;
+        let mut fitted = Boat::new(p, 0.01);
+        fitted.follow_commands(&controls);
+        let a = 1.0 - (-0.2f64).exp();
+        assert!((fitted.rudder_rad() - 35f64.to_radians() * a).abs() < 1e-12);
     }
 
     #[test]
