@@ -544,6 +544,441 @@ mod tests {
     use super::*;
     use mavsitl_core::geo::GeoPoint;
 
+    const G: f64 = atmosphere::G0_M_S2;
+    /// The Earth field the estimators below expect, gauss: declination
+    /// atan2(0.05, 0.2) east.
+    const MAG_REF: [f64; 3] = [0.2, 0.05, 0.4];
+
+    fn frame() -> LocalFrame {
+        LocalFrame::new(GeoPoint::from_deg(47.0, 8.0, 100.0))
+    }
+
+    fn estimator(params: EstimatorParams) -> Estimator {
+        Estimator::new(params, frame(), Vector3::from(MAG_REF), G, -0.1)
+    }
+
+    fn at_us(us: u64) -> SimTime {
+        SimTime::from_micros(us)
+    }
+
+    /// An IMU at rest at attitude `q`: no rotation, gravity's reaction.
+    fn imu_at_rest(us: u64, q: &UnitQuaternion<f64>) -> ImuSample {
+        ImuSample {
+            time: at_us(us),
+            gyro_rad_s: Vector3::zeros(),
+            accel_m_s2: q.inverse() * Vector3::new(0.0, 0.0, -G),
+        }
+    }
+
+    fn mag_at(us: u64, q: &UnitQuaternion<f64>) -> MagSample {
+        MagSample {
+            time: at_us(us),
+            field_gauss: q.inverse() * Vector3::from(MAG_REF),
+        }
+    }
+
+    /// A 3D fix at `ned` (m from home, at home's altitude less `ned.z`)
+    /// with velocity `vel`, measured at `us`.
+    fn gps(us: u64, ned: Vector3<f64>, vel: Vector3<f64>, eph_m: f64) -> GpsSample {
+        GpsSample {
+            measured: at_us(us),
+            delivered: at_us(us),
+            fix: FixType::Fix3d,
+            satellites: 12,
+            position: frame().to_geodetic(&ned),
+            pos_ned_m: ned,
+            vel_ned_m_s: vel,
+            eph_m,
+            epv_m: 2.0 * eph_m,
+        }
+    }
+
+    /// Roll and pitch come from gravity, the heading from the field
+    /// against its declination; only with a 3D fix is the position, and so
+    /// the whole estimate, aligned.
+    #[test]
+    fn alignment_takes_the_tilt_from_gravity_and_the_heading_from_the_field() {
+        for (roll, pitch, yaw) in [(0.1, -0.2, 1.0), (-0.3, 0.25, -2.5)] {
+            let q = UnitQuaternion::from_euler_angles(roll, pitch, yaw);
+            let mut est = estimator(EstimatorParams::default());
+            est.on_imu(&imu_at_rest(0, &q));
+            let (r, p, y) = est.state().att_ned_frd.euler_angles();
+            assert!(
+                (r - roll).abs() < 1e-9 && (p - pitch).abs() < 1e-9,
+                "{r} {p}"
+            );
+            assert_eq!(y, 0.0, "no heading without the field");
+            assert!(!est.aligned());
+            est.on_mag(&mag_at(0, &q));
+            assert!(est.state().att_ned_frd.angle_to(&q) < 1e-9);
+            assert!(!est.aligned(), "no position yet");
+            let mut fix = gps(0, Vector3::new(3.0, -4.0, 0.0), Vector3::zeros(), 1.0);
+            fix.fix = FixType::Fix2d;
+            est.on_gps(&fix);
+            assert!(!est.aligned(), "a 2D fix aligns nothing");
+            fix.fix = FixType::Fix3d;
+            est.on_gps(&fix);
+            assert!(est.aligned());
+            let pos = est.state().pos_ned_m;
+            assert!((pos - Vector3::new(3.0, -4.0, -0.1)).norm() < 1e-6, "{pos}");
+        }
+        // A position without an attitude is not aligned either.
+        let mut est = estimator(EstimatorParams::default());
+        est.on_gps(&gps(0, Vector3::zeros(), Vector3::zeros(), 1.0));
+        assert!(!est.aligned());
+    }
+
+    /// With the attitude corrections off, the IMU alone integrates: a
+    /// specific force of 1 m/s² forward and gravity's reaction, level and
+    /// facing east, give x = ½·a·t² east and v = a·t; a turn at a
+    /// constant rate integrates to its angle.
+    #[test]
+    fn dead_reckoning_integrates_the_imu_exactly() {
+        let params = EstimatorParams {
+            k_gravity: 0.0,
+            k_bias: 0.0,
+            ..EstimatorParams::default()
+        };
+        let east = UnitQuaternion::from_euler_angles(0.0, 0.0, std::f64::consts::FRAC_PI_2);
+        let mut est = estimator(params);
+        est.on_imu(&imu_at_rest(0, &east));
+        est.on_mag(&mag_at(0, &east));
+        for i in 1..=400u64 {
+            est.on_imu(&ImuSample {
+                accel_m_s2: Vector3::new(1.0, 0.0, -G),
+                ..imu_at_rest(i * 5_000, &east)
+            });
+        }
+        let s = est.state();
+        assert!(
+            (s.pos_ned_m - Vector3::new(0.0, 2.0, -0.1)).norm() < 1e-9,
+            "{}",
+            s.pos_ned_m
+        );
+        assert!((s.vel_ned_m_s - Vector3::new(0.0, 2.0, 0.0)).norm() < 1e-9);
+        assert!((s.accel_ned_m_s2 - Vector3::new(0.0, 1.0, 0.0)).norm() < 1e-9);
+        assert_eq!(s.specific_force_frd_m_s2, Vector3::new(1.0, 0.0, -G));
+        // A sample after a gap of more than 0.1 s, or not later, is not
+        // integrated.
+        for us in [2_000_000, 2_200_001, 2_200_001] {
+            est.on_imu(&ImuSample {
+                accel_m_s2: Vector3::new(1.0, 0.0, -G),
+                ..imu_at_rest(us, &east)
+            });
+            assert_eq!(est.state().vel_ned_m_s, s.vel_ned_m_s, "at {us} µs");
+        }
+        // Yawing at 0.5 rad/s for 1 s, level.
+        let mut est = estimator(params);
+        est.on_imu(&imu_at_rest(0, &UnitQuaternion::identity()));
+        est.on_mag(&mag_at(0, &UnitQuaternion::identity()));
+        for i in 1..=200u64 {
+            est.on_imu(&ImuSample {
+                gyro_rad_s: Vector3::new(0.0, 0.0, 0.5),
+                ..imu_at_rest(i * 5_000, &UnitQuaternion::identity())
+            });
+        }
+        let (_, _, yaw) = est.state().att_ned_frd.euler_angles();
+        assert!((yaw - 0.5).abs() < 1e-9, "{yaw}");
+        assert_eq!(est.state().rate_frd_rad_s, Vector3::new(0.0, 0.0, 0.5));
+    }
+
+    /// At rest and level without GPS, gravity is the reference: a gyro
+    /// bias on roll and pitch, either sign, is learnt (the PI loop's time
+    /// constant is k_gravity / k_bias = 50 s) and the rates handed on are
+    /// the gyro's less it, while the attitude stays level.
+    #[test]
+    fn a_gyro_bias_is_learnt_from_gravity_either_way() {
+        for sign in [1.0, -1.0] {
+            let bias = Vector3::new(0.01, -0.02, 0.0) * sign;
+            let level = UnitQuaternion::identity();
+            let mut est = estimator(EstimatorParams::default());
+            est.on_imu(&imu_at_rest(0, &level));
+            est.on_mag(&mag_at(0, &level));
+            for i in 1..=100_000u64 {
+                est.on_imu(&ImuSample {
+                    gyro_rad_s: bias,
+                    ..imu_at_rest(i * 5_000, &level)
+                });
+            }
+            let learnt = est.gyro_bias();
+            assert!((learnt - bias).xy().norm() < 1e-4 * bias.norm(), "{learnt}");
+            assert!(est.state().rate_frd_rad_s.xy().norm() < 1e-4 * bias.norm());
+            let (roll, pitch, _) = est.state().att_ned_frd.euler_angles();
+            assert!(roll.abs() < 1e-4 && pitch.abs() < 1e-4, "{roll} {pitch}");
+        }
+    }
+
+    /// The field turns the heading towards it at k_mag: an error of ±0.1
+    /// rad shrinks by (1 − 0.5·0.02) each 50 Hz sample, level; a field of
+    /// no strength is ignored.
+    #[test]
+    fn the_field_pulls_the_heading_at_k_mag_either_way() {
+        let level = UnitQuaternion::identity();
+        for err in [0.1, -0.1] {
+            let mut est = estimator(EstimatorParams::default());
+            est.on_imu(&imu_at_rest(0, &level));
+            est.on_mag(&mag_at(0, &level));
+            let turned = UnitQuaternion::from_euler_angles(0.0, 0.0, err);
+            est.on_mag(&MagSample {
+                field_gauss: Vector3::zeros(),
+                ..mag_at(10_000, &turned)
+            });
+            for i in 1..=50u64 {
+                est.on_mag(&mag_at(10_000 + i * 20_000, &turned));
+            }
+            let (_, _, yaw) = est.state().att_ned_frd.euler_angles();
+            let expected = err * (1.0 - (1.0 - 0.5 * 0.02f64).powi(50));
+            assert!((yaw - expected).abs() < 1e-6, "{yaw} against {expected}");
+        }
+    }
+
+    /// The accuracy is the last fix's eph, growing by ½·0.35 m/s²·t² while
+    /// the estimate dead-reckons, to at most 99.99 m, which it is before
+    /// any fix.
+    #[test]
+    fn the_accuracy_grows_from_the_last_fix() {
+        let mut est = estimator(EstimatorParams::default());
+        assert_eq!(est.horizontal_accuracy_m(SimTime::from_secs(5)), 99.99);
+        est.on_gps(&gps(10_000_000, Vector3::zeros(), Vector3::zeros(), 1.5));
+        assert_eq!(est.horizontal_accuracy_m(SimTime::from_secs(10)), 1.5);
+        let at_12 = est.horizontal_accuracy_m(SimTime::from_secs(12));
+        assert!((at_12 - 2.2).abs() < 1e-12, "{at_12}");
+        assert_eq!(est.horizontal_accuracy_m(SimTime::from_secs(100)), 99.99);
+    }
+
+    /// The barometer's air density from its pressure and temperature:
+    /// ISA sea level, 101 325 Pa at 15 °C, is 1.225 kg/m³.
+    #[test]
+    fn the_air_density_is_the_barometers() {
+        let mut est = estimator(EstimatorParams::default());
+        est.on_baro(&BaroSample {
+            time: SimTime::ZERO,
+            pressure_pa: 101_325.0,
+            temperature_degc: 15.0,
+            pressure_altitude_m: 0.0,
+        });
+        assert!((est.state().air_density_kg_m3 - 1.225).abs() < 1e-3);
+        est.on_baro(&BaroSample {
+            time: SimTime::from_micros(20_000),
+            pressure_pa: 50_000.0,
+            temperature_degc: -20.0,
+            pressure_altitude_m: 5_500.0,
+        });
+        let rho = 50_000.0 / (287.05 * 253.15);
+        assert!((est.state().air_density_kg_m3 - rho).abs() < 1e-3);
+    }
+
+    /// Aligned and moving north at 2 m/s: a fix 1 m north of where the
+    /// estimate was when the fix was measured (0.2 s ago) moves the state
+    /// by 2·ω·e·0.1 s and its velocity by ω²·e·0.1 s, in the state at
+    /// once and into the output over OUTPUT_TAU_S; a fix exactly where the
+    /// estimate was then corrects nothing.
+    #[test]
+    fn a_late_fix_is_compared_with_the_past_and_eased_into_the_output() {
+        let params = EstimatorParams {
+            k_gravity: 0.0,
+            k_bias: 0.0,
+            ..EstimatorParams::default()
+        };
+        let level = UnitQuaternion::identity();
+        let north = Vector3::new(2.0, 0.0, 0.0);
+        let run = |offset_m: f64| {
+            let mut est = estimator(params);
+            est.on_imu(&imu_at_rest(0, &level));
+            est.on_mag(&mag_at(0, &level));
+            est.on_gps(&gps(0, Vector3::zeros(), north, 1.0));
+            for i in 1..=200u64 {
+                est.on_imu(&imu_at_rest(i * 5_000, &level));
+            }
+            let before = est.state();
+            // Measured at 0.8 s, where the estimate was 1.6 m north.
+            let then = Vector3::new(1.6 + offset_m, 0.0, -0.1);
+            est.on_gps(&gps(800_000, then, north, 1.0));
+            (before, est)
+        };
+        let (before, est) = run(0.0);
+        assert!((before.pos_ned_m.x - 2.0).abs() < 1e-9);
+        // (The fix's latitude and longitude round-trip to 1e-10 m.)
+        assert!((est.state().pos_ned_m - before.pos_ned_m).norm() < 1e-9);
+        assert!(
+            (est.pos - before.pos_ned_m).norm() < 1e-9,
+            "nothing to correct"
+        );
+        let (before, mut est) = run(1.0);
+        let eased = (est.state().pos_ned_m - before.pos_ned_m).norm();
+        assert!(eased < 1e-9, "eased, not stepped");
+        assert!((est.pos.x - before.pos_ned_m.x - 0.2).abs() < 1e-9);
+        assert!((est.vel.x - 2.0 - 0.1).abs() < 1e-9);
+        // One IMU tick of 5 ms later, the output has taken 1 − e^(−0.02) of it.
+        est.on_imu(&imu_at_rest(1_005_000, &level));
+        let expected = 2.0 + 2.1 * 0.005 + 0.2 * (1.0 - (-0.02f64).exp());
+        let x = est.state().pos_ned_m.x;
+        assert!((x - expected).abs() < 1e-9, "{x} against {expected}");
+    }
+
+    fn baro(us: u64, alt_m: f64) -> BaroSample {
+        BaroSample {
+            time: at_us(us),
+            pressure_pa: 101_325.0,
+            temperature_degc: 15.0,
+            pressure_altitude_m: alt_m,
+        }
+    }
+
+    /// The first 50 samples at rest make the height reference (their
+    /// mean) and correct nothing; the next corrects by 2·ω·e·dt and ω²·e·dt
+    /// with ω = 2 rad/s. A position fix ends the averaging at once.
+    #[test]
+    fn the_baro_reference_is_the_first_second_then_it_corrects() {
+        let mut est = estimator(EstimatorParams::default());
+        for i in 0..50u64 {
+            est.on_baro(&baro(i * 20_000, if i % 2 == 0 { 100.0 } else { 102.0 }));
+            assert_eq!(est.pos.z, -0.1, "sample {i}");
+        }
+        // 103 m is 2 m above the mean, 101 m.
+        est.on_baro(&baro(1_000_000, 103.0));
+        let (e, w, dt) = (-2.0, 2.0, 0.02);
+        assert!(
+            (est.pos.z - (-0.1 + 2.0 * w * e * dt)).abs() < 1e-12,
+            "{}",
+            est.pos.z
+        );
+        assert!((est.vel.z - w * w * e * dt).abs() < 1e-12);
+
+        let mut est = estimator(EstimatorParams::default());
+        for i in 0..10u64 {
+            est.on_baro(&baro(i * 20_000, 100.0));
+        }
+        est.on_imu(&imu_at_rest(190_000, &UnitQuaternion::identity()));
+        est.on_mag(&mag_at(190_000, &UnitQuaternion::identity()));
+        est.on_gps(&gps(190_000, Vector3::zeros(), Vector3::zeros(), 1.0));
+        est.on_baro(&baro(200_000, 101.0));
+        assert!((est.pos.z - (-0.1 - 0.08)).abs() < 1e-12, "{}", est.pos.z);
+    }
+
+    /// Aided by GPS velocities, a tilt error of either sign is found from
+    /// the horizontal acceleration it makes the IMU integrate that the GPS
+    /// does not see, and taken out within seconds (the loop's constant is
+    /// 1/k_gravity = 1 s); without the fixes the roll would stay where it
+    /// is.
+    #[test]
+    fn gps_velocities_level_a_tilted_estimate_either_way() {
+        let level = UnitQuaternion::identity();
+        for err in [0.05, -0.05] {
+            let mut est = estimator(EstimatorParams::default());
+            let tilted = UnitQuaternion::from_euler_angles(err, 0.0, 0.0);
+            est.on_imu(&imu_at_rest(0, &tilted));
+            est.on_mag(&mag_at(0, &tilted));
+            est.on_gps(&gps(0, Vector3::zeros(), Vector3::zeros(), 1.0));
+            let roll = |est: &Estimator| est.state().att_ned_frd.euler_angles().0;
+            assert!((roll(&est) - err).abs() < 1e-9);
+            for i in 1..=2000u64 {
+                est.on_imu(&imu_at_rest(i * 5_000, &level));
+                if i % 20 == 0 {
+                    est.on_gps(&gps(
+                        i * 5_000,
+                        Vector3::new(0.0, 0.0, -0.1),
+                        Vector3::zeros(),
+                        1.0,
+                    ));
+                }
+                if i == 200 {
+                    assert!(
+                        roll(&est).abs() < 0.6 * err.abs(),
+                        "{} after 1 s",
+                        roll(&est)
+                    );
+                }
+            }
+            // What is left is the bias the PI loop took up meanwhile (a
+            // fiftieth of the error), which its 50 s constant unwinds.
+            assert!(
+                roll(&est).abs() < 0.02 * err.abs(),
+                "{} after 10 s",
+                roll(&est)
+            );
+            assert!(est.state().vel_ned_m_s.norm() < 0.01);
+        }
+    }
+
+    /// Without GPS velocities for more than 0.5 s, an accelerating vehicle
+    /// must not be taken for a tilted one: gravity trims the attitude at
+    /// 2 % of its gain and the bias is not learnt. Flown level and
+    /// unaccelerated, the accelerometer is trusted again.
+    #[test]
+    fn without_gps_gravity_is_trusted_only_when_flown_level() {
+        let level = UnitQuaternion::identity();
+        let tilt_after = |unaccelerated: bool| {
+            let mut est = estimator(EstimatorParams::default());
+            est.on_imu(&imu_at_rest(0, &level));
+            est.on_mag(&mag_at(0, &level));
+            est.on_gps(&gps(0, Vector3::zeros(), Vector3::zeros(), 1.0));
+            est.on_gps(&gps(5_000, Vector3::zeros(), Vector3::zeros(), 1.0));
+            est.set_unaccelerated(unaccelerated);
+            // 1 m/s² forward, level, for 2 s, 0.6 s after the last fix.
+            for i in 120..=520u64 {
+                est.on_imu(&ImuSample {
+                    accel_m_s2: Vector3::new(1.0, 0.0, -G),
+                    ..imu_at_rest(i * 5_000, &level)
+                });
+            }
+            let (_, pitch, _) = est.state().att_ned_frd.euler_angles();
+            (pitch, est.gyro_bias())
+        };
+        // The specific force leans atan(1/g) = 0.1017 rad forward: full
+        // trust pitches up towards it by (1 − e^(−2 s · 1/s)) of it, 2 %
+        // trust by (1 − e^(−0.04)).
+        let lean = (1.0 / G).atan();
+        let (weak, bias) = tilt_after(false);
+        assert!(
+            (weak - lean * (1.0 - (-0.04f64).exp())).abs() < 2e-4,
+            "{weak}"
+        );
+        assert_eq!(bias, Vector3::zeros());
+        let (full, bias) = tilt_after(true);
+        assert!(
+            (full - lean * (1.0 - (-2.0f64).exp())).abs() < 5e-3,
+            "{full}"
+        );
+        assert!(bias.y < 0.0, "{bias}");
+    }
+
+    /// A field with no horizontal part (measured, or expected at a
+    /// magnetic pole) tells no heading: it is ignored.
+    #[test]
+    fn a_field_without_a_horizontal_part_is_ignored() {
+        let level = UnitQuaternion::identity();
+        let mut est = estimator(EstimatorParams::default());
+        est.on_imu(&imu_at_rest(0, &level));
+        est.on_mag(&mag_at(0, &level));
+        let q = est.state().att_ned_frd;
+        for i in 1..=10u64 {
+            est.on_mag(&MagSample {
+                time: at_us(i * 20_000),
+                field_gauss: Vector3::new(0.0, 0.0, 0.5),
+            });
+        }
+        assert_eq!(est.state().att_ned_frd, q);
+        let mut pole = Estimator::new(
+            EstimatorParams::default(),
+            frame(),
+            Vector3::new(0.0, 0.0, 0.6),
+            G,
+            -0.1,
+        );
+        pole.on_imu(&imu_at_rest(0, &level));
+        pole.on_mag(&mag_at(0, &level));
+        let q = pole.state().att_ned_frd;
+        let turned = UnitQuaternion::from_euler_angles(0.0, 0.0, 0.3);
+        for i in 1..=10u64 {
+            pole.on_mag(&MagSample {
+                time: at_us(i * 20_000),
+                field_gauss: turned.inverse() * Vector3::new(0.1, 0.0, 0.6),
+            });
+        }
+        assert_eq!(pole.state().att_ned_frd, q);
+    }
+
     /// Height after a 2 m baro step, fed at `rate_hz` for 2 s.
     fn height_after_baro_step(rate_hz: u64) -> f64 {
         let mut est = Estimator::new(
