@@ -791,6 +791,53 @@ mod tests {
         );
     }
 
+    /// At rest, settled: the thrusters' force and their moments about the
+    /// CG, r × F; left ahead and right astern yaw the twin hull to the
+    /// right by the half-separation times their difference. With a rudder
+    /// fitted, the twin's slipstream is their mean thrust's.
+    #[test]
+    fn the_thrusters_push_and_turn_from_where_they_are_mounted() {
+        let env = calm();
+        let settled = |p: &BoatParams, controls: &[f64]| {
+            let floating = BodyState {
+                pos_ned_m: Vector3::new(0.0, 0.0, p.floating_z_m(env.water_density_kg_m3)),
+                ..BodyState::default()
+            };
+            let mut b = Boat::new(p.clone(), 0.01);
+            for _ in 0..3000 {
+                b.follow_commands(controls);
+            }
+            b.wrench(controls, &env, &floating, 0.01)
+        };
+        let twin = usv_twin();
+        let [_, half_sep, tz] = twin.thruster_position_m;
+        let w = settled(&twin, &[1.0, -1.0]);
+        assert!((w.force_frd_n.x - 6.6).abs() < 1e-9, "{}", w.force_frd_n.x);
+        assert!((w.torque_frd_nm.z - half_sep * 59.4).abs() < 1e-9);
+        assert!((w.torque_frd_nm.y - tz * 6.6).abs() < 1e-9);
+        let w = settled(&twin, &[-0.5, 1.0]);
+        assert!((w.torque_frd_nm.z + half_sep * (33.0 + 13.2)).abs() < 1e-9);
+
+        let single = crate::physics::airframes::boat("usv_rudder").expect("shipped");
+        let w = settled(&single, &[0.0, 0.0, 1.0]);
+        let tz = single.thruster_position_m[2];
+        assert!((w.force_frd_n.x - 66.0).abs() < 1e-9, "{}", w.force_frd_n.x);
+        assert!((w.torque_frd_nm.y - tz * 66.0).abs() < 1e-9);
+        assert_eq!(w.torque_frd_nm.z, 0.0);
+
+        let mut rudder_twin = usv_twin();
+        rudder_twin.rudder_area_m2 = 0.01;
+        let w = settled(&rudder_twin, &[1.0, 0.5, 1.0]);
+        let rho = env.water_density_kg_m3;
+        let v2 = 2.0 * 0.5 * (33.0 + 16.5) / (rho * rudder_twin.thruster_disk_area_m2);
+        let side = -0.5 * rho * 0.01 * 3.0 * 35f64.to_radians() * v2;
+        assert!(
+            (w.force_frd_n.y - side).abs() < 1e-9 * v2,
+            "{} {side}",
+            w.force_frd_n.y
+        );
+    }
+
     /// A twin-thruster hull reads its rudder channel only where a rudder
     /// is fitted.
     #[test]
