@@ -809,6 +809,18 @@ mod tests {
         assert!(eased < 1e-9, "eased, not stepped");
         assert!((est.pos.x - before.pos_ned_m.x - 0.2).abs() < 1e-9);
         assert!((est.vel.x - 2.0 - 0.1).abs() < 1e-9);
+        assert!((est.state().vel_ned_m_s.x - 2.0).abs() < 1e-9, "eased too");
+        // The same fix again meets the corrected past: 0.8 m and −0.1 m/s
+        // off now.
+        let mut again = est.clone();
+        again.on_gps(&gps(800_000, Vector3::new(2.6, 0.0, -0.1), north, 1.0));
+        assert!((again.pos.x - est.pos.x - 2.0 * 0.8 * 0.1).abs() < 1e-9);
+        let d_vel = (0.8 - 1.5 * 0.1) * 0.1;
+        assert!(
+            (again.vel.x - est.vel.x - d_vel).abs() < 1e-9,
+            "{}",
+            again.vel.x
+        );
         // One IMU tick of 5 ms later, the output has taken 1 − e^(−0.02) of it.
         est.on_imu(&imu_at_rest(1_005_000, &level));
         let expected = 2.0 + 2.1 * 0.005 + 0.2 * (1.0 - (-0.02f64).exp());
