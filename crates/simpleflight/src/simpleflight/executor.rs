@@ -9,9 +9,12 @@ impl SimpleFlight {
     /// Takes the next steps off the mission into the primitive queue.
     pub(super) fn load_next(&mut self, now: SimTime) {
         let multicopter = self.mc.is_some();
-        let mut guard = 0;
-        while self.queue.is_empty() && self.next_step < self.cfg.mission.len() && guard < 10_000 {
-            guard += 1;
+        // At most this many steps at once: a loop of jumps that flies
+        // nothing (which the plan check refuses) cannot hang the autopilot.
+        for _ in 0..10_000 {
+            if !(self.queue.is_empty() && self.next_step < self.cfg.mission.len()) {
+                break;
+            }
             let i = self.next_step;
             self.next_step += 1;
             let step = self.cfg.mission[i];
@@ -50,7 +53,8 @@ impl SimpleFlight {
                 Step::Jump { target, repeat } => {
                     let left = self.jumps_left[i].get_or_insert(repeat);
                     if *left != 0 {
-                        if *left > 0 {
+                        // Counted; −1 jumps for ever.
+                        if left.is_positive() {
                             *left -= 1;
                         }
                         self.event(
@@ -474,6 +478,207 @@ mod tests {
         assert_eq!(peek(to_loiter, 2, &[]), None);
         // Plain order: the next waypoint.
         assert_eq!(peek(m(), 1, &[]), Some(20.0));
+    }
+
+    /// Runs the mission on the bench (a boat: no climb), finishing each
+    /// primitive as it starts; the north of each leg flown, up to `max`.
+    fn legs_flown(mission: Vec<Step>, max: usize) -> (Vec<f64>, StatusHandle) {
+        let (mut sf, status) = bench(true, mission);
+        let t = SimTime::from_secs(1);
+        sf.apply(t, Request::Arm { force: true });
+        sf.apply(t, Request::SetMode(FlightMode::Mission));
+        let mut legs = Vec::new();
+        while legs.len() < max && !status.borrow().finished {
+            sf.step_mission(t);
+            let Phase::Running { prim, item, .. } = sf.phase else {
+                break;
+            };
+            if let Prim::Leg { to, .. } = prim {
+                legs.push(to.x);
+            }
+            sf.finish_prim(t, item);
+        }
+        (legs, status)
+    }
+
+    /// DO_JUMP with a count of 2 flies its loop twice more, then goes on;
+    /// −1 loops for ever.
+    #[test]
+    fn a_counted_jump_repeats_its_count_and_a_forever_jump_never_ends() {
+        let jump = |target, repeat| Step::Jump { target, repeat };
+        let counted = vec![
+            waypoint_north(10.0),
+            waypoint_north(20.0),
+            jump(1, 2),
+            waypoint_north(30.0),
+        ];
+        let (legs, status) = legs_flown(counted, 100);
+        assert_eq!(legs, [10.0, 20.0, 20.0, 20.0, 30.0]);
+        assert!(status.borrow().finished);
+        let (legs, status) = legs_flown(vec![waypoint_north(10.0), jump(0, -1)], 50);
+        assert_eq!(legs, [10.0; 50]);
+        assert!(!status.borrow().finished);
+    }
+
+    /// A loop of jumps that flies nothing (a plan the check would refuse)
+    /// stops the mission as stuck rather than spinning for ever.
+    #[test]
+    fn a_loop_of_jumps_that_flies_nothing_is_reported_stuck() {
+        let (legs, status) = legs_flown(
+            vec![Step::Jump {
+                target: 0,
+                repeat: -1,
+            }],
+            10,
+        );
+        assert!(legs.is_empty());
+        let failure = status.borrow().failure.clone();
+        assert_eq!(
+            failure.as_deref(),
+            Some("mission stuck at item 0: jumps that fly nothing")
+        );
+        assert!(!status.borrow().finished);
+    }
+
+    /// A quad on the bench, in the air at `pos` (NED m, home at the
+    /// origin), with the return's parameters PX4's defaults but for the
+    /// land delay.
+    fn airborne_at(pos: Vector3<f64>, land_delay_s: f64) -> SimpleFlight {
+        let (mut sf, _) = bench(false, Vec::new());
+        sf.ground_truth = true;
+        sf.truth = Some(GroundTruth {
+            pos_ned_m: pos,
+            vel_ned_m_s: Vector3::zeros(),
+            att_ned_frd: UnitQuaternion::identity(),
+            rate_frd_rad_s: Vector3::zeros(),
+            accel_ned_m_s2: Vector3::zeros(),
+            specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -G0_M_S2),
+            ang_accel_frd_rad_s2: Vector3::zeros(),
+            landed: false,
+            wind_ned_m_s: Vector3::zeros(),
+        });
+        sf.on_ground = false;
+        sf.fp.rtl_land_delay_s = land_delay_s;
+        sf
+    }
+
+    /// As PX4's RTL with its defaults (RTL_RETURN_ALT 60 m, RTL_DESCEND_ALT
+    /// 30 m): from 100 m out at 20 m, climb to 60 m, fly home, land; the
+    /// queue is popped from its end, so it reads backwards.
+    #[test]
+    fn a_return_climbs_to_its_height_flies_home_and_lands() {
+        let item = Some(4);
+        let home_leg = |alt: f64| {
+            (
+                Prim::Leg {
+                    to: Vector3::new(0.0, 0.0, -alt),
+                    next: None,
+                    hold_s: 0.0,
+                    radius_m: 2.0,
+                },
+                None,
+            )
+        };
+        let climb = |alt_m: f64, xy: Option<[f64; 2]>| (Prim::Climb { alt_m, xy }, None);
+        let land = (
+            Prim::Land {
+                xy: Some([0.0, 0.0]),
+            },
+            item,
+        );
+        let over_home = Some(Vector3::new(0.0, 0.0, -30.0));
+
+        let mut sf = airborne_at(Vector3::new(100.0, 0.0, -20.0), 0.0);
+        sf.push_return(item);
+        assert_eq!(sf.queue, [land, home_leg(60.0), climb(60.0, None)]);
+        // Already higher: no climb, home at its own height.
+        let mut sf = airborne_at(Vector3::new(100.0, 0.0, -70.0), 0.0);
+        sf.push_return(item);
+        assert_eq!(sf.queue, [land, home_leg(70.0)]);
+        // RTL_LAND_DELAY 5 s: down to RTL_DESCEND_ALT, hover 5 s, land.
+        let mut sf = airborne_at(Vector3::new(100.0, 0.0, -20.0), 5.0);
+        sf.push_return(item);
+        let hover = (
+            Prim::Hold {
+                at: over_home,
+                time_s: 5.0,
+            },
+            None,
+        );
+        let descend = climb(30.0, Some([0.0, 0.0]));
+        assert_eq!(
+            sf.queue,
+            [land, hover, descend, home_leg(60.0), climb(60.0, None)]
+        );
+        // −1: hover there for ever.
+        let mut sf = airborne_at(Vector3::new(100.0, 0.0, -20.0), -1.0);
+        sf.push_return(item);
+        let hover = (
+            Prim::Hold {
+                at: over_home,
+                time_s: f64::INFINITY,
+            },
+            item,
+        );
+        assert_eq!(
+            sf.queue,
+            [hover, descend, home_leg(60.0), climb(60.0, None)]
+        );
+        // Above home: straight down, no leg. On the ground: stay.
+        let mut sf = airborne_at(Vector3::new(0.05, 0.0, -20.0), 0.0);
+        sf.push_return(item);
+        let above = (
+            Prim::Land {
+                xy: Some([0.0, 0.0]),
+            },
+            item,
+        );
+        assert_eq!(sf.queue.first(), Some(&above));
+        assert!(!sf.queue.iter().any(|(p, _)| matches!(p, Prim::Leg { .. })));
+        let mut sf = airborne_at(Vector3::new(100.0, 0.0, 0.0), 0.0);
+        sf.on_ground = true;
+        sf.push_return(item);
+        assert_eq!(
+            sf.queue,
+            [(
+                Prim::Hold {
+                    at: None,
+                    time_s: 0.0
+                },
+                item
+            )]
+        );
+    }
+
+    /// A boat sails home and holds there; on the water it is never "on the
+    /// ground".
+    #[test]
+    fn a_boat_returns_by_sailing_home_and_holding() {
+        let (mut sf, _) = bench(true, Vec::new());
+        sf.on_ground = true;
+        sf.push_return(Some(2));
+        let home = Vector3::zeros();
+        assert_eq!(
+            sf.queue,
+            [
+                (
+                    Prim::Hold {
+                        at: Some(home),
+                        time_s: 0.0
+                    },
+                    Some(2)
+                ),
+                (
+                    Prim::Leg {
+                        to: home,
+                        next: None,
+                        hold_s: 0.0,
+                        radius_m: 2.0
+                    },
+                    None
+                ),
+            ]
+        );
     }
 
     #[test]
