@@ -838,6 +838,66 @@ mod tests {
         );
     }
 
+    /// Turning at 0.5 rad/s without drifting, the hull meets the water
+    /// sideways at its lateral resistance point, 0.5 m aft, and its yaw is
+    /// damped; all of it scales with a zone's drag scale and with how wet
+    /// the hull is. The Otter's cross-flow strips add theirs.
+    #[test]
+    fn a_turn_is_damped_at_the_lateral_resistance_point_by_drag_scale_and_wetness() {
+        let mut env = calm();
+        let rho = env.water_density_kg_m3;
+        let damped = |p: &BoatParams, env: &Environment, lift_m: f64| {
+            let turning = BodyState {
+                pos_ned_m: Vector3::new(0.0, 0.0, p.floating_z_m(rho) - lift_m),
+                rate_frd_rad_s: Vector3::new(0.0, 0.0, 0.5),
+                ..BodyState::default()
+            };
+            Boat::new(p.clone(), 0.01).wrench(&[0.0; 2], env, &turning, 0.01)
+        };
+        let p = usv_twin();
+        // Sway at x = −0.5 m: −0.25 m/s, resisted by 40·0.25 + 60·0.25² N.
+        let sway = 40.0 * 0.25 + 60.0 * 0.0625;
+        let yaw = 8.0 * 0.5 + 6.0 * 0.25;
+        for (drag_scale, lift_m, s) in [
+            (1.0, 0.0, 1.0),
+            (2.0, 0.0, 2.0),
+            (2.0, 0.5 * p.draft_m(rho), 1.0),
+        ] {
+            env.drag_scale = drag_scale;
+            let w = damped(&p, &env, lift_m);
+            assert!(
+                (w.force_frd_n.y - s * sway).abs() < 1e-9,
+                "{s}: {}",
+                w.force_frd_n.y
+            );
+            let moment = -0.5 * s * sway - s * yaw;
+            assert!(
+                (w.torque_frd_nm.z - moment).abs() < 1e-9,
+                "{s}: {}",
+                w.torque_frd_nm.z
+            );
+        }
+        env.drag_scale = 2.0;
+        let otter = crate::physics::airframes::boat("otter_usv").expect("shipped");
+        let w = damped(&otter, &env, 0.0);
+        let (y, n) = cross_flow(otter.cross_flow, rho, 0.0, 0.5);
+        let x_lr = otter.lateral_resistance_x_m;
+        let quad = |c: [f64; 2], v: f64| c[0] * v + c[1] * v.abs() * v;
+        let sway = -2.0 * quad(otter.sway_damping, x_lr * 0.5);
+        assert!(
+            (w.force_frd_n.y - (sway + 2.0 * y)).abs() < 1e-9,
+            "{}",
+            w.force_frd_n.y
+        );
+        let moment = x_lr * sway - 2.0 * quad(otter.yaw_damping, 0.5) + 2.0 * n;
+        assert!(
+            (w.torque_frd_nm.z - moment).abs() < 1e-9,
+            "{}",
+            w.torque_frd_nm.z
+        );
+        assert!(n < 0.0, "the strips resist the turn: {n}");
+    }
+
     /// A twin-thruster hull reads its rudder channel only where a rudder
     /// is fitted.
     #[test]
