@@ -249,10 +249,12 @@ impl SimpleFlight {
     /// comes first.
     pub(super) fn peek_next_waypoint(&self) -> Option<Vector3<f64>> {
         let mut j = self.next_step;
-        let mut guard = 0;
-        while j < self.cfg.mission.len() && guard < 64 {
-            guard += 1;
-            match self.cfg.mission[j] {
+        // At most 64 items ahead: a loop of jumps that flies nothing ends.
+        for _ in 0..64 {
+            let Some(step) = self.cfg.mission.get(j) else {
+                break;
+            };
+            match *step {
                 Step::Waypoint { pos, .. } => {
                     return Some(if self.mc.is_some() {
                         pos
@@ -478,6 +480,8 @@ mod tests {
         assert_eq!(peek(to_loiter, 2, &[]), None);
         // Plain order: the next waypoint.
         assert_eq!(peek(m(), 1, &[]), Some(20.0));
+        // A jump onto itself for ever: the look-ahead gives up.
+        assert_eq!(peek(vec![jump(0, -1), waypoint_north(5.0)], 0, &[]), None);
     }
 
     /// Runs the mission on the bench (a boat: no climb), finishing each
@@ -635,6 +639,29 @@ mod tests {
         );
         assert_eq!(sf.queue.first(), Some(&above));
         assert!(!sf.queue.iter().any(|(p, _)| matches!(p, Prim::Leg { .. })));
+        // Within half a metre of the return height: no climb, nor a
+        // descent to RTL_DESCEND_ALT within half a metre of it (5 m from
+        // home the cone allows 5 m; 30.3 m up is the height).
+        let mut sf = airborne_at(Vector3::new(100.0, 0.0, -59.8), 0.0);
+        sf.push_return(item);
+        assert_eq!(sf.queue, [land, home_leg(60.0)]);
+        let mut sf = airborne_at(Vector3::new(5.0, 0.0, -30.3), 5.0);
+        sf.push_return(item);
+        let hover_at = |alt: f64| {
+            (
+                Prim::Hold {
+                    at: Some(Vector3::new(0.0, 0.0, -alt)),
+                    time_s: 5.0,
+                },
+                None,
+            )
+        };
+        assert_eq!(sf.queue, [land, hover_at(30.0), home_leg(30.3)]);
+        // A home 10 m above the origin: heights count from it.
+        let mut sf = airborne_at(Vector3::new(100.0, 0.0, -75.0), 0.0);
+        sf.home_ned = Vector3::new(0.0, 0.0, -10.0);
+        sf.push_return(item);
+        assert_eq!(sf.queue, [land, home_leg(75.0)]);
         let mut sf = airborne_at(Vector3::new(100.0, 0.0, 0.0), 0.0);
         sf.on_ground = true;
         sf.push_return(item);
@@ -648,6 +675,86 @@ mod tests {
                 item
             )]
         );
+    }
+
+    /// The leg a quad starts from `from` (after flying to `a`, then
+    /// towards `b` blending into `c` if given) when it heads for `to`.
+    fn leg_started(
+        from: Vector3<f64>,
+        c: Option<Vector3<f64>>,
+        to: Vector3<f64>,
+    ) -> (Vector3<f64>, Vector3<f64>) {
+        let t = SimTime::from_secs(1);
+        let (a, b) = (
+            Vector3::new(20.0, 0.0, -10.0),
+            Vector3::new(40.0, 0.0, -10.0),
+        );
+        let mut sf = airborne_at(Vector3::new(0.0, 0.0, -10.0), 0.0);
+        let leg = |to, next| Prim::Leg {
+            to,
+            next,
+            hold_s: 0.0,
+            radius_m: 2.0,
+        };
+        sf.start_prim(t, leg(a, Some(b)), None);
+        assert_eq!(
+            sf.chain.leg(),
+            (Vector3::new(0.0, 0.0, -10.0), a),
+            "from where it is"
+        );
+        sf.start_prim(t, leg(b, c), None);
+        assert_eq!(sf.chain.leg(), (a, b), "blended on");
+        if let Some(truth) = sf.truth.as_mut() {
+            truth.pos_ned_m = from;
+        }
+        sf.start_prim(t, leg(to, None), None);
+        sf.chain.leg()
+    }
+
+    /// A leg continues from the last one's end when it is the blend that
+    /// leg was making, or when the vehicle is within 5 m of that end and
+    /// not blending; otherwise (a return breaking off a blended leg, or
+    /// far from the end) it starts where the vehicle is.
+    #[test]
+    fn a_leg_starts_where_the_last_ended_only_when_it_carries_on_from_there() {
+        let b = Vector3::new(40.0, 0.0, -10.0);
+        let c = Vector3::new(40.0, 20.0, -10.0);
+        let d = Vector3::new(0.0, 50.0, -10.0);
+        let (near, far) = (
+            Vector3::new(36.0, 0.0, -10.0),
+            Vector3::new(25.0, 0.0, -10.0),
+        );
+        assert_eq!(leg_started(near, None, d), (b, d));
+        assert_eq!(leg_started(far, None, d), (far, d));
+        assert_eq!(leg_started(near, Some(c), d), (near, d));
+        assert_eq!(leg_started(far, Some(c), c), (b, c));
+    }
+
+    /// A climb heads straight up to its height above home, wherever home
+    /// is, at the take-off speed.
+    #[test]
+    fn a_climb_heads_for_its_height_above_home() {
+        let mut sf = airborne_at(Vector3::new(3.0, 4.0, -1.0), 0.0);
+        sf.home_ned = Vector3::new(0.0, 0.0, -10.0);
+        sf.start_prim(
+            SimTime::from_secs(1),
+            Prim::Climb {
+                alt_m: 15.0,
+                xy: None,
+            },
+            None,
+        );
+        assert_eq!(sf.chain.leg().1, Vector3::new(3.0, 4.0, -25.0));
+        sf.start_prim(
+            SimTime::from_secs(1),
+            Prim::Climb {
+                alt_m: 15.0,
+                xy: Some([1.0, 2.0]),
+            },
+            None,
+        );
+        assert_eq!(sf.chain.leg().1, Vector3::new(1.0, 2.0, -25.0));
+        assert!(!sf.on_ground);
     }
 
     /// A boat sails home and holds there; on the water it is never "on the
