@@ -317,11 +317,11 @@ impl Estimator {
                 self.params.k_bias
             };
             let expected_body = self.q.inverse() * -g_ned;
-            let omega = if f.norm() > 1e-3 {
-                f.normalize().cross(&expected_body.normalize()) * k_gravity
-            } else {
-                Vector3::zeros()
-            };
+            // (A specific force of 1 mm/s² or less, free fall, has no
+            // direction to trust.)
+            let omega = f.try_normalize(1e-3).map_or(Vector3::zeros(), |f| {
+                f.cross(&expected_body.normalize()) * k_gravity
+            });
             (omega, k_bias)
         };
         self.gyro_bias -= omega_c * (k_bias * dt);
@@ -659,7 +659,7 @@ mod tests {
         assert!((s.accel_ned_m_s2 - Vector3::new(0.0, 1.0, 0.0)).norm() < 1e-9);
         assert_eq!(s.specific_force_frd_m_s2, Vector3::new(1.0, 0.0, -G));
         // A sample after a gap of more than 0.1 s, or not later, is not
-        // integrated.
+        // integrated; one exactly 0.1 s later (a 10 Hz IMU) is.
         for us in [2_000_000, 2_200_001, 2_200_001] {
             est.on_imu(&ImuSample {
                 accel_m_s2: Vector3::new(1.0, 0.0, -G),
@@ -667,6 +667,12 @@ mod tests {
             });
             assert_eq!(est.state().vel_ned_m_s, s.vel_ned_m_s, "at {us} µs");
         }
+        est.on_imu(&ImuSample {
+            accel_m_s2: Vector3::new(1.0, 0.0, -G),
+            ..imu_at_rest(2_300_001, &east)
+        });
+        let v = est.state().vel_ned_m_s.y;
+        assert!((v - 2.1).abs() < 1e-9, "{v}");
         // Yawing at 0.5 rad/s for 1 s, level.
         let mut est = estimator(params);
         est.on_imu(&imu_at_rest(0, &UnitQuaternion::identity()));
@@ -953,6 +959,31 @@ mod tests {
             "{full}"
         );
         assert!(bias.y < 0.0, "{bias}");
+    }
+
+    /// The last GPS velocity tells the kinematic acceleration until it is
+    /// more than 0.5 s old: exactly 0.5 s after it, an accelerating IMU
+    /// does not tilt the estimate; 5 ms later, gravity starts to trim it.
+    #[test]
+    fn a_gps_velocity_is_stale_only_beyond_half_a_second() {
+        let level = UnitQuaternion::identity();
+        let mut est = estimator(EstimatorParams::default());
+        est.on_imu(&imu_at_rest(0, &level));
+        est.on_mag(&mag_at(0, &level));
+        est.on_gps(&gps(0, Vector3::zeros(), Vector3::zeros(), 1.0));
+        est.on_gps(&gps(5_000, Vector3::zeros(), Vector3::zeros(), 1.0));
+        for i in 1..=100u64 {
+            est.on_imu(&imu_at_rest(i * 5_000, &level));
+        }
+        let pitch = |est: &Estimator| est.state().att_ned_frd.euler_angles().1;
+        let accelerating = |us: u64| ImuSample {
+            accel_m_s2: Vector3::new(1.0, 0.0, -G),
+            ..imu_at_rest(us, &level)
+        };
+        est.on_imu(&accelerating(505_000));
+        assert_eq!(pitch(&est), 0.0);
+        est.on_imu(&accelerating(510_000));
+        assert!(pitch(&est) > 0.0, "{}", pitch(&est));
     }
 
     /// A field with no horizontal part (measured, or expected at a
