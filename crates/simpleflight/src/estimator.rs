@@ -359,21 +359,22 @@ impl Estimator {
     /// Heading correction from a magnetometer sample.
     pub fn on_mag(&mut self, m: &MagSample) {
         let dt = correction_interval_s(&mut self.last_mag, m.time);
-        if m.field_gauss.norm() < 1e-6 {
+        // (A field, or a horizontal part, of 1e-6 G or less points nowhere.)
+        let Some(field) = m.field_gauss.try_normalize(1e-6) else {
             return;
-        }
+        };
         if !self.attitude_aligned {
-            self.align_attitude(&self.specific_force.clone(), Some(&m.field_gauss));
+            self.align_attitude(&self.specific_force.clone(), Some(&field));
             return;
         }
-        let measured_ned = self.q * m.field_gauss.normalize();
-        let reference = self.mag_ref_ned;
         // Heading error from the horizontal components only.
-        let h_meas = measured_ned.xy();
-        let h_ref = reference.xy();
-        if h_meas.norm() < 1e-6 || h_ref.norm() < 1e-6 {
+        let measured_ned = self.q * field;
+        let (Some(h_meas), Some(h_ref)) = (
+            measured_ned.xy().try_normalize(1e-6),
+            self.mag_ref_ned.xy().try_normalize(1e-6),
+        ) else {
             return;
-        }
+        };
         let err = h_meas.perp(&h_ref).atan2(h_meas.dot(&h_ref));
         // Rotate about the NED down axis, expressed in the body frame.
         let down_body = self.q.inverse() * Vector3::z();
@@ -961,6 +962,53 @@ mod tests {
         assert!(bias.y < 0.0, "{bias}");
     }
 
+    /// The history keeps a second of states, less the corrections made
+    /// since: a fix measured after a correction meets the corrected past;
+    /// one exactly 1 s old still meets its own; one older than the kept
+    /// second is compared with the estimate now.
+    #[test]
+    fn late_fixes_meet_the_kept_second_of_corrected_history() {
+        let params = EstimatorParams {
+            k_gravity: 0.0,
+            k_bias: 0.0,
+            ..EstimatorParams::default()
+        };
+        let level = UnitQuaternion::identity();
+        let north = Vector3::new(2.0, 0.0, 0.0);
+        let moving = || {
+            let mut est = estimator(params);
+            est.on_imu(&imu_at_rest(0, &level));
+            est.on_mag(&mag_at(0, &level));
+            est.on_gps(&gps(0, Vector3::zeros(), north, 1.0));
+            for i in 1..=300u64 {
+                est.on_imu(&imu_at_rest(i * 5_000, &level));
+            }
+            est
+        };
+        let at = |x: f64| Vector3::new(x, 0.0, -0.1);
+        // At 1.5 s, 3 m north; 1 s ago 1 m north.
+        let mut est = moving();
+        let before = est.pos;
+        est.on_gps(&gps(500_000, at(1.0), north, 1.0));
+        assert!((est.pos - before).norm() < 1e-9, "{}", est.pos - before);
+        // 1.2 s ago the estimate was 0.6 m north, but that is no longer
+        // kept: the fix is compared with 3 m, 2.4 m off.
+        est.on_gps(&gps(300_000, at(0.6), north, 1.0));
+        assert!(
+            (est.pos.x - before.x + 2.0 * 2.4 * 0.1).abs() < 1e-9,
+            "{}",
+            est.pos.x
+        );
+        // A fix 1 m ahead corrects 0.2 m; a tick later, a fix where the
+        // corrected estimate then is corrects nothing more.
+        let mut est = moving();
+        est.on_gps(&gps(1_500_000, at(4.0), north, 1.0));
+        est.on_imu(&imu_at_rest(1_505_000, &level));
+        let (pos, vel) = (est.pos, est.vel);
+        est.on_gps(&gps(1_505_000, pos, vel, 1.0));
+        assert!((est.pos - pos).norm() < 1e-9 && (est.vel - vel).norm() < 1e-9);
+    }
+
     /// The last GPS velocity tells the kinematic acceleration until it is
     /// more than 0.5 s old: exactly 0.5 s after it, an accelerating IMU
     /// does not tilt the estimate; 5 ms later, gravity starts to trim it.
@@ -986,8 +1034,9 @@ mod tests {
         assert!(pitch(&est) > 0.0, "{}", pitch(&est));
     }
 
-    /// A field with no horizontal part (measured, or expected at a
-    /// magnetic pole) tells no heading: it is ignored.
+    /// A field with no horizontal part to speak of (measured, or expected
+    /// at a magnetic pole: 1e-8 G off vertical) tells no heading: it is
+    /// ignored, rather than read as a heading error of up to 180°.
     #[test]
     fn a_field_without_a_horizontal_part_is_ignored() {
         let level = UnitQuaternion::identity();
@@ -998,14 +1047,14 @@ mod tests {
         for i in 1..=10u64 {
             est.on_mag(&MagSample {
                 time: at_us(i * 20_000),
-                field_gauss: Vector3::new(0.0, 0.0, 0.5),
+                field_gauss: Vector3::new(0.0, 1e-8, 0.5),
             });
         }
         assert_eq!(est.state().att_ned_frd, q);
         let mut pole = Estimator::new(
             EstimatorParams::default(),
             frame(),
-            Vector3::new(0.0, 0.0, 0.6),
+            Vector3::new(1e-8, 0.0, 0.6),
             G,
             -0.1,
         );

@@ -25,11 +25,9 @@ impl Shape {
         match self {
             Shape::Circle { centre, radius_m } => (p - centre).norm() <= *radius_m,
             Shape::Polygon(v) => {
-                // Even-odd ray casting along +E.
+                // Even-odd ray casting along +E, over each edge.
                 let mut inside = false;
-                let n = v.len();
-                for i in 0..n {
-                    let (a, b) = (v[i], v[(i + n - 1) % n]);
+                for (a, b) in v.iter().zip(v.iter().skip(1).chain(v.first())) {
                     if (a.x > p.x) != (b.x > p.x) {
                         let y = a.y + (p.x - a.x) * (b.y - a.y) / (b.x - a.x);
                         if p.y < y {
