@@ -420,11 +420,10 @@ impl Estimator {
         if self.gps_deltas.len() == self.gps_deltas.capacity() {
             self.gps_deltas.pop_front();
         }
-        while self
-            .gps_deltas
-            .front()
-            .is_some_and(|d| d.time >= now.time || now.time.secs_since(d.time) > 1.0)
-        {
+        // Fixes not older than this one are dropped. Old ones leave by the
+        // capacity (16 fixes, 1.6 s at 10 Hz), or all at once when a gap
+        // makes the GPS velocity stale (`on_imu` clears them).
+        while self.gps_deltas.front().is_some_and(|d| d.time >= now.time) {
             self.gps_deltas.pop_front();
         }
         self.gps_deltas.push_back(now);
@@ -875,49 +874,105 @@ mod tests {
         assert!((est.pos.z - (-0.1 - 0.08)).abs() < 1e-12, "{}", est.pos.z);
     }
 
+    /// The roll of an estimate started `err` rad off level, after 1 s and
+    /// after 10 s of 200 Hz IMU and 10 Hz GPS, the vehicle level and
+    /// cruising north at `speed` m/s.
+    fn roll_levelled(err: f64, k_gravity: f64, speed: f64) -> (f64, f64) {
+        let level = UnitQuaternion::identity();
+        let params = EstimatorParams {
+            k_gravity,
+            ..EstimatorParams::default()
+        };
+        let mut est = estimator(params);
+        let tilted = UnitQuaternion::from_euler_angles(err, 0.0, 0.0);
+        let vel = Vector3::new(speed, 0.0, 0.0);
+        est.on_imu(&imu_at_rest(0, &tilted));
+        est.on_mag(&mag_at(0, &tilted));
+        est.on_gps(&gps(0, Vector3::zeros(), vel, 1.0));
+        let roll = |est: &Estimator| est.state().att_ned_frd.euler_angles().0;
+        assert!((roll(&est) - err).abs() < 1e-9);
+        let mut after_1_s = f64::NAN;
+        for i in 1..=2000u64 {
+            est.on_imu(&imu_at_rest(i * 5_000, &level));
+            if i % 20 == 0 {
+                let t = i as f64 * 0.005;
+                est.on_gps(&gps(
+                    i * 5_000,
+                    Vector3::new(speed * t, 0.0, -0.1),
+                    vel,
+                    1.0,
+                ));
+            }
+            if i == 200 {
+                after_1_s = roll(&est);
+            }
+        }
+        assert!((est.state().vel_ned_m_s - vel).norm() < 0.01);
+        (after_1_s, roll(&est))
+    }
+
     /// Aided by GPS velocities, a tilt error of either sign is found from
     /// the horizontal acceleration it makes the IMU integrate that the GPS
     /// does not see, and taken out within seconds (the loop's constant is
-    /// 1/k_gravity = 1 s); without the fixes the roll would stay where it
-    /// is.
+    /// 1/k_gravity); cruising changes nothing of it; without the fixes the
+    /// roll would stay where it is.
     #[test]
     fn gps_velocities_level_a_tilted_estimate_either_way() {
-        let level = UnitQuaternion::identity();
         for err in [0.05, -0.05] {
-            let mut est = estimator(EstimatorParams::default());
-            let tilted = UnitQuaternion::from_euler_angles(err, 0.0, 0.0);
-            est.on_imu(&imu_at_rest(0, &tilted));
-            est.on_mag(&mag_at(0, &tilted));
-            est.on_gps(&gps(0, Vector3::zeros(), Vector3::zeros(), 1.0));
-            let roll = |est: &Estimator| est.state().att_ned_frd.euler_angles().0;
-            assert!((roll(&est) - err).abs() < 1e-9);
-            for i in 1..=2000u64 {
-                est.on_imu(&imu_at_rest(i * 5_000, &level));
-                if i % 20 == 0 {
-                    est.on_gps(&gps(
-                        i * 5_000,
-                        Vector3::new(0.0, 0.0, -0.1),
-                        Vector3::zeros(),
-                        1.0,
-                    ));
-                }
-                if i == 200 {
-                    assert!(
-                        roll(&est).abs() < 0.6 * err.abs(),
-                        "{} after 1 s",
-                        roll(&est)
-                    );
-                }
-            }
+            let (at_1_s, at_10_s) = roll_levelled(err, 1.0, 0.0);
+            assert!(at_1_s.abs() < 0.6 * err.abs(), "{at_1_s} after 1 s");
             // What is left is the bias the PI loop took up meanwhile (a
             // fiftieth of the error), which its 50 s constant unwinds.
-            assert!(
-                roll(&est).abs() < 0.02 * err.abs(),
-                "{} after 10 s",
-                roll(&est)
-            );
-            assert!(est.state().vel_ned_m_s.norm() < 0.01);
+            assert!(at_10_s.abs() < 0.02 * err.abs(), "{at_10_s} after 10 s");
+            let cruising = roll_levelled(err, 1.0, 3.0);
+            assert!((cruising.0 - at_1_s).abs() < 1e-6, "{cruising:?}");
+            // Twice the gain: under a third of the error left after 1 s.
+            let (fast, _) = roll_levelled(err, 2.0, 0.0);
+            assert!(fast.abs() < 0.3 * at_1_s.abs(), "{fast} against {at_1_s}");
         }
+    }
+
+    /// The tilt rate from two GPS velocities 0.3 s apart and the IMU's
+    /// velocity change between them, by hand: the acceleration the IMU
+    /// missed, `m`, and the specific force, `f`, give k·(f × m)/|f|².
+    #[test]
+    fn the_tilt_rate_turns_the_specific_force_onto_what_the_imu_missed() {
+        let params = EstimatorParams {
+            k_gravity: 1.5,
+            ..EstimatorParams::default()
+        };
+        let delta = |s: f64, vel: [f64; 3], imu_dv: [f64; 3]| GpsDelta {
+            time: SimTime::from_secs_f64(s),
+            vel: Vector3::from(vel),
+            imu_dv: Vector3::from(imu_dv),
+        };
+        // At rest, the GPS sees 1 m/s² east that the IMU did not: a roll
+        // rate of k/g about north.
+        let mut est = estimator(params);
+        est.update_tilt_reference(delta(10.0, [0.0; 3], [0.0; 3]));
+        est.update_tilt_reference(delta(10.2, [0.0, 0.2, 0.0], [0.0; 3]));
+        assert_eq!(
+            est.tilt_rate_ned,
+            Vector3::zeros(),
+            "0.2 s is too short a span"
+        );
+        est.update_tilt_reference(delta(10.3, [0.0, 0.3, 0.0], [0.0; 3]));
+        let rate = est.tilt_rate_ned;
+        assert!(
+            (rate - Vector3::new(1.5 / G, 0.0, 0.0)).norm() < 1e-12,
+            "{rate}"
+        );
+        // Cruising at 2 m/s and speeding up north at 2 m/s², which the IMU
+        // saw: f = (2, 0, −g), m = (0, 1, 0), f × m = (g, 0, 2).
+        let mut est = estimator(params);
+        est.update_tilt_reference(delta(10.0, [2.0, 0.0, 0.0], [1.0, 1.0, 0.0]));
+        est.update_tilt_reference(delta(10.3, [2.6, 0.3, 0.0], [1.6, 1.0, 0.0]));
+        let rate = est.tilt_rate_ned;
+        let expected = Vector3::new(G, 0.0, 2.0) * (1.5 / (4.0 + G * G));
+        assert!(
+            (rate - expected).norm() < 1e-12,
+            "{rate} against {expected}"
+        );
     }
 
     /// Without GPS velocities for more than 0.5 s, an accelerating vehicle
