@@ -973,6 +973,10 @@ mod tests {
             (rate - expected).norm() < 1e-12,
             "{rate} against {expected}"
         );
+        // In free fall the specific force is nil and points nowhere: the
+        // rate is kept, not divided by zero.
+        est.update_tilt_reference(delta(10.6, [2.6, 0.3, 2.94], [1.6, 1.0, 0.3 * G]));
+        assert_eq!(est.tilt_rate_ned, rate);
     }
 
     /// Without GPS velocities for more than 0.5 s, an accelerating vehicle
