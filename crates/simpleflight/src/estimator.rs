@@ -776,7 +776,7 @@ mod tests {
 
     /// Aligned and moving north at 2 m/s: a fix 1 m north of where the
     /// estimate was when the fix was measured (0.2 s ago) moves the state
-    /// by 2·ω·e·0.1 s and its velocity by ω²·e·0.1 s, in the state at
+    /// by 2·ω·e·0.1 s and its velocity by ω²·e·0.1 s (ω = 2 rad/s), in the state at
     /// once and into the output over OUTPUT_TAU_S; a fix exactly where the
     /// estimate was then corrects nothing.
     #[test]
@@ -784,6 +784,7 @@ mod tests {
         let params = EstimatorParams {
             k_gravity: 0.0,
             k_bias: 0.0,
+            omega_xy: 2.0,
             ..EstimatorParams::default()
         };
         let level = UnitQuaternion::identity();
@@ -813,15 +814,15 @@ mod tests {
         let (before, mut est) = run(1.0);
         let eased = (est.state().pos_ned_m - before.pos_ned_m).norm();
         assert!(eased < 1e-9, "eased, not stepped");
-        assert!((est.pos.x - before.pos_ned_m.x - 0.2).abs() < 1e-9);
-        assert!((est.vel.x - 2.0 - 0.1).abs() < 1e-9);
+        assert!((est.pos.x - before.pos_ned_m.x - 0.4).abs() < 1e-9);
+        assert!((est.vel.x - 2.0 - 0.4).abs() < 1e-9);
         assert!((est.state().vel_ned_m_s.x - 2.0).abs() < 1e-9, "eased too");
-        // The same fix again meets the corrected past: 0.8 m and −0.1 m/s
+        // The same fix again meets the corrected past: 0.6 m and −0.4 m/s
         // off now.
         let mut again = est.clone();
         again.on_gps(&gps(800_000, Vector3::new(2.6, 0.0, -0.1), north, 1.0));
-        assert!((again.pos.x - est.pos.x - 2.0 * 0.8 * 0.1).abs() < 1e-9);
-        let d_vel = (0.8 - 1.5 * 0.1) * 0.1;
+        assert!((again.pos.x - est.pos.x - 2.0 * 2.0 * 0.6 * 0.1).abs() < 1e-9);
+        let d_vel = (4.0 * 0.6 - 1.5 * 0.4) * 0.1;
         assert!(
             (again.vel.x - est.vel.x - d_vel).abs() < 1e-9,
             "{}",
@@ -829,7 +830,7 @@ mod tests {
         );
         // One IMU tick of 5 ms later, the output has taken 1 − e^(−0.02) of it.
         est.on_imu(&imu_at_rest(1_005_000, &level));
-        let expected = 2.0 + 2.1 * 0.005 + 0.2 * (1.0 - (-0.02f64).exp());
+        let expected = 2.0 + 2.4 * 0.005 + 0.4 * (1.0 - (-0.02f64).exp());
         let x = est.state().pos_ned_m.x;
         assert!((x - expected).abs() < 1e-9, "{x} against {expected}");
     }

@@ -181,11 +181,11 @@ fn skip_warning(index: usize, it: &MissionItem, step: &Step, kind: VehicleKind) 
         (Step::Skip { .. }, Support::Skipped) => Some(format!(
             "mission item {index} ({name}) is not supported; skipped"
         )),
-        (Step::Skip { .. }, _) if it.command == commands::NAV_TAKEOFF && !kind.is_multirotor() => {
-            Some(format!(
-                "mission item {index} ({name}) has no meaning for a boat; skipped"
-            ))
-        }
+        // A flown command skipped: a boat's take-off.
+        (Step::Skip { .. }, _) => Some(format!(
+            "mission item {index} ({name}) has no meaning for a {}; skipped",
+            kind.name()
+        )),
         _ => None,
     }
 }
