@@ -200,9 +200,6 @@ impl ItemContext<'_> {
                     "not supported by SimpleFlight, and skipping it would fly a different route"
                         .into(),
                 ),
-                (Support::Skipped, _) => Step::Skip {
-                    command: it.command,
-                },
                 (_, commands::NAV_TAKEOFF) => self.takeoff(it, p)?,
                 (_, commands::NAV_WAYPOINT) => self.waypoint(it, p)?,
                 (_, commands::NAV_LOITER_TIME) => Step::Loiter {
@@ -230,6 +227,7 @@ impl ItemContext<'_> {
                 (_, commands::DO_SET_HOME) => Step::SetHome {
                     pos: if it.params[0] == 1.0 { None } else { p },
                 },
+                // The commands classified as safe to skip (camera, servo, …).
                 _ => Step::Skip {
                     command: it.command,
                 },

@@ -628,12 +628,14 @@ mod tests {
             sf.queue,
             [hover, descend, home_leg(60.0), climb(60.0, None)]
         );
-        // Above home: straight down, no leg. On the ground: stay.
-        let mut sf = airborne_at(Vector3::new(0.05, 0.0, -20.0), 0.0);
+        // Above home (moved 20 m north): straight down, no leg. On the
+        // ground: stay.
+        let mut sf = airborne_at(Vector3::new(20.05, 0.0, -20.0), 0.0);
+        sf.home_ned = Vector3::new(20.0, 0.0, 0.0);
         sf.push_return(item);
         let above = (
             Prim::Land {
-                xy: Some([0.0, 0.0]),
+                xy: Some([20.0, 0.0]),
             },
             item,
         );
