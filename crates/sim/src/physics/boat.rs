@@ -710,7 +710,8 @@ mod tests {
     /// The rudder's side force ½·ρ·A·C_L·δ·v²: at rest, v² is the
     /// thruster's slipstream 2·T/(ρ·A_disk); under way without thrust it is
     /// the speed's u·|u|, so going astern the rudder pushes the other way.
-    /// Right rudder pushes the stern left: a moment to the right.
+    /// Right rudder pushes the stern left: a moment to the right. Half out
+    /// of the water, half as much.
     #[test]
     fn the_rudder_pushes_with_the_slipstream_and_the_flow_either_way() {
         let p = crate::physics::airframes::boat("usv_rudder").expect("shipped");
@@ -722,24 +723,29 @@ mod tests {
         };
         let delta = 35f64.to_radians();
         let lift = 0.5 * rho * p.rudder_area_m2 * p.rudder_lift_slope_per_rad * delta;
-        let side_at = |throttle: f64, u: f64| {
+        let side_lifted = |throttle: f64, u: f64, lift_m: f64| {
             let mut b = Boat::new(p.clone(), 0.01);
             let controls = [1.0, 0.0, throttle];
             for _ in 0..2000 {
                 b.follow_commands(&controls);
             }
-            let state = BodyState {
+            let mut state = BodyState {
                 vel_ned_m_s: Vector3::new(u, 0.0, 0.0),
                 ..floating
             };
+            state.pos_ned_m.z -= lift_m;
             let w = b.wrench(&controls, &env, &state, 0.01);
             assert!((w.torque_frd_nm.z - p.rudder_x_m * w.force_frd_n.y).abs() < 1e-9);
             w.force_frd_n.y
         };
+        let side_at = |throttle: f64, u: f64| side_lifted(throttle, u, 0.0);
         let slip = 2.0 * p.thruster_max_thrust_n / (rho * p.thruster_disk_area_m2);
         let at_rest = side_at(1.0, 0.0);
         assert!((at_rest + lift * slip).abs() < 1e-9 * slip, "{at_rest}");
         assert!(at_rest < 0.0 && p.rudder_x_m * at_rest > 0.0);
+        // Lifted half out of the water, the rudder is half as wet.
+        let half = side_lifted(1.0, 0.0, 0.5 * p.draft_m(rho));
+        assert!((half - 0.5 * at_rest).abs() < 1e-9 * slip, "{half}");
         // Astern thrust blows no slipstream over the rudder.
         assert_eq!(side_at(-1.0, 0.0), 0.0);
         for u in [2.0, -2.0] {
