@@ -277,18 +277,18 @@ impl Estimator {
 
     /// Prediction with an IMU sample.
     pub fn on_imu(&mut self, s: &ImuSample) {
-        let dt = match self.last_imu {
-            Some(t) => s.time.secs_since(t),
-            None => 0.0,
-        };
+        // Microseconds since the last sample (0 for the first, or one not
+        // later); a gap of more than 0.1 s is not integrated.
+        let gap_us = self.last_imu.map_or(0, |t| s.time - t);
         self.last_imu = Some(s.time);
         self.specific_force = s.accel_m_s2;
         if !self.attitude_aligned {
             self.align_attitude(&s.accel_m_s2, None);
         }
-        if dt <= 0.0 || dt > 0.1 {
+        if gap_us == 0 || gap_us > 100_000 {
             return;
         }
+        let dt = gap_us as f64 * 1e-6;
         // Without GPS velocities (lost) the kinematic acceleration is unknown,
         // so the measured specific force is no gravity reference: a vehicle
         // accelerating would be taken for a tilted one, and the autopilot would

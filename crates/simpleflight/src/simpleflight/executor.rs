@@ -308,7 +308,7 @@ impl SimpleFlight {
                     let (o, d) = self.chain.leg();
                     let here_far = (s.pos_ned_m - d).norm() > 5.0;
                     let interrupted = !self.chain.continues_to(&to);
-                    if interrupted && (here_far || self.chain.is_fast()) || (o - d).norm() < 1e-9 {
+                    if interrupted && (here_far || self.chain.is_fast()) || o == d {
                         // Start the chain where the vehicle is (after a take-off or a
                         // hold, or when a return breaks off a blended leg).
                         self.chain
@@ -404,7 +404,7 @@ impl SimpleFlight {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{bench, waypoint_north};
+    use super::super::test_support::{bench, kinds, waypoint_north};
     use super::*;
 
     #[test]
@@ -757,6 +757,61 @@ mod tests {
         );
         assert_eq!(sf.chain.leg().1, Vector3::new(1.0, 2.0, -25.0));
         assert!(!sf.on_ground);
+    }
+
+    /// A chain with no leg yet starts at the vehicle, even within 5 m of
+    /// where the chain was made.
+    #[test]
+    fn the_first_leg_starts_where_the_vehicle_is() {
+        let mut sf = airborne_at(Vector3::new(1.0, 2.0, -3.0), 0.0);
+        let (o, d) = sf.chain.leg();
+        assert_eq!(o, d, "no leg yet");
+        let to = Vector3::new(20.0, 0.0, -10.0);
+        let leg = Prim::Leg {
+            to,
+            next: None,
+            hold_s: 0.0,
+            radius_m: 2.0,
+        };
+        sf.start_prim(SimTime::from_secs(1), leg, None);
+        assert_eq!(sf.chain.leg(), (Vector3::new(1.0, 2.0, -3.0), to));
+    }
+
+    /// A program that is not the mission (a take-off, then hold) ends in
+    /// the mode it asked for, and does not finish the mission; a mission
+    /// that has landed, or finished, starts nothing more.
+    #[test]
+    fn a_take_off_ends_in_hold_and_a_landed_mission_starts_nothing() {
+        let t = SimTime::from_secs(1);
+        let (mut sf, status) = bench(false, vec![waypoint_north(20.0)]);
+        sf.apply(t, Request::Arm { force: true });
+        sf.apply(t, Request::SetMode(FlightMode::Takeoff));
+        sf.step_mission(t);
+        assert!(matches!(
+            sf.phase,
+            Phase::Running {
+                prim: Prim::Climb { .. },
+                ..
+            }
+        ));
+        sf.finish_prim(t, None);
+        sf.step_mission(t);
+        assert_eq!(sf.mode, FlightMode::Hold);
+        assert!(!status.borrow().finished);
+        assert!(!kinds(&status).contains(&EventKind::MissionFinished));
+        for (landed, finished) in [(true, false), (false, true)] {
+            let (mut sf, status) = bench(true, vec![waypoint_north(20.0)]);
+            sf.apply(t, Request::Arm { force: true });
+            sf.apply(t, Request::SetMode(FlightMode::Mission));
+            status.borrow_mut().landed = landed;
+            status.borrow_mut().finished = finished;
+            sf.step_mission(t);
+            assert_eq!(
+                sf.phase,
+                Phase::Idle,
+                "landed {landed}, finished {finished}"
+            );
+        }
     }
 
     /// A boat sails home and holds there; on the water it is never "on the
