@@ -149,3 +149,27 @@ impl SimpleFlight {
         self.est.set_unaccelerated(false);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::bench;
+    use super::*;
+
+    /// A return heads for the closest rally point nearer than home, else
+    /// home; a rally point as far as home does not win.
+    #[test]
+    fn the_return_point_is_the_nearest_rally_point_closer_than_home() {
+        let (mut sf, _) = bench(false, Vec::new());
+        sf.home_ned = Vector3::new(10.0, 0.0, 0.0);
+        sf.cfg.rally = vec![
+            Vector3::new(110.0, 0.0, -20.0),
+            Vector3::new(50.0, 0.0, -15.0),
+        ];
+        let at = |n: f64| Vector3::new(n, 0.0, -30.0);
+        assert_eq!(sf.return_point(&at(60.0)), Vector3::new(50.0, 0.0, -15.0));
+        assert_eq!(sf.return_point(&at(95.0)), Vector3::new(110.0, 0.0, -20.0));
+        assert_eq!(sf.return_point(&at(0.0)), sf.home_ned);
+        // 30 m from home and from the rally point at 50 m north.
+        assert_eq!(sf.return_point(&at(30.0)), sf.home_ned);
+    }
+}
