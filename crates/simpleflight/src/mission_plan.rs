@@ -429,147 +429,113 @@ mod tests {
         a.is_some_and(|a| (a - Vector3::from(b)).norm() < 1e-6)
     }
 
-    /// Each flown command becomes its step: altitudes above mean sea level
-    /// (GLOBAL and GLOBAL_INT) less home's 400 m, relative ones as given;
-    /// hold times not numbers or negative as 0; a waypoint's own radius,
-    /// else (none, ≤ 0 or infinite) the default; a speed of none, ≤ 0 or infinite as unchanged
-    /// (ArduPilot applies only a positive one); SET_HOME's
-    /// param 1 = 1 as "here"; an item at 0/0 without a position.
+    /// The step of a one-item mission for a multicopter.
+    fn one(command: u16, frame: u8, params: [f64; 4], ne: Option<[f64; 2]>, z: f64) -> Step {
+        let (steps, warnings) = compiled(
+            vec![at(command, frame, params, ne, z)],
+            VehicleKind::Multirotor,
+        )
+        .expect("flown");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        steps[0]
+    }
+
+    /// Each navigation command becomes its step: altitudes above mean sea
+    /// level (GLOBAL and GLOBAL_INT) less home's 400 m, relative and
+    /// terrain ones as given; hold times not numbers, negative or
+    /// infinite as 0; a waypoint's own radius, else (none, ≤ 0 or
+    /// infinite) the default; an item at 0/0 without a position.
     #[test]
-    fn each_flown_command_compiles_to_its_step() {
+    fn each_navigation_command_compiles_to_its_step() {
         use commands::*;
         const REL: u8 = 3;
         let nan = f64::NAN;
-        let items = vec![
-            at(NAV_TAKEOFF, FRAME_GLOBAL_INT, [nan; 4], None, 415.0),
-            at(
-                NAV_WAYPOINT,
-                FRAME_GLOBAL,
-                [2.5, 4.0, 0.0, nan],
-                Some([50.0, 0.0]),
-                430.0,
-            ),
-            at(NAV_WAYPOINT, 6, [nan; 4], Some([0.0, 40.0]), 20.0),
-            at(
-                NAV_LOITER_TIME,
-                10,
-                [-5.0, 0.0, 0.0, 0.0],
-                Some([-30.0, 5.0]),
-                12.0,
-            ),
-            at(NAV_LOITER_UNLIM, REL, [nan; 4], None, 12.0),
-            at(NAV_DELAY, REL, [7.5, nan, nan, nan], None, 0.0),
-            at(DO_CHANGE_SPEED, 2, [1.0, 3.5, -1.0, 0.0], None, 0.0),
-            at(DO_CHANGE_SPEED, 2, [1.0, -1.0, -1.0, 0.0], None, 0.0),
-            at(
-                DO_SET_HOME,
-                REL,
-                [1.0, 0.0, 0.0, 0.0],
-                Some([5.0, 5.0]),
-                0.0,
-            ),
-            at(
-                DO_SET_HOME,
-                5,
-                [0.0, 0.0, 0.0, 0.0],
-                Some([5.0, 5.0]),
-                401.0,
-            ),
-            at(NAV_LAND, REL, [nan; 4], Some([10.0, -10.0]), 0.0),
-            at(NAV_RETURN_TO_LAUNCH, 2, [nan; 4], None, 0.0),
-            at(NAV_DELAY, REL, [f64::INFINITY, nan, nan, nan], None, 0.0),
-            at(DO_CHANGE_SPEED, 2, [1.0, 0.0, -1.0, 0.0], None, 0.0),
-            at(
-                DO_CHANGE_SPEED,
-                2,
-                [1.0, f64::INFINITY, -1.0, 0.0],
-                None,
-                0.0,
-            ),
-            at(NAV_WAYPOINT, 3, [0.0, 0.0, 0.0, nan], Some([1.0, 0.0]), 5.0),
-            at(
-                NAV_WAYPOINT,
-                3,
-                [0.0, -3.0, 0.0, nan],
-                Some([2.0, 0.0]),
-                5.0,
-            ),
-            at(
-                NAV_WAYPOINT,
-                3,
-                [0.0, f64::INFINITY, 0.0, nan],
-                Some([3.0, 0.0]),
-                5.0,
-            ),
-        ];
-        let (steps, warnings) = compiled(items, VehicleKind::Multirotor).expect("flown");
-        assert!(warnings.is_empty(), "{warnings:?}");
+        let takeoff = one(NAV_TAKEOFF, FRAME_GLOBAL_INT, [nan; 4], None, 415.0);
         assert_eq!(
-            steps[0],
+            takeoff,
             Step::Takeoff {
                 pos_ne: None,
                 alt_m: 15.0
             }
         );
-        let Step::Waypoint {
-            pos,
-            hold_s,
-            radius_m,
-        } = steps[1]
-        else {
-            panic!("{:?}", steps[1])
-        };
+        let waypoint =
+            |params, frame, ne: [f64; 2], z| match one(NAV_WAYPOINT, frame, params, Some(ne), z) {
+                Step::Waypoint {
+                    pos,
+                    hold_s,
+                    radius_m,
+                } => (pos, hold_s, radius_m),
+                other => panic!("{other:?}"),
+            };
+        let (pos, hold_s, radius_m) =
+            waypoint([2.5, 4.0, 0.0, nan], FRAME_GLOBAL, [50.0, 0.0], 430.0);
         assert!(near(Some(pos), [50.0, 0.0, -30.0]) && (hold_s, radius_m) == (2.5, 4.0));
-        let Step::Waypoint {
-            pos,
-            hold_s,
-            radius_m,
-        } = steps[2]
-        else {
-            panic!("{:?}", steps[2])
-        };
+        let (pos, hold_s, radius_m) = waypoint([nan; 4], 6, [0.0, 40.0], 20.0);
         assert!(near(Some(pos), [0.0, 40.0, -20.0]) && (hold_s, radius_m) == (0.0, 2.0));
-        let Step::Loiter { pos, time_s } = steps[3] else {
-            panic!("{:?}", steps[3])
+        for radius in [0.0, -3.0, f64::INFINITY] {
+            let (_, _, radius_m) = waypoint([0.0, radius, 0.0, nan], REL, [1.0, 0.0], 5.0);
+            assert_eq!(radius_m, 2.0, "radius {radius}");
+        }
+        let Step::Loiter { pos, time_s } = one(
+            NAV_LOITER_TIME,
+            10,
+            [-5.0, 0.0, 0.0, 0.0],
+            Some([-30.0, 5.0]),
+            12.0,
+        ) else {
+            panic!("not a loiter")
         };
         assert!(near(pos, [-30.0, 5.0, -12.0]) && time_s == 0.0);
+        let unlimited = one(NAV_LOITER_UNLIM, REL, [nan; 4], None, 12.0);
         assert_eq!(
-            steps[4],
+            unlimited,
             Step::Loiter {
                 pos: None,
                 time_s: f64::INFINITY
             }
         );
-        assert_eq!(steps[5], Step::Delay { time_s: 7.5 });
         assert_eq!(
-            steps[6],
+            one(NAV_DELAY, REL, [7.5, nan, nan, nan], None, 0.0),
+            Step::Delay { time_s: 7.5 }
+        );
+        let forever = one(NAV_DELAY, REL, [f64::INFINITY, nan, nan, nan], None, 0.0);
+        assert_eq!(forever, Step::Delay { time_s: 0.0 });
+        let Step::Land {
+            pos_ne: Some([n, e]),
+        } = one(NAV_LAND, REL, [nan; 4], Some([10.0, -10.0]), 0.0)
+        else {
+            panic!("not a landing at a place")
+        };
+        assert!((n - 10.0).abs() < 1e-6 && (e + 10.0).abs() < 1e-6);
+        assert_eq!(
+            one(NAV_RETURN_TO_LAUNCH, 2, [nan; 4], None, 0.0),
+            Step::ReturnToLaunch
+        );
+    }
+
+    /// DO_CHANGE_SPEED applies only a positive, finite speed (as
+    /// ArduPilot does), else leaves it unchanged; DO_SET_HOME's param 1 = 1
+    /// means "here", else its position, altitude above mean sea level in
+    /// frame 5.
+    #[test]
+    fn speed_and_home_commands_compile_to_their_steps() {
+        use commands::*;
+        let speed = |s: f64| one(DO_CHANGE_SPEED, 2, [1.0, s, -1.0, 0.0], None, 0.0);
+        assert_eq!(
+            speed(3.5),
             Step::ChangeSpeed {
                 speed_m_s: Some(3.5)
             }
         );
-        assert_eq!(steps[7], Step::ChangeSpeed { speed_m_s: None });
-        assert_eq!(steps[8], Step::SetHome { pos: None });
-        let Step::SetHome { pos } = steps[9] else {
-            panic!("{:?}", steps[9])
+        for s in [-1.0, 0.0, f64::INFINITY] {
+            assert_eq!(speed(s), Step::ChangeSpeed { speed_m_s: None }, "{s}");
+        }
+        let here = one(DO_SET_HOME, 3, [1.0, 0.0, 0.0, 0.0], Some([5.0, 5.0]), 0.0);
+        assert_eq!(here, Step::SetHome { pos: None });
+        let Step::SetHome { pos } = one(DO_SET_HOME, 5, [0.0; 4], Some([5.0, 5.0]), 401.0) else {
+            panic!("not a home")
         };
         assert!(near(pos, [5.0, 5.0, -1.0]));
-        let Step::Land {
-            pos_ne: Some([n, e]),
-        } = steps[10]
-        else {
-            panic!("{:?}", steps[10])
-        };
-        assert!((n - 10.0).abs() < 1e-6 && (e + 10.0).abs() < 1e-6);
-        assert_eq!(steps[11], Step::ReturnToLaunch);
-        assert_eq!(steps[12], Step::Delay { time_s: 0.0 });
-        assert_eq!(steps[13], Step::ChangeSpeed { speed_m_s: None });
-        assert_eq!(steps[14], Step::ChangeSpeed { speed_m_s: None });
-        for step in &steps[15..] {
-            assert!(
-                matches!(step, Step::Waypoint { radius_m: 2.0, .. }),
-                "{step:?}"
-            );
-        }
     }
 
     /// A take-off or waypoint at or below home is refused for a
