@@ -404,7 +404,7 @@ impl SimpleFlight {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{bench, kinds, waypoint_north};
+    use super::super::test_support::{bench, kinds, on_truth_at, waypoint_north};
     use super::*;
 
     #[test]
@@ -548,20 +548,7 @@ mod tests {
     /// origin), with the return's parameters PX4's defaults but for the
     /// land delay.
     fn airborne_at(pos: Vector3<f64>, land_delay_s: f64) -> SimpleFlight {
-        let (mut sf, _) = bench(false, Vec::new());
-        sf.ground_truth = true;
-        sf.truth = Some(GroundTruth {
-            pos_ned_m: pos,
-            vel_ned_m_s: Vector3::zeros(),
-            att_ned_frd: UnitQuaternion::identity(),
-            rate_frd_rad_s: Vector3::zeros(),
-            accel_ned_m_s2: Vector3::zeros(),
-            specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -G0_M_S2),
-            ang_accel_frd_rad_s2: Vector3::zeros(),
-            landed: false,
-            wind_ned_m_s: Vector3::zeros(),
-        });
-        sf.on_ground = false;
+        let (mut sf, _) = on_truth_at(false, pos);
         sf.fp.rtl_land_delay_s = land_delay_s;
         sf
     }

@@ -381,5 +381,199 @@ mod tests {
         assert_eq!(sf.mode, FlightMode::Hold);
     }
 
-    use super::super::test_support::waypoint_north;
+    use super::super::test_support::{on_truth_at, waypoint_north};
+
+    fn climb(alt_m: f64) -> (Prim, Option<usize>) {
+        (Prim::Climb { alt_m, xy: None }, None)
+    }
+
+    fn hold() -> (Prim, Option<usize>) {
+        let time_s = f64::INFINITY;
+        (Prim::Hold { at: None, time_s }, None)
+    }
+
+    /// Home is where the vehicle arms: on the ground (and for a boat,
+    /// always) at the configured start height, in the air where it is.
+    #[test]
+    fn home_is_set_where_the_vehicle_arms() {
+        let t = SimTime::from_secs(2);
+        let here = Vector3::new(12.0, -7.0, -30.0);
+        for (boat, on_ground, down) in [
+            (false, false, -30.0),
+            (false, true, 1.5),
+            (true, false, 1.5),
+            (true, true, 1.5),
+        ] {
+            let (mut sf, status) = on_truth_at(boat, here);
+            sf.cfg.initial_down_m = 1.5;
+            sf.on_ground = on_ground;
+            sf.arm(t);
+            let home = Vector3::new(12.0, -7.0, down);
+            assert_eq!(sf.home_ned, home, "boat {boat}, on the ground {on_ground}");
+            assert_eq!(status.borrow().home_ned, Some(home));
+            assert_eq!((sf.hold_pos, sf.armed_at), (here, t));
+        }
+    }
+
+    /// A multicopter's interrupted mission waits for a new start after a
+    /// disarm; a boat's goes on when it arms again.
+    #[test]
+    fn a_disarm_ends_a_multicopters_mission_not_a_boats() {
+        for boat in [false, true] {
+            let (mut sf, _) = on_truth_at(boat, Vector3::zeros());
+            sf.armed = true;
+            sf.from_mission = true;
+            sf.disarm(SimTime::ZERO, "");
+            assert_eq!(sf.from_mission, boat, "boat {boat}");
+        }
+    }
+
+    /// A quad on the ground starting a mission first climbs to its first
+    /// waypoint's height above home (at least MIS_TAKEOFF_ALT), unless the
+    /// mission takes off itself; a boat just goes.
+    #[test]
+    fn a_mission_started_on_the_ground_climbs_to_its_first_waypoint() {
+        let t = SimTime::ZERO;
+        let up = |n: f64, alt: f64| Step::Waypoint {
+            pos: Vector3::new(n, 0.0, -alt),
+            hold_s: 0.0,
+            radius_m: 2.0,
+        };
+        let start = |boat: bool, mission: Vec<Step>| {
+            let (mut sf, _) = on_truth_at(boat, Vector3::zeros());
+            sf.cfg.mission = mission;
+            sf.armed = true;
+            sf.on_ground = true;
+            // Home 2 m below the frame's origin: a waypoint 25 m above
+            // the origin is 27 m above home.
+            sf.home_ned.z = 2.0;
+            sf.takeoff_alt_m = 4.0;
+            sf.enter_mode(t, FlightMode::Mission);
+            assert!(sf.from_mission);
+            sf.queue
+        };
+        assert_eq!(start(false, vec![up(10.0, 25.0)]), vec![climb(27.0)]);
+        assert_eq!(start(false, vec![up(10.0, 1.0)]), vec![climb(4.0)]);
+        assert_eq!(start(false, Vec::new()), vec![climb(4.0)]);
+        let takeoff = Step::Takeoff {
+            pos_ne: None,
+            alt_m: 10.0,
+        };
+        assert_eq!(start(false, vec![takeoff, up(10.0, 25.0)]), vec![]);
+        assert_eq!(start(true, vec![up(10.0, 25.0)]), vec![]);
+    }
+
+    /// Return: a boat holds where it ends; Land: a quad in the air
+    /// descends, on the ground does nothing, and a boat holds.
+    #[test]
+    fn return_and_land_as_each_vehicle_does_them() {
+        let t = SimTime::ZERO;
+        let enter = |boat: bool, on_ground: bool, mode: FlightMode| {
+            let (mut sf, _) = on_truth_at(boat, Vector3::new(0.0, 0.0, -10.0));
+            sf.armed = true;
+            sf.on_ground = on_ground;
+            sf.enter_mode(t, mode);
+            (sf.queue.clone(), sf.after_program)
+        };
+        assert_eq!(enter(false, false, FlightMode::Return).1, None);
+        assert_eq!(
+            enter(true, false, FlightMode::Return).1,
+            Some(FlightMode::Hold)
+        );
+        let land = (Prim::Land { xy: None }, None);
+        assert_eq!(enter(false, false, FlightMode::Land).0, vec![land]);
+        assert_eq!(enter(false, true, FlightMode::Land).0, vec![]);
+        assert_eq!(enter(true, false, FlightMode::Land).0, vec![hold()]);
+        assert_eq!(enter(true, true, FlightMode::Hold).0, vec![hold()]);
+        assert_eq!(enter(false, false, FlightMode::Hold).0, vec![hold()]);
+        assert_eq!(enter(false, true, FlightMode::Hold).0, vec![]);
+    }
+
+    /// Requests queued by the ground station are all applied, in order.
+    #[test]
+    fn queued_requests_are_applied_in_order() {
+        let (mut sf, _) = bench(false, Vec::new());
+        let queue = sf.request_queue();
+        queue
+            .borrow_mut()
+            .push_back(Request::SetParam("MIS_TAKEOFF_ALT", 7.0));
+        queue
+            .borrow_mut()
+            .push_back(Request::Takeoff { alt_m: 9.0 });
+        sf.apply_requests(SimTime::ZERO);
+        assert!(queue.borrow().is_empty());
+        assert_eq!((sf.takeoff_alt_m, sf.mode), (9.0, FlightMode::Takeoff));
+    }
+
+    /// A reposition holds, then flies to the new point (NE given, height
+    /// kept) and holds there; a boat stays on the water. Disarmed or on
+    /// the ground a quad does not go.
+    #[test]
+    fn a_reposition_flies_to_the_point_and_holds_there() {
+        let t = SimTime::ZERO;
+        let go = |boat: bool, armed: bool, on_ground: bool| {
+            let (mut sf, _) = on_truth_at(boat, Vector3::new(3.0, 4.0, -12.0));
+            sf.armed = armed;
+            sf.on_ground = on_ground;
+            sf.apply(
+                t,
+                Request::Reposition {
+                    ne_m: Some([40.0, 10.0]),
+                    down_m: None,
+                },
+            );
+            assert_eq!(sf.mode, FlightMode::Hold);
+            sf.queue
+        };
+        let to = |down: f64| {
+            let to = Vector3::new(40.0, 10.0, down);
+            let time_s = f64::INFINITY;
+            let leg = Prim::Leg {
+                to,
+                next: None,
+                hold_s: 0.0,
+                radius_m: 2.0,
+            };
+            vec![
+                (
+                    Prim::Hold {
+                        at: Some(to),
+                        time_s,
+                    },
+                    None,
+                ),
+                (leg, None),
+            ]
+        };
+        assert_eq!(go(false, true, false), to(-12.0));
+        assert_eq!(go(true, true, false), to(0.0));
+        assert_eq!(go(true, true, true), to(0.0));
+        assert_eq!(go(false, false, false), vec![]);
+        assert_eq!(go(false, true, true), vec![]);
+    }
+
+    /// Setting the current item restarts a mission in flight from it, and
+    /// changes nothing else in another mode.
+    #[test]
+    fn a_new_current_item_restarts_only_a_mission_in_flight() {
+        for mode in [FlightMode::Mission, FlightMode::Hold] {
+            let (mut sf, _) = on_truth_at(false, Vector3::new(0.0, 0.0, -10.0));
+            sf.cfg.mission = vec![waypoint_north(10.0), waypoint_north(20.0)];
+            sf.armed = true;
+            sf.enter_mode(SimTime::ZERO, mode);
+            sf.from_mission = false;
+            sf.apply(SimTime::ZERO, Request::SetCurrent(1));
+            assert_eq!(sf.next_step, 1);
+            assert_eq!(sf.from_mission, mode == FlightMode::Mission, "{mode:?}");
+        }
+    }
+
+    /// The disarm delays follow their parameters at once.
+    #[test]
+    fn the_disarm_delays_follow_their_parameters() {
+        let (mut sf, _) = bench(false, Vec::new());
+        sf.apply(SimTime::ZERO, Request::SetParam("COM_DISARM_LAND", 4.5));
+        sf.apply(SimTime::ZERO, Request::SetParam("COM_DISARM_PRFLT", -1.0));
+        assert_eq!((sf.disarm_land_s, sf.disarm_preflight_s), (4.5, -1.0));
+    }
 }

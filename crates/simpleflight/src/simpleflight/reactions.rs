@@ -152,8 +152,239 @@ impl SimpleFlight {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::bench;
+    use super::super::test_support::{bench, on_truth_at};
+    use super::super::*;
     use super::*;
+    use crate::failsafe::FailsafeReason;
+    use mavsitl_core::controller::{EscSample, PowerModuleSample};
+
+    /// Armed, flying 20 m above home on perfect state: a quad in the air
+    /// or a boat under way.
+    fn under_way(boat: bool) -> (SimpleFlight, StatusHandle) {
+        let down = if boat { 0.0 } else { -20.0 };
+        let (mut sf, status) = on_truth_at(boat, Vector3::new(30.0, -5.0, down));
+        sf.armed = true;
+        (sf, status)
+    }
+
+    fn failsafe(action: FailsafeAction, severity: u8, text: &str) -> Failsafe {
+        Failsafe {
+            reason: FailsafeReason::BatteryLow,
+            action,
+            severity,
+            text: text.into(),
+        }
+    }
+
+    /// The last event's kind and words, mode changes aside.
+    fn last(status: &StatusHandle) -> Option<(EventKind, String)> {
+        let st = status.borrow();
+        let said = st.events.iter().filter(|e| e.kind != EventKind::Mode);
+        said.last().map(|e| (e.kind, e.detail.clone()))
+    }
+
+    /// A warning is said at its severity's kind (0 emergency, up to 5 a
+    /// warning, above a notice) every time, and never acts; an action is a
+    /// failsafe event.
+    #[test]
+    fn warnings_are_said_at_their_severity_and_act_on_nothing() {
+        let (mut sf, status) = under_way(false);
+        sf.set_mode(SimTime::ZERO, FlightMode::Mission);
+        let t = SimTime::from_secs(3);
+        let n = |status: &StatusHandle| status.borrow().events.len();
+        for (severity, kind) in [
+            (0, EventKind::Emergency),
+            (1, EventKind::Warning),
+            (5, EventKind::Warning),
+            (6, EventKind::Notice),
+            (7, EventKind::Notice),
+        ] {
+            for _ in 0..2 {
+                let before = n(&status);
+                sf.apply_failsafe(t, failsafe(FailsafeAction::Warn, severity, "w"));
+                assert_eq!(n(&status), before + 1, "severity {severity}, said again");
+                assert_eq!(last(&status), Some((kind, "w".into())), "{severity}");
+            }
+        }
+        assert_eq!(sf.failsafe_action, None);
+        assert_eq!(sf.mode, FlightMode::Mission);
+        assert_eq!(status.borrow().failsafe, None);
+        sf.apply_failsafe(t, failsafe(FailsafeAction::Hold, 2, "h"));
+        assert_eq!(last(&status), Some((EventKind::Failsafe, "h".into())));
+        assert_eq!(status.borrow().failsafe.as_deref(), Some("h"));
+    }
+
+    /// The most severe action in force wins: the same action again is not
+    /// said again (a breach flickering on the boundary), a milder one is
+    /// said but not done, a more severe one takes over.
+    #[test]
+    fn the_most_severe_failsafe_in_force_wins() {
+        let (mut sf, status) = under_way(false);
+        let t = SimTime::from_secs(3);
+        let n = |status: &StatusHandle| status.borrow().events.len();
+        sf.apply_failsafe(t, failsafe(FailsafeAction::Return, 2, "rtl"));
+        assert_eq!(
+            (sf.mode, sf.failsafe_action),
+            (FlightMode::Return, Some(FailsafeAction::Return))
+        );
+        let before = n(&status);
+        sf.apply_failsafe(t, failsafe(FailsafeAction::Return, 2, "rtl again"));
+        assert_eq!(n(&status), before, "the same action is not said twice");
+        sf.apply_failsafe(t, failsafe(FailsafeAction::Hold, 2, "hold"));
+        assert_eq!(last(&status), Some((EventKind::Failsafe, "hold".into())));
+        assert_eq!(
+            (sf.mode, sf.failsafe_action),
+            (FlightMode::Return, Some(FailsafeAction::Return))
+        );
+        assert_eq!(status.borrow().failsafe.as_deref(), Some("rtl"));
+        sf.apply_failsafe(t, failsafe(FailsafeAction::Land, 2, "land"));
+        assert_eq!(
+            (sf.mode, sf.failsafe_action),
+            (FlightMode::Land, Some(FailsafeAction::Land))
+        );
+        assert_eq!(status.borrow().failsafe.as_deref(), Some("land"));
+        assert!(!sf.blind);
+    }
+
+    /// Descend lands blind, on the bare estimate; Terminate stops the
+    /// motors and disarms, which clears the failsafe state.
+    #[test]
+    fn descend_lands_blind_and_terminate_disarms() {
+        let (mut sf, _) = under_way(false);
+        let t = SimTime::from_secs(3);
+        sf.apply_failsafe(t, failsafe(FailsafeAction::Descend, 2, "d"));
+        assert_eq!((sf.mode, sf.blind), (FlightMode::Land, true));
+        sf.out.controls[0] = 0.6;
+        sf.apply_failsafe(t, failsafe(FailsafeAction::Terminate, 0, "x"));
+        assert!(!sf.armed);
+        assert_eq!(sf.out, mavsitl_core::controller::Actuators::default());
+        assert_eq!((sf.failsafe_action, sf.blind), (None, false));
+    }
+
+    /// A boat asked to land or descend holds instead; its return returns.
+    #[test]
+    fn a_boat_holds_where_a_multicopter_would_land() {
+        for action in [FailsafeAction::Land, FailsafeAction::Descend] {
+            let (mut sf, _) = under_way(true);
+            sf.apply_failsafe(SimTime::from_secs(3), failsafe(action, 2, "l"));
+            assert_eq!(sf.mode, FlightMode::Hold, "{action:?}");
+            assert_eq!(sf.failsafe_action, Some(action), "ranked as asked");
+            assert!(!sf.blind);
+        }
+        let (mut sf, _) = under_way(true);
+        sf.apply_failsafe(
+            SimTime::from_secs(3),
+            failsafe(FailsafeAction::Return, 2, "r"),
+        );
+        assert_eq!(sf.mode, FlightMode::Return);
+    }
+
+    fn frame(remaining: f64) -> SensorFrame {
+        SensorFrame {
+            battery: Some(PowerModuleSample {
+                voltage_v: 14.0,
+                current_a: 10.0,
+                consumed_mah: 4_000.0,
+                consumed_j: 0.0,
+                remaining,
+            }),
+            ..SensorFrame::default()
+        }
+    }
+
+    /// The failsafes act only while flying: armed, and for a multicopter
+    /// off the ground. A parameter set is read at once.
+    #[test]
+    fn failsafes_act_only_while_flying() {
+        let t = SimTime::from_secs(5);
+        let emergency = frame(0.02);
+        let run = |boat: bool, armed: bool, on_ground: bool| {
+            let (mut sf, status) = under_way(boat);
+            sf.apply(SimTime::ZERO, Request::SetParam("COM_LOW_BAT_ACT", 3.0));
+            sf.armed = armed;
+            sf.on_ground = on_ground;
+            sf.check_failsafes(t, &emergency);
+            let said = last(&status).map(|(_, d)| d);
+            (sf.mode, said)
+        };
+        let land = Some("Emergency battery level: switching to Land".to_string());
+        assert_eq!(run(false, true, false), (FlightMode::Land, land.clone()));
+        assert_eq!(run(false, true, true).1, None, "on the ground");
+        assert_eq!(run(false, false, false).1, None, "disarmed");
+        assert_eq!(run(true, true, true), (FlightMode::Hold, land), "a boat");
+        assert_eq!(run(true, false, true).1, None, "a boat disarmed");
+        // With the default COM_LOW_BAT_ACT (0) it only warns.
+        let (mut sf, status) = under_way(false);
+        sf.check_failsafes(t, &emergency);
+        assert_eq!(last(&status).map(|(k, _)| k), Some(EventKind::Emergency));
+        assert_eq!(sf.failsafe_action, None);
+    }
+
+    /// The position accuracy reported is the estimate's (99.99 m without a
+    /// fix), or zero on perfect state.
+    #[test]
+    fn the_reported_accuracy_is_the_estimates_or_zero_on_perfect_state() {
+        let (mut sf, status) = under_way(false);
+        sf.check_failsafes(SimTime::from_secs(1), &frame(0.9));
+        assert_eq!(status.borrow().position_eph_m, 0.0);
+        sf.apply(SimTime::ZERO, Request::SetParam("SF_GROUND_TRUTH", 0.0));
+        assert!(!sf.ground_truth);
+        sf.check_failsafes(SimTime::from_secs(1), &frame(0.9));
+        assert_eq!(status.borrow().position_eph_m, 99.99);
+        sf.apply(SimTime::ZERO, Request::SetParam("SF_GROUND_TRUTH", 1.0));
+        assert!(sf.ground_truth);
+    }
+
+    /// A rotor that stops turning under command for 0.3 s is taken out;
+    /// a quad cannot hold its heading on three and lands. Disarmed, the
+    /// telemetry is not judged.
+    #[test]
+    fn a_dead_rotor_lands_a_quad() {
+        let esc = SensorFrame {
+            esc: Some(EscSample {
+                speed_rad_s: [800.0, 800.0, 800.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                count: 4,
+            }),
+            ..SensorFrame::default()
+        };
+        let run = |armed: bool| {
+            let (mut sf, status) = under_way(false);
+            sf.armed = armed;
+            sf.out.controls[..4].fill(0.5);
+            sf.check_failsafes(SimTime::from_secs(1), &esc);
+            sf.check_failsafes(SimTime::from_secs_f64(1.4), &esc);
+            (sf, status)
+        };
+        let (sf, status) = run(true);
+        assert_eq!(sf.motor_detector.failed(), Some(3));
+        assert_eq!(sf.mode, FlightMode::Land);
+        assert_eq!(sf.failsafe_action, Some(FailsafeAction::Land));
+        let said: Vec<String> = status
+            .borrow()
+            .events
+            .iter()
+            .map(|e| e.detail.clone())
+            .collect();
+        assert!(
+            said.contains(
+                &"Motor 4 failure: switching to Land (the other 3 rotors cannot hold the heading)"
+                    .to_string()
+            ),
+            "{said:?}"
+        );
+        let (sf, _) = run(false);
+        assert_eq!(sf.motor_detector.failed(), None);
+    }
+
+    /// The fence's distance limits follow their parameters at once.
+    #[test]
+    fn the_fence_limits_follow_their_parameters() {
+        let (mut sf, _) = under_way(false);
+        sf.apply(SimTime::ZERO, Request::SetParam("GF_MAX_HOR_DIST", 120.0));
+        sf.apply(SimTime::ZERO, Request::SetParam("GF_MAX_VER_DIST", 45.0));
+        assert_eq!(sf.cfg.geofence.max_hor_dist_m, 120.0);
+        assert_eq!(sf.cfg.geofence.max_ver_dist_m, 45.0);
+    }
 
     /// A return heads for the closest rally point nearer than home, else
     /// home; a rally point as far as home does not win.

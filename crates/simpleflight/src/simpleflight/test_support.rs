@@ -60,3 +60,23 @@ pub(super) fn waypoint_north(n: f64) -> Step {
         radius_m: 2.0,
     }
 }
+
+/// On perfect state at `pos` (NED m, level and still) and off the ground:
+/// a quad in the air or a boat afloat, not armed.
+pub(super) fn on_truth_at(boat: bool, pos: Vector3<f64>) -> (SimpleFlight, StatusHandle) {
+    let (mut sf, status) = bench(boat, Vec::new());
+    sf.ground_truth = true;
+    sf.truth = Some(GroundTruth {
+        pos_ned_m: pos,
+        vel_ned_m_s: Vector3::zeros(),
+        att_ned_frd: UnitQuaternion::identity(),
+        rate_frd_rad_s: Vector3::zeros(),
+        accel_ned_m_s2: Vector3::zeros(),
+        specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -G0_M_S2),
+        ang_accel_frd_rad_s2: Vector3::zeros(),
+        landed: false,
+        wind_ned_m_s: Vector3::zeros(),
+    });
+    sf.on_ground = false;
+    (sf, status)
+}
