@@ -415,6 +415,25 @@ mod tests {
         }
     }
 
+    /// In the air a quad refuses a plain disarm and takes a forced one,
+    /// which counts it as on the ground; a boat disarms under way.
+    #[test]
+    fn in_the_air_only_a_forced_disarm_is_taken() {
+        let t = SimTime::ZERO;
+        let (mut sf, status) = on_truth_at(false, Vector3::new(0.0, 0.0, -10.0));
+        sf.armed = true;
+        sf.apply(t, Request::Disarm { force: false });
+        assert!(sf.armed);
+        assert_eq!(kinds(&status).last(), Some(&EventKind::Refused));
+        sf.apply(t, Request::Disarm { force: true });
+        assert!(!sf.armed);
+        assert!(sf.on_ground && status.borrow().on_ground);
+        let (mut sf, _) = on_truth_at(true, Vector3::zeros());
+        sf.armed = true;
+        sf.apply(t, Request::Disarm { force: false });
+        assert!(!sf.armed);
+    }
+
     /// A multicopter's interrupted mission waits for a new start after a
     /// disarm; a boat's goes on when it arms again.
     #[test]
