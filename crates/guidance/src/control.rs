@@ -1,13 +1,15 @@
-//! Control helpers used by the guidance port: the square-root controller, the
-//! jerk-limited shaping functions and the kinematic limit.
+//! Control helpers used by the guidance port: the square-root controller and
+//! the horizontal jerk-limited shaping functions the position controller
+//! runs. (SCurve's single-precision helpers, `kinematic_limit` among them,
+//! are in [`crate::ap_float`].)
 //!
 //! Ported from ArduPilot's `libraries/AP_Math/control.cpp` (Leonard Hall, GPLv3)
-//! and the comparison helpers of `AP_Math.h`. Names follow ArduPilot so the code
+//! and the sign tests of `AP_Math.h`. Names follow ArduPilot so the code
 //! can be read side by side. Everything is `f64`; the zero/sign tests keep
 //! ArduPilot's single-precision epsilon (`FLT_EPSILON`) so that branch decisions
 //! match the firmware's.
 
-use nalgebra::{Vector2, Vector3};
+use nalgebra::Vector2;
 
 /// Standard gravity, m/s² (ArduPilot's `GRAVITY_MSS`). The guidance keeps its
 /// own copy so that it depends on nothing in the simulator.
@@ -29,30 +31,6 @@ pub fn is_positive(x: f64) -> bool {
 /// x ≤ −ε.
 pub fn is_negative(x: f64) -> bool {
     x <= -EPSILON
-}
-
-/// |a − b| < ε.
-pub fn is_equal(a: f64, b: f64) -> bool {
-    (a - b).abs() < EPSILON
-}
-
-/// C's `MIN(a, b)` macro, `a < b ? a : b`: unlike `f64::min` a NaN in `b`
-/// propagates, as it does in ArduPilot.
-pub fn c_min(a: f64, b: f64) -> f64 {
-    if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-/// C's `MAX(a, b)` macro, `a > b ? a : b`.
-pub fn c_max(a: f64, b: f64) -> f64 {
-    if a > b {
-        a
-    } else {
-        b
-    }
 }
 
 /// x².
@@ -143,15 +121,20 @@ pub fn sqrt_controller_xy(
 }
 
 /// The error that makes [`sqrt_controller`] output `output` (`inv_sqrt_controller`).
+///
+/// ArduPilot tests the four signs of `p` and `d_max` in three `if`s, each
+/// naming both; a `d_max` that is not positive is its `is_negative ||
+/// is_zero`.
 pub fn inv_sqrt_controller(output: f64, p: f64, d_max: f64) -> f64 {
-    if is_positive(d_max) && is_zero(p) {
-        return output * output / (2.0 * d_max);
+    if is_zero(p) {
+        return if is_positive(d_max) {
+            output * output / (2.0 * d_max)
+        } else {
+            0.0
+        };
     }
-    if (is_negative(d_max) || is_zero(d_max)) && !is_zero(p) {
+    if !is_positive(d_max) {
         return output / p;
-    }
-    if (is_negative(d_max) || is_zero(d_max)) && is_zero(p) {
-        return 0.0;
     }
     let linear_velocity = d_max / p;
     if output.abs() < linear_velocity {
@@ -166,103 +149,8 @@ pub fn inv_sqrt_controller(output: f64, p: f64, d_max: f64) -> f64 {
     }
 }
 
-/// Stopping distance of the square-root controller from `velocity`.
-pub fn stopping_distance(velocity: f64, p: f64, accel_max: f64) -> f64 {
-    inv_sqrt_controller(velocity, p, accel_max)
-}
-
-/// Largest magnitude along the direction (horizontal length, vertical length, +
-/// down) within the horizontal limit and the up (`max_z_neg`) / down
-/// (`max_z_pos`) limits (`kinematic_limit`).
-pub fn kinematic_limit(
-    segment_length_xy: f64,
-    segment_length_z: f64,
-    max_xy: f64,
-    max_z_neg: f64,
-    max_z_pos: f64,
-) -> f64 {
-    if is_zero(max_xy) || is_zero(max_z_pos) || is_zero(max_z_neg) {
-        return 0.0;
-    }
-    let (max_xy, max_z_pos, max_z_neg) = (max_xy.abs(), max_z_pos.abs(), max_z_neg.abs());
-    let length = safe_sqrt(sq(segment_length_xy) + sq(segment_length_z));
-    if !is_positive(length) {
-        return 0.0;
-    }
-    let xy = segment_length_xy / length;
-    let z = segment_length_z / length;
-    if is_zero(xy) {
-        return if is_positive(z) { max_z_pos } else { max_z_neg };
-    }
-    if is_zero(z) {
-        return max_xy;
-    }
-    let slope = z / xy;
-    if is_positive(slope) {
-        if slope.abs() < max_z_pos / max_xy {
-            return max_xy / xy;
-        }
-        return (max_z_pos / z).abs();
-    }
-    if slope.abs() < max_z_neg / max_xy {
-        return max_xy / xy;
-    }
-    (max_z_neg / z).abs()
-}
-
-/// [`kinematic_limit`] for a 3-D direction vector.
-pub fn kinematic_limit_dir(
-    direction: &Vector3<f64>,
-    max_xy: f64,
-    max_z_neg: f64,
-    max_z_pos: f64,
-) -> f64 {
-    if is_zero(direction.norm_squared()) {
-        return 0.0;
-    }
-    kinematic_limit(
-        direction.xy().norm(),
-        direction.z,
-        max_xy,
-        max_z_neg,
-        max_z_pos,
-    )
-}
-
-/// Advances `vel` by `accel·dt` unless that increases the error in the limited
-/// direction (`update_vel_accel`).
-pub fn update_vel_accel(vel: &mut f64, accel: f64, dt: f64, limit: f64, vel_error: f64) {
-    let mut delta_vel = accel * dt;
-    if is_positive(delta_vel * limit) && is_positive(vel_error * limit) {
-        if is_negative(*vel * limit) {
-            delta_vel = constrain(delta_vel, -vel.abs(), vel.abs());
-        } else {
-            delta_vel = 0.0;
-        }
-    }
-    *vel += delta_vel;
-}
-
-/// Advances position and velocity (`update_pos_vel_accel`).
-#[allow(clippy::too_many_arguments)]
-pub fn update_pos_vel_accel(
-    pos: &mut f64,
-    vel: &mut f64,
-    accel: f64,
-    dt: f64,
-    limit: f64,
-    pos_error: f64,
-    vel_error: f64,
-) {
-    let mut delta_pos = *vel * dt + accel * 0.5 * sq(dt);
-    if is_positive(delta_pos * limit) && is_positive(pos_error * limit) {
-        delta_pos = 0.0;
-    }
-    *pos += delta_pos;
-    update_vel_accel(vel, accel, dt, limit, vel_error);
-}
-
-/// 2-D [`update_vel_accel`] (`update_vel_accel_xy`).
+/// Advances `vel` by `accel·dt` unless that pushes further along `limit`
+/// while the velocity error also points along it (`update_vel_accel_xy`).
 pub fn update_vel_accel_xy(
     vel: &mut Vector2<f64>,
     accel: &Vector2<f64>,
@@ -282,7 +170,9 @@ pub fn update_vel_accel_xy(
     *vel += delta_vel;
 }
 
-/// 2-D [`update_pos_vel_accel`] (`update_pos_vel_accel_xy`).
+/// Advances position by `vel·dt + ½·accel·dt²`, unless that moves further
+/// along `limit` while the position error also points along it, then the
+/// velocity as [`update_vel_accel_xy`] does (`update_pos_vel_accel_xy`).
 pub fn update_pos_vel_accel_xy(
     pos: &mut Vector2<f64>,
     vel: &mut Vector2<f64>,
@@ -303,17 +193,8 @@ pub fn update_pos_vel_accel_xy(
     update_vel_accel_xy(vel, accel, dt, limit, vel_error);
 }
 
-/// Moves `accel` toward `accel_desired` at no more than `jerk_max` (`shape_accel`).
-pub fn shape_accel(accel_desired: f64, accel: &mut f64, jerk_max: f64, dt: f64) {
-    if !is_positive(jerk_max) {
-        return;
-    }
-    if is_positive(dt) {
-        *accel += constrain(accel_desired - *accel, -jerk_max * dt, jerk_max * dt);
-    }
-}
-
-/// 2-D [`shape_accel`] (`shape_accel_xy`).
+/// Moves `accel` toward `accel_desired` by at most `jerk_max·dt`
+/// (`shape_accel_xy`).
 pub fn shape_accel_xy(
     accel_desired: &Vector2<f64>,
     accel: &mut Vector2<f64>,
@@ -330,38 +211,9 @@ pub fn shape_accel_xy(
     }
 }
 
-/// Jerk-limited acceleration toward a velocity (`shape_vel_accel`).
-#[allow(clippy::too_many_arguments)]
-pub fn shape_vel_accel(
-    vel_desired: f64,
-    accel_desired: f64,
-    vel: f64,
-    accel: &mut f64,
-    accel_min: f64,
-    accel_max: f64,
-    jerk_max: f64,
-    dt: f64,
-    limit_total_accel: bool,
-) {
-    if !is_negative(accel_min) || !is_positive(accel_max) || !is_positive(jerk_max) {
-        return;
-    }
-    let vel_error = vel_desired - vel;
-    let kpa = if is_positive(vel_error) {
-        jerk_max / accel_max
-    } else {
-        jerk_max / (-accel_min)
-    };
-    let mut accel_target = sqrt_controller(vel_error, kpa, jerk_max, dt);
-    accel_target = constrain(accel_target, accel_min, accel_max);
-    accel_target += accel_desired;
-    if limit_total_accel {
-        accel_target = constrain(accel_target, accel_min, accel_max);
-    }
-    shape_accel(accel_target, accel, jerk_max, dt);
-}
-
-/// 2-D [`shape_vel_accel`] (`shape_vel_accel_xy`).
+/// Jerk-limited acceleration toward a velocity: the square-root
+/// controller on the velocity error with gain jerk/accel, the corner limit,
+/// then [`shape_accel_xy`] (`shape_vel_accel_xy`).
 #[allow(clippy::too_many_arguments)]
 pub fn shape_vel_accel_xy(
     vel_desired: &Vector2<f64>,
@@ -387,59 +239,10 @@ pub fn shape_vel_accel_xy(
     shape_accel_xy(&accel_target, accel, jerk_max, dt);
 }
 
-/// Jerk-limited acceleration toward a position and velocity (`shape_pos_vel_accel`).
-#[allow(clippy::too_many_arguments)]
-pub fn shape_pos_vel_accel(
-    pos_desired: f64,
-    vel_desired: f64,
-    accel_desired: f64,
-    pos: f64,
-    vel: f64,
-    accel: &mut f64,
-    vel_min: f64,
-    vel_max: f64,
-    accel_min: f64,
-    accel_max: f64,
-    jerk_max: f64,
-    dt: f64,
-    limit_total: bool,
-) {
-    if is_positive(vel_min)
-        || is_negative(vel_max)
-        || !is_negative(accel_min)
-        || !is_positive(accel_max)
-        || !is_positive(jerk_max)
-    {
-        return;
-    }
-    let pos_error = pos_desired - pos;
-    let (accel_tc_max, kpv) = if is_positive(pos_error) {
-        (-0.5 * accel_min, 0.5 * jerk_max / (-accel_min))
-    } else {
-        (0.5 * accel_max, 0.5 * jerk_max / accel_max)
-    };
-    let mut vel_target = sqrt_controller(pos_error, kpv, accel_tc_max, dt);
-    if is_negative(vel_min) || is_positive(vel_max) {
-        vel_target = constrain(vel_target, vel_min, vel_max);
-    }
-    vel_target += vel_desired;
-    if limit_total && vel_max > vel_min {
-        vel_target = constrain(vel_target, vel_min, vel_max);
-    }
-    shape_vel_accel(
-        vel_target,
-        accel_desired,
-        vel,
-        accel,
-        accel_min,
-        accel_max,
-        jerk_max,
-        dt,
-        limit_total,
-    );
-}
-
-/// 2-D [`shape_pos_vel_accel`] (`shape_pos_vel_accel_xy`).
+/// Jerk-limited acceleration toward a position and velocity: the
+/// square-root controller on the position error with gain ½·jerk/accel and
+/// half the acceleration, then [`shape_vel_accel_xy`]
+/// (`shape_pos_vel_accel_xy`).
 #[allow(clippy::too_many_arguments)]
 pub fn shape_pos_vel_accel_xy(
     pos_desired: &Vector2<f64>,
@@ -478,32 +281,6 @@ pub fn shape_pos_vel_accel_xy(
         dt,
         limit_total,
     );
-}
-
-/// Limits acceleration to `accel_max`, keeping cross-track authority first
-/// (`limit_accel_xy`). Returns whether it limited.
-pub fn limit_accel_xy(vel: &Vector2<f64>, accel: &mut Vector2<f64>, accel_max: f64) -> bool {
-    if !is_positive(accel_max) {
-        return false;
-    }
-    if accel.norm_squared() > sq(accel_max) {
-        if vel.norm_squared() == 0.0 {
-            limit_length(accel, accel_max);
-        } else {
-            let vel_unit = vel.normalize();
-            let mut accel_dir = vel_unit.dot(accel);
-            let mut accel_cross = *accel - vel_unit * accel_dir;
-            if limit_length(&mut accel_cross, accel_max) {
-                accel_dir = 0.0;
-            } else {
-                let accel_max_dir = safe_sqrt(sq(accel_max) - accel_cross.norm_squared());
-                accel_dir = constrain(accel_dir, -accel_max_dir, accel_max_dir);
-            }
-            *accel = accel_cross + vel_unit * accel_dir;
-        }
-        return true;
-    }
-    false
 }
 
 /// Limits acceleration while reserving 1/√2 of `accel_max` for cross-track
@@ -550,24 +327,68 @@ mod tests {
         }
     }
 
+    /// Each branch of the square-root controller: P only without a second
+    /// order limit, √(2·a·|e|) without P, and the one-step clamp |e|/dt
+    /// either way.
     #[test]
-    fn kinematic_limit_cases() {
-        assert_eq!(kinematic_limit(1.0, 0.0, 5.0, 2.0, 3.0), 5.0);
-        assert_eq!(kinematic_limit(0.0, 1.0, 5.0, 2.0, 3.0), 3.0); // down
-        assert_eq!(kinematic_limit(0.0, -1.0, 5.0, 2.0, 3.0), 2.0); // up
-        assert_eq!(kinematic_limit(1.0, 1.0, 5.0, 0.0, 3.0), 0.0);
-        // A 45° climb limited by the 2 m/s climb rate: 2/sin45.
-        assert!((kinematic_limit(1.0, -1.0, 5.0, 2.0, 3.0) - 2.0 * 2f64.sqrt()).abs() < 1e-12);
-        // A shallow climb limited horizontally: 5/cos.
-        let l = kinematic_limit(10.0, -1.0, 5.0, 2.0, 3.0);
-        assert!((l - 5.0 / (10.0 / 101f64.sqrt())).abs() < 1e-12);
+    fn sqrt_controller_branches() {
+        assert_eq!(sqrt_controller(3.0, 2.0, 0.0, 0.0), 6.0);
+        assert_eq!(sqrt_controller(-3.0, 2.0, -1.0, 0.0), -6.0);
+        assert_eq!(sqrt_controller(2.0, 0.0, 4.0, 0.0), 4.0);
+        assert_eq!(sqrt_controller(-2.0, 0.0, 4.0, 0.0), -4.0);
+        assert_eq!(sqrt_controller(0.0, 0.0, 4.0, 0.0), 0.0);
+        // The one-step clamp, |e|/dt = 0.1, either way; inside it the
+        // output is untouched.
+        assert!((sqrt_controller(-0.01, 100.0, 0.0, 0.1) + 0.1).abs() < 1e-15);
+        assert_eq!(sqrt_controller(0.5, 2.0, 4.0, 0.1), 1.0);
+        // The vector form acts along the error.
+        let v = sqrt_controller_xy(&Vector2::new(3.0, -4.0), 2.0, 0.0, 0.0);
+        assert_eq!(v, Vector2::new(6.0, -8.0));
+        assert_eq!(
+            sqrt_controller_xy(&Vector2::zeros(), 2.0, 4.0, 0.1),
+            Vector2::zeros()
+        );
+    }
+
+    /// Each branch of the inverse: P only, square root only, neither, and
+    /// the two regions, either sign.
+    #[test]
+    fn inv_sqrt_controller_branches() {
+        assert_eq!(inv_sqrt_controller(4.0, 0.0, 4.0), 2.0);
+        assert_eq!(inv_sqrt_controller(-4.0, 0.0, 4.0), 2.0, "a distance");
+        assert_eq!(inv_sqrt_controller(6.0, 2.0, 0.0), 3.0);
+        assert_eq!(inv_sqrt_controller(-6.0, 2.0, -1.0), -3.0);
+        assert_eq!(inv_sqrt_controller(6.0, 0.0, 0.0), 0.0);
+        assert_eq!(inv_sqrt_controller(6.0, 0.0, -1.0), 0.0);
+        // Linear below a/p = 2 m/s; beyond, a/(2p²) + v²/(2a).
+        assert_eq!(inv_sqrt_controller(1.0, 2.0, 4.0), 0.5);
+        assert_eq!(inv_sqrt_controller(6.0, 2.0, 4.0), 0.5 + 36.0 / 8.0);
+        assert_eq!(inv_sqrt_controller(-6.0, 2.0, 4.0), -(0.5 + 36.0 / 8.0));
+    }
+
+    /// A length is limited only above a positive maximum, and says so.
+    #[test]
+    fn limit_length_only_above_a_positive_maximum() {
+        let mut v = Vector2::new(3.0, 4.0);
+        assert!(!limit_length(&mut v, 0.0));
+        assert!(!limit_length(&mut v, 5.0));
+        assert_eq!(v, Vector2::new(3.0, 4.0));
+        assert!(limit_length(&mut v, 2.5));
+        assert!((v - Vector2::new(1.5, 2.0)).norm() < 1e-15);
+    }
+
+    /// The sign tests are ArduPilot's: strict about zero, inclusive at
+    /// ±`FLT_EPSILON`.
+    #[test]
+    fn the_sign_tests_hold_at_flt_epsilon() {
+        assert!(is_zero(0.0) && is_zero(-0.5 * EPSILON) && is_zero(0.5 * EPSILON));
+        assert!(!is_zero(EPSILON) && !is_zero(-EPSILON));
+        assert!(is_positive(EPSILON) && !is_positive(0.5 * EPSILON));
+        assert!(is_negative(-EPSILON) && !is_negative(-0.5 * EPSILON));
     }
 
     #[test]
     fn shape_accel_respects_jerk() {
-        let mut a = 0.0;
-        shape_accel(10.0, &mut a, 4.0, 0.1);
-        assert!((a - 0.4).abs() < 1e-12);
         let mut v = Vector2::new(0.0, 0.0);
         shape_accel_xy(&Vector2::new(3.0, 4.0), &mut v, 10.0, 0.1);
         assert!((v.norm() - 1.0).abs() < 1e-12);
