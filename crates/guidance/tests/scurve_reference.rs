@@ -3,11 +3,12 @@
 //! must be the same float, bit for bit, on every case — the seed example, a
 //! Rover box driven three times round, Copter missions with legs of hundreds of
 //! metres and climbs and descents under different limits, many chained corners,
-//! and corners whose blend test sits on either side of its threshold.
+//! corners whose blend test sits on either side of its threshold, and speed
+//! limits changed mid-leg in every phase of a leg, as AR_WPNav changes them.
 //!
-//! Each case's parameters are in `cases.txt` exactly as the generator printed
-//! them (`%.9g`, which gives back the float exactly); the legs are chained as
-//! AR_WPNav chains them, with perfect tracking.
+//! Each case's parameters are in `cases.txt` and `cases_speed.txt` exactly as
+//! the generator printed them (`%.9g`, which gives back the float exactly);
+//! the legs are chained as AR_WPNav chains them, with perfect tracking.
 
 use std::io::Read;
 
@@ -32,27 +33,37 @@ struct Case {
     dt: f32,
     /// Start, then the waypoints (SCurve's frame: +z up), m.
     points: Vec<Vector3<f32>>,
+    /// Speed changes as AR_WPNav makes them: at the start of tick k, the
+    /// new limit v (m/s) for speed_xy, speed_up and speed_down.
+    speed_changes: Vec<(usize, f32)>,
 }
 
+/// The cases of `cases.txt` (fixed limits) and `cases_speed.txt` (speed
+/// changes mid-leg).
 fn cases() -> Vec<Case> {
-    let text = std::fs::read_to_string(format!("{DATA}/cases.txt")).expect("cases.txt");
     let mut out = Vec::new();
-    let mut name = None;
-    let mut params = None;
-    for line in text.lines().map(str::trim) {
-        if let Some(n) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            name = Some(n.to_string());
-        } else if let Some(p) = line.strip_prefix("params:") {
-            params = Some(p.to_string());
-        } else if let Some(p) = line.strip_prefix("points:") {
-            let (n, ps) = (name.take().expect("[name]"), params.take().expect("params"));
-            out.push(case(n, &ps, p));
+    for file in ["cases.txt", "cases_speed.txt"] {
+        let text = std::fs::read_to_string(format!("{DATA}/{file}")).expect(file);
+        let mut name = None;
+        let mut params = None;
+        let mut changes = String::new();
+        for line in text.lines().map(str::trim) {
+            if let Some(n) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                name = Some(n.to_string());
+            } else if let Some(p) = line.strip_prefix("params:") {
+                params = Some(p.to_string());
+            } else if let Some(c) = line.strip_prefix("speed_changes:") {
+                changes = c.to_string();
+            } else if let Some(p) = line.strip_prefix("points:") {
+                let (n, ps) = (name.take().expect("[name]"), params.take().expect("params"));
+                out.push(case(n, &ps, p, &std::mem::take(&mut changes)));
+            }
         }
     }
     out
 }
 
-fn case(name: String, params: &str, points: &str) -> Case {
+fn case(name: String, params: &str, points: &str, changes: &str) -> Case {
     let get = |key: &str| -> f32 {
         params
             .split_whitespace()
@@ -84,6 +95,13 @@ fn case(name: String, params: &str, points: &str) -> Case {
         accel_corner: get("accel_corner"),
         dt: get("dt"),
         points,
+        speed_changes: changes
+            .split_whitespace()
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').expect("k=v");
+                (k.parse().expect("tick"), v.parse().expect("speed"))
+            })
+            .collect(),
         name,
     }
 }
@@ -111,6 +129,8 @@ struct Chain<'a> {
     origin: Vector3<f32>,
     destination: Vector3<f32>,
     fast_waypoint: bool,
+    /// The speed limits in force: xy, up, down (m/s).
+    speeds: [f32; 3],
 }
 
 impl<'a> Chain<'a> {
@@ -123,22 +143,24 @@ impl<'a> Chain<'a> {
             origin: c.points[0],
             destination: c.points[0],
             fast_waypoint: false,
+            speeds: [c.speed_xy, c.speed_up, c.speed_down],
         }
     }
 
     fn track(&self, curve: &mut SCurve, o: &Vector3<f32>, d: &Vector3<f32>) {
         let c = self.c;
+        let [speed_xy, speed_up, speed_down] = self.speeds;
         curve.calculate_track(
-            o,
-            d,
-            c.speed_xy,
-            c.speed_up,
-            c.speed_down,
-            c.accel_xy,
-            c.accel_z,
-            c.snap,
-            c.jerk,
+            o, d, speed_xy, speed_up, speed_down, c.accel_xy, c.accel_z, c.snap, c.jerk,
         );
+    }
+
+    /// A new speed limit, as `AR_WPNav::update_speed_max()` sets it on the
+    /// current and next legs (and every later track).
+    fn set_speed_max(&mut self, v: f32) {
+        self.speeds = [v, v, v];
+        self.this.set_speed_max(v, v, v);
+        self.next.set_speed_max(v, v, v);
     }
 
     /// Heads for waypoint `leg + 1`.
@@ -179,6 +201,9 @@ fn check(c: &Case) -> Vec<usize> {
     for (n, row) in rows.iter().enumerate().skip(1) {
         let f: Vec<&str> = row.split(',').collect();
         assert_eq!(f.len(), 14, "{} row {n}", c.name);
+        if let Some(&(_, v)) = c.speed_changes.iter().find(|(k, _)| *k == n) {
+            chain.set_speed_max(v);
+        }
         let mut pos = chain.origin;
         let mut vel = Vector3::zeros();
         let mut acc = Vector3::zeros();
@@ -246,6 +271,14 @@ fn every_case_matches_ardupilot_bit_for_bit() {
         "copter_many_corners",
         "near_threshold_below",
         "near_threshold_above",
+        "speed_rover_time0",
+        "speed_rover_accel_lower",
+        "speed_rover_accel_raise",
+        "speed_rover_box",
+        "speed_rover_corner_late",
+        "speed_copter_straight",
+        "speed_copter_climb",
+        "speed_copter_corners",
     ] {
         assert!(names.contains(&want), "{want} missing from cases.txt");
     }
