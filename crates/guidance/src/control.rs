@@ -65,10 +65,17 @@ pub fn wrap_pi(a: f64) -> f64 {
     r
 }
 
-/// Limits the length of a 2-D vector; returns whether it was limited.
+/// Both components within ±`FLT_EPSILON` (`Vector2f::is_zero`): ArduPilot's
+/// test of a vector for zero, component by component.
+pub fn is_zero_xy(v: &Vector2<f64>) -> bool {
+    is_zero(v.x) && is_zero(v.y)
+}
+
+/// Limits the length of a 2-D vector to `max` (a `max` of zero or less
+/// gives zero); returns whether it was limited (`Vector2::limit_length`).
 pub fn limit_length(v: &mut Vector2<f64>, max: f64) -> bool {
     let len = v.norm();
-    if max > 0.0 && len > max {
+    if len > max && is_positive(len) {
         *v *= max / len;
         return true;
     }
@@ -159,8 +166,8 @@ pub fn update_vel_accel_xy(
     vel_error: &Vector2<f64>,
 ) {
     let mut delta_vel = accel * dt;
-    if limit.norm_squared() > 0.0
-        && delta_vel.norm_squared() > 0.0
+    if !is_zero_xy(limit)
+        && !is_zero_xy(&delta_vel)
         && is_positive(delta_vel.dot(limit))
         && is_positive(vel_error.dot(limit))
         && !is_negative(vel.dot(limit))
@@ -289,7 +296,7 @@ pub fn limit_accel_corner_xy(vel: &Vector2<f64>, accel: &mut Vector2<f64>, accel
     if !is_positive(accel_max) {
         return false;
     }
-    if vel.norm_squared() == 0.0 {
+    if is_zero_xy(vel) {
         return limit_length(accel, accel_max);
     }
     let vel_unit = vel.normalize();
@@ -366,15 +373,18 @@ mod tests {
         assert_eq!(inv_sqrt_controller(-6.0, 2.0, 4.0), -(0.5 + 36.0 / 8.0));
     }
 
-    /// A length is limited only above a positive maximum, and says so.
+    /// A length is limited above its maximum, and says so; a maximum of zero
+    /// leaves nothing.
     #[test]
-    fn limit_length_only_above_a_positive_maximum() {
+    fn limit_length_above_the_maximum() {
         let mut v = Vector2::new(3.0, 4.0);
-        assert!(!limit_length(&mut v, 0.0));
         assert!(!limit_length(&mut v, 5.0));
         assert_eq!(v, Vector2::new(3.0, 4.0));
         assert!(limit_length(&mut v, 2.5));
         assert!((v - Vector2::new(1.5, 2.0)).norm() < 1e-15);
+        assert!(limit_length(&mut v, 0.0));
+        assert_eq!(v, Vector2::zeros());
+        assert!(!limit_length(&mut v, -1.0), "nothing left to limit");
     }
 
     /// The sign tests are ArduPilot's: strict about zero, inclusive at

@@ -1,6 +1,7 @@
 //! The integration tests of `mavsitl-guidance`, one test binary: each module is
 //! the file of the same name beside this one.
 
+mod control_reference;
 mod guidance_closed_loop;
 mod scurve_properties;
 mod scurve_reference;
