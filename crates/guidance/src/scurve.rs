@@ -321,11 +321,9 @@ impl SCurve {
         }
         let l = self.segment[SEG_CONST].end_pos - self.segment[SEG_ACCEL_END].end_pos;
         let mut p = PathTimes::default();
-        // ArduPilot writes powf(…, 1/3): an integer division, so powf(x, 0) = 1.
-        let jerk_time = min(
-            ((self.vel_max - v7).abs() * M_PI / (4.0 * self.snap_max)).powf(0.0),
-            self.jerk_max * M_PI / (2.0 * self.snap_max),
-        );
+        // ArduPilot writes MIN(powf(|Δv|·π/(4·snap), 1/3), jerk·π/(2·snap)):
+        // 1/3 is an integer division, and powf(x, 0) is 1 for every x.
+        let jerk_time = min(1.0, self.jerk_max * M_PI / (2.0 * self.snap_max));
         if self.vel_max < v7 && jerk_time * 12.0 < l / v7 {
             // Slowing down: the mirror of speeding up from vel_max to v7.
             let q = Self::calculate_path(

@@ -301,3 +301,66 @@ fn speed_changes_mid_leg_keep_the_destination() {
         }
     }
 }
+
+/// Rover's limits, as `rover_box` has them.
+const ROVER: Limits = Limits {
+    speed_xy: 2.0,
+    speed_up: 2.0,
+    speed_down: 2.0,
+    accel_xy: 1.0,
+    accel_z: 1.0,
+    jerk: 1.0,
+    snap: 15.0,
+};
+
+/// As ArduPilot's `calculate_track`, a track with |d|² under `FLT_EPSILON`
+/// (0.1 mm here) is a zero-length path, one of 1 mm is not; and each limit
+/// that is not positive, alone, leaves the path empty.
+#[test]
+fn a_track_too_short_or_a_limit_not_positive_leaves_the_path_empty() {
+    let east = |m: f32| Vector3::new(m, 0.0, 0.0);
+    assert!(track(&ROVER, &Vector3::zeros(), &east(1e-4)).is_empty());
+    assert!(!track(&ROVER, &Vector3::zeros(), &east(1e-3)).is_empty());
+    let d = east(30.0);
+    assert!(!track(&ROVER, &Vector3::zeros(), &d).is_empty());
+    let speed = Limits {
+        speed_xy: 0.0,
+        ..ROVER
+    };
+    let accel = Limits {
+        accel_xy: 0.0,
+        ..ROVER
+    };
+    let jerk = Limits { jerk: 0.0, ..ROVER };
+    let snap = Limits { snap: 0.0, ..ROVER };
+    for (what, l) in [
+        ("speed", speed),
+        ("accel", accel),
+        ("jerk", jerk),
+        ("snap", snap),
+    ] {
+        let s = track(&l, &Vector3::zeros(), &d);
+        assert!(s.is_empty(), "{what} 0");
+        assert_eq!(s.time_end(), 0.0, "{what} 0");
+    }
+}
+
+/// A speed limit of zero is ignored mid-leg: the leg goes on exactly as
+/// before.
+#[test]
+fn a_zero_speed_limit_mid_leg_changes_nothing() {
+    let d = Vector3::new(30.0, 0.0, 0.0);
+    let mut changed = track(&ROVER, &Vector3::zeros(), &d);
+    let mut kept = changed.clone();
+    for k in 0..1_000 {
+        if k == 250 {
+            changed.set_speed_max(0.0, 0.0, 0.0);
+        }
+        let mut out = [(Vector3::zeros(), Vector3::zeros(), Vector3::zeros()); 2];
+        for (s, (p, v, a)) in [&mut changed, &mut kept].into_iter().zip(&mut out) {
+            s.move_from_pos_vel_accel(0.02, p, v, a);
+        }
+        assert_eq!(out[0], out[1], "tick {k}");
+    }
+    assert_eq!(changed.get_speed_along_track(), 2.0);
+}

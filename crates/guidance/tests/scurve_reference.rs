@@ -276,6 +276,7 @@ fn every_case_matches_ardupilot_bit_for_bit() {
         "speed_rover_accel_raise",
         "speed_rover_box",
         "speed_rover_corner_late",
+        "speed_rover_raise_late",
         "speed_copter_straight",
         "speed_copter_climb",
         "speed_copter_corners",

@@ -132,6 +132,9 @@ static std::vector<Case> all_cases()
     c.push_back(rover("speed_rover_corner_late",
         "Rover, one 90 deg corner: lowered too late in cruise to replan, then raised while decelerating before the blend",
         {{0,0,0},{20,0,0},{20,15,0}}, {{480, 0.5f}, {540, 1}}));
+    c.push_back(rover("speed_rover_raise_late",
+        "Rover, one 20 m leg: raised in cruise with too little of it left to reach the new speed (about 2 m)",
+        {{0,0,0},{20,0,0}}, {{450, 3}}));
     c.push_back(copter("speed_copter_straight",
         "Copter, one 150 m level leg: raised in the first jerk ramp, lowered below the speed reached during constant acceleration, raised inside the speed-change segments, lowered while cruising, raised while decelerating",
         {{0,0,0},{150,0,0}}, {{400, 14}, {1400, 4}, {2600, 8}, {6400, 6}, {9000, 9}}));
