@@ -4,9 +4,10 @@
 //! Rover box driven three times round, Copter missions with legs of hundreds of
 //! metres and climbs and descents under different limits, many chained corners,
 //! corners whose blend test sits on either side of its threshold, and speed
-//! limits changed mid-leg in every phase of a leg, as AR_WPNav changes them.
+//! limits changed mid-leg in every phase of a leg, as AR_WPNav changes them,
+//! and legs entered or left at speed.
 //!
-//! Each case's parameters are in `cases.txt` and `cases_speed.txt` exactly as
+//! Each case's parameters are in `cases*.txt` exactly as
 //! the generator printed them (`%.9g`, which gives back the float exactly);
 //! the legs are chained as AR_WPNav chains them, with perfect tracking.
 
@@ -36,17 +37,23 @@ struct Case {
     /// Speed changes as AR_WPNav makes them: at the start of tick k, the
     /// new limit v (m/s) for speed_xy, speed_up and speed_down.
     speed_changes: Vec<(usize, f32)>,
+    /// The first leg's speed at its origin and at its destination (m/s),
+    /// set right after it is planned (`set_origin_speed_max`,
+    /// `set_destination_speed_max`).
+    entry_speeds: (Option<f32>, Option<f32>),
 }
 
-/// The cases of `cases.txt` (fixed limits) and `cases_speed.txt` (speed
-/// changes mid-leg).
+/// The cases of `cases.txt` (fixed limits), `cases_speed.txt` (speed
+/// changes mid-leg) and `cases_entry.txt` (a first leg entered or left at
+/// speed).
 fn cases() -> Vec<Case> {
     let mut out = Vec::new();
-    for file in ["cases.txt", "cases_speed.txt"] {
+    for file in ["cases.txt", "cases_speed.txt", "cases_entry.txt"] {
         let text = std::fs::read_to_string(format!("{DATA}/{file}")).expect(file);
         let mut name = None;
         let mut params = None;
         let mut changes = String::new();
+        let mut entry = String::new();
         for line in text.lines().map(str::trim) {
             if let Some(n) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
                 name = Some(n.to_string());
@@ -54,13 +61,27 @@ fn cases() -> Vec<Case> {
                 params = Some(p.to_string());
             } else if let Some(c) = line.strip_prefix("speed_changes:") {
                 changes = c.to_string();
+            } else if let Some(e) = line.strip_prefix("entry_speeds:") {
+                entry = e.to_string();
             } else if let Some(p) = line.strip_prefix("points:") {
                 let (n, ps) = (name.take().expect("[name]"), params.take().expect("params"));
-                out.push(case(n, &ps, p, &std::mem::take(&mut changes)));
+                let mut c = case(n, &ps, p, &std::mem::take(&mut changes));
+                c.entry_speeds = entry_speeds(&std::mem::take(&mut entry));
+                out.push(c);
             }
         }
     }
     out
+}
+
+/// `origin=v destination=v`, either or both.
+fn entry_speeds(text: &str) -> (Option<f32>, Option<f32>) {
+    let get = |key: &str| {
+        text.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+            .map(|v| v.parse().expect("speed"))
+    };
+    (get("origin"), get("destination"))
 }
 
 fn case(name: String, params: &str, points: &str, changes: &str) -> Case {
@@ -102,6 +123,7 @@ fn case(name: String, params: &str, points: &str, changes: &str) -> Case {
                 (k.parse().expect("tick"), v.parse().expect("speed"))
             })
             .collect(),
+        entry_speeds: (None, None),
         name,
     }
 }
@@ -196,6 +218,13 @@ fn check(c: &Case) -> Vec<usize> {
     let mut chain = Chain::new(c);
     let mut leg = 0;
     chain.set_destination(leg);
+    let (origin_speed, destination_speed) = c.entry_speeds;
+    if let Some(v) = origin_speed {
+        chain.this.set_origin_speed_max(v);
+    }
+    if let Some(v) = destination_speed {
+        chain.this.set_destination_speed_max(v);
+    }
     let legs = c.points.len() - 1;
     let mut finish_ticks = Vec::new();
     for (n, row) in rows.iter().enumerate().skip(1) {
@@ -280,6 +309,13 @@ fn every_case_matches_ardupilot_bit_for_bit() {
         "speed_copter_straight",
         "speed_copter_climb",
         "speed_copter_corners",
+        "entry_rover_origin",
+        "entry_rover_origin_above_max",
+        "entry_rover_destination",
+        "entry_rover_short_both",
+        "entry_rover_corner_destination",
+        "entry_copter_climb_both",
+        "entry_copter_long_both",
     ] {
         assert!(names.contains(&want), "{want} missing from cases.txt");
     }

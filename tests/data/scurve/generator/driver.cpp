@@ -67,7 +67,22 @@ struct Case {
     float speed_xy, speed_up, speed_down, accel_xy, accel_z, jerk, snap, wp_radius, accel_corner, dt;
     std::vector<Vector3f> points;   // start, then waypoints
     std::vector<SpeedChange> changes;
+    // Entry and exit speeds of the first leg, set right after its
+    // calculate_track (before row 0) as AC_WPNav sets them for a leg entered
+    // or left at speed: set_origin_speed_max(origin_speed) if origin_speed >= 0,
+    // then set_destination_speed_max(dest_speed) if dest_speed >= 0. Left
+    // zero-initialised (entry false) by the aggregate initialisers above.
+    bool entry;
+    float origin_speed, dest_speed;
 };
+
+static Case with_entry(Case c, float origin_speed, float dest_speed)
+{
+    c.entry = true;
+    c.origin_speed = origin_speed;
+    c.dest_speed = dest_speed;
+    return c;
+}
 
 // ---- limits ----
 static Case rover(const char *name, const char *comment, std::vector<Vector3f> pts, std::vector<SpeedChange> ch = {})
@@ -144,6 +159,15 @@ static std::vector<Case> all_cases()
     c.push_back(copter("speed_copter_corners",
         "Copter, three zig-zag legs: lowered in the last jerk ramp, raised during a blend, lowered on the tick after a promotion, raised while decelerating before a blend, raised while cruising on the last leg",
         {{0,0,0},{30,20,0},{60,0,0},{90,20,0}}, {{1500, 6}, {3000, 12}, {3419, 3}, {5000, 4}, {7000, 5}}));
+
+    // --- entry and exit speeds (set_origin_speed_max, set_destination_speed_max) ---
+    c.push_back(with_entry(rover("entry_rover_origin", "", {{0,0,0},{30,0,0}}), 1, -1));
+    c.push_back(with_entry(rover("entry_rover_origin_above_max", "", {{0,0,0},{30,0,0}}), 3, -1));
+    c.push_back(with_entry(rover("entry_rover_destination", "", {{0,0,0},{30,0,0}}), -1, 1));
+    c.push_back(with_entry(rover("entry_rover_short_both", "", {{0,0,0},{3,0,0}}), 1.5f, 1));
+    c.push_back(with_entry(rover("entry_rover_corner_destination", "", {{0,0,0},{20,0,0},{20,15,0}}), -1, 1));
+    c.push_back(with_entry(copter("entry_copter_climb_both", "", {{0,0,0},{5,0,15}}), 2, 1));
+    c.push_back(with_entry(copter("entry_copter_long_both", "", {{0,0,0},{150,0,0}}), 6, 4));
     return c;
 }
 
@@ -291,6 +315,16 @@ static bool run_case(const Case &c, const char *outdir)
     const size_t legs = c.points.size() - 1;
     size_t leg = 0;
     ch.set_destination(leg);
+    if (c.entry) {
+        if (c.origin_speed >= 0) {
+            const float used = ch.cur.set_origin_speed_max(c.origin_speed);
+            fprintf(stderr, "  set_origin_speed_max(%.9g) -> %.9g\n", c.origin_speed, used);
+        }
+        if (c.dest_speed >= 0) {
+            ch.cur.set_destination_speed_max(c.dest_speed);
+            fprintf(stderr, "  set_destination_speed_max(%.9g)\n", c.dest_speed);
+        }
+    }
     fprintf(stderr, "[%s]\n  leg 0 at start:\n", c.name);
     print_segments("this_leg", ch.cur);
     print_segments("next_leg", ch.next);
@@ -422,6 +456,16 @@ static bool run_case(const Case &c, const char *outdir)
         printf("speed_changes:");
         for (const SpeedChange &s : c.changes) {
             printf(" %d=%.9g", s.k, s.v);
+        }
+        printf("\n");
+    }
+    if (c.entry) {
+        printf("entry_speeds:");
+        if (c.origin_speed >= 0) {
+            printf(" origin=%.9g", c.origin_speed);
+        }
+        if (c.dest_speed >= 0) {
+            printf(" destination=%.9g", c.dest_speed);
         }
         printf("\n");
     }
