@@ -16,7 +16,7 @@
 use nalgebra::Vector2;
 
 use super::attitude_control::ArAttitudeControl;
-use super::control::wrap_pi;
+use super::control::{is_positive, wrap_pi};
 use super::motors::{ArMotorsUgv, MotorOutputs};
 use super::pos_control::NavState;
 use super::wpnav::ArWpNav;
@@ -197,11 +197,12 @@ impl RoverDriver {
         }
     }
 
-    /// Holds position at the stopping point (`ModeLoiter::enter`).
+    /// Holds position at the stopping point (`ModeLoiter::enter`, through
+    /// `AR_WPNav::get_stopping_location`).
     pub fn start_loiter(&mut self, s: &NavState) {
         let v = s.vel_ne_m_s;
         let speed = v.norm();
-        self.loiter_destination = if speed > 0.0 {
+        self.loiter_destination = if is_positive(speed) {
             s.pos_ne_m + v / speed * self.atc.get_stopping_distance(speed)
         } else {
             s.pos_ne_m
@@ -379,5 +380,173 @@ impl RoverDriver {
             reached: false,
             outputs: MotorOutputs::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attitude_control::AttitudeParams;
+    use crate::motors::MotorsParams;
+    use crate::pos_control::{ArPosControl, PosControlParams};
+    use crate::wpnav::WpNavParams;
+    use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};
+
+    /// A driver with ArduPilot's defaults (WP_SPEED 2 m/s, LOIT_RADIUS 2 m,
+    /// LOIT_SPEED_GAIN 0.5, ATC_ACCEL_MAX 1 m/s²).
+    fn driver(params: RoverParams) -> RoverDriver {
+        RoverDriver::new(
+            params,
+            ArAttitudeControl::new(AttitudeParams::default()),
+            ArWpNav::new(
+                WpNavParams::default(),
+                ArPosControl::new(PosControlParams::default()),
+            ),
+            ArMotorsUgv::new(MotorsParams::default(), false),
+        )
+    }
+
+    fn at(n: f64, e: f64, yaw: f64) -> NavState {
+        NavState {
+            now_s: 1.0,
+            armed: true,
+            pos_ne_m: Vector2::new(n, e),
+            yaw_rad: yaw,
+            ..Default::default()
+        }
+    }
+
+    /// Loiter holds at the stopping point: ahead along the velocity by
+    /// v²/(2·ATC_ACCEL_MAX) (ATC_DECEL_MAX 0), or where it is at rest.
+    #[test]
+    fn loiter_starts_at_the_stopping_point() {
+        let mut d = driver(RoverParams::default());
+        let moving = NavState {
+            vel_ne_m_s: Vector2::new(3.0, -4.0),
+            ..at(10.0, 20.0, 0.3)
+        };
+        d.start_loiter(&moving);
+        // 5 m/s: 12.5 m along (0.6, −0.8).
+        let want = Vector2::new(10.0 + 7.5, 20.0 - 10.0);
+        assert!((d.loiter_destination() - want).norm() < 1e-12);
+        assert_eq!(d.mode(), DriverMode::Loiter);
+        d.start_loiter(&at(-3.0, 4.0, 0.0));
+        assert_eq!(d.loiter_destination(), Vector2::new(-3.0, 4.0));
+        d.stop();
+        assert_eq!(d.mode(), DriverMode::Stop);
+    }
+
+    /// `ModeLoiter::update`: outside LOIT_RADIUS the speed is (d − r)·gain,
+    /// at most WP_SPEED, reversed toward a target behind (LOIT_TYPE 0) or
+    /// always (2), and scaled by 1 − ½·|yaw error|/90° (at most halved).
+    #[test]
+    fn loiter_speed_follows_the_distance_and_the_heading_error() {
+        let speed = |loit_type: u8, target_e: f64, yaw: f64| {
+            let mut d = driver(RoverParams {
+                loit_type,
+                ..RoverParams::default()
+            });
+            d.loiter_destination = Vector2::new(0.0, target_e);
+            d.mode = DriverMode::Loiter;
+            let out = d.update(&at(0.0, 0.0, yaw), 0.02);
+            (out.desired_speed_m_s, out.turn_rate_rad_s)
+        };
+        let east = FRAC_PI_2;
+        // 3 m east, facing it: (3 − 2)·0.5.
+        assert!((speed(0, 3.0, east).0 - 0.5).abs() < 1e-12);
+        // 10 m: 4 m/s, limited to WP_SPEED.
+        assert!((speed(0, 10.0, east).0 - 2.0).abs() < 1e-12);
+        // 45° off: three quarters, turning toward it.
+        let (v, rate) = speed(0, 3.0, east - FRAC_PI_4);
+        assert!((v - 0.375).abs() < 1e-12 && rate > 0.0, "{v} {rate}");
+        let (v, rate) = speed(0, 3.0, east + FRAC_PI_4);
+        assert!((v - 0.375).abs() < 1e-12 && rate < 0.0, "{v} {rate}");
+        // Behind (facing west): LOIT_TYPE 0 reverses, stern first, no
+        // heading error; LOIT_TYPE 1 turns bow first, halved.
+        assert!((speed(0, 3.0, east + PI).0 + 0.5).abs() < 1e-12);
+        assert!((speed(1, 3.0, east + PI).0 - 0.25).abs() < 1e-12);
+        // LOIT_TYPE 2 always backs in: facing the target, halved and astern.
+        assert!((speed(2, 3.0, east).0 + 0.25).abs() < 1e-12);
+        assert!((speed(2, 3.0, east + PI).0 + 0.5).abs() < 1e-12);
+        // Inside the radius the speed eases to zero at ATC_ACCEL_MAX.
+        let mut d = driver(RoverParams::default());
+        d.loiter_destination = Vector2::new(0.0, 1.5);
+        d.mode = DriverMode::Loiter;
+        let cruising = NavState {
+            vel_ne_m_s: Vector2::new(0.0, 1.0),
+            ..at(0.0, 0.0, east)
+        };
+        let before = NavState {
+            now_s: 0.98,
+            ..cruising
+        };
+        d.atc
+            .get_throttle_out_speed(1.0, false, false, 2.0, 0.5, 0.02, &before.attitude_input());
+        let out = d.update(&cruising, 0.02);
+        assert!((out.desired_speed_m_s - 0.98).abs() < 1e-12, "{out:?}");
+    }
+
+    /// Stopping (`stop_vehicle`) slows the desired speed at ATC_ACCEL_MAX
+    /// and steers for a zero turn rate, itself eased from the present one
+    /// at ATC_STR_ACC_MAX, until stopped. ArduPilot's defaults: speed P 0.2,
+    /// I 0.2, cruise 50 % at 2 m/s; steering rate P 0.2, I 0.2, FF 0.2.
+    #[test]
+    fn stopping_eases_the_speed_and_the_turn_rate_down() {
+        let mut d = driver(RoverParams::default());
+        let moving = NavState {
+            vel_ne_m_s: Vector2::new(2.0, 0.0),
+            yaw_rate_rad_s: 0.5,
+            ..at(0.0, 0.0, 0.0)
+        };
+        let out = d.update(&moving, 0.02);
+        // 2 m/s eased to 1.98: FF 0.5·1.98/2, P and I on −0.02 m/s.
+        let throttle = 0.5 * 1.98 / 2.0 + 0.2 * -0.02 + 0.2 * -0.02 * 0.02;
+        assert!((out.throttle - throttle).abs() < 1e-12, "{out:?}");
+        // 0.5 rad/s eased by 120°/s² for 0.02 s: FF, P and I.
+        let rate = 0.5 - 120f64.to_radians() * 0.02;
+        let steering = 0.2 * rate + 0.2 * (rate - 0.5) + 0.2 * (rate - 0.5) * 0.02;
+        assert!((out.steering - steering).abs() < 1e-12, "{out:?}");
+        assert_eq!(out.desired_speed_m_s, 0.0);
+    }
+
+    /// The speed limit is refused below AR_WPNav's 0.05 m/s.
+    #[test]
+    fn the_speed_limit_is_refused_below_5_cm_s() {
+        let mut d = driver(RoverParams::default());
+        assert!(!d.set_desired_speed(0.04));
+        assert!(d.set_desired_speed(1.5));
+    }
+
+    /// Guided goes by S-curves, through a next point, only with
+    /// GUID_OPTIONS bit 6; else by PSC input shaping, to the point alone.
+    #[test]
+    fn guided_uses_s_curves_only_with_guid_options_bit_6() {
+        for (options, scurves) in [(0, false), (GUID_OPTIONS_SCURVES, true), (63, false)] {
+            let mut d = driver(RoverParams {
+                guid_options: options,
+                ..RoverParams::default()
+            });
+            let s = at(0.0, 0.0, 0.0);
+            let next = Some(Vector2::new(20.0, 10.0));
+            assert!(d.guided_set_destination(Vector2::new(20.0, 0.0), next, &s));
+            assert_eq!(
+                d.wpnav.is_fast_waypoint(),
+                scurves,
+                "GUID_OPTIONS {options}"
+            );
+            assert_eq!(d.mode(), DriverMode::Guided);
+        }
+    }
+
+    /// The throttle controller sees the mixer's saturation of the last
+    /// tick.
+    #[test]
+    fn the_throttle_limits_are_the_mixers() {
+        let mut d = driver(RoverParams::default());
+        assert_eq!(d.throttle_limits(), (false, false));
+        d.motors.output(true, 0.0, 0.0, 1.5, 0.02);
+        assert_eq!(d.throttle_limits(), (false, true));
+        d.motors.output(true, 0.0, 0.0, -1.5, 0.02);
+        assert_eq!(d.throttle_limits(), (true, false));
     }
 }

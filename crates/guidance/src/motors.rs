@@ -10,6 +10,8 @@
 //! `get_scaled_throttle` (MOT_THR_MIN, MOT_THST_EXPO). Steering and throttle
 //! are normalised, −1..1, where ArduPilot uses ±4500 and ±100.
 
+use crate::control::{is_negative, is_positive};
+
 /// `MOT_*` parameters (ArduPilot names, Rover's defaults).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MotorsParams {
@@ -151,13 +153,13 @@ impl ArMotorsUgv {
     fn output_regular(&mut self, ground_speed: f64, steering: f64, throttle: f64) -> MotorOutputs {
         let base = self.params.spd_sca_base;
         let mut steering = steering;
-        if base > 0.0 && ground_speed.abs() > base {
+        if is_positive(base) && ground_speed.abs() > base {
             steering *= base / ground_speed.abs();
         } else if !self.skid_steering {
             self.limit.steer_left = true;
             self.limit.steer_right = true;
         }
-        if ground_speed < 0.0 {
+        if is_negative(ground_speed) {
             steering = -steering;
         }
         self.set_limits_from_input(steering, throttle);
@@ -249,7 +251,7 @@ impl ArMotorsUgv {
         } else {
             // Throttle first.
             let t = thr_s * lerp(fair, 1.0, 0.5 - mix, 0.0, 0.5);
-            let sign = if str_s > 0.0 { 1.0 } else { -1.0 };
+            let sign = if is_positive(str_s) { 1.0 } else { -1.0 };
             let s = if t >= best {
                 (1.0 - t) * sign
             } else {
@@ -380,6 +382,106 @@ mod tests {
             "{o:?}"
         );
         assert!(m.limit().steer_left);
+    }
+
+    /// MOT_THR_MAX caps the throttle (never below 30 %) and flags the
+    /// limit it reaches.
+    #[test]
+    fn mot_thr_max_caps_the_throttle() {
+        for (thr_max, cap) in [(60.0, 0.6), (20.0, 0.3), (100.0, 0.9)] {
+            let p = MotorsParams {
+                thr_max,
+                slew_rate: 0.0,
+                ..MotorsParams::default()
+            };
+            let mut m = ArMotorsUgv::new(p, false);
+            let o = m.output(true, 2.0, 0.0, 0.9, 0.02);
+            assert!((o.throttle - cap).abs() < 1e-12, "{thr_max}: {o:?}");
+            assert_eq!(m.limit().throttle_upper, cap < 0.9, "{thr_max}");
+            m.output(true, 2.0, 0.0, -0.9, 0.02);
+            assert_eq!(m.limit().throttle_lower, cap < 0.9, "{thr_max}");
+        }
+    }
+
+    /// Regular steering is scaled only above a positive MOT_SPD_SCA_BASE
+    /// (at it, or with none, it is not, and a steering rover flags both
+    /// limits), reversed only going astern, and flags the side it reaches.
+    #[test]
+    fn regular_steering_at_the_edges_of_its_scaling() {
+        let mut m = ArMotorsUgv::new(MotorsParams::default(), false);
+        let o = settled(&mut m, 1.0, 0.5, 0.3);
+        assert!((o.steering - 0.5).abs() < 1e-12);
+        assert!(m.limit().steer_left && m.limit().steer_right);
+        let o = settled(&mut m, 0.0, 0.5, 0.3);
+        assert!((o.steering - 0.5).abs() < 1e-12, "not reversed at rest");
+        // Past full: 2.5 at 2 m/s is 1.25, the right limit.
+        let o = settled(&mut m, 2.0, 2.5, 0.3);
+        assert!((o.steering - 1.0).abs() < 1e-12);
+        assert!(m.limit().steer_right && !m.limit().steer_left);
+        settled(&mut m, 2.0, -2.5, 0.3);
+        assert!(m.limit().steer_left && !m.limit().steer_right);
+        m.params.spd_sca_base = 0.0;
+        let o = settled(&mut m, 2.5, 0.5, 0.3);
+        assert!((o.steering - 0.5).abs() < 1e-12, "no scaling: {o:?}");
+        assert!(m.limit().steer_left && m.limit().steer_right);
+    }
+
+    /// The skid-steering mixer with MOT_THST_ASYM 1.25 (reverse limit −0.8,
+    /// best steering throttle 0.1): the steering range below and above the
+    /// best throttle, the throttle clamps, and each saturation priority.
+    #[test]
+    fn skid_steering_ranges_clamps_and_priorities() {
+        let asym = |mix: f64| MotorsParams {
+            thst_asym: 1.25,
+            str_thr_mix: mix,
+            slew_rate: 0.0,
+            ..MotorsParams::default()
+        };
+        let mix = |p: MotorsParams, steering: f64, throttle: f64| {
+            let mut m = ArMotorsUgv::new(p, true);
+            let o = m.output(true, 0.0, steering, throttle, 0.02);
+            (o.left, o.right, m.limit())
+        };
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // Below the best throttle the range is throttle + 0.8: 0.9 is cut
+        // to 0.85; the reverse side is scaled up by 1.25.
+        let (l, r, lim) = mix(asym(0.5), 0.9, 0.05);
+        assert!(near(l, 0.9) && near(r, -1.0), "{l} {r}");
+        assert!(lim.steer_right && !lim.steer_left);
+        let (l, r, lim) = mix(asym(0.5), -0.9, 0.05);
+        assert!(near(l, -1.0) && near(r, 0.9), "{l} {r}");
+        assert!(lim.steer_left && !lim.steer_right);
+        // Reversing, the range is 0.8 whatever the throttle.
+        let (l, r, _) = mix(asym(0.5), -0.5, -0.3);
+        assert!(near(l, -1.0) && near(r, 0.2), "{l} {r}");
+        // Above it the range is 1 − 0.1; 1.4 saturates: steering first
+        // at MOT_STR_THR_MIX 0.5, scaled by 1/1.4, throttle what is left.
+        let (l, r, lim) = mix(asym(0.5), 0.95, 0.5);
+        let s = 0.9 / 1.4;
+        assert!(near(l, 1.0) && near(r, (1.0 - 2.0 * s) * 1.25), "{l} {r}");
+        assert!(lim.steer_right && lim.throttle_upper);
+        // Throttle clamps: below −0.8 and above 1.
+        let (l, r, lim) = mix(asym(0.5), 0.0, -0.9);
+        assert!(near(l, -1.0) && near(r, -1.0) && lim.throttle_lower);
+        let (l, r, lim) = mix(asym(0.5), 0.0, 1.3);
+        assert!(near(l, 1.0) && near(r, 1.0) && lim.throttle_upper);
+        // Throttle first (0.2), reversing: saturation 1.2/0.8 = 1.5, the
+        // throttle scaled by 1/1.5 + 0.6·(1 − 1/1.5), steering what is left
+        // above −0.8, with its sign.
+        let t = -0.7 * (1.0 / 1.5 + 0.6 * (1.0 - 1.0 / 1.5));
+        let (l, r, _) = mix(asym(0.2), 0.5, -0.7);
+        assert!(near(l, (2.0 * t + 0.8) * 1.25) && near(r, -1.0), "{l} {r}");
+        let (l, r, _) = mix(asym(0.2), -0.5, -0.7);
+        assert!(near(l, -1.0) && near(r, (2.0 * t + 0.8) * 1.25), "{l} {r}");
+        // Throttle first going forward: steering what is left below 1.
+        let sym = MotorsParams {
+            str_thr_mix: 0.2,
+            slew_rate: 0.0,
+            ..MotorsParams::default()
+        };
+        let t = 0.8 * (1.0 / 1.4 + 0.6 * (1.0 - 1.0 / 1.4));
+        let (l, r, _) = mix(sym, -0.6, 0.8);
+        assert!(near(l, 2.0 * t - 1.0) && near(r, 1.0), "{l} {r}");
     }
 
     #[test]
