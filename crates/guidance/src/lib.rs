@@ -9,7 +9,7 @@
 //! | [`ap_float`] | `libraries/AP_Math/AP_Math.h`, `vector3.cpp`, `control.cpp` (float helpers as SITL computes them) |
 //! | [`scurve`] | `libraries/AP_Math/SCurve.cpp`, `SCurve.h` (straight tracks, ArduPilot-exact) |
 //! | [`pid`] | `libraries/AC_PID/AC_PID.cpp`, `AC_PID_2D.cpp`, `AC_P_2D.cpp` |
-//! | [`slew_limiter`] | `libraries/AP_Math/SlewLimiter.cpp` (AC_PID's SMAX) |
+//! | [`slew_limiter`] | `libraries/Filter/SlewLimiter.cpp` (AC_PID's SMAX) |
 //! | [`attitude_control`] | `libraries/APM_Control/AR_AttitudeControl.cpp` |
 //! | [`pos_control`] | `libraries/APM_Control/AR_PosControl.cpp` |
 //! | [`wpnav`] | `libraries/AR_WPNav/AR_WPNav.cpp`, `AR_PivotTurn.cpp` |

@@ -104,7 +104,7 @@ impl AcPid {
             self.target += lowpass_alpha(g.filt_t_hz, dt) * (target - self.target);
             self.error +=
                 lowpass_alpha(g.filt_e_hz, dt) * ((self.target - measurement) - self.error);
-            if dt > 0.0 {
+            if is_positive(dt) {
                 let d = (self.error - error_last) / dt;
                 self.derivative += lowpass_alpha(g.filt_d_hz, dt) * (d - self.derivative);
             }
@@ -214,7 +214,7 @@ impl AcPid2D {
         } else {
             let error_last = self.error;
             self.error += ((target - measurement) - self.error) * lowpass_alpha(g.filt_e_hz, dt);
-            if dt > 0.0 {
+            if is_positive(dt) {
                 let d = (self.error - error_last) / dt;
                 self.derivative += (d - self.derivative) * lowpass_alpha(g.filt_d_hz, dt);
             }
@@ -232,9 +232,9 @@ impl AcPid2D {
         let length = self.integrator.norm();
         self.integrator += delta;
         if is_positive(delta.dot(limit)) {
-            limit_length_ap(&mut self.integrator, length);
+            limit_length(&mut self.integrator, length);
         }
-        limit_length_ap(&mut self.integrator, g.imax);
+        limit_length(&mut self.integrator, g.imax);
     }
 
     /// The integrator (NE).
@@ -245,7 +245,7 @@ impl AcPid2D {
     /// Sets the integrator, within IMAX (`set_integrator`).
     pub fn set_integrator(&mut self, i: Vector2<f64>) {
         self.integrator = i;
-        limit_length_ap(&mut self.integrator, self.gains.imax);
+        limit_length(&mut self.integrator, self.gains.imax);
     }
 
     /// Feed-forward term.
@@ -262,17 +262,6 @@ impl AcPid2D {
     pub fn reset_filter(&mut self) {
         self.reset_filter = true;
     }
-}
-
-/// `Vector2f::limit_length`: scales `v` down to `max` when longer (a zero
-/// `max` zeroes it, unlike [`limit_length`]); true if it was limited.
-fn limit_length_ap(v: &mut Vector2<f64>, max: f64) -> bool {
-    let len = v.norm();
-    if len > max && is_positive(len) {
-        *v *= max / len;
-        return true;
-    }
-    false
 }
 
 /// `AC_P_2D`: a square-root P controller on a horizontal position error.

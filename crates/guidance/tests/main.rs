@@ -3,5 +3,6 @@
 
 mod control_reference;
 mod guidance_closed_loop;
+mod pid_reference;
 mod scurve_properties;
 mod scurve_reference;
