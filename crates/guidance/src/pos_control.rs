@@ -8,7 +8,9 @@
 use nalgebra::Vector2;
 
 use super::attitude_control::{ArAttitudeControl, AttitudeInput};
-use super::control::{limit_length, safe_sqrt, shape_pos_vel_accel_xy, update_pos_vel_accel_xy};
+use super::control::{
+    is_zero_xy, limit_length, safe_sqrt, shape_pos_vel_accel_xy, update_pos_vel_accel_xy,
+};
 use super::pid::{AcP2D, AcPid2D, PidGains};
 
 /// `PSC_*` parameters.
@@ -109,7 +111,6 @@ pub struct ArPosControl {
     desired_lat_accel: f64,
     desired_turn_rate: f64,
     last_update_s: Option<f64>,
-    pos_error: Vector2<f64>,
 }
 
 impl ArPosControl {
@@ -145,7 +146,6 @@ impl ArPosControl {
             desired_lat_accel: 0.0,
             desired_turn_rate: 0.0,
             last_update_s: None,
-            pos_error: Vector2::zeros(),
         }
     }
 
@@ -202,9 +202,9 @@ impl ArPosControl {
         self.jerk_max
     }
 
-    /// Whether it ran within the last 100 ms (`is_active`).
+    /// Whether it ran less than 100 ms ago (`is_active`).
     pub fn is_active(&self, now_s: f64) -> bool {
-        self.last_update_s.is_some_and(|t| now_s - t <= TIMEOUT_S)
+        self.last_update_s.is_some_and(|t| now_s - t < TIMEOUT_S)
     }
 
     /// Starts from the vehicle's current position, velocity and acceleration (`init`).
@@ -269,14 +269,25 @@ impl ArPosControl {
         self.pos_target
     }
 
-    /// Desired (feed-forward) velocity, NE m/s.
+    /// Desired (feed-forward) velocity, NE m/s; zero when none is set
+    /// (`get_desired_velocity`).
     pub fn get_desired_velocity(&self) -> Vector2<f64> {
-        self.vel_desired
+        if self.vel_desired_valid {
+            self.vel_desired
+        } else {
+            Vector2::zeros()
+        }
     }
 
-    /// Position error (target − vehicle), NE m, of the last update.
-    pub fn get_pos_error(&self) -> Vector2<f64> {
-        self.pos_error
+    /// Position error from the vehicle at `s` to the target, NE m; zero
+    /// while the controller is not running (`get_pos_error`, which reads
+    /// the position now, not at the last update).
+    pub fn get_pos_error(&self, s: &NavState) -> Vector2<f64> {
+        if self.is_active(s.now_s) {
+            self.pos_target - s.pos_ne_m
+        } else {
+            Vector2::zeros()
+        }
     }
 
     /// Desired speed, m/s.
@@ -314,11 +325,10 @@ impl ArPosControl {
         } else {
             Vector2::zeros()
         };
-        self.pos_error = self.pos_target - s.pos_ne_m;
         let mut stopping = false;
         if self.vel_desired_valid {
             vel_target += self.vel_desired;
-            stopping = self.vel_desired == Vector2::zeros();
+            stopping = is_zero_xy(&self.vel_desired);
         }
         limit_length(&mut vel_target, self.speed_max);
         // Body axes in the earth frame: forward, right.
@@ -359,5 +369,165 @@ impl ArPosControl {
         self.desired_lat_accel = if stopping { 0.0 } else { accel_fr.y };
         self.desired_turn_rate =
             atc.get_turn_rate_from_lat_accel(self.desired_lat_accel, self.desired_speed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attitude_control::AttitudeParams;
+    use crate::control::GRAVITY_MSS;
+
+    /// ArduPilot's PSC defaults (POS_P 0.2, VEL_P 1, no I, D or FF) and
+    /// Rover's limits: 2 m/s, 1 m/s², 1 m/s² laterally, 1 m/s³.
+    fn psc() -> (ArPosControl, ArAttitudeControl) {
+        let mut p = ArPosControl::new(PosControlParams::default());
+        p.set_limits(2.0, 1.0, 1.0, 1.0);
+        (p, ArAttitudeControl::new(AttitudeParams::default()))
+    }
+
+    /// Heading north at the origin, at rest, at `now_s`.
+    fn north(now_s: f64) -> NavState {
+        NavState {
+            now_s,
+            armed: true,
+            ..Default::default()
+        }
+    }
+
+    /// The limits are kept (never negative), and the controller is active
+    /// for less than 100 ms after an update.
+    #[test]
+    fn limits_and_activity() {
+        let (mut p, atc) = psc();
+        assert_eq!((p.get_speed_max(), p.get_accel_max()), (2.0, 1.0), "as set");
+        assert_eq!((p.get_lat_accel_max(), p.get_jerk_max()), (1.0, 1.0));
+        p.set_limits(-1.0, -1.0, -1.0, -1.0);
+        assert_eq!(p.get_speed_max() + p.get_accel_max(), 0.0);
+        assert_eq!(p.get_lat_accel_max() + p.get_jerk_max(), 0.0);
+        let (mut p, _) = psc();
+        assert!(!p.is_active(0.0));
+        p.update(0.02, &north(1.0), &atc);
+        assert!(p.is_active(1.0) && p.is_active(1.099));
+        assert!(!p.is_active(1.1));
+    }
+
+    /// The targets as given; the position error is read from where the
+    /// vehicle is now, and is zero while the controller is not running.
+    #[test]
+    fn targets_and_the_live_position_error() {
+        let (mut p, atc) = psc();
+        assert_eq!(p.get_desired_velocity(), Vector2::zeros(), "none set");
+        let (pos, vel) = (Vector2::new(10.0, 4.0), Vector2::new(1.0, 0.5));
+        p.set_pos_vel_accel_target(pos, vel, Vector2::new(0.1, 0.0));
+        assert_eq!((p.get_pos_target(), p.get_desired_velocity()), (pos, vel));
+        let moved = NavState {
+            pos_ne_m: Vector2::new(3.0, 1.0),
+            ..north(1.05)
+        };
+        assert_eq!(p.get_pos_error(&moved), Vector2::zeros(), "not running");
+        p.update(0.02, &north(1.0), &atc);
+        assert_eq!(p.get_pos_error(&moved), Vector2::new(7.0, 3.0));
+        p.init(&moved);
+        assert_eq!(p.get_pos_target(), moved.pos_ne_m);
+        assert_eq!(p.get_desired_velocity(), Vector2::zeros());
+    }
+
+    /// A target ahead: the square-root P velocity (here 0.2 × 10 m,
+    /// inside its linear region of 1/0.2² = 25 m) plus the desired one,
+    /// limited to 2 m/s, is the desired speed; nothing sideways, no turn.
+    #[test]
+    fn a_target_ahead_is_a_speed() {
+        let (mut p, atc) = psc();
+        p.set_pos_vel_accel_target(
+            Vector2::new(5.0, 0.0),
+            Vector2::new(0.5, 0.0),
+            Vector2::zeros(),
+        );
+        p.update(0.02, &north(1.0), &atc);
+        // 0.2 × 5 + 0.5.
+        assert!((p.get_desired_speed() - 1.5).abs() < 1e-12);
+        assert_eq!(p.get_desired_lat_accel(), 0.0);
+        assert_eq!(p.get_desired_turn_rate_rads(), 0.0);
+        p.set_pos_vel_accel_target(
+            Vector2::new(10.0, 0.0),
+            Vector2::new(1.5, 0.0),
+            Vector2::zeros(),
+        );
+        p.update(0.02, &north(1.02), &atc);
+        assert!((p.get_desired_speed() - 2.0).abs() < 1e-9, "limited");
+    }
+
+    /// A target to the right: the velocity P (1) on the 2 m/s toward it
+    /// is a lateral acceleration and a turn; the speed is the least a turn
+    /// of TURN_RADIUS at half the turn acceleration allows, forward or,
+    /// reversed, astern.
+    #[test]
+    fn a_target_abeam_is_a_turn_at_the_least_turning_speed() {
+        for reversed in [false, true] {
+            let (mut p, atc) = psc();
+            p.set_turn_params(0.9, false);
+            p.set_reversed(reversed);
+            p.set_pos_vel_accel_target(
+                Vector2::new(0.0, 10.0),
+                Vector2::new(0.0, 0.5),
+                Vector2::zeros(),
+            );
+            p.update(0.02, &north(1.0), &atc);
+            let speed = (0.6 * GRAVITY_MSS * 0.5 * 0.9).sqrt();
+            let want = if reversed { -speed } else { speed };
+            assert!((p.get_desired_speed() - want).abs() < 1e-12, "{reversed}");
+            assert!((p.get_desired_lat_accel() - 2.0).abs() < 1e-12);
+            let rate = 2.0 / want;
+            assert!((p.get_desired_turn_rate_rads() - rate).abs() < 1e-12);
+        }
+        // A vehicle that can pivot has no least turning speed.
+        let (mut p, atc) = psc();
+        p.set_turn_params(0.9, true);
+        p.set_pos_vel_accel_target(
+            Vector2::new(0.0, 10.0),
+            Vector2::new(0.0, 0.5),
+            Vector2::zeros(),
+        );
+        p.update(0.02, &north(1.0), &atc);
+        assert_eq!(p.get_desired_speed(), 0.0);
+    }
+
+    /// Stopping (a zero desired velocity) steers nothing; disarmed,
+    /// nothing at all.
+    #[test]
+    fn stopping_and_disarmed() {
+        let (mut p, atc) = psc();
+        p.set_pos_vel_accel_target(Vector2::new(3.0, 3.0), Vector2::zeros(), Vector2::zeros());
+        p.update(0.02, &north(1.0), &atc);
+        assert_eq!(p.get_desired_lat_accel(), 0.0);
+        assert!((p.get_desired_speed() - 0.6).abs() < 1e-12, "0.2 × 3 north");
+        let disarmed = NavState {
+            armed: false,
+            ..north(1.02)
+        };
+        p.update(0.02, &disarmed, &atc);
+        assert_eq!(p.get_desired_speed(), 0.0);
+        assert_eq!(p.get_desired_turn_rate_rads(), 0.0);
+    }
+
+    /// Input shaping moves the target toward the point at no more than the
+    /// jerk limit: from rest, one step of 0.02 s gives 0.02 m/s² toward it.
+    #[test]
+    fn input_shaping_starts_at_the_jerk_limit() {
+        let (mut p, _) = psc();
+        p.init(&north(0.0));
+        p.input_pos_target(&Vector2::new(30.0, 40.0), 0.02);
+        p.input_pos_target(&Vector2::new(30.0, 40.0), 0.02);
+        // The second step moved the target by ½·a·dt² with a = 0.02 m/s²
+        // along (0.6, 0.8); the velocity is a·dt.
+        let v = p.get_desired_velocity();
+        assert!(
+            (v - Vector2::new(0.6, 0.8) * 0.02 * 0.02).norm() < 1e-12,
+            "{v}"
+        );
+        let moved = p.get_pos_target();
+        let want = Vector2::new(0.6, 0.8) * 0.5 * 0.02 * 0.02 * 0.02;
+        assert!((moved - want).norm() < 1e-12, "{moved}");
     }
 }

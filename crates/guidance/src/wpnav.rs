@@ -302,9 +302,9 @@ impl ArWpNav {
         s.pos_ne_m + v / speed * atc.get_stopping_distance(speed)
     }
 
-    /// Whether [`ArWpNav::update`] ran within the last 100 ms (`is_active`).
+    /// Whether [`ArWpNav::update`] ran less than 100 ms ago (`is_active`).
     pub fn is_active(&self, now_s: f64) -> bool {
-        self.last_update_s.is_some_and(|t| now_s - t <= TIMEOUT_S)
+        self.last_update_s.is_some_and(|t| now_s - t < TIMEOUT_S)
     }
 
     /// Sets the speed limit, m/s; refuses below 0.05 (`set_speed_max`).
@@ -495,7 +495,7 @@ impl ArWpNav {
         let desired_vel = self.pos_control.get_desired_velocity();
         let raw = if desired_vel.norm() > 0.0 {
             let u = desired_vel.normalize();
-            let track_error = self.pos_control.get_pos_error().dot(&u);
+            let track_error = self.pos_control.get_pos_error(s).dot(&u);
             let track_velocity = s.vel_ne_m_s.dot(&u);
             let max_ratio = if self.overspeed_enabled { 5.0 } else { 1.0 };
             (0.05
