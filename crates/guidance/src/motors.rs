@@ -482,6 +482,18 @@ mod tests {
         let t = 0.8 * (1.0 / 1.4 + 0.6 * (1.0 - 1.0 / 1.4));
         let (l, r, _) = mix(sym, -0.6, 0.8);
         assert!(near(l, 2.0 * t - 1.0) && near(r, 1.0), "{l} {r}");
+        // Steering first but not all of it (0.75): halfway from the fair
+        // 1/1.4 to all, throttle what is left below 1.
+        let s = 0.6 * (1.0 / 1.4 + 0.5 * (1.0 - 1.0 / 1.4));
+        let (l, r, _) = mix(
+            MotorsParams {
+                str_thr_mix: 0.75,
+                ..sym
+            },
+            0.6,
+            0.8,
+        );
+        assert!(near(l, 1.0) && near(r, 1.0 - 2.0 * s), "{l} {r}");
     }
 
     #[test]
@@ -504,6 +516,11 @@ mod tests {
         };
         let o = m.output(true, 0.0, 0.0, 0.25, 0.02);
         assert!((o.throttle - (0.75f64.sqrt() - 0.5)).abs() < 1e-12);
+        let o = m.output(true, 0.0, 0.0, -0.25, 0.02);
+        assert!(
+            (o.throttle + (0.75f64.sqrt() - 0.5)).abs() < 1e-12,
+            "astern"
+        );
         assert_eq!(
             m.output(false, 0.0, 0.3, 0.3, 0.02),
             MotorOutputs::default()
