@@ -602,20 +602,6 @@ impl SCurve {
         self.segment[SEG_DECEL_END].end_time - self.time
     }
 
-    /// End of the acceleration phase, s (`get_accel_finished_time`).
-    pub fn get_accel_finished_time(&self) -> f32 {
-        self.time_accel_end()
-    }
-
-    /// Whether the leg is braking to its destination (true for an empty path)
-    /// (`braking`).
-    pub fn braking(&self) -> bool {
-        if self.num_segs != SEGMENTS_MAX {
-            return true;
-        }
-        self.time >= self.segment[SEG_CONST].end_time
-    }
-
     /// Time offset at which the turn onto this leg may start (`time_accel_end`).
     pub fn time_accel_end(&self) -> f32 {
         if self.num_segs != SEGMENTS_MAX {

@@ -364,3 +364,32 @@ fn a_zero_speed_limit_mid_leg_changes_nothing() {
     }
     assert_eq!(changed.get_speed_along_track(), 2.0);
 }
+
+/// `calculate_path` plans nothing for a snap, jerk, acceleration, speed or
+/// length that is not positive, each alone, nor when the start speed is
+/// already the target; with all valid it plans a path.
+#[test]
+fn calculate_path_plans_nothing_from_an_invalid_argument() {
+    use mavsitl_guidance::scurve::PathTimes;
+    let valid = [15.0, 1.0, 0.5, 1.0, 2.0, 30.0];
+    let planned = SCurve::calculate_path(15.0, 1.0, 0.5, 1.0, 2.0, 30.0);
+    assert!(planned.jm > 0.0 && planned.tj > 0.0, "{planned:?}");
+    for (k, name) in [
+        (0, "snap"),
+        (1, "jerk"),
+        (3, "accel"),
+        (4, "speed"),
+        (5, "length"),
+    ] {
+        for bad in [0.0, -1.0] {
+            let mut a = valid;
+            a[k] = bad;
+            let p = SCurve::calculate_path(a[0], a[1], a[2], a[3], a[4], a[5]);
+            assert_eq!(p, PathTimes::default(), "{name} {bad}");
+        }
+    }
+    for v0 in [2.0, 2.5] {
+        let p = SCurve::calculate_path(15.0, 1.0, v0, 1.0, 2.0, 30.0);
+        assert_eq!(p, PathTimes::default(), "start speed {v0}");
+    }
+}

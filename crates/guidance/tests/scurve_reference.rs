@@ -298,6 +298,7 @@ fn every_case_matches_ardupilot_bit_for_bit() {
         "copter_long",
         "copter_3d",
         "copter_many_corners",
+        "copter_3d_soft_z",
         "near_threshold_below",
         "near_threshold_above",
         "speed_rover_time0",

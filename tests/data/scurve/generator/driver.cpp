@@ -160,6 +160,15 @@ static std::vector<Case> all_cases()
         "Copter, three zig-zag legs: lowered in the last jerk ramp, raised during a blend, lowered on the tick after a promotion, raised while decelerating before a blend, raised while cruising on the last leg",
         {{0,0,0},{30,20,0},{60,0,0},{90,20,0}}, {{1500, 6}, {3000, 12}, {3419, 3}, {5000, 4}, {7000, 5}}));
 
+    {
+        // Copter limits with a softer vertical acceleration (0.5 m/s²): the
+        // corner blend's vertical test (|turn_accel_z| < min accel_z_max)
+        // decides with a limit other than 1.
+        Case z = copter("copter_3d_soft_z", "", {{0,0,0},{5,0,10},{10,0,0},{10,10,5}});
+        z.accel_z = 0.5f;
+        c.push_back(z);
+    }
+
     // --- entry and exit speeds (set_origin_speed_max, set_destination_speed_max) ---
     c.push_back(with_entry(rover("entry_rover_origin", "", {{0,0,0},{30,0,0}}), 1, -1));
     c.push_back(with_entry(rover("entry_rover_origin_above_max", "", {{0,0,0},{30,0,0}}), 3, -1));
