@@ -319,7 +319,12 @@ const ROVER: Limits = Limits {
 #[test]
 fn a_track_too_short_or_a_limit_not_positive_leaves_the_path_empty() {
     let east = |m: f32| Vector3::new(m, 0.0, 0.0);
-    assert!(track(&ROVER, &Vector3::zeros(), &east(1e-4)).is_empty());
+    for short in [1e-4, 2e-4, 3e-4, 3.4e-4] {
+        assert!(
+            track(&ROVER, &Vector3::zeros(), &east(short)).is_empty(),
+            "{short}"
+        );
+    }
     assert!(!track(&ROVER, &Vector3::zeros(), &east(1e-3)).is_empty());
     let d = east(30.0);
     assert!(!track(&ROVER, &Vector3::zeros(), &d).is_empty());
