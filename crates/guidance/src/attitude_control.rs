@@ -7,7 +7,9 @@
 //! clockwise seen from above, i.e. positive yaw in NED); throttle and steering
 //! are normalised −1..1.
 
-use super::control::{constrain, is_positive, wrap_pi, GRAVITY_MSS};
+use super::control::{
+    constrain, is_negative, is_positive, is_zero, safe_sqrt, wrap_pi, GRAVITY_MSS,
+};
 use super::pid::{AcPid, PidGains};
 
 /// `ATC_*` parameters.
@@ -35,6 +37,10 @@ pub struct AttitudeParams {
     pub str_ang_p: f64,
     /// ATC_STR_ACC_MAX, deg/s² (0: none).
     pub str_acc_max: f64,
+    /// ATC_STR_DEC_MAX, deg/s² (0: ATC_STR_ACC_MAX limits the slowing
+    /// too): the turn rate toward a heading is kept to what this
+    /// deceleration can stop at it.
+    pub str_dec_max: f64,
     /// ATC_STR_RAT_MAX, deg/s (0: none).
     pub str_rat_max: f64,
     /// ATC_SPEED_P.
@@ -77,6 +83,7 @@ impl Default for AttitudeParams {
             str_rat_smax: 0.0,
             str_ang_p: 2.0,
             str_acc_max: 120.0,
+            str_dec_max: 0.0,
             str_rat_max: 120.0,
             speed_p: 0.2,
             speed_i: 0.2,
@@ -211,13 +218,14 @@ impl ArAttitudeControl {
         if !active || self.params.accel_max <= 0.0 {
             return v_des;
         }
-        let dt = dt.clamp(0.0, 1.0);
+        let dt = constrain(dt, 0.0, 1.0);
         let change_max = if v_des.abs() < self.desired_speed.abs() && self.params.decel_max > 0.0 {
             self.params.decel_max * dt
         } else {
             self.params.accel_max * dt
         };
-        v_des.clamp(
+        constrain(
+            v_des,
             self.desired_speed - change_max,
             self.desired_speed + change_max,
         )
@@ -272,8 +280,7 @@ impl ArAttitudeControl {
             if self.desired_speed >= 0.0 && out <= 0.0 {
                 out = 0.0;
                 self.throttle_limit_low = true;
-            }
-            if self.desired_speed <= 0.0 && out >= 0.0 {
+            } else if self.desired_speed <= 0.0 && out >= 0.0 {
                 out = 0.0;
                 self.throttle_limit_high = true;
             }
@@ -294,11 +301,12 @@ impl ArAttitudeControl {
     ) -> (f64, bool) {
         let now = input.now_s;
         let desired = self.get_desired_speed_accel_limited(0.0, dt, now);
-        let stopped_recently = self.stop_last_s.is_some_and(|t| now - t <= 0.3);
+        let stopped_recently = self.stop_last_s.is_some_and(|t| now - t < 0.3);
         let stopped = match input.forward_speed_m_s {
             None => true,
             Some(speed) => {
-                stopped_recently || (desired == 0.0 && speed.abs() <= self.params.stop_speed)
+                stopped_recently
+                    || (is_zero(desired) && speed.abs() <= self.params.stop_speed.abs())
             }
         };
         if stopped {
@@ -309,6 +317,7 @@ impl ArAttitudeControl {
             self.speed_last_s = Some(now);
             return (0.0, true);
         }
+        self.stop_last_s = None;
         let t = self.get_throttle_out_speed(
             0.0,
             motor_limit_low,
@@ -326,12 +335,19 @@ impl ArAttitudeControl {
     pub fn get_turn_rate_from_heading(&self, heading_rad: f64, rate_max: f64, yaw_rad: f64) -> f64 {
         let err = wrap_pi(heading_rad - yaw_rad);
         let mut rate = self.params.str_ang_p * err;
-        if rate_max > 0.0 {
-            rate = rate.clamp(-rate_max, rate_max);
+        if is_positive(rate_max) {
+            rate = constrain(rate, -rate_max, rate_max);
         }
-        if self.params.str_acc_max > 0.0 {
-            let lim = (2.0 * err.abs() * self.params.str_acc_max.to_radians()).sqrt();
-            rate = rate.clamp(-lim, lim);
+        // Slowed in time to stop at the heading: by ATC_STR_DEC_MAX, or
+        // without one by ATC_STR_ACC_MAX.
+        let decel = if is_positive(self.params.str_dec_max) {
+            self.params.str_dec_max
+        } else {
+            self.params.str_acc_max
+        };
+        if is_positive(decel) {
+            let lim = safe_sqrt(2.0 * err.abs() * decel.to_radians());
+            rate = constrain(rate, -lim, lim);
         }
         rate
     }
@@ -354,7 +370,7 @@ impl ArAttitudeControl {
     /// (`get_turn_rate_from_lat_accel`).
     pub fn get_turn_rate_from_lat_accel(&self, lat_accel: f64, speed: f64) -> f64 {
         let s = if speed.abs() < STEER_SPEED_MIN {
-            if speed < 0.0 {
+            if is_negative(speed) {
                 -STEER_SPEED_MIN
             } else {
                 STEER_SPEED_MIN
@@ -655,6 +671,28 @@ mod tests {
         }
     }
 
+    /// The turn rate toward a heading (ATC_STR_ANG_P 2 on 0.5 rad: 1 rad/s)
+    /// is kept to what ATC_STR_DEC_MAX can stop at the heading,
+    /// √(2·0.5·10°/s²), or without one what ATC_STR_ACC_MAX can.
+    #[test]
+    fn the_turn_rate_to_a_heading_can_stop_there() {
+        let mut c = ArAttitudeControl::new(AttitudeParams::default());
+        assert!((c.get_turn_rate_from_heading(0.5, 0.0, 0.0) - 1.0).abs() < 1e-12);
+        c.params.str_acc_max = 10.0;
+        let lim = (2.0 * 0.5 * 10f64.to_radians()).sqrt();
+        assert!((c.get_turn_rate_from_heading(0.5, 0.0, 0.0) - lim).abs() < 1e-12);
+        c.params.str_acc_max = 120.0;
+        c.params.str_dec_max = 10.0;
+        assert!((c.get_turn_rate_from_heading(0.5, 0.0, 0.0) - lim).abs() < 1e-12);
+        assert!((c.get_turn_rate_from_heading(-0.5, 0.0, 0.0) + lim).abs() < 1e-12);
+        // A NaN heading gives no turn, not a panic.
+        assert_eq!(c.get_turn_rate_from_heading(f64::NAN, 0.0, 0.0), 0.0);
+        // Below the 1 m/s floor a speed within FLT_EPSILON of zero counts
+        // as forward.
+        assert_eq!(c.get_turn_rate_from_lat_accel(2.0, -1e-9), 2.0);
+        assert_eq!(c.get_turn_rate_from_lat_accel(2.0, -0.5), -2.0);
+    }
+
     #[test]
     fn stopping_is_declared_below_atc_stop_speed_and_held_for_0_3_s() {
         let mut c = ArAttitudeControl::new(p_only());
@@ -680,17 +718,24 @@ mod tests {
             (0.0, true)
         );
         assert_eq!(c.get_desired_speed(), 0.0);
-        // Held 0.3 s whatever the speed, then measured again.
+        // Held for less than 0.3 s whatever the speed, then measured again.
         assert_eq!(
-            c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.3, 2.0, 0.0)),
+            c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.25, 2.0, 0.0)),
             (0.0, true)
         );
         let mut c2 = c.clone();
         let (_, stopped) =
-            c2.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.61, 2.0, 0.0));
-        assert!(!stopped);
-        let (_, stopped) = c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.6, 0.5, 0.0));
-        assert!(stopped, "0.3 s after the last stop");
+            c2.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.55, 2.0, 0.0));
+        assert!(!stopped, "0.3 s after the last stop");
+        let (_, stopped) = c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.5, 2.0, 0.0));
+        assert!(stopped, "0.25 s after the last stop");
+        // A negative ATC_STOP_SPEED counts by its size, as ArduPilot's.
+        let mut c = ArAttitudeControl::new(AttitudeParams {
+            stop_speed: -0.1,
+            ..p_only()
+        });
+        let (_, stopped) = c.get_throttle_out_stop(false, false, 0.0, 0.0, 0.1, &at(0.0, 0.1, 0.0));
+        assert!(stopped);
     }
 
     #[test]

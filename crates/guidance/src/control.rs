@@ -48,12 +48,20 @@ pub fn safe_sqrt(x: f64) -> f64 {
     }
 }
 
-/// `x` clamped to [lo, hi] (NaN gives the midpoint's side: lo).
+/// `x` clamped to [lo, hi]; a NaN gives the midpoint, as ArduPilot's
+/// `constrain_value` (which also raises an internal error). Never panics,
+/// whatever the bounds.
 pub fn constrain(x: f64, lo: f64, hi: f64) -> f64 {
     if x.is_nan() {
-        return lo;
+        return 0.5 * (lo + hi);
     }
-    x.max(lo).min(hi)
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
 }
 
 /// Wraps an angle to (−π, π].
@@ -385,6 +393,15 @@ mod tests {
         assert!(limit_length(&mut v, 0.0));
         assert_eq!(v, Vector2::zeros());
         assert!(!limit_length(&mut v, -1.0), "nothing left to limit");
+    }
+
+    /// `constrain` clamps, and gives the midpoint for a NaN.
+    #[test]
+    fn constrain_clamps_and_centres_a_nan() {
+        assert_eq!(constrain(5.0, -1.0, 2.0), 2.0);
+        assert_eq!(constrain(-5.0, -1.0, 2.0), -1.0);
+        assert_eq!(constrain(0.5, -1.0, 2.0), 0.5);
+        assert_eq!(constrain(f64::NAN, -1.0, 2.0), 0.5);
     }
 
     /// The sign tests are ArduPilot's: strict about zero, inclusive at

@@ -100,6 +100,7 @@ table! {
     "ATC_STR_RAT_SMAX" => |p, v| p.atc.str_rat_smax = v.abs(), |q| q.atc.str_rat_smax;
     "ATC_STR_ANG_P" => |p, v| p.atc.str_ang_p = v, |q| q.atc.str_ang_p;
     "ATC_STR_ACC_MAX" => |p, v| p.atc.str_acc_max = v, |q| q.atc.str_acc_max;
+    "ATC_STR_DEC_MAX" => |p, v| p.atc.str_dec_max = v, |q| q.atc.str_dec_max;
     "ATC_STR_RAT_MAX" => |p, v| p.atc.str_rat_max = v, |q| q.atc.str_rat_max;
     "ATC_SPEED_P" => |p, v| p.atc.speed_p = v, |q| q.atc.speed_p;
     "ATC_SPEED_I" => |p, v| p.atc.speed_i = v, |q| q.atc.speed_i;

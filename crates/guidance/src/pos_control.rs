@@ -182,6 +182,11 @@ impl ArPosControl {
         self.reversed = reversed;
     }
 
+    /// The position P gain in use (`get_pos_p().kP()`).
+    pub fn get_pos_p(&self) -> f64 {
+        self.p_pos.kp
+    }
+
     /// Speed limit, m/s.
     pub fn get_speed_max(&self) -> f64 {
         self.speed_max

@@ -11,7 +11,7 @@
 use nalgebra::{Vector2, Vector3};
 
 use super::attitude_control::ArAttitudeControl;
-use super::control::wrap_pi;
+use super::control::{is_positive, is_zero, is_zero_xy, wrap_pi};
 use super::pos_control::{ArPosControl, NavState};
 use super::scurve::SCurve;
 
@@ -35,7 +35,7 @@ pub struct WpNavParams {
     pub accel: f64,
     /// WP_JERK, m/s³ (0: equal to the acceleration).
     pub jerk: f64,
-    /// WP_PIVOT_ANGLE, deg (0 disables).
+    /// WP_PIVOT_ANGLE, deg (5 or less disables pivoting).
     pub pivot_angle: f64,
     /// WP_PIVOT_RATE, deg/s.
     pub pivot_rate: f64,
@@ -82,10 +82,10 @@ impl ArPivotTurn {
         self.enabled && self.active
     }
 
-    /// Stops any pivot.
+    /// Stops any pivot (`deactivate`; the delay timer is reset when a pivot
+    /// starts).
     pub fn deactivate(&mut self) {
         self.active = false;
-        self.delay_start_s = None;
     }
 
     /// Whether a heading change would need a pivot (`would_activate`).
@@ -229,7 +229,9 @@ impl ArWpNav {
             .set_turn_params(turn_radius, pivot_possible);
     }
 
-    /// Sailboats may exceed the speed target 5× when the wind allows.
+    /// Lets the S-curve clock run up to 5× so that the target keeps up with a
+    /// vehicle faster than WP_SPEED (a sailboat in a gust); S-curve
+    /// navigation only (`set_overspeed_enabled`).
     pub fn set_overspeed_enabled(&mut self, on: bool) {
         self.overspeed_enabled = on;
     }
@@ -277,7 +279,6 @@ impl ArWpNav {
         self.pivot_at_next_wp = false;
         self.set_origin_and_destination_to_stopping_point(s, atc);
         self.nudge_speed_max = 0.0;
-        self.last_speed_update_s = None;
     }
 
     /// Origin and destination at the vehicle's stopping point
@@ -296,7 +297,7 @@ impl ArWpNav {
     fn stopping_point(&self, s: &NavState, atc: &ArAttitudeControl) -> Vector2<f64> {
         let v = s.vel_ne_m_s;
         let speed = v.norm();
-        if speed <= 0.0 {
+        if !is_positive(speed) {
             return s.pos_ne_m;
         }
         s.pos_ne_m + v / speed * atc.get_stopping_distance(speed)
@@ -352,14 +353,9 @@ impl ArWpNav {
         self.update_distance_and_bearing(s);
         if !self.fast_waypoint {
             self.pivot.deactivate();
-            let bearing = self.wp_bearing
-                + if self.reversed {
-                    std::f64::consts::PI
-                } else {
-                    0.0
-                };
+            let heading = self.heading_to_destination();
             self.pivot.check_activation(
-                bearing,
+                heading,
                 s.yaw_rad,
                 self.pivot_at_next_wp,
                 s.now_s,
@@ -429,8 +425,9 @@ impl ArWpNav {
         self.orig_and_dest_valid = true;
         self.reached_destination = false;
         self.update_distance_and_bearing(s);
+        let heading = self.heading_to_destination();
         self.pivot
-            .check_activation(self.wp_bearing, s.yaw_rad, false, s.now_s, &self.params);
+            .check_activation(heading, s.yaw_rad, false, s.now_s, &self.params);
         self.nav_type = NavType::PscInputShaping;
         true
     }
@@ -438,11 +435,7 @@ impl ArWpNav {
     fn update_distance_and_bearing(&mut self, s: &NavState) {
         let d = self.destination_ne - s.pos_ne_m;
         self.distance_to_destination = d.norm();
-        self.wp_bearing = if self.distance_to_destination > 0.0 {
-            d.y.atan2(d.x)
-        } else {
-            s.yaw_rad
-        };
+        self.wp_bearing = bearing(&s.pos_ne_m, &self.destination_ne);
     }
 
     /// Runs one step (`update`): advances the target and computes the desired
@@ -493,13 +486,13 @@ impl ArWpNav {
     fn advance_wp_target_along_track(&mut self, s: &NavState, dt: f64) {
         // Time scaling: slow the target when the vehicle falls behind.
         let desired_vel = self.pos_control.get_desired_velocity();
-        let raw = if desired_vel.norm() > 0.0 {
+        let raw = if is_positive(desired_vel.norm()) {
             let u = desired_vel.normalize();
             let track_error = self.pos_control.get_pos_error(s).dot(&u);
             let track_velocity = s.vel_ne_m_s.dot(&u);
             let max_ratio = if self.overspeed_enabled { 5.0 } else { 1.0 };
             (0.05
-                + (track_velocity - self.pos_control.params.pos_p * track_error)
+                + (track_velocity - self.pos_control.get_pos_p() * track_error)
                     / desired_vel.norm())
             .clamp(0.0, max_ratio)
         } else {
@@ -509,7 +502,7 @@ impl ArWpNav {
             self.pos_control.get_accel_max(),
             self.pos_control.get_jerk_max(),
         );
-        let tc = if jerk > 0.0 { accel / jerk } else { 1.0 };
+        let tc = if is_positive(jerk) { accel / jerk } else { 1.0 };
         self.track_scalar_dt += (raw - self.track_scalar_dt) * (dt / tc);
 
         let mut pos = Vector3::new(self.origin_ne.x as f32, self.origin_ne.y as f32, 0.0);
@@ -551,7 +544,17 @@ impl ArWpNav {
         self.pos_control.input_pos_target(&dest, dt);
         if !self.reached_destination {
             self.reached_destination = (dest - self.pos_control.get_pos_target()).norm() < 0.01
-                && (self.pos_control.get_pos_target() - s.pos_ne_m).norm() < self.params.radius;
+                && self.pos_control.get_pos_error(s).norm() < self.params.radius;
+        }
+    }
+
+    /// The heading that points the vehicle at the destination: the bearing,
+    /// or its reverse when driving backwards.
+    fn heading_to_destination(&self) -> f64 {
+        if self.reversed {
+            self.wp_bearing + std::f64::consts::PI
+        } else {
+            self.wp_bearing
         }
     }
 
@@ -561,13 +564,8 @@ impl ArWpNav {
         self.pos_control.update(dt, s, atc);
         if self.pivot.active() {
             self.desired_speed_limited = atc.get_desired_speed_accel_limited(0.0, dt, s.now_s);
-            self.desired_heading = self.wp_bearing
-                + if self.reversed {
-                    std::f64::consts::PI
-                } else {
-                    0.0
-                };
-            self.desired_turn_rate = if self.desired_speed_limited == 0.0 {
+            self.desired_heading = self.heading_to_destination();
+            self.desired_turn_rate = if is_zero(self.desired_speed_limited) {
                 let p = self.params;
                 self.pivot
                     .get_turn_rate_rads(self.desired_heading, atc, s, &p)
@@ -610,25 +608,15 @@ impl ArWpNav {
         self.desired_lat_accel
     }
 
-    /// Bearing to the destination, rad (`wp_bearing_cd` in radians).
+    /// Bearing to the destination, rad, 0..2π (`wp_bearing_cd` in radians).
     pub fn wp_bearing_rad(&self) -> f64 {
-        self.wp_bearing
+        self.wp_bearing.rem_euclid(std::f64::consts::TAU)
     }
 
-    /// Heading held during a pivot, rad (`nav_bearing_cd` in radians).
+    /// Heading held during a pivot, rad, 0..2π (`nav_bearing_cd` in
+    /// radians).
     pub fn nav_bearing_rad(&self) -> f64 {
-        self.desired_heading
-    }
-
-    /// Bearing the vehicle should follow now, rad: the pivot heading while
-    /// pivoting, else the bearing to the destination (`oa_wp_bearing_cd`
-    /// without object avoidance).
-    pub fn oa_wp_bearing_rad(&self) -> f64 {
-        if self.pivot.active() {
-            self.desired_heading
-        } else {
-            self.wp_bearing
-        }
+        self.desired_heading.rem_euclid(std::f64::consts::TAU)
     }
 
     /// Cross-track error of the last update, m (`crosstrack_error`).
@@ -672,9 +660,14 @@ impl ArWpNav {
     }
 }
 
-/// Bearing from `a` to `b`, rad from north, clockwise positive.
+/// Bearing from `a` to `b`, rad from north, clockwise positive; east
+/// (π/2) where the two are the same point, as `Location::get_bearing`
+/// gives it.
 pub fn bearing(a: &Vector2<f64>, b: &Vector2<f64>) -> f64 {
     let d = b - a;
+    if is_zero_xy(&d) {
+        return std::f64::consts::FRAC_PI_2;
+    }
     d.y.atan2(d.x)
 }
 
@@ -687,7 +680,8 @@ pub fn past_interval_finish_line(
 ) -> bool {
     let v2 = to - from;
     let l2 = v2.norm_squared();
-    if l2 <= 0.0 {
+    // Points within about 3 cm count as passed (ArduPilot's 0.001 m²).
+    if l2 < 0.001 {
         return true;
     }
     (pos - from).dot(&v2) / l2 >= 1.0
@@ -810,5 +804,99 @@ mod tests {
         assert!(!w.set_desired_location(Vector2::new(f64::NAN, 0.0), None, &s, &atc));
         w.update(0.02, &s, &atc);
         assert_eq!((w.get_speed(), w.get_turn_rate_rads()), (0.0, 0.0));
+    }
+}
+
+#[cfg(test)]
+mod ardupilot_edges {
+    use super::*;
+    use crate::attitude_control::AttitudeParams;
+    use crate::pos_control::PosControlParams;
+    use std::f64::consts::{FRAC_PI_2, PI};
+
+    fn nav() -> (ArWpNav, ArAttitudeControl) {
+        let w = ArWpNav::new(
+            WpNavParams::default(),
+            ArPosControl::new(PosControlParams::default()),
+        );
+        (w, ArAttitudeControl::new(AttitudeParams::default()))
+    }
+
+    fn at(n: f64, e: f64, yaw: f64, t: f64) -> NavState {
+        NavState {
+            now_s: t,
+            armed: true,
+            pos_ne_m: Vector2::new(n, e),
+            yaw_rad: yaw,
+            ..Default::default()
+        }
+    }
+
+    /// `Location::get_bearing` gives east for two identical points.
+    #[test]
+    fn the_bearing_between_one_point_and_itself_is_east() {
+        let p = Vector2::new(3.0, -4.0);
+        assert_eq!(bearing(&p, &p), FRAC_PI_2);
+        assert_eq!(bearing(&p, &Vector2::new(3.0, -5.0)), -FRAC_PI_2);
+        assert_eq!(bearing(&p, &Vector2::new(4.0, -4.0)), 0.0);
+    }
+
+    /// Origin and destination within about 3 cm (0.001 m²) count as
+    /// passed; 4 cm apart they do not.
+    #[test]
+    fn a_leg_of_under_3_cm_is_passed() {
+        let o = Vector2::zeros();
+        assert!(past_interval_finish_line(&o, &o, &Vector2::new(0.03, 0.0)));
+        assert!(!past_interval_finish_line(&o, &o, &Vector2::new(0.04, 0.0)));
+    }
+
+    /// Reversing toward a point behind needs no pivot, by either way of
+    /// heading there; forward, it does.
+    #[test]
+    fn a_reversing_vehicle_does_not_pivot_toward_a_point_behind() {
+        for (reversed, pivots) in [(false, true), (true, false)] {
+            for fast_update in [false, true] {
+                let (mut w, atc) = nav();
+                w.set_turn_params(0.9, true);
+                let s = at(0.0, 0.0, 0.0, 1.0);
+                w.init(0.0, &s, &atc);
+                w.set_reversed(reversed);
+                let behind = Vector2::new(-10.0, 0.0);
+                let ok = if fast_update {
+                    w.set_desired_location_expect_fast_update(behind, &s, &atc)
+                } else {
+                    w.set_desired_location(behind, None, &s, &atc)
+                };
+                assert!(ok);
+                assert_eq!(
+                    w.pivot_active(),
+                    pivots,
+                    "reversed {reversed}, fast {fast_update}"
+                );
+                assert!((w.wp_bearing_rad() - PI).abs() < 1e-12);
+            }
+        }
+    }
+
+    /// Entering a mode (init) does not restart the half-second between
+    /// speed changes.
+    #[test]
+    fn init_keeps_the_half_second_between_speed_changes() {
+        let (mut w, atc) = nav();
+        let s = |t: f64| at(0.0, 0.0, 0.0, t);
+        w.init(0.0, &s(0.0), &atc);
+        w.set_desired_location(Vector2::new(100.0, 0.0), None, &s(0.0), &atc);
+        assert!(w.set_speed_max(1.0));
+        w.update(0.02, &s(10.0), &atc);
+        assert_eq!(w.pos_control.get_speed_max(), 1.0);
+        w.init(0.0, &s(10.1), &atc);
+        w.set_desired_location(Vector2::new(100.0, 0.0), None, &s(10.1), &atc);
+        assert!(w.set_speed_max(1.5));
+        // init set WP_SPEED; the new limit waits for half a second after
+        // the last change.
+        w.update(0.02, &s(10.2), &atc);
+        assert_eq!(w.pos_control.get_speed_max(), 2.0, "0.2 s after the last");
+        w.update(0.02, &s(10.6), &atc);
+        assert_eq!(w.pos_control.get_speed_max(), 1.5);
     }
 }
