@@ -320,11 +320,10 @@ impl SCurve {
             return;
         }
         let l = self.segment[SEG_CONST].end_pos - self.segment[SEG_ACCEL_END].end_pos;
-        let mut p = PathTimes::default();
         // ArduPilot writes MIN(powf(|Δv|·π/(4·snap), 1/3), jerk·π/(2·snap)):
         // 1/3 is an integer division, and powf(x, 0) is 1 for every x.
         let jerk_time = min(1.0, self.jerk_max * M_PI / (2.0 * self.snap_max));
-        if self.vel_max < v7 && jerk_time * 12.0 < l / v7 {
+        let p = if self.vel_max < v7 && jerk_time * 12.0 < l / v7 {
             // Slowing down: the mirror of speeding up from vel_max to v7.
             let q = Self::calculate_path(
                 self.snap_max,
@@ -334,26 +333,32 @@ impl SCurve {
                 v7,
                 l * 0.5,
             );
-            p = PathTimes {
+            PathTimes {
                 jm: -q.jm,
                 tj: q.tj,
                 t2: q.t6,
                 t4: q.t4,
                 t6: q.t2,
-            };
-        } else if self.vel_max > v7 && l / (jerk_time * 12.0) > v7 {
+            }
+        } else {
+            // Speeding up, as far as 12 jerk times of what is left of the
+            // cruise allow. ArduPilot goes here only when vel_max > v7 and
+            // that distance allows more than v7; otherwise vm ≤ v7 and
+            // calculate_path plans nothing, as it does here.
             let vm = min(self.vel_max, l / (jerk_time * 12.0));
-            p = Self::calculate_path(
+            Self::calculate_path(
                 self.snap_max,
                 self.jerk_max,
                 v7,
                 self.accel_max,
                 vm,
                 l * 0.5,
-            );
-        }
+            )
+        };
         let mut seg = SEG_ACCEL_END + 1;
-        if !is_zero(p.jm) && !is_negative(p.t2) && !is_negative(p.t4) && !is_negative(p.t6) {
+        // (ArduPilot also tests t2, t4 and t6 for a sign calculate_path
+        // never gives them.)
+        if !is_zero(p.jm) {
             self.add_segments_jerk(&mut seg, p.tj, p.jm, p.t2);
             self.add_segment_const_jerk(&mut seg, p.t4, 0.0);
             self.add_segments_jerk(&mut seg, p.tj, -p.jm, p.t6);

@@ -317,6 +317,9 @@ fn every_case_matches_ardupilot_bit_for_bit() {
         "entry_rover_corner_destination",
         "entry_copter_climb_both",
         "entry_copter_long_both",
+        "entry_copter_short_origin",
+        "entry_copter_short_destination",
+        "entry_copter_3m_origin",
     ] {
         assert!(names.contains(&want), "{want} missing from cases.txt");
     }

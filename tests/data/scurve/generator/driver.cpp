@@ -177,6 +177,15 @@ static std::vector<Case> all_cases()
     c.push_back(with_entry(rover("entry_rover_corner_destination", "", {{0,0,0},{20,0,0},{20,15,0}}), -1, 1));
     c.push_back(with_entry(copter("entry_copter_climb_both", "", {{0,0,0},{5,0,15}}), 2, 1));
     c.push_back(with_entry(copter("entry_copter_long_both", "", {{0,0,0},{150,0,0}}), 6, 4));
+    // A 20 m Copter leg peaks near 4.6 m/s within its first 10 m: the
+    // acceleration from 2.3 m/s, and the deceleration to it, are planned
+    // within half the leg, which limits them.
+    c.push_back(with_entry(copter("entry_copter_short_origin", "", {{0,0,0},{20,0,0}}), 2.3f, -1));
+    c.push_back(with_entry(copter("entry_copter_short_destination", "", {{0,0,0},{20,0,0}}), -1, 2.3f));
+    // A 3 m Copter leg entered at 0.8 m/s: the acceleration to its 1.16
+    // m/s peak overshoots half the leg by a rounding step, and is shifted
+    // back by it (segment 0 starts at -1.03e-7 s).
+    c.push_back(with_entry(copter("entry_copter_3m_origin", "", {{0,0,0},{3,0,0}}), 0.8f, -1));
     return c;
 }
 
