@@ -449,6 +449,12 @@ mod tests {
             d.loiter_destination = Vector2::new(0.0, target_e);
             d.mode = DriverMode::Loiter;
             let out = d.update(&at(0.0, 0.0, yaw), 0.02);
+            // The steering follows the turn.
+            assert_eq!(
+                out.steering.signum(),
+                out.turn_rate_rad_s.signum(),
+                "{out:?}"
+            );
             (out.desired_speed_m_s, out.turn_rate_rad_s)
         };
         let east = FRAC_PI_2;
