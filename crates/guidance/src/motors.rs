@@ -354,13 +354,18 @@ mod tests {
         assert!((o.right - 1.0).abs() < 1e-9, "{o:?}");
         assert!(m.limit().steer_left && m.limit().throttle_upper);
         assert!(!m.limit().steer_right);
-        // Steering first (MOT_STR_THR_MIX 1): all the steering, less throttle.
+        // The same to the right flags the right.
+        settled(&mut m, 1.0, 0.6, 0.8);
+        assert!(m.limit().steer_right && !m.limit().steer_left);
+        // Steering first (MOT_STR_THR_MIX 1): all the steering, less throttle;
+        // the steering, not cut, is not flagged.
         m.params.str_thr_mix = 1.0;
         let o = settled(&mut m, 1.0, 0.6, 0.8);
         assert!(
             (o.left - 1.0).abs() < 1e-9 && (o.right + 0.2).abs() < 1e-9,
             "{o:?}"
         );
+        assert!(!m.limit().steer_right && m.limit().throttle_upper);
     }
 
     #[test]
@@ -482,6 +487,29 @@ mod tests {
         let t = 0.8 * (1.0 / 1.4 + 0.6 * (1.0 - 1.0 / 1.4));
         let (l, r, _) = mix(sym, -0.6, 0.8);
         assert!(near(l, 2.0 * t - 1.0) && near(r, 1.0), "{l} {r}");
+        // Steering first, reversing: the steering fair-scaled, the throttle
+        // what is left above −0.8.
+        let s = 0.5 / 1.5;
+        let (l, r, lim) = mix(asym(0.5), 0.5, -0.7);
+        assert!(near(l, (2.0 * s - 0.8) * 1.25) && near(r, -1.0), "{l} {r}");
+        assert!(lim.steer_right && lim.throttle_lower, "both cut: {lim:?}");
+        // Throttle first, reversing: only the throttle is cut and flagged.
+        let (_, _, lim) = mix(asym(0.2), 0.5, -0.7);
+        assert!(lim.throttle_lower && !lim.throttle_upper, "{lim:?}");
+        // Throttle first above full throttle: the throttle is clamped to 1
+        // before the mix (and flagged), then shared with the steering.
+        let t = 1.0 / 1.3 + 0.6 * (1.0 - 1.0 / 1.3);
+        let (l, r, lim) = mix(sym, 0.3, 1.3);
+        assert!(near(l, 1.0) && near(r, 2.0 * t - 1.0), "{l} {r}");
+        assert!(
+            lim.throttle_upper && lim.steer_right && !lim.steer_left,
+            "{lim:?}"
+        );
+        // ... and below full reverse.
+        let t = -(1.0 / 1.3 + 0.6 * (1.0 - 1.0 / 1.3));
+        let (l, r, lim) = mix(sym, 0.3, -1.3);
+        assert!(near(l, 2.0 * t + 1.0) && near(r, -1.0), "{l} {r}");
+        assert!(lim.throttle_lower && !lim.throttle_upper, "{lim:?}");
         // Steering first but not all of it (0.75): halfway from the fair
         // 1/1.4 to all, throttle what is left below 1.
         let s = 0.6 * (1.0 / 1.4 + 0.5 * (1.0 - 1.0 / 1.4));
