@@ -251,12 +251,9 @@ impl ArMotorsUgv {
         } else {
             // Throttle first.
             let t = thr_s * lerp(fair, 1.0, 0.5 - mix, 0.0, 0.5);
-            let sign = if is_positive(str_s) { 1.0 } else { -1.0 };
-            let s = if t >= best {
-                (1.0 - t) * sign
-            } else {
-                (t - lower) * sign
-            };
+            // What is left, with the steering's sign.
+            let left = if t >= best { 1.0 - t } else { t - lower };
+            let s = if is_positive(str_s) { left } else { -left };
             (s, t)
         }
     }
