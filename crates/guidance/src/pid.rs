@@ -320,6 +320,18 @@ impl AcP2D {
 mod tests {
     use super::*;
 
+    /// `calc_lowpass_alpha_dt`: 1 (no filter) for a negative step or
+    /// cut-off or none, 0 for no time, else dt/(dt + 1/(2π·f)).
+    #[test]
+    fn the_lowpass_coefficient_at_its_edges() {
+        assert_eq!(lowpass_alpha(5.0, -0.01), 1.0);
+        assert_eq!(lowpass_alpha(-5.0, 0.01), 1.0);
+        assert_eq!(lowpass_alpha(0.0, 0.01), 1.0);
+        assert_eq!(lowpass_alpha(5.0, 0.0), 0.0);
+        let rc = 1.0 / (std::f64::consts::TAU * 5.0);
+        assert!((lowpass_alpha(5.0, 0.01) - 0.01 / (0.01 + rc)).abs() < 1e-15);
+    }
+
     fn gains(p: f64, i: f64) -> PidGains {
         PidGains {
             p,

@@ -320,6 +320,7 @@ fn every_case_matches_ardupilot_bit_for_bit() {
         "entry_copter_short_origin",
         "entry_copter_short_destination",
         "entry_copter_3m_origin",
+        "entry_copter_3m_near_peak",
     ] {
         assert!(names.contains(&want), "{want} missing from cases.txt");
     }
