@@ -332,6 +332,28 @@ mod tests {
         assert!((lowpass_alpha(5.0, 0.01) - 0.01 / (0.01 + rc)).abs() < 1e-15);
     }
 
+    /// A target or measurement that is not a number gives no output and
+    /// leaves the state as it was, either way round.
+    #[test]
+    fn a_nan_input_gives_nothing_and_changes_nothing() {
+        let mut pid = AcPid::new(gains(1.0, 1.0));
+        pid.update_all(1.0, 0.0, 0.02, false);
+        let before = pid.clone();
+        assert_eq!(pid.update_all(1.0, f64::NAN, 0.02, false), 0.0);
+        assert_eq!(pid.update_all(f64::NAN, 0.0, 0.02, false), 0.0);
+        assert_eq!(pid, before);
+        let mut pid = AcPid2D::new(gains(1.0, 1.0));
+        let one = Vector2::new(1.0, 0.0);
+        pid.update_all(&one, &Vector2::zeros(), 0.02, &Vector2::zeros());
+        let before = pid.clone();
+        let nan = Vector2::new(f64::NAN, 0.0);
+        let out = pid.update_all(&one, &nan, 0.02, &Vector2::zeros());
+        assert_eq!(out, Vector2::zeros());
+        let out = pid.update_all(&nan, &one, 0.02, &Vector2::zeros());
+        assert_eq!(out, Vector2::zeros());
+        assert_eq!(pid, before);
+    }
+
     fn gains(p: f64, i: f64) -> PidGains {
         PidGains {
             p,
