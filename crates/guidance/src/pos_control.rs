@@ -415,6 +415,10 @@ mod tests {
         p.update(0.02, &north(1.0), &atc);
         assert!(p.is_active(1.0) && p.is_active(1.099));
         assert!(!p.is_active(1.1));
+        // Exactly 100 ms after is no longer active.
+        let (mut p, _) = psc();
+        p.update(0.02, &north(0.0), &atc);
+        assert!(!p.is_active(0.1));
     }
 
     /// The targets as given; the position error is read from where the

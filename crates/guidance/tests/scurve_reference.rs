@@ -312,6 +312,7 @@ fn every_case_matches_ardupilot_bit_for_bit() {
         "speed_copter_corners",
         "entry_rover_origin",
         "entry_rover_origin_above_max",
+        "entry_rover_origin_slow",
         "entry_rover_destination",
         "entry_rover_short_both",
         "entry_rover_corner_destination",
