@@ -502,6 +502,46 @@ mod tests {
         assert_eq!(p.get_desired_speed(), 0.0);
     }
 
+    /// The desired acceleration is fed forward; the velocity error is
+    /// filtered (PSC_VEL_FLTE 5 Hz) from one update to the next, and the
+    /// filter starts afresh after a pause.
+    #[test]
+    fn the_acceleration_is_fed_forward_and_the_error_filtered() {
+        let (mut p, atc) = psc();
+        let target = |p: &mut ArPosControl| {
+            p.set_pos_vel_accel_target(
+                Vector2::new(0.0, 10.0),
+                Vector2::new(0.0, 0.5),
+                Vector2::new(0.0, 0.25),
+            )
+        };
+        target(&mut p);
+        p.update(0.02, &north(1.0), &atc);
+        // 2 m/s to the right asked, at rest: P 1 × 2, plus 0.25 fed forward.
+        assert!((p.get_desired_lat_accel() - 2.25).abs() < 1e-12);
+        // Moving right at 1 m/s: the error 1 is filtered from 2.
+        let moving = NavState {
+            vel_ne_m_s: Vector2::new(0.0, 1.0),
+            ..north(1.02)
+        };
+        target(&mut p);
+        p.update(0.02, &moving, &atc);
+        let alpha = 0.02 / (0.02 + 1.0 / (std::f64::consts::TAU * 5.0));
+        let filtered = 2.0 + alpha * (1.0 - 2.0);
+        assert!((p.get_desired_lat_accel() - (filtered + 0.25)).abs() < 1e-12);
+        // After a pause of more than 100 ms the filter restarts.
+        target(&mut p);
+        p.update(
+            0.02,
+            &NavState {
+                now_s: 2.0,
+                ..moving
+            },
+            &atc,
+        );
+        assert!((p.get_desired_lat_accel() - 1.25).abs() < 1e-12);
+    }
+
     /// Stopping (a zero desired velocity) steers nothing; disarmed,
     /// nothing at all.
     #[test]
