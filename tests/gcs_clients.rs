@@ -162,6 +162,16 @@ impl Serve {
     }
 }
 
+/// A test that fails (a client missing, an assertion) still stops its
+/// server: a server left running would hold its ports and talk to the
+/// next tests' clients.
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Runs a script of tests/python; panics with its output unless it exits 0
 /// and printed OK. Returns the output.
 fn run_py(serve: Serve, script: &str, args: &[String]) -> String {
@@ -433,6 +443,9 @@ fn square_plan(
 /// two of them at once, each its own square at its own height.
 #[test]
 fn mavsdk_flies_two_of_three_vehicles_at_once() {
+    // The clients' interpreter first: without it the test stops before it
+    // starts a server.
+    let python = python();
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let rec = dir.path().join("rec");
     let mut child = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
@@ -475,7 +488,7 @@ fn mavsdk_flies_two_of_three_vehicles_at_once() {
         .iter()
         .enumerate()
         .map(|(k, plan)| {
-            Command::new(python())
+            Command::new(&python)
                 .current_dir(root().join("tests/python"))
                 .arg("mavsdk_mission.py")
                 .args(["native", &(14580 + k).to_string(), plan, "quad", "1.5"])
