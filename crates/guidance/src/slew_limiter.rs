@@ -155,6 +155,28 @@ impl SlewLimiter {
 mod tests {
     use super::*;
 
+    /// A sample that is not a number, or a decay time that is not
+    /// positive, gives no modification and leaves the limiter as it was
+    /// (ArduPilot's would be poisoned for good).
+    #[test]
+    fn a_nan_sample_or_no_decay_time_changes_nothing() {
+        let mut calm = SlewLimiter::new();
+        let mut fed = SlewLimiter::new();
+        for k in 0..400 {
+            let x = 2.0 * (k as f32 * 0.05).sin();
+            if k == 100 {
+                assert_eq!(fed.modifier(f32::NAN, 0.0025, 5.0, 1.0), 1.0);
+                assert_eq!(fed.modifier(x, 0.0025, 5.0, 0.0), 1.0);
+            }
+            let (a, b) = (
+                calm.modifier(x, 0.0025, 5.0, 1.0),
+                fed.modifier(x, 0.0025, 5.0, 1.0),
+            );
+            assert_eq!(a.to_bits(), b.to_bits(), "step {k}");
+        }
+        assert!(calm.get_slew_rate() > 0.0);
+    }
+
     /// Runs a sine of amplitude `amp` at `hz` for `secs` at 400 Hz; returns the
     /// smallest modifier seen in the last second.
     fn run(amp: f32, hz: f32, secs: f32, smax: f32) -> f32 {
