@@ -5,7 +5,7 @@
 //!
 //! | module | ports |
 //! |---|---|
-//! | [`control`] | `libraries/AP_Math/control.cpp` (sqrt controller, shaping, kinematic limit) |
+//! | [`control`] | `libraries/AP_Math/control.cpp` (the square-root controller and the horizontal shapers) |
 //! | [`ap_float`] | `libraries/AP_Math/AP_Math.h`, `vector3.cpp`, `control.cpp` (float helpers as SITL computes them) |
 //! | [`scurve`] | `libraries/AP_Math/SCurve.cpp`, `SCurve.h` (straight tracks, ArduPilot-exact) |
 //! | [`pid`] | `libraries/AC_PID/AC_PID.cpp`, `AC_PID_2D.cpp`, `AC_P_2D.cpp` |
