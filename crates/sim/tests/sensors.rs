@@ -367,23 +367,26 @@ fn baro_matches_isa_and_drifts_as_configured() {
         .sum::<f64>()
         / n as f64;
     assert!((mean - 89_874.6).abs() < 1.0, "{mean}");
-    // Drift: after one hour from zero, the spread across independent sensors is
-    // σ·√(1 − e^(−2t/τ)).
+    // Drift: after a time t from zero, the spread across independent sensors is
+    // σ·√(1 − e^(−2t/τ)). The drift is discretised exactly, so the law holds for any τ:
+    // a 60 s correlation time, sampled at the sensor's 50 Hz, shows it in 60 s instead
+    // of the default's hour.
     let p = BaroParams {
         noise_sigma_pa: 0.0,
+        drift_tau_s: 60.0,
         ..BaroParams::default()
     };
-    let runs = 400;
+    let (runs, t_s) = (400, 45.0);
     let mut sq = 0.0;
     for seed in 0..runs {
         let mut b = Baro::new(p.clone(), 0.02, noise_rng(seed, 0, NoiseSource::Baro));
-        for _ in 0..(3600 * 50) {
+        for _ in 0..(t_s * 50.0) as usize {
             b.sample(SimTime::ZERO, 0.0);
         }
         sq += b.drift_pa() * b.drift_pa();
     }
     let spread = (sq / runs as f64).sqrt();
-    let expect = p.drift_sigma_pa * (1.0 - (-2.0 * 3600.0 / p.drift_tau_s).exp()).sqrt();
+    let expect = p.drift_sigma_pa * (1.0 - (-2.0 * t_s / p.drift_tau_s).exp()).sqrt();
     assert!(
         (spread / expect - 1.0).abs() < 0.1,
         "drift spread {spread} Pa vs {expect} Pa"
