@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::mount::Mount;
-use super::noise::{gaussian, GaussMarkov};
+use super::noise::{noisy, GaussMarkov};
 use mavsitl_core::atmosphere::{self, isa, isa_altitude_from_pressure_m};
 use mavsitl_core::param::ParamError;
 use mavsitl_core::rng::NoiseRng;
@@ -106,9 +106,16 @@ impl Baro {
     pub fn sample(&mut self, time: SimTime, alt_amsl_m: f64) -> BaroSample {
         let air = isa(alt_amsl_m);
         let d = self.drift.step(&mut self.rng);
-        let p = air.pressure_pa + d + self.params.noise_sigma_pa * gaussian(&mut self.rng);
-        let t = air.temperature_k - atmosphere::ZERO_CELSIUS_K
-            + self.params.temperature_noise_degc * gaussian(&mut self.rng);
+        let p = noisy(
+            air.pressure_pa + d,
+            self.params.noise_sigma_pa,
+            &mut self.rng,
+        );
+        let t = noisy(
+            air.temperature_k - atmosphere::ZERO_CELSIUS_K,
+            self.params.temperature_noise_degc,
+            &mut self.rng,
+        );
         BaroSample {
             time,
             pressure_pa: p,

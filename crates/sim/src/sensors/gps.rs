@@ -26,7 +26,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
 use super::mount::Mount;
-use super::noise::{gaussian, GaussMarkov};
+use super::noise::{gaussian, noisy, GaussMarkov};
 use mavsitl_core::faults::GpsFault;
 use mavsitl_core::geo::LocalFrame;
 use mavsitl_core::param::ParamError;
@@ -208,8 +208,11 @@ impl Gps {
         // The error processes run whether or not there is a fix.
         let mut err = Vector3::zeros();
         for i in 0..3 {
-            err[i] =
-                self.error[i].step(&mut self.rng) + p.white_noise_sigma_m * gaussian(&mut self.rng);
+            err[i] = noisy(
+                self.error[i].step(&mut self.rng),
+                p.white_noise_sigma_m,
+                &mut self.rng,
+            );
         }
         let vel_noise = Vector3::new(
             gaussian(&mut self.rng),

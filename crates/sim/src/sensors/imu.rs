@@ -23,7 +23,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
 use super::mount::Mount;
-use super::noise::{gaussian, quantize, saturate, GaussMarkov};
+use super::noise::{noisy, quantize, saturate, GaussMarkov};
 use mavsitl_core::atmosphere::G0_M_S2;
 use mavsitl_core::faults::ImuFault;
 use mavsitl_core::param::ParamError;
@@ -258,12 +258,10 @@ impl Imu {
             let bg = self.gyro_bias[i].step(&mut self.rng);
             let ba = self.accel_bias[i].step(&mut self.rng);
             let k = fault.noise_scale;
-            let g = gyro_true[i]
-                + k * self.gyro_white * gaussian(&mut self.rng)
+            let g = noisy(gyro_true[i], k * self.gyro_white, &mut self.rng)
                 + bg
                 + fault.gyro_bias_rad_s[i];
-            let a = accel_true[i]
-                + k * self.accel_white * gaussian(&mut self.rng)
+            let a = noisy(accel_true[i], k * self.accel_white, &mut self.rng)
                 + ba
                 + fault.accel_bias_m_s2[i];
             gyro[i] = quantize(

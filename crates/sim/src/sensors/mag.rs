@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use world_magnetic_model::time::Date;
 
 use super::mount::Mount;
-use super::noise::gaussian;
+use super::noise::noisy;
 use mavsitl_core::geo::LocalFrame;
 pub use mavsitl_core::magnetic::{earth_field_ned_gauss, FieldError};
 use mavsitl_core::param::ParamError;
@@ -134,9 +134,11 @@ impl Mag {
         let s = self.sensor_from_body * body * self.params.scale_factor;
         let mut out = Vector3::zeros();
         for i in 0..3 {
-            out[i] = s[i]
-                + self.params.bias_gauss[i]
-                + self.params.noise_sigma_gauss * gaussian(&mut self.rng);
+            out[i] = noisy(
+                s[i] + self.params.bias_gauss[i],
+                self.params.noise_sigma_gauss,
+                &mut self.rng,
+            );
         }
         MagSample {
             time,

@@ -17,6 +17,15 @@ pub fn gaussian(rng: &mut NoiseRng) -> f64 {
     StandardNormal.sample(rng)
 }
 
+/// `x` plus a zero-mean Gaussian draw of standard deviation `sigma`.
+///
+/// Every additive white noise goes through here: a draw is symmetric, so
+/// `x + σ·w` and `x − σ·w` are the same process, and only the statistics
+/// of the result can be tested.
+pub fn noisy(x: f64, sigma: f64, rng: &mut NoiseRng) -> f64 {
+    x + sigma * gaussian(rng)
+}
+
 /// A first-order Gauss–Markov process.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GaussMarkov {
