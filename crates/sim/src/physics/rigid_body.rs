@@ -512,11 +512,302 @@ mod tests {
         assert!((b.angular_momentum_ned() - l0).norm() / l0.norm() < 1e-9);
     }
 
+    /// A body spinning about its D axis at ω under a constant body-x thrust F:
+    /// the thrust turns with it, a_ned = F/m·(cos ωt, sin ωt), so
+    /// v = F/(mω)·(sin ωt, 1 − cos ωt) and p = F/(mω²)·(1 − cos ωt, ωt − sin ωt),
+    /// with gravity along D and the heading ωt.
+    fn spinning_thrust_error(dt: f64, integrator: Integrator) -> f64 {
+        let (m, f, w, t_end) = (2.0, 3.0, 0.7, 10.0);
+        let mass =
+            MassProperties::new(m, Matrix3::from_diagonal(&Vector3::new(0.1, 0.1, 0.2))).unwrap();
+        let state = BodyState {
+            rate_frd_rad_s: Vector3::new(0.0, 0.0, w),
+            ..Default::default()
+        };
+        let mut b = RigidBody::new(mass, state).with_integrator(integrator);
+        let thrust = Wrench {
+            force_frd_n: Vector3::new(f, 0.0, 0.0),
+            ..Default::default()
+        };
+        let n = (t_end / dt).round() as usize;
+        for _ in 0..n {
+            b.step(&thrust, &g(), dt);
+        }
+        let (s, c, g0) = ((w * t_end).sin(), (w * t_end).cos(), 9.80665);
+        let v = Vector3::new(f / (m * w) * s, f / (m * w) * (1.0 - c), g0 * t_end);
+        let p = Vector3::new(
+            f / (m * w * w) * (1.0 - c),
+            f / (m * w * w) * (w * t_end - s),
+            0.5 * g0 * t_end * t_end,
+        );
+        let q = UnitQuaternion::from_euler_angles(0.0, 0.0, w * t_end);
+        let st = b.state;
+        assert!((st.rate_frd_rad_s - Vector3::new(0.0, 0.0, w)).norm() < 1e-12);
+        (st.pos_ned_m - p).norm() + (st.vel_ned_m_s - v).norm() + st.att_ned_frd.angle_to(&q)
+    }
+
+    #[test]
+    fn thrust_on_a_spinning_body_follows_the_analytic_curve_to_fourth_order() {
+        let coarse = spinning_thrust_error(0.02, Integrator::Rk4);
+        let fine = spinning_thrust_error(0.01, Integrator::Rk4);
+        assert!(fine < 1e-8, "error {fine} at 10 ms");
+        // RK4's global error falls as dt⁴: halving the step divides it by 16.
+        let order = (coarse / fine).log2();
+        assert!(
+            (3.7..4.3).contains(&order),
+            "order {order} ({coarse} / {fine})"
+        );
+        // Semi-implicit Euler is first order: far off at the same step.
+        let euler = spinning_thrust_error(0.01, Integrator::SemiImplicitEuler);
+        assert!(euler > 1e-3 && euler < 1.0, "semi-implicit error {euler}");
+    }
+
+    /// Semi-implicit Euler in free fall: v_n = g·n·dt and, moving on the new
+    /// velocity, p_n = g·dt²·n(n + 1)/2; a constant spin turns by ω·dt a step.
+    #[test]
+    fn semi_implicit_euler_steps_on_the_new_velocity() {
+        let mass = MassProperties::new(1.0, Matrix3::identity()).unwrap();
+        let state = BodyState {
+            rate_frd_rad_s: Vector3::new(0.0, 0.0, 0.5),
+            ..Default::default()
+        };
+        let mut b = RigidBody::new(mass, state).with_integrator(Integrator::SemiImplicitEuler);
+        let (dt, n, g0) = (0.01, 100, 9.80665);
+        for _ in 0..n {
+            b.step(&Wrench::default(), &g(), dt);
+        }
+        let nf = n as f64;
+        assert!((b.state.vel_ned_m_s.z - g0 * nf * dt).abs() < 1e-12);
+        let p = g0 * dt * dt * nf * (nf + 1.0) / 2.0;
+        assert!(
+            (b.state.pos_ned_m.z - p).abs() < 1e-12,
+            "{}",
+            b.state.pos_ned_m.z
+        );
+        let yaw = b.state.att_ned_frd.euler_angles().2;
+        assert!((yaw - 0.5 * nf * dt).abs() < 1e-12, "{yaw}");
+    }
+
+    /// An axisymmetric top (I = diag(a, a, c)) spun about its axis at ω_z, with
+    /// rotors adding momentum h along the axis: torque-free, its transverse rate
+    /// turns at λ = ((c − a)·ω_z + h)/a, so ω_xy = ω₀·(cos λt, sin λt) in body axes
+    /// (Euler's equations). With products of inertia (the same top turned
+    /// in the body) the answer turns with it.
+    #[test]
+    fn a_top_with_spinning_rotors_precesses_at_the_analytic_rate() {
+        let (a, c, wz, w0, h, t_end): (f64, f64, f64, f64, f64, f64) =
+            (0.02, 0.05, 3.0, 0.4, 0.03, 5.0);
+        let lambda = ((c - a) * wz + h) / a;
+        for turn in [
+            UnitQuaternion::identity(),
+            UnitQuaternion::from_euler_angles(0.3, -0.2, 0.5),
+        ] {
+            let r = turn.to_rotation_matrix();
+            let i = r * Matrix3::from_diagonal(&Vector3::new(a, a, c)) * r.transpose();
+            let mass = MassProperties::new(1.0, i).unwrap();
+            assert_eq!(mass.diagonal.is_some(), turn == UnitQuaternion::identity());
+            let state = BodyState {
+                rate_frd_rad_s: turn * Vector3::new(w0, 0.0, wz),
+                ..Default::default()
+            };
+            let mut b = RigidBody::new(mass, state);
+            let inputs = StepInputs {
+                rotor_momentum_frd: turn * Vector3::new(0.0, 0.0, h),
+                ..Default::default()
+            };
+            let dt = 0.001;
+            for _ in 0..(t_end / dt).round() as usize {
+                b.step(&Wrench::default(), &inputs, dt);
+            }
+            let (s, co) = ((lambda * t_end).sin(), (lambda * t_end).cos());
+            let expect = turn * Vector3::new(w0 * co, w0 * s, wz);
+            let got = b.state.rate_frd_rad_s;
+            assert!((got - expect).norm() < 1e-9, "{got} vs {expect}");
+        }
+    }
+
+    /// A constant torque about a principal axis of a body at rest:
+    /// ω = τ/I·t, about the right axis and with the torque's sign.
+    #[test]
+    fn a_torque_spins_the_body_up_at_torque_over_inertia() {
+        let i = Vector3::new(0.5, 2.0, 4.0);
+        for (axis, sign) in [(0, 1.0), (1, -1.0), (2, 1.0)] {
+            let mass = MassProperties::new(3.0, Matrix3::from_diagonal(&i)).unwrap();
+            let mut b = RigidBody::new(mass, BodyState::default());
+            let mut torque = Vector3::zeros();
+            torque[axis] = sign * 0.8;
+            let w = Wrench {
+                torque_frd_nm: torque,
+                ..Default::default()
+            };
+            for _ in 0..100 {
+                b.step(&w, &StepInputs::default(), 0.01);
+            }
+            let mut expect = Vector3::zeros();
+            expect[axis] = sign * 0.8 / i[axis];
+            assert!((b.state.rate_frd_rad_s - expect).norm() < 1e-12);
+            assert!((b.rotational_energy_j() - 0.5 * i[axis] * expect[axis].powi(2)).abs() < 1e-12);
+            let l = b.angular_momentum_ned();
+            assert!((l.norm() - i[axis] * expect[axis].abs()).abs() < 1e-12);
+        }
+    }
+
+    /// A force in world axes pushes along NED whatever the attitude; a force in
+    /// body axes turns with the body.
+    #[test]
+    fn world_and_body_forces_act_in_their_own_axes() {
+        let mass = MassProperties::new(2.0, Matrix3::identity()).unwrap();
+        let yawed = BodyState {
+            att_ned_frd: UnitQuaternion::from_euler_angles(0.0, 0.0, std::f64::consts::FRAC_PI_2),
+            ..Default::default()
+        };
+        let push = |w: Wrench| {
+            let mut b = RigidBody::new(mass, yawed);
+            b.step(&w, &StepInputs::default(), 0.1);
+            b.state.vel_ned_m_s
+        };
+        let ned = push(Wrench {
+            force_ned_n: Vector3::new(4.0, 0.0, -2.0),
+            ..Default::default()
+        });
+        assert!((ned - Vector3::new(0.2, 0.0, -0.1)).norm() < 1e-15, "{ned}");
+        // Facing east, a forward push is eastward.
+        let body = push(Wrench {
+            force_frd_n: Vector3::new(4.0, 0.0, -2.0),
+            ..Default::default()
+        });
+        assert!(
+            (body - Vector3::new(0.0, 0.2, -0.1)).norm() < 1e-15,
+            "{body}"
+        );
+    }
+
+    /// Kirchhoff's equations with surge added mass X (no sway added mass),
+    /// moving forward at u and turning at r, no force: in body axes
+    /// (m + X)·u̇ = 0 and m·v̇ = −(m + X)·r·u, so the velocity over ground
+    /// bends by a_y = r·u − (m + X)·r·u/m = −X·r·u/m; and the Munk moment
+    /// N = −(Y − X)·u·v for a body moving obliquely, left out on request.
+    #[test]
+    fn added_mass_couples_a_turn_and_an_oblique_motion() {
+        let (m, x, yv, izz, iazz) = (10.0, 4.0, 6.0, 2.0, 1.0);
+        let props = |surge: f64, sway: f64| {
+            MassProperties::with_added_mass(
+                m,
+                Matrix3::from_diagonal(&Vector3::new(1.0, 1.5, izz)),
+                Vector3::new(surge, sway, 0.0),
+                Vector3::new(0.0, 0.0, iazz),
+            )
+            .unwrap()
+        };
+        // The turn, over one short RK4 step.
+        let (u, r, dt) = (2.0, 0.3, 1e-4);
+        let turning = BodyState {
+            vel_ned_m_s: Vector3::new(u, 0.0, 0.0),
+            rate_frd_rad_s: Vector3::new(0.0, 0.0, r),
+            ..Default::default()
+        };
+        let mut b = RigidBody::new(props(x, 0.0), turning);
+        b.step(&Wrench::default(), &StepInputs::default(), dt);
+        let a_y = b.state.vel_ned_m_s.y / dt;
+        assert!((a_y - (-x * r * u / m)).abs() < 1e-3, "{a_y}");
+        // The same body carried by a current at its own velocity: no relative
+        // flow, so the added mass moves with it and only the rigid body turns.
+        let mut b = RigidBody::new(props(x, 0.0), turning);
+        let current = StepInputs {
+            fluid_vel_ned_m_s: Vector3::new(u, 0.0, 0.0),
+            ..Default::default()
+        };
+        b.step(&Wrench::default(), &current, dt);
+        assert!((b.state.vel_ned_m_s.y / dt).abs() < 1e-3 * u * r);
+        // Moving obliquely at (u, v), not turning: N = −(Y − X)·u·v, and
+        // α_z = N / (I_zz + I_A,zz).
+        let (u, v) = (2.0, 1.0);
+        let oblique = BodyState {
+            vel_ned_m_s: Vector3::new(u, v, 0.0),
+            ..Default::default()
+        };
+        for (munk, expect) in [(true, -(yv - x) * u * v / (izz + iazz)), (false, 0.0)] {
+            let p = if munk {
+                props(x, yv)
+            } else {
+                props(x, yv).without_yaw_munk_moment()
+            };
+            let mut b = RigidBody::new(p, oblique);
+            b.step(&Wrench::default(), &StepInputs::default(), dt);
+            let alpha = b.state.rate_frd_rad_s.z / dt;
+            assert!(
+                (alpha - expect).abs() < 1e-3,
+                "munk {munk}: {alpha} vs {expect}"
+            );
+        }
+        // Added inertia adds to the rigid body's.
+        assert_eq!(props(x, yv).total_inertia_frd_kg_m2()[(2, 2)], izz + iazz);
+        assert_eq!(props(x, yv).inertia_frd_kg_m2()[(2, 2)], izz);
+        assert_eq!(props(x, yv).mass_kg(), m);
+    }
+
+    #[test]
+    fn the_first_non_finite_field_is_named() {
+        let ok = BodyState::default();
+        assert_eq!(ok.non_finite_field(), None);
+        let mut s = ok;
+        s.rate_frd_rad_s.y = f64::INFINITY;
+        assert_eq!(s.non_finite_field(), Some("body rates"));
+        s.att_ned_frd = UnitQuaternion::new_unchecked(Quaternion::new(f64::NAN, 0.0, 0.0, 0.0));
+        assert_eq!(s.non_finite_field(), Some("attitude"));
+        s.vel_ned_m_s.x = f64::NAN;
+        assert_eq!(s.non_finite_field(), Some("velocity"));
+        s.pos_ned_m.z = f64::NEG_INFINITY;
+        assert_eq!(s.non_finite_field(), Some("position"));
+    }
+
     #[test]
     fn rejects_bad_mass_properties() {
         assert!(MassProperties::new(0.0, Matrix3::identity()).is_err());
         assert!(MassProperties::new(f64::NAN, Matrix3::identity()).is_err());
         assert!(MassProperties::new(1.0, -Matrix3::identity()).is_err());
+        assert_eq!(
+            MassProperties::new(-2.0, Matrix3::identity()),
+            Err(MassError::Mass(-2.0))
+        );
+        assert_eq!(
+            MassProperties::new(f64::INFINITY, Matrix3::identity()),
+            Err(MassError::Mass(f64::INFINITY))
+        );
+        // Asymmetric, or not finite, though positive definite.
+        let mut skew = Matrix3::identity();
+        skew[(0, 1)] = 1e-6;
+        assert_eq!(MassProperties::new(1.0, skew), Err(MassError::Inertia));
+        let mut inf = Matrix3::identity();
+        inf[(2, 2)] = f64::INFINITY;
+        assert_eq!(MassProperties::new(1.0, inf), Err(MassError::Inertia));
+        // Tiny asymmetry from rounding is accepted.
+        let mut round = Matrix3::identity() * 3.0;
+        round[(0, 1)] = 1e-13;
+        assert!(MassProperties::new(1.0, round).is_ok());
+        assert!(MassProperties::with_added_mass(
+            1.0,
+            Matrix3::identity(),
+            Vector3::zeros(),
+            Vector3::new(0.0, f64::NAN, 0.0)
+        )
+        .is_err());
+        let zero_added = MassProperties::with_added_mass(
+            1.0,
+            Matrix3::identity(),
+            Vector3::zeros(),
+            Vector3::zeros(),
+        )
+        .unwrap();
+        assert!(!zero_added.has_added_mass);
+        let inertia_only = MassProperties::with_added_mass(
+            1.0,
+            Matrix3::identity(),
+            Vector3::zeros(),
+            Vector3::new(0.0, 0.0, 0.5),
+        )
+        .unwrap();
+        assert!(inertia_only.has_added_mass);
         assert!(MassProperties::with_added_mass(
             1.0,
             Matrix3::identity(),
