@@ -332,6 +332,101 @@ fn gps_latency_startup_fix_and_denial() {
     );
 }
 
+/// One measurement of a receiver with `p` at `t_s`, delivered at once.
+#[allow(clippy::too_many_arguments)]
+fn gps_once(
+    p: &GpsParams,
+    seed: u64,
+    t_s: f64,
+    pos: Vector3<f64>,
+    vel: Vector3<f64>,
+    att: UnitQuaternion<f64>,
+    rate: Vector3<f64>,
+) -> mavsitl_sim::sensors::GpsSample {
+    let p = GpsParams {
+        latency_s: 0.0,
+        ..p.clone()
+    };
+    let mut gps = Gps::new(p, 0.1, noise_rng(seed, 0, NoiseSource::Gps));
+    let t = SimTime::from_secs_f64(t_s);
+    gps.measure(t, &pos, &vel, &att, &rate, false, &frame(), &NOMINAL.gps);
+    gps.deliver(t).expect("no latency")
+}
+
+#[test]
+fn gps_reports_its_antenna_and_scales_its_noise_by_the_accuracy() {
+    // Noise off: the antenna 0.3 m forward and 0.1 m left, on a vehicle facing
+    // east (yaw 90°) and turning right at 0.5 rad/s: it sits 0.3 m east and
+    // 0.1 m north of the CG and moves at ω × r = (0.05 forward, 0.15 right)
+    // relative to it, which facing east is 0.05 m/s east and 0.15 m/s south.
+    let quiet = GpsParams {
+        horizontal_error_sigma_m: 0.0,
+        vertical_error_sigma_m: 0.0,
+        white_noise_sigma_m: 0.0,
+        velocity_sigma_m_s: 0.0,
+        mount: Mount {
+            x_m: 0.3,
+            y_m: -0.1,
+            ..Mount::default()
+        },
+        ..GpsParams::default()
+    };
+    let att = UnitQuaternion::from_euler_angles(0.0, 0.0, std::f64::consts::FRAC_PI_2);
+    let (pos, vel) = (Vector3::new(5.0, -2.0, -10.0), Vector3::new(1.0, 2.0, 0.5));
+    let s = gps_once(&quiet, 1, 60.0, pos, vel, att, Vector3::new(0.0, 0.0, 0.5));
+    assert!((s.pos_ned_m - (pos + Vector3::new(0.1, 0.3, 0.0))).norm() < 1e-12);
+    assert!((s.vel_ned_m_s - (vel + Vector3::new(-0.15, 0.05, 0.0))).norm() < 1e-12);
+    assert_eq!(
+        gps_once(&quiet, 1, 1.0, pos, vel, att, Vector3::zeros()).fix,
+        FixType::NoFix
+    );
+    // The reported accuracy converges as eph_final + (eph_initial − eph_final)·e^(−t/τ),
+    // and so does epv; 1 s after start-up the fix is 2-D with at most 5 satellites.
+    let p = GpsParams::default();
+    for (t, fix, sats) in [(3.0, FixType::Fix2d, 5), (30.0, FixType::Fix3d, 12)] {
+        let s = gps_once(&quiet, 1, t, pos, vel, att, Vector3::zeros());
+        let decay = (-(t - p.startup_s) / p.eph_tau_s).exp();
+        let eph = p.eph_final_m + (p.eph_initial_m - p.eph_final_m) * decay;
+        let epv = p.epv_final_m + (p.epv_initial_m - p.epv_final_m) * decay;
+        assert!((s.eph_m - eph).abs() < 1e-12 && (s.epv_m - epv).abs() < 1e-12);
+        assert_eq!((s.fix, s.satellites), (fix, sats), "at {t} s");
+    }
+    // At the first fix the errors are eph/eph_final (and epv/epv_final) times
+    // their converged σ: across 4 000 receivers, white noise only.
+    let white = GpsParams {
+        horizontal_error_sigma_m: 0.0,
+        vertical_error_sigma_m: 0.0,
+        ..GpsParams::default()
+    };
+    let n = 4000;
+    let mut sq = Vector3::zeros();
+    let mut sq_vel = Vector3::zeros();
+    for seed in 0..n {
+        let s = gps_once(&white, seed, p.startup_s, pos, vel, att, Vector3::zeros());
+        sq += (s.pos_ned_m - pos).map(|e| e * e);
+        sq_vel += (s.vel_ned_m_s - vel).map(|e| e * e);
+    }
+    let sigma = (sq / n as f64).map(f64::sqrt);
+    let sigma_vel = (sq_vel / n as f64).map(f64::sqrt);
+    let (k, kv) = (
+        p.eph_initial_m / p.eph_final_m,
+        p.epv_initial_m / p.epv_final_m,
+    );
+    let expect = Vector3::new(k, k, kv) * p.white_noise_sigma_m;
+    let expect_vel = Vector3::repeat(k * p.velocity_sigma_m_s);
+    // 4 000 samples pin a σ to about ±1.1 % (1σ); ±5 % here.
+    for axis in 0..3 {
+        assert!(
+            (sigma[axis] / expect[axis] - 1.0).abs() < 0.05,
+            "{sigma} vs {expect}"
+        );
+        assert!(
+            (sigma_vel[axis] / expect_vel[axis] - 1.0).abs() < 0.05,
+            "{sigma_vel} vs {expect_vel}"
+        );
+    }
+}
+
 fn denied_at(t: SimTime) -> bool {
     (20_000_000..25_000_000).contains(&t.as_micros())
 }
