@@ -347,7 +347,8 @@ fn gps_once(
         latency_s: 0.0,
         ..p.clone()
     };
-    let mut gps = Gps::new(p, 0.1, noise_rng(seed, 0, NoiseSource::Gps));
+    let mut gps = Gps::new(p.clone(), 0.1, noise_rng(seed, 0, NoiseSource::Gps));
+    assert_eq!(gps.params(), &p);
     let t = SimTime::from_secs_f64(t_s);
     gps.measure(t, &pos, &vel, &att, &rate, false, &frame(), &NOMINAL.gps);
     gps.deliver(t).expect("no latency")

@@ -159,3 +159,244 @@ pub fn tilt_rad(att_ned_frd: &UnitQuaternion<f64>) -> f64 {
     let z_b = att_ned_frd * Vector3::z();
     z_b.z.clamp(-1.0, 1.0).acos()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::Matrix3;
+
+    const G: f64 = 9.80665;
+    const DT: f64 = 0.01;
+
+    fn gear() -> GroundContact {
+        GroundContact {
+            gear_height_m: 0.2,
+            footprint_radius_m: 0.25,
+            friction: 0.5,
+        }
+    }
+
+    fn mass() -> MassProperties {
+        MassProperties::new(2.0, Matrix3::from_diagonal(&Vector3::new(0.02, 0.03, 0.04))).unwrap()
+    }
+
+    /// On the surface (CG at the gear height), level, with `vel` and `rate`.
+    fn resting(vel: Vector3<f64>, rate: Vector3<f64>) -> BodyState {
+        BodyState {
+            pos_ned_m: Vector3::new(0.0, 0.0, -0.2),
+            vel_ned_m_s: vel,
+            rate_frd_rad_s: rate,
+            ..Default::default()
+        }
+    }
+
+    fn apply(state: &BodyState, wrench: &mut Wrench, mu: Option<f64>) -> ContactState {
+        gear().apply(state, &mass(), &Vector3::new(0.0, 0.0, G), mu, wrench, DT)
+    }
+
+    #[test]
+    fn at_rest_the_ground_carries_the_weight_and_holds_everything() {
+        let mut w = Wrench::default();
+        let c = apply(&resting(Vector3::zeros(), Vector3::zeros()), &mut w, None);
+        assert_eq!(c.normal_force_n, 2.0 * G);
+        assert!(c.on_ground() && c.stick_horizontal && c.hold_tilt && c.hold_yaw);
+        assert_eq!(w.force_ned_n, Vector3::new(0.0, 0.0, -2.0 * G));
+        assert_eq!(w.torque_frd_nm, Vector3::zeros());
+        // Thrust of 1.5 weights up: nothing to carry, airborne.
+        let mut w = Wrench {
+            force_frd_n: Vector3::new(0.0, 0.0, -3.0 * G),
+            ..Default::default()
+        };
+        let c = apply(&resting(Vector3::zeros(), Vector3::zeros()), &mut w, None);
+        assert_eq!(c, ContactState::default());
+        assert!(!c.on_ground());
+        // Thrust of half the weight: the ground carries the other half.
+        let mut w = Wrench {
+            force_frd_n: Vector3::new(0.0, 0.0, -G),
+            ..Default::default()
+        };
+        let c = apply(&resting(Vector3::zeros(), Vector3::zeros()), &mut w, None);
+        assert!((c.normal_force_n - G).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_touchdown_stops_within_the_tick() {
+        // Descending at 2 m/s, on the surface: N = m·(g + v_z/dt).
+        let mut w = Wrench::default();
+        let c = apply(
+            &resting(Vector3::new(0.0, 0.0, 2.0), Vector3::zeros()),
+            &mut w,
+            None,
+        );
+        assert!((c.normal_force_n - 2.0 * (G + 2.0 / DT)).abs() < 1e-9);
+        // 5 mm above, at 1 m/s: the gear reaches the ground within the tick and
+        // arrives on it, N = m·(g + (v_z − gap/dt)/dt).
+        let mut s = resting(Vector3::new(0.0, 0.0, 1.0), Vector3::zeros());
+        s.pos_ned_m.z = -0.205;
+        let c = apply(&s, &mut Wrench::default(), None);
+        let expect = 2.0 * (G + (1.0 - 0.005 / DT) / DT);
+        assert!(
+            (c.normal_force_n - expect).abs() < 1e-9,
+            "{}",
+            c.normal_force_n
+        );
+        // 5 cm above at 1 m/s it does not (1 cm plus half g·dt² in a tick).
+        s.pos_ned_m.z = -0.25;
+        assert_eq!(
+            apply(&s, &mut Wrench::default(), None),
+            ContactState::default()
+        );
+        // Just inside reach: gap below v·dt + ½·g·dt².
+        s.pos_ned_m.z = -0.2 - (DT + 0.5 * G * DT * DT) + 1e-6;
+        assert!(apply(&s, &mut Wrench::default(), None).on_ground());
+        // Climbing away from the surface at 1 m/s: airborne.
+        let c = apply(
+            &resting(Vector3::new(0.0, 0.0, -1.0), Vector3::zeros()),
+            &mut Wrench::default(),
+            None,
+        );
+        assert_eq!(c, ContactState::default());
+    }
+
+    #[test]
+    fn friction_sticks_within_mu_n_and_slides_against_the_motion_beyond() {
+        // Creeping at 1 mm/s: stopping it needs m·v/dt = 0.2 N < μN = 9.8 N.
+        let mut w = Wrench::default();
+        let c = apply(
+            &resting(Vector3::new(0.001, 0.0, 0.0), Vector3::zeros()),
+            &mut w,
+            None,
+        );
+        assert!(c.stick_horizontal);
+        assert!((w.force_ned_n.x + 2.0 * 0.001 / DT).abs() < 1e-12);
+        // Sliding at 3 m/s north-east: μN against the motion.
+        let v = Vector3::new(3.0, -4.0, 0.0);
+        let mut w = Wrench::default();
+        let c = apply(&resting(v, Vector3::zeros()), &mut w, None);
+        assert!(!c.stick_horizontal);
+        let f = -v / 5.0 * 0.5 * 2.0 * G;
+        assert!(
+            (w.force_ned_n.xy() - f.xy()).norm() < 1e-12,
+            "{}",
+            w.force_ned_n
+        );
+        // A zone's μ replaces the gear's; a negative one counts as none.
+        let mut w = Wrench::default();
+        apply(&resting(v, Vector3::zeros()), &mut w, Some(0.1));
+        assert!((w.force_ned_n.xy() - f.xy() / 5.0).norm() < 1e-12);
+        let mut w = Wrench::default();
+        apply(&resting(v, Vector3::zeros()), &mut w, Some(-1.0));
+        assert_eq!(w.force_ned_n.xy(), nalgebra::Vector2::zeros());
+        // At rest, pushed east harder than μN (15 N > 9.8 N): μN back west.
+        let mut w = Wrench {
+            force_ned_n: Vector3::new(0.0, 15.0, 0.0),
+            ..Default::default()
+        };
+        let c = apply(&resting(Vector3::zeros(), Vector3::zeros()), &mut w, None);
+        assert!(!c.stick_horizontal);
+        assert!((w.force_ned_n.y - (15.0 - 0.5 * 2.0 * G)).abs() < 1e-12);
+        // Pushed more gently (5 N): held.
+        let mut w = Wrench {
+            force_ned_n: Vector3::new(-5.0, 0.0, 0.0),
+            ..Default::default()
+        };
+        assert!(apply(&resting(Vector3::zeros(), Vector3::zeros()), &mut w, None).stick_horizontal);
+        assert!(w.force_ned_n.x.abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_gear_resists_tilt_up_to_tipping_and_yaw_up_to_friction() {
+        // Limits: tipping N·r = 4.9 N·m, yaw μ·N·r = 2.45 N·m.
+        let n = 2.0 * G;
+        // A roll torque of 1 N·m and a pitch rate of 0.5 rad/s: both held.
+        let mut w = Wrench {
+            torque_frd_nm: Vector3::new(1.0, 0.0, 0.0),
+            ..Default::default()
+        };
+        let c = apply(
+            &resting(Vector3::zeros(), Vector3::new(0.0, 0.5, 0.0)),
+            &mut w,
+            None,
+        );
+        assert!(c.hold_tilt && c.hold_yaw);
+        // The held torque cancels the roll torque and stops the pitch rate.
+        assert!((w.torque_frd_nm - Vector3::new(0.0, -0.03 * 0.5 / DT, 0.0)).norm() < 1e-12);
+        // A pitch torque of 10 N·m tips it: the gear gives its limit against it.
+        let mut w = Wrench {
+            torque_frd_nm: Vector3::new(0.0, -10.0, 0.0),
+            ..Default::default()
+        };
+        let c = apply(&resting(Vector3::zeros(), Vector3::zeros()), &mut w, None);
+        assert!(!c.hold_tilt);
+        assert!((w.torque_frd_nm.y - (-10.0 + n * 0.25)).abs() < 1e-12);
+        // Yawing at 2 rad/s (stopping needs 0.04·2/dt = 8 N·m): friction's limit
+        // against the rotation, either way.
+        for sign in [1.0, -1.0] {
+            let mut w = Wrench::default();
+            let c = apply(
+                &resting(Vector3::zeros(), Vector3::new(0.0, 0.0, 2.0 * sign)),
+                &mut w,
+                None,
+            );
+            assert!(!c.hold_yaw && c.hold_tilt);
+            assert!((w.torque_frd_nm.z + sign * 0.5 * n * 0.25).abs() < 1e-12);
+        }
+        // Tilted 40° (past 30°), the gear gives no torque at all.
+        let mut s = resting(Vector3::zeros(), Vector3::new(0.0, 0.0, 0.1));
+        s.att_ned_frd = UnitQuaternion::from_euler_angles(40f64.to_radians(), 0.0, 0.0);
+        let mut w = Wrench::default();
+        let c = apply(&s, &mut w, None);
+        assert!(c.on_ground() && !c.hold_tilt && !c.hold_yaw);
+        assert_eq!(w.torque_frd_nm, Vector3::zeros());
+    }
+
+    #[test]
+    fn projection_puts_a_held_contact_back_exactly() {
+        let held = ContactState {
+            normal_force_n: 1.0,
+            stick_horizontal: true,
+            hold_tilt: true,
+            hold_yaw: true,
+        };
+        let mut s = BodyState {
+            pos_ned_m: Vector3::new(1.0, 2.0, -0.2 + 1e-9),
+            vel_ned_m_s: Vector3::new(1e-12, -1e-12, 1e-10),
+            att_ned_frd: UnitQuaternion::from_euler_angles(1e-9, -1e-9, 0.7),
+            rate_frd_rad_s: Vector3::new(1e-9, 1e-9, 1e-9),
+        };
+        gear().project(&held, &mut s);
+        assert_eq!(s.pos_ned_m, Vector3::new(1.0, 2.0, -0.2));
+        assert_eq!(s.vel_ned_m_s, Vector3::zeros());
+        assert_eq!(s.rate_frd_rad_s, Vector3::zeros());
+        let (r, p, y) = s.att_ned_frd.euler_angles();
+        assert_eq!((r, p), (0.0, 0.0));
+        assert!((y - 0.7).abs() < 1e-12);
+        // Airborne but below the surface (a fall through in one tick): on it,
+        // with the downward speed removed and an upward one kept.
+        for (vz, kept) in [(3.0, 0.0), (-1.0, -1.0)] {
+            let mut s = resting(Vector3::new(0.5, 0.0, vz), Vector3::new(0.0, 0.0, 0.3));
+            s.pos_ned_m.z = -0.1;
+            gear().project(&ContactState::default(), &mut s);
+            assert_eq!(s.pos_ned_m.z, -0.2);
+            assert_eq!(s.vel_ned_m_s, Vector3::new(0.5, 0.0, kept));
+            assert_eq!(s.rate_frd_rad_s.z, 0.3);
+        }
+        // Airborne above it: untouched.
+        let mut s = resting(Vector3::new(0.0, 0.0, 3.0), Vector3::zeros());
+        s.pos_ned_m.z = -0.3;
+        let before = s;
+        gear().project(&ContactState::default(), &mut s);
+        assert_eq!(s, before);
+    }
+
+    #[test]
+    fn tilt_is_the_angle_from_the_downward_vertical() {
+        assert_eq!(tilt_rad(&UnitQuaternion::identity()), 0.0);
+        let roll = UnitQuaternion::from_euler_angles(0.6, 0.0, 1.0);
+        assert!((tilt_rad(&roll) - 0.6).abs() < 1e-12);
+        let pitch = UnitQuaternion::from_euler_angles(0.0, -0.4, 0.0);
+        assert!((tilt_rad(&pitch) - 0.4).abs() < 1e-12);
+        let upside_down = UnitQuaternion::from_euler_angles(std::f64::consts::PI, 0.0, 0.0);
+        assert!((tilt_rad(&upside_down) - std::f64::consts::PI).abs() < 1e-7);
+    }
+}
