@@ -492,6 +492,241 @@ mod tests {
         assert!((q - 0.055562).abs() < 1e-5);
     }
 
+    /// Still air of density `rho`, a wind and a zone's drag scale.
+    fn air(rho: f64, wind: Vector3<f64>, drag_scale: f64) -> Environment {
+        Environment {
+            gravity_ned_m_s2: Vector3::new(0.0, 0.0, 9.80665),
+            air: mavsitl_core::atmosphere::AirState {
+                pressure_pa: 101_325.0,
+                temperature_k: 288.15,
+                density_kg_m3: rho,
+            },
+            wind_ned_m_s: wind,
+            current_ned_m_s: Vector3::zeros(),
+            water_density_kg_m3: 1000.0,
+            ground_friction: None,
+            drag_scale,
+            gps_denied: false,
+        }
+    }
+
+    /// A quad with distinct motor time constants, no drag and no damping.
+    fn bare_quad() -> MultirotorParams {
+        MultirotorParams {
+            motor_tau_up_s: 0.02,
+            motor_tau_down_s: 0.05,
+            linear_drag_n_s_m: [0.0; 3],
+            quadratic_drag_n_s2_m2: [0.0; 3],
+            angular_damping_n_m_s: [0.0; 3],
+            ..airframes::multirotor("generic_quad").unwrap()
+        }
+    }
+
+    #[test]
+    fn rotors_follow_their_lag_up_and_down_and_push_by_the_rotor_law() {
+        let p = bare_quad();
+        let (dt, rho) = (0.001, 1.0);
+        let env = air(rho, Vector3::zeros(), 1.0);
+        let mut m = Multirotor::new(p.clone(), dt);
+        assert_eq!((m.rotor_count(), m.params()), (4, &p));
+        let w_max = p.max_rpm / 60.0 * std::f64::consts::TAU;
+        assert_eq!(p.max_speed_rad_s(), w_max);
+        // One tick from rest at full command: ω = ω_max·(1 − e^(−dt/τ_up)).
+        let w = m.wrench(&[1.0; 4], &env, &BodyState::default(), dt);
+        let w1 = w_max * (1.0 - (-dt / 0.02f64).exp());
+        let mut out = [RotorOutput::default(); MAX_ROTORS];
+        m.rotor_outputs(rho, &mut out);
+        assert!((out[0].speed_rad_s - w1).abs() < 1e-9);
+        // Thrust C_T·ρ·n²·D⁴ per rotor, n = ω/2π, all four along −z.
+        let t1 = p.thrust_coefficient
+            * rho
+            * (w1 / std::f64::consts::TAU).powi(2)
+            * p.propeller_diameter_m.powi(4);
+        assert!((out[2].thrust_n - t1).abs() < 1e-12);
+        assert!((w.force_frd_n - Vector3::new(0.0, 0.0, -4.0 * t1)).norm() < 1e-12);
+        // The spin-up reacts on the body: J·Δω/dt per rotor, CCW positive; the
+        // four cancel, as the drag torques do.
+        assert!(w.torque_frd_nm.norm() < 1e-12, "{}", w.torque_frd_nm);
+        // Steady at u = 0.25: thrust a quarter of the maximum (linear in u).
+        m.set_rotor_commands_steady(&[0.25; 4]);
+        let w = m.wrench(&[0.25; 4], &env, &BodyState::default(), dt);
+        assert!((w.force_frd_n.z + p.max_thrust_n(rho)).abs() < 1e-9);
+        // Commanded down to 0: ω falls by e^(−dt/τ_down).
+        m.wrench(&[0.0; 4], &env, &BodyState::default(), dt);
+        m.rotor_outputs(rho, &mut out);
+        let expect = 0.5 * w_max * (-dt / 0.05f64).exp();
+        assert!((out[1].speed_rad_s - expect).abs() < 1e-9);
+        // Shaft power: Q·ω = C_P·ρ·n²·D⁵/(2π)·ω summed.
+        let n = expect / std::f64::consts::TAU;
+        let q = p.power_coefficient * rho * n * n * p.propeller_diameter_m.powi(5)
+            / std::f64::consts::TAU;
+        assert!((m.shaft_power_w(rho) - 4.0 * q * expect).abs() < 1e-9);
+    }
+
+    #[test]
+    fn one_rotor_rolls_pitches_and_yaws_by_its_arm_and_its_drag() {
+        let p = bare_quad();
+        let (dt, rho) = (0.001, 1.2);
+        let env = air(rho, Vector3::zeros(), 1.0);
+        let mut m = Multirotor::new(p.clone(), dt);
+        // Rotor 2, front-left CW, steady at u = 0.5, the others stopped.
+        let u = [0.0, 0.0, 0.5, 0.0];
+        m.set_rotor_commands_steady(&u);
+        let w = m.wrench(&u, &env, &BodyState::default(), dt);
+        let (pos, _) = p.rotor_geometry()[2];
+        let t = 0.5 * p.max_thrust_n(rho);
+        let n = p.max_rpm / 60.0 * 0.5f64.sqrt();
+        let q = p.power_coefficient * rho * n * n * p.propeller_diameter_m.powi(5)
+            / std::f64::consts::TAU;
+        // r × (0, 0, −T) = (−y·T, x·T, ·); a CW rotor yaws the body negative.
+        let expect = Vector3::new(-pos.y * t, pos.x * t, -q);
+        assert!(
+            (w.torque_frd_nm - expect).norm() < 1e-12,
+            "{} vs {expect}",
+            w.torque_frd_nm
+        );
+        assert!(w.torque_frd_nm.x > 0.0 && w.torque_frd_nm.y > 0.0);
+        // Its angular momentum J·ω: clockwise seen from above, it points down,
+        // along +z in FRD.
+        let h = m.rotor_momentum_frd();
+        assert!(
+            (h - Vector3::new(
+                0.0,
+                0.0,
+                p.rotor_inertia_kg_m2 * 2.0 * std::f64::consts::PI * n
+            ))
+            .norm()
+                < 1e-12
+        );
+        // Spinning it up from 0.5 to 1 in a tick adds the reaction −J·Δω/dt.
+        let before = m.rotor_momentum_frd().z;
+        let w = m.wrench(&[0.0, 0.0, 1.0, 0.0], &env, &BodyState::default(), dt);
+        let dh = m.rotor_momentum_frd().z - before;
+        let mut out = [RotorOutput::default(); MAX_ROTORS];
+        m.rotor_outputs(rho, &mut out);
+        let n2 = out[2].speed_rad_s / std::f64::consts::TAU;
+        let q2 = p.power_coefficient * rho * n2 * n2 * p.propeller_diameter_m.powi(5)
+            / std::f64::consts::TAU;
+        assert!(
+            (w.torque_frd_nm.z - (-q2 - dh / dt)).abs() < 1e-9,
+            "{}",
+            w.torque_frd_nm.z
+        );
+    }
+
+    #[test]
+    fn drag_acts_on_the_air_relative_velocity_in_body_axes() {
+        let p = MultirotorParams {
+            linear_drag_n_s_m: [0.1, 0.2, 0.3],
+            quadratic_drag_n_s2_m2: [0.01, 0.02, 0.03],
+            angular_damping_n_m_s: [0.002, 0.003, 0.004],
+            ..bare_quad()
+        };
+        // Facing east and flying east at 5 m/s into a 3 m/s wind from the east:
+        // 8 m/s of air on the nose. Sinking at 1 m/s, at half sea-level
+        // density, in a zone that doubles drag.
+        let rho = 0.5 * RHO0_KG_M3;
+        let env = air(rho, Vector3::new(0.0, -3.0, 0.0), 2.0);
+        let state = BodyState {
+            vel_ned_m_s: Vector3::new(0.0, 5.0, 1.0),
+            att_ned_frd: nalgebra::UnitQuaternion::from_euler_angles(
+                0.0,
+                0.0,
+                std::f64::consts::FRAC_PI_2,
+            ),
+            rate_frd_rad_s: Vector3::new(1.0, -2.0, 3.0),
+            ..Default::default()
+        };
+        let mut m = Multirotor::new(p, 0.001);
+        let w = m.wrench(&[0.0; 4], &env, &state, 0.001);
+        let fx = -2.0 * (0.1 * 8.0 + 0.5 * 0.01 * 8.0 * 8.0);
+        let fz = -2.0 * (0.3 * 1.0 + 0.5 * 0.03 * 1.0);
+        assert!(
+            (w.force_frd_n - Vector3::new(fx, 0.0, fz)).norm() < 1e-12,
+            "{}",
+            w.force_frd_n
+        );
+        assert_eq!(w.force_ned_n, Vector3::zeros());
+        let damping = Vector3::new(-0.002, 0.006, -0.012);
+        assert!(
+            (w.torque_frd_nm - damping).norm() < 1e-15,
+            "{}",
+            w.torque_frd_nm
+        );
+        // Backwards through the air, the quadratic drag keeps opposing the motion.
+        let back = BodyState {
+            vel_ned_m_s: Vector3::new(0.0, -5.0, -1.0),
+            ..state
+        };
+        let w = m.wrench(&[0.0; 4], &air(rho, Vector3::zeros(), 1.0), &back, 0.001);
+        let fx = 0.1 * 5.0 + 0.5 * 0.01 * 25.0;
+        let fz = 0.3 + 0.5 * 0.03;
+        assert!(
+            (w.force_frd_n - Vector3::new(fx, 0.0, fz)).norm() < 1e-12,
+            "{}",
+            w.force_frd_n
+        );
+    }
+
+    #[test]
+    fn a_failed_motor_delivers_its_share_of_thrust() {
+        let p = bare_quad();
+        let env = air(1.0, Vector3::zeros(), 1.0);
+        let mut m = Multirotor::new(p.clone(), 0.001);
+        // Rotor 1 at 36 % thrust (60 % speed); NaN and out-of-range scales are
+        // nominal and clamped; rotors past the list are nominal.
+        m.set_thrust_scale(&[f64::NAN, 0.36, 2.0]);
+        m.set_rotor_commands_steady(&[0.5; 4]);
+        for _ in 0..2000 {
+            m.wrench(
+                &[0.5, 0.5, 0.5, f64::NAN],
+                &env,
+                &BodyState::default(),
+                0.001,
+            );
+        }
+        let mut out = [RotorOutput::default(); MAX_ROTORS];
+        m.rotor_outputs(1.0, &mut out);
+        let t = 0.5 * p.max_thrust_n(1.0);
+        let thrusts: Vec<f64> = out[..4].iter().map(|o| o.thrust_n).collect();
+        for (got, want) in thrusts.iter().zip([t, 0.36 * t, t, 0.0]) {
+            assert!((got - want).abs() < 1e-9 * t, "{thrusts:?}");
+        }
+        m.set_thrust_scale(&[-1.0]);
+        for _ in 0..2000 {
+            m.wrench(&[0.5; 4], &env, &BodyState::default(), 0.001);
+        }
+        m.rotor_outputs(1.0, &mut out);
+        assert!(out[0].thrust_n < 1e-12 * t, "{}", out[0].thrust_n);
+        assert!((out[1].thrust_n - t).abs() < 1e-9 * t);
+        // Commands beyond 1 are full throttle.
+        m.set_rotor_commands_steady(&[7.0, 7.0, 7.0, 7.0]);
+        m.rotor_outputs(1.0, &mut out);
+        assert!((out[3].thrust_n - p.max_thrust_n(1.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rotor_positions_must_match_the_layout_and_be_in_range() {
+        let mut p = airframes::multirotor("generic_quad").unwrap();
+        assert!(p.validate().is_ok());
+        p.rotor_positions_frd_m = Some(vec![[0.1, 0.1]; 3]);
+        let e = p.validate().unwrap_err();
+        assert_eq!(e.field, "rotor_positions_frd_m");
+        assert!(e.problem.contains("has 4 rotors but 3"), "{}", e.problem);
+        p.rotor_positions_frd_m = Some(vec![[0.1, 0.1], [0.1, 0.1], [0.1, 10.5], [0.1, 0.1]]);
+        assert_eq!(
+            p.validate().unwrap_err().field,
+            "rotor_positions_frd_m[2][1]"
+        );
+        p.rotor_positions_frd_m = Some(vec![[0.1, 0.1], [-10.5, 0.1], [0.1, 0.1], [0.1, 0.1]]);
+        assert_eq!(
+            p.validate().unwrap_err().field,
+            "rotor_positions_frd_m[1][0]"
+        );
+        p.rotor_positions_frd_m = Some(vec![[10.0, -10.0]; 4]);
+        assert!(p.validate().is_ok());
+    }
+
     #[test]
     fn ccw_rotor_yaws_body_positive() {
         let p = airframes::multirotor("generic_quad").unwrap();
