@@ -406,3 +406,56 @@ fn the_leg_clock_is_a_float_that_falls_behind_n_dt() {
     let drift = 50.0 - f64::from(s.get_time_elapsed());
     assert!(drift.abs() > 1e-3, "drift {drift}");
 }
+
+/// `SCurve::calculate_path` alone, on ArduPilot's own answers over a grid of
+/// limits (`calculate_path.csv`): every branch — a short ramp from rest, the
+/// acceleration lowered for a moving start, solutions 5 and 7, a length or a
+/// speed that binds, an entry at or above the limit, invalid limits — must give
+/// the same five floats, bit for bit. Where ArduPilot's outputs fail its own
+/// check (it raises an internal error and keeps only the ramp time), the
+/// port's do too.
+#[test]
+fn calculate_path_matches_ardupilot_bit_for_bit_over_its_branches() {
+    let text = reference("calculate_path");
+    let (mut rows, mut rejected) = (0, 0);
+    let mut shapes = std::collections::BTreeSet::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<f32> = line
+            .split(',')
+            .map(|x| x.parse().unwrap_or_else(|e| panic!("line {}: {e}", n + 1)))
+            .collect();
+        assert_eq!(f.len(), 12, "line {}", n + 1);
+        let got = SCurve::calculate_path(f[0], f[1], f[2], f[3], f[4], f[5]);
+        let got = [got.jm, got.tj, got.t2, got.t4, got.t6];
+        let want = &f[6..11];
+        assert!(
+            got.iter()
+                .zip(want)
+                .all(|(g, w)| g.to_bits() == w.to_bits()),
+            "line {}: (Sm, Jm, V0, Am, Vm, L) = {:?}: port {got:?}, ArduPilot {want:?}",
+            n + 1,
+            &f[..6]
+        );
+        if f[11] == 1.0 {
+            assert_eq!([got[0], got[2], got[3], got[4]], [0.0; 4], "line {}", n + 1);
+            rejected += 1;
+        }
+        shapes.insert(got.map(|x| x > 0.0));
+        rows += 1;
+    }
+    assert_eq!((rows, rejected), (2651, 250));
+    // The grid reaches every shape a path can take: nothing, ramps only,
+    // ramps and a cruise, with constant jerk, with constant acceleration too.
+    for shape in [
+        [false; 5],
+        [true, true, false, false, false],
+        [true, true, false, true, false],
+        [true, true, true, false, true],
+        [true, true, true, true, true],
+    ] {
+        assert!(
+            shapes.contains(&shape),
+            "no row of shape {shape:?}: {shapes:?}"
+        );
+    }
+}

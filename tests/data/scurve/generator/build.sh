@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the SCurve reference driver (see README_section.md). GPL-3.0-or-later.
+# Builds the SCurve reference driver and the calculate_path table (see ../README.md). GPL-3.0-or-later.
 set -e
 cd "$(dirname "$0")"
 SRC=src/libraries
@@ -11,5 +11,8 @@ B=${BUILD:-build}; mkdir -p $B
 for f in SCurve control AP_Math vector2 vector3 matrix3; do
   nice g++ $FLAGS $INC -c $SRC/AP_Math/$f.cpp -o $B/$f.o
 done
-nice g++ $FLAGS $INC -c driver.cpp -o $B/driver.o
-nice g++ -o $B/driver $B/*.o -lm
+LIB="$B/SCurve.o $B/control.o $B/AP_Math.o $B/vector2.o $B/vector3.o $B/matrix3.o"
+for prog in driver path_table; do
+  nice g++ $FLAGS $INC -c $prog.cpp -o $B/$prog.o
+  nice g++ -o $B/$prog $B/$prog.o $LIB -lm
+done

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Regenerates out/ (the speed-change and entry-speed cases, with their
-# cases_speed.txt and cases_entry.txt) with build/driver. GPL-3.0-or-later.
+# cases_speed.txt and cases_entry.txt) with build/driver, and
+# calculate_path.csv with build/path_table. GPL-3.0-or-later.
 set -e
 cd "$(dirname "$0")"
 rm -rf out && mkdir out
@@ -27,4 +28,5 @@ build/driver out $ENTRY > out/entry_body.txt 2> diag_entry.txt
   block < out/entry_body.txt
 } > out/cases_entry.txt
 rm out/speed_body.txt out/entry_body.txt
+build/path_table out/calculate_path.csv > /dev/null
 for f in out/*.csv; do gzip -9 -n -f "$f"; done
