@@ -60,24 +60,50 @@ fn adev(axes: &[Vec<f64>; 3], dt: f64, m: usize) -> (f64, f64) {
     (tau, var.sqrt())
 }
 
+/// The data sheet's units in SI, worked here rather than taken from the
+/// model: (gyro density rad/s/√Hz, gyro bias σ rad/s, accel density
+/// m/s²/√Hz, accel bias σ m/s²). 1 deg/√h = (π/180) rad / √(3600 s);
+/// 1 deg/h = (π/180) rad / 3600 s; 1 mg = 1e-3·g₀; 1 µg = 1e-6·g₀.
+fn si_noise(p: &ImuParams) -> (f64, f64, f64, f64) {
+    let deg = std::f64::consts::PI / 180.0;
+    (
+        p.angular_random_walk_deg_sqrt_h * deg / 3600f64.sqrt(),
+        p.gyro_bias_stability_deg_h * deg / 3600.0,
+        p.velocity_random_walk_mg_sqrt_hz * 1e-3 * G,
+        p.accel_bias_stability_ug * 1e-6 * G,
+    )
+}
+
+#[test]
+fn imu_noise_units_convert_as_the_data_sheet_says() {
+    // AirSim's MPU-6000: ARW 0.3 deg/√h is 8.7266e-5 rad/s/√Hz, a gyro bias
+    // stability of 4.6 deg/h is 2.2302e-5 rad/s; VRW 0.24 mg/√Hz is
+    // 2.3536e-3 m/s²/√Hz and 36 µg is 3.5304e-4 m/s².
+    let p = ImuParams::default();
+    let imu = Imu::new(p.clone(), 0.005, noise_rng(0, 0, NoiseSource::Imu));
+    assert_eq!(imu.params(), &p);
+    for (got, want) in [
+        (p.gyro_noise_density(), 8.7266e-5),
+        (p.gyro_bias_sigma(), 2.2302e-5),
+        (p.accel_noise_density(), 2.3536e-3),
+        (p.accel_bias_sigma(), 3.5304e-4),
+    ] {
+        assert!((got / want - 1.0).abs() < 1e-4, "{got:e} vs {want:e}");
+    }
+    let (ng, bg, na, ba) = si_noise(&p);
+    assert!((p.gyro_noise_density() / ng - 1.0).abs() < 1e-12);
+    assert!((p.gyro_bias_sigma() / bg - 1.0).abs() < 1e-12);
+    assert!((p.accel_noise_density() / na - 1.0).abs() < 1e-12);
+    assert!((p.accel_bias_sigma() / ba - 1.0).abs() < 1e-12);
+}
+
 fn check_allan(params: &ImuParams, seed: u64) {
     let dt = 1.0 / 200.0;
     let data = record_static(params, seed);
+    let (ng, bg, na, ba) = si_noise(params);
     let sets = [
-        (
-            "gyro",
-            &data[0],
-            params.gyro_noise_density(),
-            params.gyro_bias_sigma(),
-            params.gyro_bias_stability_tau_s,
-        ),
-        (
-            "accel",
-            &data[1],
-            params.accel_noise_density(),
-            params.accel_bias_sigma(),
-            params.accel_bias_stability_tau_s,
-        ),
+        ("gyro", &data[0], ng, bg, params.gyro_bias_stability_tau_s),
+        ("accel", &data[1], na, ba, params.accel_bias_stability_tau_s),
     ];
     for (name, axes, n, b, t) in sets {
         // White-noise level at τ = 1 s is the configured density, within
