@@ -68,6 +68,11 @@ pub struct ArPivotTurn {
 /// AR_PIVOT_ANGLE_ACCURACY, deg.
 const PIVOT_ANGLE_ACCURACY_DEG: f64 = 5.0;
 
+/// Whether a heading error (rad, ≥ 0) is within AR_PIVOT_ANGLE_ACCURACY.
+fn aligned(err_rad: f64) -> bool {
+    err_rad < PIVOT_ANGLE_ACCURACY_DEG.to_radians()
+}
+
 impl ArPivotTurn {
     /// Enables or disables pivoting (skid-steer vehicles can pivot).
     pub fn enable(&mut self, on: bool) {
@@ -114,10 +119,7 @@ impl ArPivotTurn {
             self.delay_start_s = None;
             return;
         }
-        if self.active
-            && err < PIVOT_ANGLE_ACCURACY_DEG.to_radians()
-            && self.delay_start_s.is_none()
-        {
+        if self.active && aligned(err) && self.delay_start_s.is_none() {
             self.delay_start_s = Some(now_s);
         }
         if let Some(t0) = self.delay_start_s {
@@ -317,9 +319,10 @@ impl ArWpNav {
         true
     }
 
-    /// Pilot nudge speed, m/s (`set_nudge_speed_max`).
+    /// Pilot nudge speed, m/s: the speed limit while it is above the
+    /// limit set by [`ArWpNav::set_speed_max`] (`set_nudge_speed_max`).
     pub fn set_nudge_speed_max(&mut self, speed: f64) {
-        self.nudge_speed_max = speed.max(0.0);
+        self.nudge_speed_max = speed;
     }
 
     /// Heads for `destination` (NE m), flying through it towards
@@ -439,7 +442,9 @@ impl ArWpNav {
     }
 
     /// Runs one step (`update`): advances the target and computes the desired
-    /// speed and turn rate.
+    /// speed and turn rate. (ArduPilot also sets the desired speed to the
+    /// vehicle's after a pause; every path below sets it again, so the port
+    /// leaves that out.)
     pub fn update(&mut self, dt: f64, s: &NavState, atc: &ArAttitudeControl) {
         if !s.armed || !self.orig_and_dest_valid {
             self.desired_speed_limited = atc.get_desired_speed_accel_limited(0.0, dt, s.now_s);
@@ -447,9 +452,6 @@ impl ArWpNav {
             self.desired_turn_rate = 0.0;
             self.cross_track_error = 0.0;
             return;
-        }
-        if !self.is_active(s.now_s) {
-            self.desired_speed_limited = s.forward_speed_m_s();
         }
         self.last_update_s = Some(s.now_s);
         self.update_distance_and_bearing(s);
@@ -521,9 +523,9 @@ impl ArWpNav {
             &mut vel,
             &mut acc,
         );
-        if !self.pos_control.is_active(s.now_s) {
-            self.pos_control.init(s);
-        }
+        // ArduPilot initialises the position controller here after a pause;
+        // the three targets set next are all that initialisation sets, and
+        // the controller restarts its own filters after a pause.
         self.pos_control.set_pos_vel_accel_target(
             pos.xy().cast(),
             vel.xy().cast(),
@@ -543,8 +545,11 @@ impl ArWpNav {
         let dest = self.destination_ne;
         self.pos_control.input_pos_target(&dest, dt);
         if !self.reached_destination {
-            self.reached_destination = (dest - self.pos_control.get_pos_target()).norm() < 0.01
-                && self.pos_control.get_pos_error(s).norm() < self.params.radius;
+            self.reached_destination = shaped_target_arrived(
+                (dest - self.pos_control.get_pos_target()).norm(),
+                self.pos_control.get_pos_error(s).norm(),
+                self.params.radius,
+            );
         }
     }
 
@@ -658,6 +663,12 @@ impl ArWpNav {
     pub fn get_position_target(&self) -> Vector2<f64> {
         self.pos_control.get_pos_target()
     }
+}
+
+/// Whether the input-shaped target is within 1 cm of the destination and
+/// the vehicle within `radius` (m) of the target.
+fn shaped_target_arrived(target_to_destination_m: f64, pos_error_m: f64, radius: f64) -> bool {
+    target_to_destination_m < 0.01 && pos_error_m < radius
 }
 
 /// Bearing from `a` to `b`, rad from north, clockwise positive; east
@@ -878,6 +889,70 @@ mod ardupilot_edges {
         }
     }
 
+    /// AR_PivotTurn: a pivot needs a turn of more than WP_PIVOT_ANGLE, and
+    /// pivoting is off for an angle of 5° (AR_PIVOT_ANGLE_ACCURACY) or less.
+    #[test]
+    fn a_pivot_needs_more_than_its_angle_and_an_angle_above_5_degrees() {
+        let mut pv = ArPivotTurn::default();
+        pv.enable(true);
+        // 45°, whose radians wrap_pi gives back exactly.
+        let p = WpNavParams {
+            pivot_angle: 45.0,
+            ..WpNavParams::default()
+        };
+        let angle = p.pivot_angle.to_radians();
+        assert_eq!(crate::control::wrap_pi(angle), angle);
+        assert!(!pv.would_activate(angle, &p), "exactly the angle");
+        assert!(pv.would_activate(angle + 1e-9, &p));
+        assert!(pv.would_activate(-angle - 1e-9, &p), "either way");
+        pv.check_activation(angle, 0.0, false, 0.0, &p);
+        assert!(!pv.active(), "exactly the angle");
+        pv.check_activation(angle + 1e-9, 0.0, false, 0.0, &p);
+        assert!(pv.active());
+        for (pivot_angle, pivots) in [(5.0, false), (5.001, true)] {
+            let p = WpNavParams {
+                pivot_angle,
+                ..WpNavParams::default()
+            };
+            let mut pv = ArPivotTurn::default();
+            pv.enable(true);
+            assert_eq!(
+                pv.would_activate(PI, &p),
+                pivots,
+                "WP_PIVOT_ANGLE {pivot_angle}"
+            );
+            pv.check_activation(PI, 0.0, false, 0.0, &p);
+            assert_eq!(pv.active(), pivots, "WP_PIVOT_ANGLE {pivot_angle}");
+        }
+    }
+
+    /// Disabling a pivot ends it for good: enabling again does not resume
+    /// it; and `deactivate` ends one.
+    #[test]
+    fn a_disabled_or_deactivated_pivot_stays_ended() {
+        let p = WpNavParams::default();
+        let mut pv = ArPivotTurn::default();
+        pv.enable(true);
+        pv.check_activation(PI, 0.0, false, 0.0, &p);
+        assert!(pv.active());
+        pv.enable(false);
+        pv.enable(true);
+        assert!(!pv.active(), "re-enabled");
+        pv.check_activation(PI, 0.0, false, 0.0, &p);
+        assert!(pv.active());
+        pv.deactivate();
+        assert!(!pv.active(), "deactivated");
+        // Within 5° of the heading, with no delay, a pivot ends at once;
+        // a forced one starts whatever the error.
+        pv.check_activation(0.0, 0.0, true, 1.0, &p);
+        assert!(pv.active(), "forced");
+        pv.check_activation(0.0, 4f64.to_radians(), false, 1.0, &p);
+        assert!(!pv.active(), "aligned within 5°, WP_PIVOT_DELAY 0");
+        pv.check_activation(0.0, 0.0, true, 2.0, &p);
+        pv.check_activation(0.0, 6f64.to_radians(), false, 2.0, &p);
+        assert!(pv.active(), "6° off: still pivoting");
+    }
+
     /// Entering a mode (init) does not restart the half-second between
     /// speed changes.
     #[test]
@@ -898,5 +973,587 @@ mod ardupilot_edges {
         assert_eq!(w.pos_control.get_speed_max(), 2.0, "0.2 s after the last");
         w.update(0.02, &s(10.6), &atc);
         assert_eq!(w.pos_control.get_speed_max(), 1.5);
+    }
+}
+
+/// AR_WPNav's own behaviour, by hand: the limits `init` takes, where a leg
+/// starts, the time scaling of the S-curve clock, when a destination
+/// counts as reached and what the getters report.
+#[cfg(test)]
+mod behaviour {
+    use super::*;
+    use crate::attitude_control::AttitudeParams;
+    use crate::pos_control::PosControlParams;
+    use std::f64::consts::{FRAC_PI_2, PI};
+
+    const DT: f64 = 0.02;
+
+    fn atc() -> ArAttitudeControl {
+        ArAttitudeControl::new(AttitudeParams {
+            accel_max: 1.5,
+            decel_max: 3.0,
+            ..AttitudeParams::default()
+        })
+    }
+
+    fn nav(params: WpNavParams) -> ArWpNav {
+        ArWpNav::new(params, ArPosControl::new(PosControlParams::default()))
+    }
+
+    fn at(pos: Vector2<f64>, vel: Vector2<f64>, t: f64) -> NavState {
+        NavState {
+            now_s: t,
+            armed: true,
+            pos_ne_m: pos,
+            vel_ne_m_s: vel,
+            yaw_rad: if vel.norm() > 0.0 {
+                vel.y.atan2(vel.x)
+            } else {
+                0.0
+            },
+            ..Default::default()
+        }
+    }
+
+    /// Flies `w` for `secs` from `t0` with the vehicle exactly on its target
+    /// (position and velocity), as a perfect autopilot would; returns the
+    /// state of the last tick.
+    fn track(w: &mut ArWpNav, atc: &ArAttitudeControl, t0: f64, secs: f64) -> NavState {
+        let mut s = at(w.get_position_target(), Vector2::zeros(), t0);
+        for k in 0..(secs / DT).round() as usize {
+            s = at(
+                w.get_position_target(),
+                w.pos_control.get_desired_velocity(),
+                t0 + k as f64 * DT,
+            );
+            w.update(DT, &s, atc);
+        }
+        s
+    }
+
+    #[test]
+    fn init_takes_its_limits_from_wp_and_atc_parameters() {
+        let atc = atc();
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        // WP_ACCEL and WP_JERK 0: ATC's acceleration (the smaller of accel and
+        // decel), and a jerk equal to it; a speed of 0 takes WP_SPEED.
+        let mut w = nav(WpNavParams::default());
+        w.init(0.0, &s, &atc);
+        let p = &w.pos_control;
+        assert_eq!(
+            (p.get_speed_max(), p.get_accel_max(), p.get_jerk_max()),
+            (2.0, 1.5, 1.5)
+        );
+        assert_eq!(p.get_lat_accel_max(), atc.get_turn_lat_accel_max());
+        // A speed given wins; WP_ACCEL below ATC's wins; WP_JERK is taken as is.
+        let mut w = nav(WpNavParams {
+            accel: 0.8,
+            jerk: 4.0,
+            ..WpNavParams::default()
+        });
+        w.init(3.5, &s, &atc);
+        let p = &w.pos_control;
+        assert_eq!(
+            (p.get_speed_max(), p.get_accel_max(), p.get_jerk_max()),
+            (3.5, 0.8, 4.0)
+        );
+        // WP_ACCEL above ATC's is capped by it; a speed below the floor is raised.
+        let mut w = nav(WpNavParams {
+            accel: 5.0,
+            ..WpNavParams::default()
+        });
+        w.init(0.01, &s, &atc);
+        assert_eq!(w.pos_control.get_accel_max(), 1.5);
+        assert_eq!(w.pos_control.get_speed_max(), SPEED_MIN);
+        // No ATC limit at all: AR_WPNAV_ACCEL_MAX.
+        let free = ArAttitudeControl::new(AttitudeParams {
+            accel_max: 0.0,
+            ..AttitudeParams::default()
+        });
+        let mut w = nav(WpNavParams::default());
+        w.init(0.0, &s, &free);
+        assert_eq!(w.pos_control.get_accel_max(), ACCEL_MAX_DEFAULT);
+    }
+
+    #[test]
+    fn init_starts_at_the_stopping_point() {
+        let atc = atc();
+        // 2 m/s north-east at 3 m/s² of deceleration: 4/6 m ahead.
+        let v = Vector2::new(3.0_f64.sqrt(), 1.0);
+        let s = at(Vector2::new(10.0, -4.0), v, 0.0);
+        let mut w = nav(WpNavParams::default());
+        w.init(0.0, &s, &atc);
+        let stop = Vector2::new(10.0, -4.0) + v / 2.0 * (4.0 / 6.0);
+        assert!((w.get_origin() - stop).norm() < 1e-12, "{}", w.get_origin());
+        assert_eq!(w.get_destination(), w.get_origin());
+        // Stopping where it is, it heads for that point.
+        assert!(w.set_desired_location_to_stopping_location(&s, &atc));
+        assert!((w.get_destination() - stop).norm() < 1e-12);
+        // At rest the stopping point is the position.
+        let rest = at(Vector2::new(1.0, 2.0), Vector2::zeros(), 0.0);
+        w.init(0.0, &rest, &atc);
+        assert_eq!(w.get_origin(), Vector2::new(1.0, 2.0));
+    }
+
+    #[test]
+    fn it_is_active_for_100_ms_after_an_update() {
+        let atc = atc();
+        let mut w = nav(WpNavParams::default());
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        assert!(!w.is_active(0.0), "never updated");
+        w.init(0.0, &s, &atc);
+        w.set_desired_location(Vector2::new(10.0, 0.0), None, &s, &atc);
+        w.update(DT, &s, &atc);
+        assert!(w.is_active(0.0) && w.is_active(0.099));
+        assert!(!w.is_active(0.1) && !w.is_active(0.5));
+    }
+
+    #[test]
+    fn the_speed_limit_takes_the_floor_the_nudge_and_half_a_second() {
+        let atc = atc();
+        let mut w = nav(WpNavParams::default());
+        let s = |t| at(Vector2::zeros(), Vector2::zeros(), t);
+        w.init(0.0, &s(0.0), &atc);
+        w.set_desired_location(Vector2::new(50.0, 0.0), None, &s(0.0), &atc);
+        assert!(w.set_speed_max(SPEED_MIN), "the floor itself is allowed");
+        assert!(!w.set_speed_max(f64::NAN));
+        w.update(DT, &s(10.0), &atc);
+        assert_eq!(w.pos_control.get_speed_max(), SPEED_MIN);
+        // A pilot's nudge above the limit raises it, exactly 0.5 s later.
+        w.set_nudge_speed_max(3.0);
+        w.update(DT, &s(10.4), &atc);
+        assert_eq!(w.pos_control.get_speed_max(), SPEED_MIN, "0.4 s after");
+        w.update(DT, &s(10.5), &atc);
+        assert_eq!(w.pos_control.get_speed_max(), 3.0, "0.5 s after");
+        // A nudge below the limit does nothing.
+        assert!(w.set_speed_max(2.5));
+        w.set_nudge_speed_max(1.0);
+        w.update(DT, &s(11.0), &atc);
+        assert_eq!(w.pos_control.get_speed_max(), 2.5);
+    }
+
+    /// A new leg starts at the last destination only when the last one was
+    /// reached by the S-curve path moments ago; otherwise at the stopping
+    /// point.
+    #[test]
+    fn a_leg_starts_at_the_last_destination_only_after_reaching_it_just_now() {
+        let atc = atc();
+        let a = Vector2::new(6.0, 0.0);
+        let fresh = || {
+            let mut w = nav(WpNavParams::default());
+            let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+            w.init(0.0, &s, &atc);
+            w.set_desired_location(a, None, &s, &atc);
+            w
+        };
+        // Reached: the vehicle stopped 0.3 m short, within WP_RADIUS.
+        let mut w = fresh();
+        let end = track(&mut w, &atc, 0.0, 20.0);
+        assert!(w.reached_destination());
+        let short = at(Vector2::new(5.7, 0.1), Vector2::zeros(), end.now_s + DT);
+        let b = Vector2::new(6.0, 8.0);
+        assert!(w.set_desired_location(b, None, &short, &atc));
+        assert_eq!(w.get_origin(), a, "reached just now");
+        assert!((w.get_distance_to_destination() - (0.3f64.hypot(7.9))).abs() < 1e-12);
+        // The same after a pause of 0.2 s: from where it stands.
+        let mut w = fresh();
+        let end = track(&mut w, &atc, 0.0, 20.0);
+        let later = at(Vector2::new(5.7, 0.1), Vector2::zeros(), end.now_s + 0.2);
+        w.set_desired_location(b, None, &later, &atc);
+        assert_eq!(w.get_origin(), Vector2::new(5.7, 0.1), "after a pause");
+        // Not reached yet (half way): from its stopping point.
+        let mut w = fresh();
+        let mid = track(&mut w, &atc, 0.0, 3.0);
+        assert!(!w.reached_destination());
+        w.set_desired_location(b, None, &mid, &atc);
+        let stop = mid.pos_ne_m
+            + mid.vel_ne_m_s.normalize() * atc.get_stopping_distance(mid.vel_ne_m_s.norm());
+        assert!((w.get_origin() - stop).norm() < 1e-12, "not reached");
+        // After the input-shaping path, even at its destination: from where it stands.
+        let mut w = fresh();
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        w.set_desired_location_expect_fast_update(Vector2::new(0.5, 0.0), &s, &atc);
+        let mut t = 0.0;
+        while !w.reached_destination() && t < 30.0 {
+            let p = w.get_position_target();
+            w.update(DT, &at(p, Vector2::zeros(), t), &atc);
+            t += DT;
+        }
+        assert!(w.reached_destination());
+        let here = at(Vector2::new(0.45, 0.02), Vector2::zeros(), t);
+        w.set_desired_location(b, None, &here, &atc);
+        assert_eq!(
+            w.get_origin(),
+            Vector2::new(0.45, 0.02),
+            "after input shaping"
+        );
+        // A non-finite next destination is refused.
+        assert!(!w.set_desired_location(b, Some(Vector2::new(0.0, f64::INFINITY)), &here, &atc));
+    }
+
+    /// The input-shaping path starts again from the vehicle when it was not
+    /// running or was paused; while running, each new target follows on.
+    #[test]
+    fn input_shaping_restarts_from_the_vehicle_only_when_not_running() {
+        let atc = atc();
+        let mut w = nav(WpNavParams::default());
+        let s0 = at(Vector2::new(1.0, 1.0), Vector2::zeros(), 0.0);
+        w.init(0.0, &s0, &atc);
+        assert!(w.set_desired_location_expect_fast_update(Vector2::new(5.0, 1.0), &s0, &atc));
+        assert_eq!(w.get_origin(), Vector2::new(1.0, 1.0));
+        w.update(DT, &s0, &atc);
+        let s1 = at(Vector2::new(1.1, 1.0), Vector2::zeros(), DT);
+        w.set_desired_location_expect_fast_update(Vector2::new(6.0, 1.0), &s1, &atc);
+        assert_eq!(
+            w.get_origin(),
+            Vector2::new(5.0, 1.0),
+            "running: follows on"
+        );
+        let s2 = at(Vector2::new(1.2, 1.0), Vector2::zeros(), 0.5);
+        w.set_desired_location_expect_fast_update(Vector2::new(7.0, 1.0), &s2, &atc);
+        assert_eq!(w.get_origin(), Vector2::new(1.2, 1.0), "paused: restarts");
+        assert!(!w.set_desired_location_expect_fast_update(Vector2::new(f64::NAN, 0.0), &s2, &atc));
+        // After the S-curve path, even while running: restarts.
+        let mut w = nav(WpNavParams::default());
+        w.init(0.0, &s0, &atc);
+        w.set_desired_location(Vector2::new(5.0, 1.0), None, &s0, &atc);
+        w.update(DT, &s0, &atc);
+        w.set_desired_location_expect_fast_update(Vector2::new(6.0, 1.0), &s1, &atc);
+        assert_eq!(w.get_origin(), Vector2::new(1.1, 1.0), "after the S-curve");
+    }
+
+    /// With a next waypoint, a slight corner is blended (a fast waypoint)
+    /// and a sharp one, for a vehicle that can pivot, stops there.
+    #[test]
+    fn a_slight_corner_is_blended_and_a_sharp_one_pivoted() {
+        let atc = atc();
+        // East, then 10° or 90° to the right of east.
+        let b = Vector2::new(0.0, 20.0);
+        for (turn_deg, fast) in [
+            (10.0_f64, true),
+            (90.0, false),
+            (-10.0, true),
+            (-90.0, false),
+        ] {
+            let mut w = nav(WpNavParams::default());
+            w.set_turn_params(0.5, true);
+            let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+            w.init(0.0, &s, &atc);
+            let heading = FRAC_PI_2 + turn_deg.to_radians();
+            let c = b + 20.0 * Vector2::new(heading.cos(), heading.sin());
+            w.set_desired_location(b, Some(c), &s, &atc);
+            assert_eq!(w.is_fast_waypoint(), fast, "turn {turn_deg}°");
+        }
+        // Without pivoting every corner is blended.
+        let mut w = nav(WpNavParams::default());
+        w.set_turn_params(0.5, false);
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        w.init(0.0, &s, &atc);
+        w.set_desired_location(b, Some(Vector2::new(-20.0, 20.0)), &s, &atc);
+        assert!(w.is_fast_waypoint());
+    }
+
+    /// Through a blended corner the target moves on without a jump: the next
+    /// leg, already running, becomes this leg.
+    #[test]
+    fn a_blended_corner_hands_over_the_running_next_leg() {
+        let atc = atc();
+        let mut w = nav(WpNavParams::default());
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        w.init(0.0, &s, &atc);
+        let (b, c, d) = (
+            Vector2::new(0.0, 20.0),
+            Vector2::new(15.0, 25.0),
+            Vector2::new(30.0, 25.0),
+        );
+        w.set_desired_location(b, Some(c), &s, &atc);
+        let mut t = 0.0;
+        let mut last = w.get_position_target();
+        while !w.reached_destination() {
+            let s = at(
+                w.get_position_target(),
+                w.pos_control.get_desired_velocity(),
+                t,
+            );
+            w.update(DT, &s, &atc);
+            last = w.get_position_target();
+            t += DT;
+            assert!(t < 60.0, "never reached b");
+        }
+        let s = at(last, w.pos_control.get_desired_velocity(), t);
+        assert!(w.set_desired_location(c, Some(d), &s, &atc));
+        assert_eq!(w.get_origin(), b);
+        w.update(
+            DT,
+            &at(last, w.pos_control.get_desired_velocity(), t + DT),
+            &atc,
+        );
+        let step = (w.get_position_target() - last).norm();
+        assert!(step < 2.0 * 2.0 * DT, "the target jumped {step} m");
+        assert!(
+            (last - b).norm() > 0.2,
+            "the target was in the corner: {last}"
+        );
+    }
+
+    /// Time scaling (`advance_wp_target_along_track`): the S-curve clock runs
+    /// at 0.05 + (v_track − PSC_POS_P·e_track)/|v_target| of real time,
+    /// between 0 and 1 (5 with overspeed), reached with the time constant
+    /// accel/jerk.
+    #[test]
+    fn the_s_curve_clock_follows_the_vehicle_along_the_track() {
+        let atc = atc();
+        let mut w = nav(WpNavParams {
+            jerk: 3.0,
+            ..WpNavParams::default()
+        });
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        w.init(0.0, &s, &atc);
+        w.set_desired_location(Vector2::new(0.0, 60.0), None, &s, &atc);
+        let end = track(&mut w, &atc, 0.0, 6.0);
+        // On target at cruise, the clock wants 1.05 and is held at 1.
+        assert_eq!(w.track_scalar_dt, 1.0);
+        // Now 1.5 m behind the target, at 1.2 m/s: e_track = 1.5 along the track.
+        let target = w.get_position_target();
+        let v_target = w.pos_control.get_desired_velocity();
+        let u = v_target.normalize();
+        let s = at(target - 1.5 * u, 1.2 * u, end.now_s + DT);
+        let raw = 0.05 + (1.2 - w.pos_control.get_pos_p() * 1.5) / v_target.norm();
+        let expect = 1.0 + (raw.clamp(0.0, 1.0) - 1.0) * (DT / (1.5 / 3.0));
+        w.update(DT, &s, &atc);
+        assert!(
+            (w.track_scalar_dt - expect).abs() < 1e-12,
+            "{} vs {expect}",
+            w.track_scalar_dt
+        );
+        assert!(expect < 0.99, "the clock slows: {expect}");
+        // Overspeed: ahead of the target and faster, the clock runs fast.
+        let mut w2 = nav(WpNavParams::default());
+        w2.set_overspeed_enabled(true);
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        w2.init(0.0, &s, &atc);
+        w2.set_desired_location(Vector2::new(0.0, 60.0), None, &s, &atc);
+        let end = track(&mut w2, &atc, 0.0, 6.0);
+        assert!(w2.track_scalar_dt > 1.0 && w2.track_scalar_dt <= 1.05 + 1e-12);
+        let target = w2.get_position_target();
+        let v_target = w2.pos_control.get_desired_velocity();
+        let u = v_target.normalize();
+        let before = w2.track_scalar_dt;
+        let s = at(target + 0.5 * u, 3.0 * u, end.now_s + DT);
+        let raw = 0.05 + (3.0 - w2.pos_control.get_pos_p() * -0.5) / v_target.norm();
+        let expect = before + (raw.clamp(0.0, 5.0) - before) * (DT / 1.0);
+        w2.update(DT, &s, &atc);
+        assert!(
+            (w2.track_scalar_dt - expect).abs() < 1e-12,
+            "{} vs {expect}",
+            w2.track_scalar_dt
+        );
+        assert!(raw > 1.05);
+    }
+
+    /// A regular waypoint is reached when the path has finished and the
+    /// vehicle is within WP_RADIUS or past the finish line.
+    #[test]
+    fn a_waypoint_is_reached_within_its_radius_or_past_its_line() {
+        let atc = atc();
+        let dest = Vector2::new(8.0, 0.0);
+        for (pos, reached) in [
+            (Vector2::new(4.0, 0.0), false),
+            (Vector2::new(6.5, 1.0), true),
+            (Vector2::new(8.2, 5.0), true),
+            (Vector2::new(7.9, 5.0), false),
+        ] {
+            let mut w = nav(WpNavParams::default());
+            let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+            w.init(0.0, &s, &atc);
+            w.set_desired_location(dest, None, &s, &atc);
+            // On target until a tenth of a second before the path ends, then
+            // at this spot until it has ended.
+            let mut t = 0.0;
+            while w.scurve_this_leg.get_time_remaining() > 0.1 {
+                let s = at(
+                    w.get_position_target(),
+                    w.pos_control.get_desired_velocity(),
+                    t,
+                );
+                w.update(DT, &s, &atc);
+                t += DT;
+            }
+            assert!(!w.reached_destination());
+            while !w.scurve_this_leg.finished() {
+                w.update(DT, &at(pos, Vector2::zeros(), t), &atc);
+                t += DT;
+                assert!(t < 60.0);
+            }
+            assert_eq!(w.reached_destination(), reached, "at {pos}");
+            assert!((w.get_distance_to_destination() - (dest - pos).norm()).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn disarmed_it_asks_for_nothing_even_with_a_destination() {
+        let atc = atc();
+        let mut w = nav(WpNavParams::default());
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        w.init(0.0, &s, &atc);
+        w.set_desired_location(Vector2::new(10.0, 3.0), None, &s, &atc);
+        track(&mut w, &atc, 0.0, 2.0);
+        assert!(w.get_speed() > 0.0 && w.crosstrack_error().abs() < 1e-9);
+        let disarmed = NavState {
+            armed: false,
+            ..at(Vector2::new(3.0, 2.0), Vector2::zeros(), 2.0)
+        };
+        w.update(DT, &disarmed, &atc);
+        assert_eq!(
+            (
+                w.get_speed(),
+                w.get_turn_rate_rads(),
+                w.get_lat_accel(),
+                w.crosstrack_error()
+            ),
+            (0.0, 0.0, 0.0, 0.0)
+        );
+    }
+
+    #[test]
+    fn the_getters_report_the_last_update() {
+        let atc = atc();
+        let mut w = nav(WpNavParams::default());
+        w.set_turn_params(0.5, false);
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        w.init(0.0, &s, &atc);
+        w.set_desired_location(
+            Vector2::new(0.0, 30.0),
+            Some(Vector2::new(20.0, 30.0)),
+            &s,
+            &atc,
+        );
+        // Through the blended corner the position controller asks for a
+        // turn, and the navigator passes on what it asks.
+        let mut peak: f64 = 0.0;
+        for k in 0..1500 {
+            let s = at(
+                w.get_position_target(),
+                w.pos_control.get_desired_velocity(),
+                k as f64 * DT,
+            );
+            w.update(DT, &s, &atc);
+            assert_eq!(w.get_lat_accel(), w.pos_control.get_desired_lat_accel());
+            assert_eq!(
+                w.get_turn_rate_rads(),
+                w.pos_control.get_desired_turn_rate_rads()
+            );
+            peak = peak.min(w.get_lat_accel());
+        }
+        // East, then north: a left turn.
+        assert!(peak < -0.1, "a left turn: {peak} m/s²");
+        // 2 m north of an eastbound track, on its left: positive, as
+        // calc_crosstrack_error says.
+        let mut w = nav(WpNavParams::default());
+        let s = at(Vector2::new(1.0, 1.0), Vector2::zeros(), 0.0);
+        w.init(0.0, &s, &atc);
+        w.set_desired_location(Vector2::new(1.0, 11.0), None, &s, &atc);
+        let beside = at(Vector2::new(3.0, 5.0), Vector2::zeros(), DT);
+        w.update(DT, &beside, &atc);
+        assert!(
+            (w.crosstrack_error() - 2.0).abs() < 1e-12,
+            "{}",
+            w.crosstrack_error()
+        );
+        assert!((w.get_distance_to_destination() - 2f64.hypot(6.0)).abs() < 1e-12);
+        // Bearing east-south-east, from (3, 5) to (1, 11), reported 0..2π.
+        let b = (6.0f64).atan2(-2.0);
+        assert!((w.wp_bearing_rad() - b).abs() < 1e-12);
+    }
+
+    /// A pivoting vehicle holds the heading to the destination, reported
+    /// 0..2π, and turns only once stopped.
+    #[test]
+    fn a_pivot_holds_the_heading_to_the_destination() {
+        let atc = atc();
+        let mut w = nav(WpNavParams::default());
+        w.set_turn_params(0.5, true);
+        let s = at(Vector2::new(5.0, 5.0), Vector2::zeros(), 0.0);
+        w.init(0.0, &s, &atc);
+        // Facing north, a destination to the south-west.
+        w.set_desired_location(Vector2::new(0.0, 0.0), None, &s, &atc);
+        assert!(w.pivot_active());
+        w.update(DT, &s, &atc);
+        assert!(
+            (w.nav_bearing_rad() - 1.25 * PI).abs() < 1e-12,
+            "{}",
+            w.nav_bearing_rad()
+        );
+        assert_eq!(w.get_speed(), 0.0);
+        assert!(w.get_turn_rate_rads() < 0.0, "left, the short way round");
+        assert_eq!(w.get_lat_accel(), 0.0);
+        // Reversing, it points its stern there: north-east.
+        w.set_reversed(true);
+        w.update(DT, &at(Vector2::new(5.0, 5.0), Vector2::zeros(), DT), &atc);
+        assert!(
+            (w.nav_bearing_rad() - 0.25 * PI).abs() < 1e-12,
+            "{}",
+            w.nav_bearing_rad()
+        );
+    }
+
+    /// Cross-track error on a track of exactly 1 µm is still a cross-track
+    /// error; below that, the distance to the destination.
+    #[test]
+    fn a_track_shorter_than_a_micrometre_gives_the_distance() {
+        let atc = atc();
+        let mut w = nav(WpNavParams::default());
+        let s = at(Vector2::zeros(), Vector2::zeros(), 0.0);
+        w.init(0.0, &s, &atc);
+        w.set_desired_location(Vector2::new(1e-6, 0.0), None, &s, &atc);
+        let beside = at(Vector2::new(0.0, 2.0), Vector2::zeros(), 0.0);
+        assert_eq!(w.calc_crosstrack_error(&beside), -2.0);
+        w.set_desired_location(Vector2::zeros(), None, &s, &atc);
+        let off = at(Vector2::new(3.0, 4.0), Vector2::zeros(), 0.0);
+        w.origin_ne = Vector2::new(0.5e-6, 0.0);
+        assert!((w.calc_crosstrack_error(&off) - 5.0).abs() < 1e-12);
+        w.origin_ne = Vector2::zeros();
+        assert_eq!(w.calc_crosstrack_error(&off), 5.0);
+    }
+
+    /// `Location::past_interval_finish_line` on a leg away from the origin,
+    /// and at exactly 0.001 m² of leg.
+    #[test]
+    fn the_finish_line_is_measured_from_the_legs_own_start() {
+        let from = Vector2::new(100.0, 50.0);
+        let to = Vector2::new(110.0, 50.0);
+        assert!(!past_interval_finish_line(
+            &Vector2::new(109.0, 40.0),
+            &from,
+            &to
+        ));
+        assert!(past_interval_finish_line(
+            &Vector2::new(110.0, 60.0),
+            &from,
+            &to
+        ));
+        // (2e-5, 0.0316227702771…) has a squared length of exactly 0.001:
+        // not under it, so the line is tested, and a point at the start is
+        // not past it.
+        let leg = Vector2::new(2e-5, 0.031_622_770_277_127_84);
+        assert_eq!(leg.norm_squared(), 0.001);
+        assert!(!past_interval_finish_line(
+            &Vector2::zeros(),
+            &Vector2::zeros(),
+            &leg
+        ));
+    }
+
+    #[test]
+    fn input_shaping_arrives_within_a_centimetre_and_the_radius() {
+        assert!(shaped_target_arrived(0.009, 1.9, 2.0));
+        assert!(!shaped_target_arrived(0.011, 0.0, 2.0));
+        assert!(!shaped_target_arrived(0.0, 2.1, 2.0));
+    }
+
+    #[test]
+    fn aligned_means_within_5_degrees() {
+        assert!(aligned(4.9f64.to_radians()));
+        assert!(!aligned(5.1f64.to_radians()));
     }
 }
