@@ -159,6 +159,31 @@ fn imu_allan_deviation_matches_a_consumer_grade_set() {
 }
 
 #[test]
+fn imu_biases_add_to_the_reading_with_their_sign() {
+    // White noise off, biases on (a consumer-grade 400 deg/h and 4 mg so that
+    // they stand out): each reading is the truth plus the bias it reports.
+    let p = ImuParams {
+        angular_random_walk_deg_sqrt_h: 0.0,
+        velocity_random_walk_mg_sqrt_hz: 0.0,
+        gyro_bias_stability_deg_h: 400.0,
+        accel_bias_stability_ug: 4000.0,
+        ..ImuParams::default()
+    };
+    let mut imu = Imu::new(p, 0.004, noise_rng(3, 0, NoiseSource::Imu));
+    let truth = ImuTruth {
+        rate_frd_rad_s: Vector3::new(0.1, -0.2, 0.3),
+        ..static_truth()
+    };
+    for k in 0..100 {
+        let s = imu.sample(SimTime::from_micros(k * 4000), &truth, &NOMINAL.imu);
+        let (bg, ba) = imu.biases();
+        assert!(bg.norm() > 1e-4 && ba.norm() > 1e-3, "{bg} {ba}");
+        assert!((s.gyro_rad_s - (truth.rate_frd_rad_s + bg)).norm() < 1e-15);
+        assert!((s.accel_m_s2 - (Vector3::new(0.0, 0.0, -G) + ba)).norm() < 1e-14);
+    }
+}
+
+#[test]
 fn imu_at_rest_reads_minus_g_and_lever_arm_adds_centripetal() {
     let quiet = ImuParams {
         angular_random_walk_deg_sqrt_h: 0.0,
@@ -452,6 +477,52 @@ fn gps_reports_its_antenna_and_scales_its_noise_by_the_accuracy() {
             "{sigma_vel} vs {expect_vel}"
         );
     }
+}
+
+#[test]
+fn gps_error_is_the_correlated_error_scaled_and_a_lost_fix_holds_the_last_position() {
+    // White noise off: the position error is exactly k·(the correlated error
+    // the receiver reports), k = eph/eph_final (epv/epv_final vertically).
+    let p = GpsParams {
+        white_noise_sigma_m: 0.0,
+        horizontal_error_sigma_m: 2.0,
+        vertical_error_sigma_m: 3.0,
+        latency_s: 0.0,
+        ..GpsParams::default()
+    };
+    let mut gps = Gps::new(p.clone(), 0.1, noise_rng(4, 0, NoiseSource::Gps));
+    let truth = Vector3::new(3.0, 4.0, -5.0);
+    let mut last = None;
+    for k in 0..600u64 {
+        let t = SimTime::from_micros(k * 100_000);
+        // Lost between 40 s and 50 s.
+        let lost = (400..500).contains(&k);
+        gps.measure(
+            t,
+            &truth,
+            &Vector3::zeros(),
+            &UnitQuaternion::identity(),
+            &Vector3::zeros(),
+            lost,
+            &frame(),
+            &NOMINAL.gps,
+        );
+        let s = gps.deliver(t).expect("no latency");
+        if s.fix == FixType::NoFix {
+            assert_eq!((s.eph_m, s.epv_m), (99.99, 99.99));
+            assert_eq!(s.vel_ned_m_s, Vector3::zeros());
+            if let Some(held) = last {
+                assert_eq!(s.pos_ned_m, held, "a lost fix holds the last position");
+            }
+            continue;
+        }
+        let (k_h, k_v) = (s.eph_m / p.eph_final_m, s.epv_m / p.epv_final_m);
+        let e = gps.correlated_error_ned_m();
+        let expect = truth + Vector3::new(k_h * e.x, k_h * e.y, k_v * e.z);
+        assert!((s.pos_ned_m - expect).norm() < 1e-9, "at {t:?}");
+        last = Some(s.pos_ned_m);
+    }
+    assert!(last.is_some_and(|p| (p - truth).norm() > 0.5), "{last:?}");
 }
 
 fn denied_at(t: SimTime) -> bool {

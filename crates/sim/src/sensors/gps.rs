@@ -26,7 +26,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
 use super::mount::Mount;
-use super::noise::{gaussian, noisy, GaussMarkov};
+use super::noise::{gaussian, noisy, plus_draw, GaussMarkov};
 use mavsitl_core::faults::GpsFault;
 use mavsitl_core::geo::LocalFrame;
 use mavsitl_core::param::ParamError;
@@ -246,7 +246,8 @@ impl Gps {
             let e = Vector3::new(k * err.x, k * err.y, kv * err.z);
             (
                 antenna + e + fault.offset_ned_m,
-                antenna_vel + vel_noise * (k * p.velocity_sigma_m_s) + fault.offset_vel_ned_m_s,
+                antenna_vel.zip_map(&vel_noise, |v, w| plus_draw(v, k * p.velocity_sigma_m_s, w))
+                    + fault.offset_vel_ned_m_s,
             )
         };
         if fix != FixType::NoFix {

@@ -18,12 +18,17 @@ pub fn gaussian(rng: &mut NoiseRng) -> f64 {
 }
 
 /// `x` plus a zero-mean Gaussian draw of standard deviation `sigma`.
+pub fn noisy(x: f64, sigma: f64, rng: &mut NoiseRng) -> f64 {
+    plus_draw(x, sigma, gaussian(rng))
+}
+
+/// `x` plus `sigma` times `w`, a standard normal draw already taken.
 ///
 /// Every additive white noise goes through here: a draw is symmetric, so
 /// `x + σ·w` and `x − σ·w` are the same process, and only the statistics
 /// of the result can be tested.
-pub fn noisy(x: f64, sigma: f64, rng: &mut NoiseRng) -> f64 {
-    x + sigma * gaussian(rng)
+pub fn plus_draw(x: f64, sigma: f64, w: f64) -> f64 {
+    x + sigma * w
 }
 
 /// A first-order Gauss–Markov process.
