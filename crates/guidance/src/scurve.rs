@@ -1122,3 +1122,66 @@ fn calc_javp_for_segment_decr_jerk(
             + (alpha / (beta * beta * beta)) * (beta * (t + tj)).sin(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Rover leg of 20 m: a well-formed plan.
+    fn planned() -> SCurve {
+        let mut s = SCurve::new();
+        s.calculate_track(
+            &Vector3::zeros(),
+            &Vector3::new(20.0, 0.0, 0.0),
+            2.0,
+            2.0,
+            2.0,
+            1.0,
+            1.0,
+            15.0,
+            1.0,
+        );
+        s
+    }
+
+    /// `valid` refuses a plan with any segment not finite, a negative speed,
+    /// time or position running backwards, a wrong segment count, or an
+    /// acceleration left at the end.
+    #[test]
+    fn valid_refuses_each_kind_of_broken_plan() {
+        let good = planned();
+        assert!(good.valid());
+        assert!(!good.finished());
+        type Corruption = (&'static str, fn(&mut SCurve));
+        let broken: [Corruption; 10] = [
+            ("segment count", |s| s.num_segs -= 1),
+            ("jerk", |s| s.segment[5].jerk_ref = f32::NAN),
+            ("time", |s| s.segment[5].end_time = f32::INFINITY),
+            ("acceleration", |s| s.segment[5].end_accel = f32::NAN),
+            ("speed", |s| s.segment[5].end_vel = f32::NAN),
+            ("negative speed", |s| s.segment[5].end_vel = -0.01),
+            ("position", |s| s.segment[5].end_pos = f32::NAN),
+            ("time backwards", |s| {
+                s.segment[6].end_time = s.segment[5].end_time - 0.01;
+            }),
+            ("position backwards", |s| {
+                s.segment[6].end_pos = s.segment[5].end_pos - 0.01;
+            }),
+            ("final acceleration", |s| {
+                s.segment[SEGMENTS_MAX - 1].end_accel = 0.01;
+            }),
+        ];
+        for (what, corrupt) in broken {
+            let mut s = good.clone();
+            corrupt(&mut s);
+            assert!(!s.valid(), "{what}");
+        }
+        // Equal times and positions (a segment of zero length) are fine, as is
+        // a speed of exactly zero.
+        let mut s = good.clone();
+        s.segment[6].end_time = s.segment[5].end_time;
+        s.segment[6].end_pos = s.segment[5].end_pos;
+        s.segment[0].end_vel = 0.0;
+        assert!(s.valid());
+    }
+}
