@@ -935,6 +935,10 @@ mod ardupilot_edges {
         pv.enable(true);
         pv.check_activation(PI, 0.0, false, 0.0, &p);
         assert!(pv.active());
+        // Rover enables pivoting every loop (set_turn_params): that keeps a
+        // pivot going.
+        pv.enable(true);
+        assert!(pv.active(), "enabled again");
         pv.enable(false);
         pv.enable(true);
         assert!(!pv.active(), "re-enabled");
