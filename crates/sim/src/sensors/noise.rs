@@ -176,6 +176,74 @@ mod tests {
     }
 
     #[test]
+    fn gauss_markov_without_a_finite_positive_tau_is_a_constant() {
+        let mut rng = noise_rng(3, 0, NoiseSource::Imu);
+        for tau in [f64::INFINITY, 0.0, -1.0, f64::NAN] {
+            let mut gm = GaussMarkov::new(2.0, tau, 0.01, 3.0);
+            assert_eq!(gm.sigma(), 2.0);
+            for _ in 0..10 {
+                assert_eq!(gm.step(&mut rng), 3.0, "τ {tau}");
+            }
+        }
+        // A turn-on draw from the stationary distribution: σ across 20 000
+        // processes, to ±3 %.
+        let n = 20_000;
+        let sq: f64 = (0..n)
+            .map(|_| {
+                GaussMarkov::new(2.0, f64::INFINITY, 0.01, 0.0)
+                    .stationary_start(&mut rng)
+                    .value
+                    .powi(2)
+            })
+            .sum();
+        assert!(((sq / n as f64).sqrt() / 2.0 - 1.0).abs() < 0.03);
+    }
+
+    /// The white + Gauss–Markov Allan curve against its limits: white noise
+    /// N²/τ; the GM part (2/3)·b²·τ/T well below T and 2·b²·T/τ well above
+    /// it; and its peak, ≈ 0.618·b at τ ≈ 1.89·T (the bias-instability
+    /// bump of a first-order Markov bias).
+    #[test]
+    fn the_allan_model_has_the_published_limits_and_peak() {
+        let (n, b, t) = (3e-3, 2e-4, 50.0);
+        let white = allan::white_plus_gauss_markov(n, 0.0, t, 4.0);
+        assert!((white - n / 2.0).abs() < 1e-15);
+        let gm = |tau: f64| allan::white_plus_gauss_markov(0.0, b, t, tau).powi(2);
+        let short = 1e-3 * t;
+        assert!((gm(short) / (2.0 / 3.0 * b * b * short / t) - 1.0).abs() < 1e-3);
+        let long = 1e4 * t;
+        assert!((gm(long) / (2.0 * b * b * t / long) - 1.0).abs() < 1e-3);
+        let (mut peak, mut at) = (0.0, 0.0);
+        let mut tau = 0.1 * t;
+        while tau < 10.0 * t {
+            let s = gm(tau).sqrt();
+            if s > peak {
+                (peak, at) = (s, tau);
+            }
+            tau *= 1.001;
+        }
+        assert!((peak / b - 0.618).abs() < 2e-3, "peak {}", peak / b);
+        assert!((at / t - 1.89).abs() < 0.02, "at {}", at / t);
+    }
+
+    #[test]
+    fn allan_of_an_alternating_series_by_hand() {
+        // y = 1, −1, 1, −1, 1 at dt = 1: θ = 0, 1, 0, 1, 0, 1; the four second
+        // differences are ∓2, so σ² = 16 / (2·1²·4) = 2.
+        let y = [1.0, -1.0, 1.0, -1.0, 1.0];
+        assert_eq!(allan::overlapping(&y, 1.0, 1), (1.0, 2f64.sqrt()));
+        // At dt = 0.5 the angles halve and τ halves: σ² = 4/(2·0.25·4) = 2.
+        let (tau, s) = allan::overlapping(&y, 0.5, 1);
+        assert_eq!(tau, 0.5);
+        assert!((s - 2f64.sqrt()).abs() < 1e-15);
+        // m = 2 needs 5 samples: θ₄ − 2θ₂ + θ₀ and θ₅ − 2θ₃ + θ₁, both 0.
+        assert_eq!(allan::overlapping(&y, 1.0, 2), (2.0, 0.0));
+        let (tau, s) = allan::overlapping(&y[..4], 1.0, 2);
+        assert!(tau == 2.0 && s.is_nan(), "too short");
+        assert!(allan::overlapping(&y, 1.0, 0).1.is_nan());
+    }
+
+    #[test]
     fn quantize_and_saturate() {
         assert_eq!(quantize(0.26, 0.1), 0.30000000000000004);
         assert_eq!(quantize(1.234, 0.0), 1.234);
