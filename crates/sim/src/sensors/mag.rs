@@ -146,3 +146,164 @@ impl Mag {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mavsitl_core::geo::GeoPoint;
+    use mavsitl_core::rng::{noise_rng, NoiseSource};
+
+    fn zurich() -> LocalFrame {
+        LocalFrame::new(GeoPoint::from_deg(47.397742, 8.545594, 488.0))
+    }
+
+    fn date() -> Date {
+        crate::scenario::parse_date("2026-06-01").expect("date")
+    }
+
+    fn mag(params: MagParams) -> Mag {
+        let m = Mag::new(
+            params.clone(),
+            noise_rng(1, 0, NoiseSource::Mag),
+            date(),
+            &zurich(),
+            &Vector3::zeros(),
+        )
+        .expect("WMM covers Zurich in 2026");
+        assert_eq!(m.params(), &params);
+        m
+    }
+
+    #[test]
+    fn it_reads_the_wmm_field_turned_into_its_axes_scaled_and_biased() {
+        let p = MagParams {
+            noise_sigma_gauss: 0.0,
+            scale_factor: 1.1,
+            bias_gauss: [0.02, -0.03, 0.04],
+            ..MagParams::default()
+        };
+        let mut m = mag(p);
+        let b = m.earth_field_ned_gauss();
+        assert_eq!(
+            b,
+            earth_field_ned_gauss(&zurich().origin(), date()).unwrap()
+        );
+        // Zurich: about 0.22 G north, 0.01 G east, 0.42 G down.
+        assert!((0.20..0.24).contains(&b.x) && b.y.abs() < 0.03 && (0.40..0.45).contains(&b.z));
+        let bias = Vector3::new(0.02, -0.03, 0.04);
+        let level = m.sample(
+            SimTime::ZERO,
+            &Vector3::zeros(),
+            &UnitQuaternion::identity(),
+            &zurich(),
+        );
+        assert!((level.field_gauss - (1.1 * b + bias)).norm() < 1e-15);
+        // Facing east, body x points east and body y south.
+        let east = UnitQuaternion::from_euler_angles(0.0, 0.0, std::f64::consts::FRAC_PI_2);
+        let s = m.sample(SimTime::ZERO, &Vector3::zeros(), &east, &zurich());
+        let expect = 1.1 * Vector3::new(b.y, -b.x, b.z) + bias;
+        assert!((s.field_gauss - expect).norm() < 1e-12, "{}", s.field_gauss);
+        // A sensor turned 90° right on a level body reads the same.
+        let mut turned = mag(MagParams {
+            noise_sigma_gauss: 0.0,
+            mount: Mount {
+                yaw_deg: 90.0,
+                ..Mount::default()
+            },
+            ..MagParams::default()
+        });
+        let s = turned.sample(
+            SimTime::ZERO,
+            &Vector3::zeros(),
+            &UnitQuaternion::identity(),
+            &zurich(),
+        );
+        assert!((s.field_gauss - Vector3::new(b.y, -b.x, b.z)).norm() < 1e-12);
+    }
+
+    #[test]
+    fn the_field_is_evaluated_again_beyond_500_m() {
+        let mut m = mag(MagParams {
+            noise_sigma_gauss: 0.0,
+            ..MagParams::default()
+        });
+        let start = m.earth_field_ned_gauss();
+        let level = UnitQuaternion::identity();
+        // 400 m north: the field at the start is kept.
+        let near = Vector3::new(400.0, 0.0, 0.0);
+        let s = m.sample(SimTime::ZERO, &near, &level, &zurich());
+        assert_eq!((s.field_gauss, m.earth_field_ned_gauss()), (start, start));
+        // 20 km east: the field there, and again 400 m from there.
+        let far = Vector3::new(0.0, 20_000.0, -300.0);
+        let there = earth_field_ned_gauss(&zurich().to_geodetic(&far), date()).unwrap();
+        assert!((there - start).norm() > 1e-4, "{there} vs {start}");
+        let s = m.sample(SimTime::ZERO, &far, &level, &zurich());
+        assert_eq!(s.field_gauss, there);
+        m.sample(
+            SimTime::ZERO,
+            &(far + Vector3::new(0.0, 400.0, 0.0)),
+            &level,
+            &zurich(),
+        );
+        assert_eq!(m.earth_field_ned_gauss(), there);
+        // Out of the model's range (far above it), the last good field stays.
+        let space = Vector3::new(0.0, 20_000.0, -1e8);
+        m.sample(SimTime::ZERO, &space, &level, &zurich());
+        assert_eq!(m.earth_field_ned_gauss(), there);
+    }
+
+    #[test]
+    fn its_noise_has_the_configured_sigma_and_its_ranges_are_checked() {
+        let mut m = mag(MagParams::default());
+        let b = m.earth_field_ned_gauss();
+        let n = 20_000;
+        let mut sq = Vector3::zeros();
+        for _ in 0..n {
+            let s = m.sample(
+                SimTime::ZERO,
+                &Vector3::zeros(),
+                &UnitQuaternion::identity(),
+                &zurich(),
+            );
+            sq += (s.field_gauss - b).map(|e| e * e);
+        }
+        for axis in 0..3 {
+            let sigma = (sq[axis] / n as f64).sqrt();
+            assert!((sigma / 0.005 - 1.0).abs() < 0.03, "axis {axis}: {sigma}");
+        }
+        let bad = |p: MagParams| p.validate().unwrap_err().field;
+        assert!(MagParams::default().validate().is_ok());
+        let d = MagParams::default;
+        assert_eq!(
+            bad(MagParams {
+                noise_sigma_gauss: -0.1,
+                ..d()
+            }),
+            "noise_sigma_gauss"
+        );
+        assert_eq!(
+            bad(MagParams {
+                scale_factor: 0.05,
+                ..d()
+            }),
+            "scale_factor"
+        );
+        assert_eq!(
+            bad(MagParams {
+                bias_gauss: [0.0, 11.0, 0.0],
+                ..d()
+            }),
+            "bias_gauss[1]"
+        );
+        assert_eq!(
+            bad(MagParams {
+                mount: Mount {
+                    roll_deg: f64::NAN,
+                    ..Mount::default()
+                },
+                ..d()
+            }),
+            "mount"
+        );
+    }
+}
