@@ -432,3 +432,120 @@ fn zigzag_figures(trace: &[Sample], check: f64) -> ([f64; 2], Vec<f64>) {
     }
     (overshoots, checks)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(t_s: f64, heading_deg: f64) -> Sample {
+        Sample {
+            t_s,
+            along_m: 0.0,
+            across_m: 0.0,
+            heading_rad: heading_deg.to_radians(),
+            surge_m_s: 0.0,
+            yaw_rate_rad_s: 0.0,
+        }
+    }
+
+    /// A heading of 15°·sin(2πt/20) sampled at 10 Hz: it crosses ±10° at
+    /// t = (20/2π)·asin(2/3) + k·10 s alternately, overshooting by 5°.
+    #[test]
+    fn zigzag_figures_find_the_checks_and_the_overshoots() {
+        let trace: Vec<Sample> = (0..600)
+            .map(|i| {
+                let t = i as f64 * 0.1;
+                at(t, 15.0 * (std::f64::consts::TAU * t / 20.0).sin())
+            })
+            .collect();
+        let (overshoots, checks) = zigzag_figures(&trace, 10f64.to_radians());
+        let t0 = 20.0 / std::f64::consts::TAU * (2.0f64 / 3.0).asin();
+        assert_eq!(checks.len(), 6, "{checks:?}");
+        for (k, c) in checks.iter().enumerate() {
+            let expect = t0 + k as f64 * 10.0;
+            assert!(
+                *c >= expect && *c < expect + 0.1 + 1e-9,
+                "check {k} at {c}, expected {expect}"
+            );
+        }
+        for o in overshoots {
+            assert!((o - 5.0).abs() < 0.01, "{overshoots:?}");
+        }
+        // A heading that never reaches the second check has one overshoot
+        // at most, and none without a check.
+        let once: Vec<Sample> = (0..100)
+            .map(|i| at(i as f64 * 0.1, i as f64 * 0.2))
+            .collect();
+        let (o, c) = zigzag_figures(&once, 10f64.to_radians());
+        assert_eq!(c.len(), 1);
+        assert!(o.iter().all(|x| x.is_nan()));
+    }
+
+    #[test]
+    fn first_and_upto_read_a_trace_in_order() {
+        let trace: Vec<Sample> = (0..10).map(|i| at(i as f64, i as f64 * 3.0)).collect();
+        assert_eq!(first(&trace, |s| s.heading_rad >= 10f64.to_radians()), 4.0);
+        assert!(first(&trace, |s| s.heading_rad > 1.0).is_nan());
+        let head = upto(&trace, |s| s.t_s <= 2.5);
+        assert_eq!(head.len(), 3);
+        assert_eq!(head[2], trace[2]);
+    }
+
+    #[test]
+    fn commands_mix_twin_thrusters_and_set_throttle_and_rudder() {
+        let twin = airframes::boat("usv_twin").expect("usv_twin");
+        let a = commands(&twin, 0.4, 0.5);
+        assert_eq!(a.controls[twin.left_channel], 0.9);
+        assert!((a.controls[twin.right_channel] - -0.1).abs() < 1e-15);
+        // Clamped to ±1 per thruster.
+        let a = commands(&twin, 0.8, -0.5);
+        assert_eq!(a.controls[twin.left_channel], 0.30000000000000004);
+        assert_eq!(a.controls[twin.right_channel], 1.0);
+        let rudder = airframes::boat("usv_rudder").expect("usv_rudder");
+        let a = commands(&rudder, 0.4, -0.3);
+        assert_eq!(a.controls[rudder.throttle_channel], 0.4);
+        assert_eq!(a.controls[rudder.steering_channel], -0.3);
+        let a = commands(&rudder, 1.5, -2.0);
+        assert_eq!(a.controls[rudder.throttle_channel], 1.0);
+        assert_eq!(a.controls[rudder.steering_channel], -1.0);
+    }
+
+    #[test]
+    fn a_table_row_prints_every_figure_in_its_column() {
+        let empty = Traces {
+            speed_step: Vec::new(),
+            yaw_rate_step: Vec::new(),
+            turning_circle: Vec::new(),
+            zigzag: Vec::new(),
+        };
+        let m = Manoeuvres {
+            airframe: "hull".into(),
+            throttle: 0.4,
+            steering: 0.5,
+            speed_m_s: 1.834,
+            speed_t63_s: 3.21,
+            speed_t90_s: 7.66,
+            yaw_rate_rad_s: 0.1234,
+            yaw_step_speed_m_s: 1.7,
+            yaw_t63_s: 2.04,
+            yaw_overshoot_pct: 12.4,
+            advance_m: 10.26,
+            tactical_diameter_m: 12.34,
+            steady_diameter_m: 9.87,
+            port_yaw_rate_rad_s: -0.12,
+            steady_diameter_port_m: 9.9,
+            turn_speed_ratio: 0.876,
+            zigzag_overshoot_deg: [4.26, 5.04],
+            zigzag_first_check_s: 3.0,
+            zigzag_period_s: 21.26,
+            traces: empty,
+        };
+        assert_eq!(
+            m.table_row(),
+            "| `hull` | 1.83 m/s at 40 % | 3.2 / 7.7 s | 0.123 rad/s, 2.0 s, 12 % | 10.3 / 12.3 / 9.9 m | 0.88 | 4.3° / 5.0° | 21.3 s |"
+        );
+        assert!(measure("no_such_boat", 0.4, 0.5)
+            .unwrap_err()
+            .contains("no_such_boat"));
+    }
+}
