@@ -756,7 +756,36 @@ pub fn manoeuvring(
 
 #[cfg(test)]
 mod tests {
-    use super::write_png;
+    use super::{percentile, range, write_png};
+
+    /// An axis spans the data widened by `pad` of its span each side, at
+    /// least `min_span` wide, around the data's middle; no data, 0..min_span.
+    #[test]
+    fn an_axis_range_pads_the_data_around_its_middle() {
+        assert_eq!(range([2.0, 6.0, 4.0].into_iter(), 0.25, 1.0), (1.0, 7.0));
+        // Too narrow: widened to min_span about the middle, then padded.
+        assert_eq!(range([3.0, 3.5].into_iter(), 0.0, 2.0), (2.25, 4.25));
+        // Non-finite values are left out.
+        assert_eq!(
+            range([f64::NAN, -1.0, f64::INFINITY, 1.0].into_iter(), 0.5, 0.1),
+            (-2.0, 2.0)
+        );
+        assert_eq!(range(std::iter::empty(), 0.5, 3.0), (0.0, 3.0));
+    }
+
+    /// Percentiles interpolate linearly between the sorted samples.
+    #[test]
+    fn percentiles_interpolate_between_ranks() {
+        let v = [1.0, 2.0, 4.0, 8.0, 16.0];
+        assert_eq!(percentile(&v, 0.0), 1.0);
+        assert_eq!(percentile(&v, 1.0), 16.0);
+        assert_eq!(percentile(&v, 0.5), 4.0);
+        // Rank 0.25·4 = 1: the second; 0.6·4 = 2.4: 4 + 0.4·(8 − 4).
+        assert_eq!(percentile(&v, 0.25), 2.0);
+        assert!((percentile(&v, 0.6) - 5.6).abs() < 1e-12);
+        assert_eq!(percentile(&[7.0], 0.9), 7.0);
+        assert_eq!(percentile(&[], 0.5), 0.0);
+    }
 
     /// Pixels of known, all different values written as a PNG read back
     /// the same, with the size and colour type given.
