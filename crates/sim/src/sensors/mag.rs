@@ -229,7 +229,10 @@ mod tests {
         });
         let start = m.earth_field_ned_gauss();
         let level = UnitQuaternion::identity();
-        // 400 m north: the field at the start is kept.
+        // 400 m, and exactly 500 m, north: the field at the start is kept.
+        let edge = Vector3::new(500.0, 0.0, 0.0);
+        let s = m.sample(SimTime::ZERO, &edge, &level, &zurich());
+        assert_eq!((s.field_gauss, m.earth_field_ned_gauss()), (start, start));
         let near = Vector3::new(400.0, 0.0, 0.0);
         let s = m.sample(SimTime::ZERO, &near, &level, &zurich());
         assert_eq!((s.field_gauss, m.earth_field_ned_gauss()), (start, start));
