@@ -373,7 +373,7 @@ impl ArWpNav {
         );
         let o = Vector3::new(self.origin_ne.x as f32, self.origin_ne.y as f32, 0.0);
         let d = Vector3::new(destination.x as f32, destination.y as f32, 0.0);
-        if self.fast_waypoint && !self.scurve_next_leg.finished() {
+        if self.next_leg_running() {
             self.scurve_this_leg = self.scurve_next_leg.clone();
         } else {
             self.scurve_this_leg
@@ -397,6 +397,11 @@ impl ArWpNav {
         self.nav_type = NavType::SCurve;
         self.update_distance_and_bearing(s);
         true
+    }
+
+    /// Whether the leg blends into a next leg that is under way.
+    fn next_leg_running(&self) -> bool {
+        self.fast_waypoint && !self.scurve_next_leg.finished()
     }
 
     /// Stops at the stopping point (`set_desired_location_to_stopping_location`).
@@ -1093,6 +1098,9 @@ mod behaviour {
         // Stopping where it is, it heads for that point.
         assert!(w.set_desired_location_to_stopping_location(&s, &atc));
         assert!((w.get_destination() - stop).norm() < 1e-12);
+        // A position that is not a number gives no stopping point to go to.
+        let lost = at(Vector2::new(f64::NAN, 0.0), Vector2::zeros(), 0.0);
+        assert!(!w.set_desired_location_to_stopping_location(&lost, &atc));
         // At rest the stopping point is the position.
         let rest = at(Vector2::new(1.0, 2.0), Vector2::zeros(), 0.0);
         w.init(0.0, &rest, &atc);
