@@ -11,7 +11,7 @@ use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
 use super::mount::Mount;
-use super::noise::gaussian;
+use super::noise::noisy;
 use mavsitl_core::param::ParamError;
 use mavsitl_core::rng::NoiseRng;
 pub use mavsitl_core::samples::{Range, RangeSample};
@@ -114,7 +114,7 @@ impl Rangefinder {
             Some(d) if d > self.params.max_m => Range::TooFar,
             None => Range::TooFar,
             Some(d) if d < self.params.min_m => Range::TooClose,
-            Some(d) => Range::Distance(d + self.params.noise_sigma_m * gaussian(&mut self.rng)),
+            Some(d) => Range::Distance(noisy(d, self.params.noise_sigma_m, &mut self.rng)),
         };
         RangeSample { time, range }
     }
@@ -171,6 +171,79 @@ mod tests {
         assert_eq!(
             r.sample(t, &Vector3::new(0.0, 0.0, -5.0), &level).range,
             Range::Distance(5.0)
+        );
+    }
+
+    #[test]
+    fn the_beam_starts_at_the_mount_and_its_range_ends_are_in_range() {
+        let mut r = Rangefinder::new(
+            RangefinderParams {
+                enabled: true,
+                noise_sigma_m: 0.0,
+                min_m: 0.5,
+                max_m: 8.0,
+                mount: Mount {
+                    x_m: 1.0,
+                    z_m: 0.25,
+                    pitch_deg: -90.0,
+                    ..Mount::default()
+                },
+                ..RangefinderParams::default()
+            },
+            noise_rng(1, 0, NoiseSource::Rangefinder),
+        );
+        assert_eq!(r.params().max_m, 8.0);
+        // Mounted 1 m forward and 0.25 m below the CG: level at 6 m, it reads
+        // 5.75 m; pitched up 30°, its origin rises by sin 30° and the beam
+        // slants: (6 + 0.5 − 0.25·cos 30°)/cos 30°.
+        let t = SimTime::ZERO;
+        let at = Vector3::new(0.0, 0.0, -6.0);
+        let level = UnitQuaternion::identity();
+        assert_eq!(r.sample(t, &at, &level).range, Range::Distance(5.75));
+        let up = UnitQuaternion::from_euler_angles(0.0, 30f64.to_radians(), 0.0);
+        let (s, c) = 30f64.to_radians().sin_cos();
+        let expect = (6.0 + s - 0.25 * c) / c;
+        let d = r.true_distance_m(&at, &up).unwrap_or(f64::NAN);
+        assert!((d - expect).abs() < 1e-12, "{d} vs {expect}");
+        // Exactly at either end: a reading.
+        let far = Vector3::new(0.0, 0.0, -8.25);
+        assert_eq!(r.sample(t, &far, &level).range, Range::Distance(8.0));
+        let near = Vector3::new(0.0, 0.0, -0.75);
+        assert_eq!(r.sample(t, &near, &level).range, Range::Distance(0.5));
+        // The mount below the surface: no distance left, too close.
+        let sunk = Vector3::new(0.0, 0.0, 0.1);
+        assert_eq!(r.true_distance_m(&sunk, &level), Some(0.0));
+        assert_eq!(r.sample(t, &sunk, &level).range, Range::TooClose);
+        // Pitched up 90°, the beam lies along the horizon and never meets
+        // the plane.
+        let nose_up = UnitQuaternion::from_euler_angles(0.0, 90f64.to_radians(), 0.0);
+        assert_eq!(r.true_distance_m(&at, &nose_up), None);
+    }
+
+    #[test]
+    fn validate_names_the_bad_range() {
+        let d = RangefinderParams::default;
+        assert!(d().validate().is_ok());
+        let field = |p: RangefinderParams| p.validate().unwrap_err().field;
+        assert_eq!(field(RangefinderParams { min_m: -1.0, ..d() }), "min_m");
+        assert_eq!(field(RangefinderParams { max_m: 0.1, ..d() }), "max_m");
+        assert_eq!(
+            field(RangefinderParams {
+                noise_sigma_m: 101.0,
+                ..d()
+            }),
+            "noise_sigma_m"
+        );
+        let bad_mount = Mount {
+            z_m: f64::INFINITY,
+            ..Mount::default()
+        };
+        assert_eq!(
+            field(RangefinderParams {
+                mount: bad_mount,
+                ..d()
+            }),
+            "mount"
         );
     }
 
