@@ -71,7 +71,7 @@ impl GaussMarkov {
 
     /// Advances one period and returns the new value.
     pub fn step(&mut self, rng: &mut NoiseRng) -> f64 {
-        self.value = self.a * self.value + self.b * gaussian(rng);
+        self.value = plus_draw(self.a * self.value, self.b, gaussian(rng));
         self.value
     }
 }
