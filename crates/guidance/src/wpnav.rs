@@ -1520,11 +1520,12 @@ mod behaviour {
         w.set_desired_location(Vector2::new(1e-6, 0.0), None, &s, &atc);
         let beside = at(Vector2::new(0.0, 2.0), Vector2::zeros(), 0.0);
         assert_eq!(w.calc_crosstrack_error(&beside), -2.0);
-        w.set_desired_location(Vector2::zeros(), None, &s, &atc);
-        let off = at(Vector2::new(3.0, 4.0), Vector2::zeros(), 0.0);
-        w.origin_ne = Vector2::new(0.5e-6, 0.0);
+        // Half a micrometre of track ending at (1, 1), the vehicle at (4, 5).
+        w.destination_ne = Vector2::new(1.0, 1.0);
+        w.origin_ne = Vector2::new(1.0 + 0.5e-6, 1.0);
+        let off = at(Vector2::new(4.0, 5.0), Vector2::zeros(), 0.0);
         assert!((w.calc_crosstrack_error(&off) - 5.0).abs() < 1e-12);
-        w.origin_ne = Vector2::zeros();
+        w.origin_ne = w.destination_ne;
         assert_eq!(w.calc_crosstrack_error(&off), 5.0);
     }
 
