@@ -711,6 +711,54 @@ mod tests {
         assert!(buf.is_empty());
     }
 
+    /// A stream of MAVLink 1, plain MAVLink 2 and signed MAVLink 2 frames
+    /// after three bytes of garbage: every frame comes out, in order, with
+    /// exactly those three bytes counted as skipped; whole frames leave
+    /// nothing behind and count nothing.
+    #[test]
+    fn a_stream_of_every_frame_kind_skips_only_its_garbage() {
+        let hb = mavlink::dialects::common::HEARTBEAT_DATA::DEFAULT;
+        let header = mavlink::MavHeader {
+            system_id: 1,
+            component_id: 1,
+            sequence: 0,
+        };
+        let mut v1 = Vec::new();
+        mavlink::write_v1_msg(&mut v1, header, &MavMessage::HEARTBEAT(hb.clone())).expect("v1");
+        let msg = Outgoing::Msg(MavMessage::HEARTBEAT(hb));
+        let mut v2 = Vec::new();
+        Encoder::new(1, 1, None).encode(&msg, &mut v2);
+        let mut signed = Vec::new();
+        Encoder::new(1, 1, Some(SigningConfig::new([9; 32], 0, true, false)))
+            .encode(&msg, &mut signed);
+        assert_eq!(v1.len(), 8 + 9);
+        assert_eq!(signed.len(), v2.len() + 13);
+        let mut buf = vec![0x00, 0x13, 0x55];
+        for frame in [&v1, &v2, &signed, &v1] {
+            buf.extend_from_slice(frame);
+        }
+        let mut got = Vec::new();
+        let skipped = stream_frames(&mut buf, |raw| got.push(version(raw)));
+        assert_eq!(skipped, 3);
+        assert_eq!(
+            got,
+            [
+                MavlinkVersion::V1,
+                MavlinkVersion::V2,
+                MavlinkVersion::V2,
+                MavlinkVersion::V1
+            ]
+        );
+        assert!(buf.is_empty());
+        let mut whole = v2.clone();
+        assert_eq!(stream_frames(&mut whole, |_| ()), 0);
+        assert!(whole.is_empty());
+        // A MAVLink 1 frame cut one byte short waits for the rest.
+        let mut cut = v1[..v1.len() - 1].to_vec();
+        assert_eq!(stream_frames(&mut cut, |_| panic!("incomplete")), 0);
+        assert_eq!(cut.len(), v1.len() - 1);
+    }
+
     #[test]
     fn garbage_between_frames_is_skipped() {
         let hb = Outgoing::Msg(MavMessage::HEARTBEAT(
