@@ -65,6 +65,12 @@ impl RangefinderParams {
     }
 }
 
+/// Whether a beam with this NED z component (of a unit vector) points below
+/// the horizon; one within 1e-9 of it would meet the plane beyond any range.
+fn points_down(beam_z: f64) -> bool {
+    beam_z > 1e-9
+}
+
 /// A rangefinder with its noise state.
 #[derive(Debug, Clone)]
 pub struct Rangefinder {
@@ -100,7 +106,7 @@ impl Rangefinder {
         let beam = att_ned_frd * (self.body_from_sensor * Vector3::x());
         // Above the plane, origin.z < 0: the beam must point down (z > 0).
         let d = -origin.z / beam.z;
-        (beam.z > 1e-9 && d.is_finite()).then_some(d.max(0.0))
+        (points_down(beam.z) && d.is_finite()).then_some(d.max(0.0))
     }
 
     /// Samples at `time`.
