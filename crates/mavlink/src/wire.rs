@@ -753,6 +753,17 @@ mod tests {
         let mut whole = v2.clone();
         assert_eq!(stream_frames(&mut whole, |_| ()), 0);
         assert!(whole.is_empty());
+        // A MAVLink 2 frame with a broken CRC is skipped byte by byte (none of
+        // its 21 bytes starts another frame), and the frame behind it read.
+        let mut bad = v2.clone();
+        let n = bad.len();
+        bad[n - 2..].copy_from_slice(&[0x00, 0x00]);
+        assert_ne!(&bad[n - 2..], &v2[n - 2..]);
+        assert!(bad.iter().all(|b| *b != mavlink::MAV_STX) && bad[1..].iter().all(|b| *b != 0xFD));
+        bad.extend_from_slice(&v1);
+        let mut got = 0;
+        assert_eq!(stream_frames(&mut bad, |_| got += 1), 21);
+        assert_eq!(got, 1);
         // A MAVLink 1 frame cut one byte short waits for the rest.
         let mut cut = v1[..v1.len() - 1].to_vec();
         assert_eq!(stream_frames(&mut cut, |_| panic!("incomplete")), 0);
