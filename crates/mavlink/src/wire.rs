@@ -493,6 +493,9 @@ pub fn version(raw: &MAVLinkMessageRaw) -> MavlinkVersion {
 mod tests {
     use super::*;
     use mavlink::dialects::common::{MavCmd, MavResult, COMMAND_ACK_DATA, COMMAND_LONG_DATA};
+    use mavsitl_core::geo::GeoPoint;
+    use mavsitl_core::samples::{FixType, GpsSample};
+    use mavsitl_core::time::SimTime;
 
     fn roundtrip(out: &Outgoing, signing: Option<SigningConfig>) -> Vec<Incoming> {
         let mut enc = Encoder::new(1, 1, signing.clone());
@@ -768,6 +771,49 @@ mod tests {
         let mut cut = v1[..v1.len() - 1].to_vec();
         assert_eq!(stream_frames(&mut cut, |_| panic!("incomplete")), 0);
         assert_eq!(cut.len(), v1.len() - 1);
+    }
+
+    fn gps(fix: FixType, vel: nalgebra::Vector3<f64>, eph: f64) -> GpsSample {
+        GpsSample {
+            measured: SimTime::ZERO,
+            delivered: SimTime::ZERO,
+            fix,
+            satellites: 9,
+            position: GeoPoint::from_deg(47.397_742_1, -8.545_594_46, 488.123_6),
+            pos_ned_m: nalgebra::Vector3::zeros(),
+            vel_ned_m_s: vel,
+            eph_m: eph,
+            epv_m: 1.234_6,
+        }
+    }
+
+    /// GPS_RAW_INT's and HIL_GPS's integers: degrees × 1e7, millimetres,
+    /// centimetres (capped at 65534, UINT16_MAX meaning unknown), centidegrees
+    /// of course (UINT16_MAX below 0.2 m/s) and MAVLink's fix types.
+    #[test]
+    fn a_gps_fix_is_scaled_to_mavlinks_integers() {
+        let g = gps(
+            FixType::Fix3d,
+            nalgebra::Vector3::new(3.0, -4.0, 1.0),
+            0.876,
+        );
+        let s = GpsScaled::of(&g);
+        assert_eq!((s.lat, s.lon), (473_977_421, -85_455_945));
+        assert_eq!(s.alt_mm, 488_124);
+        assert_eq!((s.eph_cm, s.epv_cm, s.vel_cm_s), (88, 123, 500));
+        // Course: atan2(−4, 3) = 306.87°.
+        assert_eq!(s.cog_cdeg, 30_687);
+        assert_eq!(s.fix_type, 3);
+        // A course just under 360° rounds to 36000, which is 0.
+        let north = gps(FixType::Fix2d, nalgebra::Vector3::new(1.0, -1e-6, 0.0), 1e3);
+        let s = GpsScaled::of(&north);
+        assert_eq!((s.cog_cdeg, s.fix_type, s.eph_cm), (0, 2, 65_534));
+        // At 0.2 m/s and below there is no course.
+        for (v, cog) in [(0.2, u16::MAX), (0.21, 9_000)] {
+            let east = gps(FixType::NoFix, nalgebra::Vector3::new(0.0, v, 0.0), -1.0);
+            let s = GpsScaled::of(&east);
+            assert_eq!((s.cog_cdeg, s.fix_type, s.eph_cm), (cog, 1, 0), "{v} m/s");
+        }
     }
 
     #[test]
