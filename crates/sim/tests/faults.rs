@@ -138,8 +138,8 @@ fn gps_jamming_scales_the_noise_and_the_reported_accuracy() {
         let jammed = active(secs(n.measured), 10.0, 20.0);
         let k = if jammed { 8.0 } else { 1.0 };
         assert!(
-            (f.eph_m - k * n.eph_m).abs() < 1e-9,
-            "eph at {}",
+            (f.eph_m - k * n.eph_m).abs() < 1e-9 && (f.epv_m - k * n.epv_m).abs() < 1e-9,
+            "eph and epv at {}",
             secs(n.measured)
         );
         // The vehicle stands at the origin: the reported position is the error.

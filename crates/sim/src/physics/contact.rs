@@ -249,6 +249,15 @@ mod tests {
         // Just inside reach: gap below v·dt + ½·g·dt².
         s.pos_ned_m.z = -0.2 - (DT + 0.5 * G * DT * DT) + 1e-6;
         assert!(apply(&s, &mut Wrench::default(), None).on_ground());
+        // 0.2 mm beyond it: airborne, though the normal force that would
+        // bring the gear to the surface, m·(g + (v − gap/dt)/dt), is positive.
+        let gap = DT + 0.5 * G * DT * DT + 2e-4;
+        s.pos_ned_m.z = -0.2 - gap;
+        assert!(G + (1.0 - gap / DT) / DT > 0.0);
+        assert_eq!(
+            apply(&s, &mut Wrench::default(), None),
+            ContactState::default()
+        );
         // Climbing away from the surface at 1 m/s: airborne.
         let c = apply(
             &resting(Vector3::new(0.0, 0.0, -1.0), Vector3::zeros()),
