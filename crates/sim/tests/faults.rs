@@ -161,14 +161,22 @@ fn gps_spoof_moves_the_position_at_its_rate_towards_its_bearing() {
     let (a, b) = fly(QUAD, "gps_spoof@5s+10s:rate_m_s=2,bearing_deg=90", 20);
     for (_, n, f) in pairs(&a, &b, |t| t.samples.gps) {
         let t = secs(n.measured);
-        let expected = if active(t, 5.0, 15.0) {
-            Vector3::new(0.0, 2.0 * (t - 5.0), 0.0)
+        let (expected, drift) = if active(t, 5.0, 15.0) {
+            (
+                Vector3::new(0.0, 2.0 * (t - 5.0), 0.0),
+                Vector3::new(0.0, 2.0, 0.0),
+            )
         } else {
-            Vector3::zeros()
+            (Vector3::zeros(), Vector3::zeros())
         };
         assert!(
             (f.pos_ned_m - n.pos_ned_m - expected).norm() < 1e-6,
             "at {t}"
+        );
+        // The reported velocity moves with the spoofed position.
+        assert!(
+            (f.vel_ned_m_s - n.vel_ned_m_s - drift).norm() < 1e-9,
+            "velocity at {t}"
         );
         assert!(
             (f.eph_m - n.eph_m).abs() < 1e-12,

@@ -267,6 +267,25 @@ mod tests {
         assert_eq!(c, ContactState::default());
     }
 
+    /// Exactly at the tick's reach — numbers exact in binary: dt 0.5 s, v 1 m/s,
+    /// g 8 m/s², so v·dt + ½·g·dt² = 1.5 m — the gear lands, and the ground
+    /// pushes m·(g + (v − gap/dt)/dt) = ½·m·g.
+    #[test]
+    fn a_gear_exactly_a_ticks_reach_away_lands_within_it() {
+        let gear = GroundContact {
+            gear_height_m: 0.25,
+            ..gear()
+        };
+        let s = BodyState {
+            pos_ned_m: Vector3::new(0.0, 0.0, -1.75),
+            vel_ned_m_s: Vector3::new(0.0, 0.0, 1.0),
+            ..Default::default()
+        };
+        let g = Vector3::new(0.0, 0.0, 8.0);
+        let c = gear.apply(&s, &mass(), &g, None, &mut Wrench::default(), 0.5);
+        assert_eq!(c.normal_force_n, 0.5 * 2.0 * 8.0);
+    }
+
     #[test]
     fn friction_sticks_within_mu_n_and_slides_against_the_motion_beyond() {
         // Creeping at 1 mm/s: stopping it needs m·v/dt = 0.2 N < μN = 9.8 N.
@@ -304,6 +323,19 @@ mod tests {
         let c = apply(&resting(Vector3::zeros(), Vector3::zeros()), &mut w, None);
         assert!(!c.stick_horizontal);
         assert!((w.force_ned_n.y - (15.0 - 0.5 * 2.0 * G)).abs() < 1e-12);
+        // Creeping at exactly 1 nm/s, which counts as not sliding, and pushed
+        // east past μN: friction opposes the push (west), not the creep.
+        let mut w = Wrench {
+            force_ned_n: Vector3::new(0.0, 15.0, 0.0),
+            ..Default::default()
+        };
+        apply(
+            &resting(Vector3::new(1e-9, 0.0, 0.0), Vector3::zeros()),
+            &mut w,
+            None,
+        );
+        assert!(w.force_ned_n.x.abs() < 1e-6, "{}", w.force_ned_n);
+        assert!((w.force_ned_n.y - (15.0 - 0.5 * 2.0 * G)).abs() < 1e-6);
         // Pushed more gently (5 N): held.
         let mut w = Wrench {
             force_ned_n: Vector3::new(-5.0, 0.0, 0.0),
