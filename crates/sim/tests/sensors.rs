@@ -80,8 +80,12 @@ fn imu_noise_units_convert_as_the_data_sheet_says() {
     // stability of 4.6 deg/h is 2.2302e-5 rad/s; VRW 0.24 mg/√Hz is
     // 2.3536e-3 m/s²/√Hz and 36 µg is 3.5304e-4 m/s².
     let p = ImuParams::default();
-    let imu = Imu::new(p.clone(), 0.005, noise_rng(0, 0, NoiseSource::Imu));
-    assert_eq!(imu.params(), &p);
+    let q = ImuParams {
+        rate_hz: 400,
+        ..p.clone()
+    };
+    let imu = Imu::new(q.clone(), 0.0025, noise_rng(0, 0, NoiseSource::Imu));
+    assert_eq!(imu.params(), &q);
     for (got, want) in [
         (p.gyro_noise_density(), 8.7266e-5),
         (p.gyro_bias_sigma(), 2.2302e-5),

@@ -104,7 +104,7 @@ impl GroundContact {
         wrench.force_ned_n += Vector3::new(f_h.x, f_h.y, -n);
         // Torques (body axes) needed to stop roll/pitch and yaw motion this tick.
         let tilt = tilt_rad(&state.att_ned_frd);
-        if tilt < 30f64.to_radians() {
+        if gear_holds_at(tilt) {
             let inertia = mass.total_inertia_frd_kg_m2();
             let w = &state.rate_frd_rad_s;
             let needed = -(inertia * w) / dt - wrench.torque_frd_nm;
@@ -152,6 +152,12 @@ impl GroundContact {
             state.rate_frd_rad_s.z = 0.0;
         }
     }
+}
+
+/// Whether the landing gear can still resist roll, pitch and yaw at a tilt
+/// (rad): below 30°.
+fn gear_holds_at(tilt_rad: f64) -> bool {
+    tilt_rad < 30f64.to_radians()
 }
 
 /// Angle between the body z axis and the downward vertical, rad.
@@ -422,6 +428,12 @@ mod tests {
             assert_eq!(s.vel_ned_m_s, Vector3::new(0.5, 0.0, kept));
             assert_eq!(s.rate_frd_rad_s.z, 0.3);
         }
+        // Airborne exactly on it, moving down: untouched too (only a body
+        // below the surface is put back on it).
+        let mut s = resting(Vector3::new(0.0, 0.0, 3.0), Vector3::zeros());
+        let before = s;
+        gear().project(&ContactState::default(), &mut s);
+        assert_eq!(s, before);
         // Airborne above it: untouched.
         let mut s = resting(Vector3::new(0.0, 0.0, 3.0), Vector3::zeros());
         s.pos_ned_m.z = -0.3;

@@ -474,6 +474,13 @@ mod tests {
             for w in m.windows(2) {
                 assert_ne!(w[0].1, w[1].1, "{layout:?} neighbours spin alike");
             }
+            // An X frame: arms evenly spaced, none straight ahead.
+            let step = 360.0 / m.len() as f64;
+            for w in m.windows(2) {
+                assert_eq!(w[1].0 - w[0].0, step, "{layout:?}: {m:?}");
+            }
+            assert_eq!(m[0].0 + 360.0 - m[m.len() - 1].0, step, "{layout:?}");
+            assert!(m.iter().all(|x| x.0 % step != 0.0), "{layout:?}");
         }
     }
 
