@@ -43,18 +43,7 @@
 
 static_assert(sizeof(ftype) == 8, "SITL build: ftype must be double");
 
-// ---- the two names the stand-ins leave to the program ----
-static AP_InternalError internal_error_singleton;
-AP_InternalError &AP::internalerror() { return internal_error_singleton; }
-void AP_HAL::panic(const char *errormsg, ...)
-{
-    va_list ap;
-    va_start(ap, errormsg);
-    vfprintf(stderr, errormsg, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    abort();
-}
+#include "program_names.h"
 
 struct SpeedChange {
     int k;      // global tick (CSV row index) at whose start the change is applied

@@ -21,21 +21,7 @@
 #include <AP_Math/AP_Math.h>
 #include <AP_InternalError/AP_InternalError.h>
 #include <AP_Math/SCurve.h>
-#include <stdio.h>
-#include <stdarg.h>
-#include <stdlib.h>
-
-static AP_InternalError internal_error_singleton;
-AP_InternalError &AP::internalerror() { return internal_error_singleton; }
-void AP_HAL::panic(const char *errormsg, ...)
-{
-    va_list ap;
-    va_start(ap, errormsg);
-    vfprintf(stderr, errormsg, ap);
-    va_end(ap);
-    fprintf(stderr, "\n");
-    abort();
-}
+#include "program_names.h"
 
 static FILE *out;
 
