@@ -231,18 +231,15 @@ impl Run {
     fn sample(&mut self) -> Sample {
         let s = self.sim.vehicles()[0].body().state;
         let yaw = self.yaw();
-        let d = yaw - self.last_yaw;
-        self.heading +=
-            (d + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+        self.heading += wrap_pi(yaw - self.last_yaw);
         self.last_yaw = yaw;
         let (o, psi0) = self.origin.unwrap_or((s.pos_ned_m.xy(), yaw));
-        let rel = s.pos_ned_m.xy() - o;
-        let (c, sn) = (psi0.cos(), psi0.sin());
+        let (along_m, across_m) = along_across(&(s.pos_ned_m.xy() - o), psi0);
         let body_v = s.att_ned_frd.inverse() * s.vel_ned_m_s;
         Sample {
             t_s: 0.0, // set by `trace`
-            along_m: rel.x * c + rel.y * sn,
-            across_m: -rel.x * sn + rel.y * c,
+            along_m,
+            across_m,
             heading_rad: self.heading,
             surge_m_s: body_v.x,
             yaw_rate_rad_s: s.rate_frd_rad_s.z,
@@ -260,6 +257,18 @@ impl Run {
             })
             .collect()
     }
+}
+
+/// An angle wrapped to [−π, π), rad.
+fn wrap_pi(a: f64) -> f64 {
+    (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
+}
+
+/// A displacement `rel` (NE, m) along and across (positive to starboard) a
+/// heading `psi` (rad, clockwise from north).
+fn along_across(rel: &Vector2<f64>, psi: f64) -> (f64, f64) {
+    let (c, s) = (psi.cos(), psi.sin());
+    (rel.x * c + rel.y * s, -rel.x * s + rel.y * c)
 }
 
 /// First time `f` holds in `trace`, s.
@@ -479,6 +488,23 @@ mod tests {
         let (o, c) = zigzag_figures(&once, 10f64.to_radians());
         assert_eq!(c.len(), 1);
         assert!(o.iter().all(|x| x.is_nan()));
+    }
+
+    #[test]
+    fn positions_are_along_and_across_the_initial_heading() {
+        // Heading 30° (north-north-east): 2 m along it and 1 m to starboard.
+        let psi = 30f64.to_radians();
+        let (s, c) = psi.sin_cos();
+        let rel = 2.0 * Vector2::new(c, s) + Vector2::new(-s, c);
+        let (along, across) = along_across(&rel, psi);
+        assert!((along - 2.0).abs() < 1e-12 && (across - 1.0).abs() < 1e-12);
+        // Heading west: 3 m north is 3 m to starboard.
+        let (along, across) = along_across(&Vector2::new(3.0, 0.0), -std::f64::consts::FRAC_PI_2);
+        assert!(along.abs() < 1e-12 && (across - 3.0).abs() < 1e-12);
+        // A heading step across ±180° unwraps to the short way round.
+        assert!((wrap_pi(350f64.to_radians()) - -10f64.to_radians()).abs() < 1e-12);
+        assert!((wrap_pi(-350f64.to_radians()) - 10f64.to_radians()).abs() < 1e-12);
+        assert!((wrap_pi(0.5) - 0.5).abs() < 1e-15);
     }
 
     #[test]
