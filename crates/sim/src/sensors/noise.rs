@@ -238,8 +238,10 @@ mod tests {
         assert!((s - 2f64.sqrt()).abs() < 1e-15);
         // m = 2 needs 5 samples: θ₄ − 2θ₂ + θ₀ and θ₅ − 2θ₃ + θ₁, both 0.
         assert_eq!(allan::overlapping(&y, 1.0, 2), (2.0, 0.0));
-        let (tau, s) = allan::overlapping(&y[..4], 1.0, 2);
-        assert!(tau == 2.0 && s.is_nan(), "too short");
+        // m = 1 needs 3 samples: θ₂ − 2θ₁ + θ₀ = −2 and θ₃ − 2θ₂ + θ₁ = 2.
+        assert_eq!(allan::overlapping(&y[..3], 1.0, 1), (1.0, 2f64.sqrt()));
+        let (tau, s) = allan::overlapping(&y[..4], 0.5, 2);
+        assert!(tau == 1.0 && s.is_nan(), "too short");
         assert!(allan::overlapping(&y, 1.0, 0).1.is_nan());
     }
 
