@@ -292,12 +292,7 @@ pub fn measure(airframe: &str, throttle: f64, steering: f64) -> Result<Manoeuvre
     let yaw = yaw_rate_step(airframe, throttle)?;
     let starboard = turning_circle(airframe, throttle, steering)?;
     let port = turning_circle(airframe, throttle, -steering)?;
-    if !(yaw.rate > 0.0 && starboard.rate > 0.0 && port.rate < 0.0) {
-        return Err(format!(
-            "{airframe} turns the wrong way: yaw rates {} (step), {} (starboard circle), {} (port circle) rad/s",
-            yaw.rate, starboard.rate, port.rate
-        ));
-    }
+    turns_the_way_it_is_steered(airframe, yaw.rate, starboard.rate, port.rate)?;
     let (zigzag, overshoots, checks) = zigzag(airframe, throttle, steering)?;
     let at_heading = |deg: f64| {
         starboard
@@ -372,6 +367,23 @@ fn steady(
         rate: end.yaw_rate_rad_s,
         peak,
     })
+}
+
+/// Checks the steady yaw rates (rad/s) of the yaw-rate step and the
+/// starboard circle are positive and the port circle's negative.
+fn turns_the_way_it_is_steered(
+    airframe: &str,
+    step: f64,
+    starboard: f64,
+    port: f64,
+) -> Result<(), String> {
+    if step > 0.0 && starboard > 0.0 && port < 0.0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{airframe} turns the wrong way: yaw rates {step} (step), {starboard} (starboard circle), {port} (port circle) rad/s"
+        ))
+    }
 }
 
 /// The speed step from rest.
@@ -505,6 +517,25 @@ mod tests {
         assert!((wrap_pi(350f64.to_radians()) - -10f64.to_radians()).abs() < 1e-12);
         assert!((wrap_pi(-350f64.to_radians()) - 10f64.to_radians()).abs() < 1e-12);
         assert!((wrap_pi(0.5) - 0.5).abs() < 1e-15);
+    }
+
+    /// A hull that does not turn, or turns the wrong way, on any of the three
+    /// is refused, naming the rates.
+    #[test]
+    fn a_hull_must_turn_the_way_it_is_steered() {
+        assert!(turns_the_way_it_is_steered("h", 0.1, 0.2, -0.2).is_ok());
+        for (step, starboard, port) in [
+            (0.0, 0.2, -0.2),
+            (0.1, 0.0, -0.2),
+            (0.1, 0.2, 0.0),
+            (-0.1, 0.2, -0.2),
+            (0.1, -0.2, -0.2),
+            (0.1, 0.2, 0.2),
+        ] {
+            let e = turns_the_way_it_is_steered("h", step, starboard, port).unwrap_err();
+            assert!(e.starts_with("h turns the wrong way"), "{e}");
+            assert!(e.contains(&format!("{port} (port circle)")), "{e}");
+        }
     }
 
     #[test]
