@@ -579,4 +579,44 @@ mod tests {
         let want = Vector2::new(0.6, 0.8) * 0.5 * 0.02 * 0.02 * 0.02;
         assert!((moved - want).norm() < 1e-12, "{moved}");
     }
+
+    /// With PSC_VEL_I, the integrator grows towards a lateral velocity error
+    /// unless the steering is already at its limit on that side: the side
+    /// is the body's right or left, swapped when reversing.
+    #[test]
+    fn the_integrator_stops_growing_into_a_steering_limit() {
+        let dt = 0.02;
+        // Heading north, wanting 0.5 m/s east (to the right) with no position
+        // error: the velocity error, and the integrator's step, point east.
+        let grows = |left: bool, right: bool, reversed: bool| {
+            let mut p = ArPosControl::new(PosControlParams {
+                vel_i: 0.4,
+                ..PosControlParams::default()
+            });
+            p.set_limits(2.0, 1.0, 1.0, 1.0);
+            let mut atc = ArAttitudeControl::new(AttitudeParams::default());
+            let s = north(0.0);
+            atc.get_steering_out_rate(0.0, left, right, dt, &s.attitude_input());
+            assert_eq!(
+                (atc.steering_limit_left(), atc.steering_limit_right()),
+                (left, right)
+            );
+            p.set_pos_vel_accel_target(Vector2::zeros(), Vector2::new(0.0, 0.5), Vector2::zeros());
+            p.set_reversed(reversed);
+            p.update(dt, &s, &atc);
+            let i = p.pid_vel.integrator();
+            assert_eq!(i.x, 0.0, "only the lateral part is kept");
+            i.y
+        };
+        let step = 0.5 * 0.4 * dt;
+        for reversed in [false, true] {
+            assert!((grows(false, false, reversed) - step).abs() < 1e-15);
+        }
+        // Forward, the right is the body's right: held there, free on the left.
+        assert_eq!(grows(false, true, false), 0.0);
+        assert!((grows(true, false, false) - step).abs() < 1e-15);
+        // Reversing, the sides swap.
+        assert_eq!(grows(true, false, true), 0.0);
+        assert!((grows(false, true, true) - step).abs() < 1e-15);
+    }
 }
