@@ -114,3 +114,29 @@ fn the_published_table_is_the_measured_one() {
         assert!(text.contains(&row), "{page} lacks the row\n{row}");
     }
 }
+
+/// The pictures' traces: the first 20 s of each step and 40 s of the
+/// zig-zag at 10 Hz, and the turning circle up to one full turn.
+#[test]
+fn the_traces_cover_what_the_pictures_show() {
+    for m in all() {
+        let t = &m.traces;
+        for (name, trace, n) in [
+            ("speed step", &t.speed_step, 201),
+            ("yaw-rate step", &t.yaw_rate_step, 201),
+            ("zig-zag", &t.zigzag, 401),
+        ] {
+            assert_eq!(trace.len(), n, "{}: {name}", m.airframe);
+            assert!((trace[n - 1].t_s - (n - 1) as f64 * 0.1).abs() < 1e-9);
+        }
+        let circle = &t.turning_circle;
+        let last = circle.last().expect("a circle");
+        assert!(last.heading_rad <= std::f64::consts::TAU, "{}", m.airframe);
+        assert!(
+            last.heading_rad > std::f64::consts::TAU - 0.2,
+            "{}: {}",
+            m.airframe,
+            last.heading_rad
+        );
+    }
+}
