@@ -532,7 +532,7 @@ mod tests {
     #[test]
     fn rotors_follow_their_lag_up_and_down_and_push_by_the_rotor_law() {
         let p = bare_quad();
-        let (dt, rho) = (0.001, 1.0);
+        let (dt, rho) = (0.001, 1.1);
         let env = air(rho, Vector3::zeros(), 1.0);
         let mut m = Multirotor::new(p.clone(), dt);
         assert_eq!((m.rotor_count(), m.params()), (4, &p));
