@@ -1013,7 +1013,9 @@ impl SCurve {
 }
 
 /// `calculate_path`'s t4 (constant acceleration time) of solutions 2 and 7,
-/// term by term in ArduPilot's order.
+/// term by term in ArduPilot's order. ArduPilot takes the larger of the
+/// quadratic's two roots, (… ± root)/(Am·Jm); with Am and Jm positive, as
+/// every call has them, that is always the + root, the one computed here.
 fn t4_const_accel(am: f32, jm: f32, tj: f32, v0: f32, vm: f32, l: f32) -> f32 {
     let root = safe_sqrt(
         (am * am * am * am) * (1.0 / 4.0)
@@ -1025,9 +1027,7 @@ fn t4_const_accel(am: f32, jm: f32, tj: f32, v0: f32, vm: f32, l: f32) -> f32 {
             - am * (jm * jm) * v0 * tj,
     );
     let plus = ((am * am) * (-3.0 / 2.0) + root - jm * v0 - am * jm * tj * (3.0 / 2.0)) / (am * jm);
-    let minus =
-        ((am * am) * (-3.0 / 2.0) - root - jm * v0 - am * jm * tj * (3.0 / 2.0)) / (am * jm);
-    min(-(v0 - vm + am * tj + (am * am) / jm) / am, max(plus, minus))
+    min(-(v0 - vm + am * tj + (am * am) / jm) / am, plus)
 }
 
 /// Solution 5's acceleration limit from the speed change.
