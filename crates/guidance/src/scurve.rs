@@ -1030,10 +1030,12 @@ fn t4_const_accel(am: f32, jm: f32, tj: f32, v0: f32, vm: f32, l: f32) -> f32 {
     min(-(v0 - vm + am * tj + (am * am) / jm) / am, plus)
 }
 
-/// Solution 5's acceleration limit from the speed change.
+/// Solution 5's acceleration limit from the speed change. ArduPilot takes
+/// the larger of −Jm·(tj ± s)/2; with Jm positive and s a square root that
+/// is always the − one, computed here.
 fn am_for_speed(jm: f32, tj: f32, v0: f32, vm: f32) -> f32 {
     let s = safe_sqrt((v0 * -4.0 + vm * 4.0 + jm * (tj * tj)) / jm);
-    max(jm * (tj + s) * (-1.0 / 2.0), jm * (tj - s) * (-1.0 / 2.0))
+    jm * (tj - s) * (-1.0 / 2.0)
 }
 
 /// Solution 5's acceleration limit from the half-length (Cardano's root).
