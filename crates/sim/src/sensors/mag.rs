@@ -158,7 +158,7 @@ mod tests {
     }
 
     fn date() -> Date {
-        crate::scenario::parse_date("2026-06-01").expect("date")
+        Date::from_calendar_date(2026, world_magnetic_model::time::Month::June, 1).expect("date")
     }
 
     fn mag(params: MagParams) -> Mag {
