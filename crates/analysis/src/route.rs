@@ -169,22 +169,23 @@ const MAX_ROUTE_ITEMS: usize = 10_000;
 /// its repeat count (a repeat of −1, for ever, once).
 fn flown_order(mission: &Mission) -> Vec<usize> {
     let n = mission.items.len();
+    // The jumps left per item, read only at a DO_JUMP: its repeat count, or
+    // one for a count that is negative (for ever) or not a number.
     let mut left: Vec<i64> = mission
         .items
         .iter()
         .map(|it| match it.params[1] {
-            r if it.command == commands::DO_JUMP && r.is_finite() && r >= 0.0 => r as i64,
-            _ if it.command == commands::DO_JUMP => 1,
-            _ => 0,
+            r if r.is_finite() && r >= 0.0 => r as i64,
+            _ => 1,
         })
         .collect();
     let mut order = Vec::new();
     let mut pc = 0;
-    while pc < n && order.len() < MAX_ROUTE_ITEMS {
-        order.push(pc);
+    while order.len() < MAX_ROUTE_ITEMS {
         let Some(it) = mission.items.get(pc) else {
             break;
         };
+        order.push(pc);
         let target = it.params[0];
         let jumps = it.command == commands::DO_JUMP
             && target.is_finite()
