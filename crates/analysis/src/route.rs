@@ -293,6 +293,31 @@ mod tests {
         r.points.iter().map(|p| p.item).collect()
     }
 
+    /// A landing on the equator or on the prime meridian has a position of
+    /// its own (only 0/0 means "where it is").
+    #[test]
+    fn a_landing_on_the_equator_or_the_prime_meridian_is_a_position() {
+        let last = Vector3::new(1.0, 2.0, -10.0);
+        for (lat, lon) in [(0.0, 8.0), (47.0, 0.0)] {
+            let land = with(
+                commands::NAV_LAND,
+                [0.0; 4],
+                MissionItem::waypoint(lat, lon, 0.0),
+            );
+            let p = item_position(&land, &frame(), 400.0, &last, &Vector2::zeros());
+            let want = frame().to_ned(&GeoPoint::from_deg(lat, lon, 400.0)).xy();
+            let got = p.expect("a landing has a position");
+            assert_eq!((got.x, got.y, got.z), (want.x, want.y, 0.0), "{lat}, {lon}");
+        }
+        let here = with(
+            commands::NAV_LAND,
+            [0.0; 4],
+            MissionItem::waypoint(0.0, 0.0, 0.0),
+        );
+        let p = item_position(&here, &frame(), 400.0, &last, &Vector2::zeros());
+        assert_eq!(p, Some(Vector3::new(1.0, 2.0, 0.0)));
+    }
+
     #[test]
     fn a_boat_accepts_wider_than_a_multirotor() {
         assert_eq!(
