@@ -127,35 +127,25 @@ impl EncounterMonitor {
     /// in index order): opens, follows and closes encounters and notes
     /// collisions. Returns how many collisions are new.
     pub fn update(&mut self, time: SimTime, placed: &[Placed]) -> usize {
-        self.tick += 1;
-        if placed.len() != self.order.len() || placed.len() != self.cells.len() {
+        // An identity compared for equality only, never a count to read.
+        self.tick = self.tick.wrapping_add(1);
+        // `order` and `cells` are both one per vehicle.
+        if placed.len() != self.order.len() {
             return 0;
         }
         let cell_m = self.proximity_m;
-        let cell = |v: f64| {
-            let c = (v / cell_m).floor();
-            if c.is_finite() {
-                c.clamp(-1e15, 1e15) as i64
-            } else {
-                0
-            }
-        };
         for (c, p) in self.cells.iter_mut().zip(placed) {
-            *c = (cell(p.pos_ned_m.x), cell(p.pos_ned_m.y));
+            *c = (
+                grid_cell(p.pos_ned_m.x, cell_m),
+                grid_cell(p.pos_ned_m.y, cell_m),
+            );
         }
-        // Insertion sort by cell: linear when the order barely changed. (The
-        // two lists leave `self` for the loop, which measures into it; taking
-        // them moves no memory.)
+        // The two lists leave `self` for the loop, which measures into it;
+        // taking them moves no memory.
         let cells = std::mem::take(&mut self.cells);
         let mut order = std::mem::take(&mut self.order);
+        sort_by_cell(&mut order, &cells);
         let key = |i: usize| cells.get(i).copied().unwrap_or((0, 0));
-        for k in 1..order.len() {
-            let mut j = k;
-            while j > 0 && key(order[j - 1]) > key(order[j]) {
-                order.swap(j - 1, j);
-                j -= 1;
-            }
-        }
         let before = self.collisions.len();
         // Each pair once, from the vehicle earlier in the order: the rest of
         // its own cell and the next cell of its row (they follow it), and the
@@ -268,6 +258,32 @@ impl EncounterMonitor {
     }
 }
 
+/// Sorts the vehicle indices `order` by their cells (north, then east) by
+/// insertion: linear when the order barely changed since the last tick.
+fn sort_by_cell(order: &mut [usize], cells: &[(i64, i64)]) {
+    let key = |i: usize| cells.get(i).copied().unwrap_or((0, 0));
+    for k in 1..order.len() {
+        let mut j = k;
+        while j > 0 && key(order[j - 1]) > key(order[j]) {
+            order.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
+/// The index of the grid cell, `cell_m` wide, holding coordinate `v` (m):
+/// cell `k` spans `[k·cell_m, (k+1)·cell_m)`. A position too far out (or
+/// not finite) shares the outermost (or the origin's) cell, where the
+/// pairs are still measured.
+fn grid_cell(v: f64, cell_m: f64) -> i64 {
+    let c = (v / cell_m).floor();
+    if c.is_finite() {
+        c.clamp(-1e15, 1e15) as i64
+    } else {
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +368,90 @@ mod tests {
     }
 
     #[test]
+    fn cells_count_from_the_origin_both_ways() {
+        assert_eq!(grid_cell(0.0, 20.0), 0);
+        assert_eq!(grid_cell(19.9, 20.0), 0);
+        assert_eq!(grid_cell(20.0, 20.0), 1);
+        assert_eq!(grid_cell(-0.1, 20.0), -1);
+        assert_eq!(grid_cell(-40.5, 20.0), -3);
+        assert_eq!(grid_cell(1e30, 1.0), 1_000_000_000_000_000);
+        assert_eq!(grid_cell(-1e30, 1.0), -1_000_000_000_000_000);
+        assert_eq!(grid_cell(f64::NAN, 1.0), 0);
+    }
+
+    #[test]
+    fn the_proximity_range_is_at_least_two_of_the_widest_radius() {
+        assert_eq!(
+            EncounterMonitor::new(vec![0.5, 4.0], 5.0).proximity_m(),
+            8.0
+        );
+        assert_eq!(
+            EncounterMonitor::new(vec![0.5, 2.0], 5.5).proximity_m(),
+            5.5
+        );
+    }
+
+    #[test]
+    fn the_vehicles_are_kept_in_cell_order() {
+        // Placed in falling order, north then east; the sweep's order is
+        // by (north cell, east cell), rising.
+        let placed: Vec<Placed> = (0..12)
+            .map(|i| at(-30.0 * (i / 4) as f64, 50.0 - 25.0 * (i % 4) as f64, 0.0))
+            .collect();
+        let mut m = EncounterMonitor::new(vec![0.3; 12], 10.0);
+        m.update(SimTime::from_micros(1000), &placed);
+        let keys: Vec<(i64, i64)> = m.order.iter().map(|&i| m.cells[i]).collect();
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        assert_eq!(keys, sorted);
+        assert_eq!(keys[0], (-6, -3));
+        assert_eq!(keys[11], (0, 5));
+    }
+
+    #[test]
+    fn a_pair_exactly_at_the_range_is_an_encounter_and_a_steady_one_is_closest_first() {
+        // 3-4-5: exactly 5 m apart, for three ticks.
+        let mut m = EncounterMonitor::new(vec![0.5, 0.5], 5.0);
+        for k in 1..=3 {
+            let new = m.update(
+                SimTime::from_micros(k * 1000),
+                &[at(0.0, 0.0, 0.0), at(3.0, 4.0, 0.0)],
+            );
+            assert_eq!(new, 0);
+        }
+        let e = m.encounters();
+        assert_eq!(e.len(), 1);
+        assert_eq!((e[0].min_separation_m, e[0].end), (5.0, None));
+        assert_eq!(e[0].closest_at, SimTime::from_micros(1000));
+        // A hair beyond it, none.
+        let mut m = EncounterMonitor::new(vec![0.5, 0.5], 5.0);
+        m.update(
+            SimTime::from_micros(1000),
+            &[at(0.0, 0.0, 0.0), at(3.0, 4.000_001, 0.0)],
+        );
+        assert!(m.encounters().is_empty());
+    }
+
+    #[test]
+    fn vehicles_touching_from_the_first_tick_collide_then_and_only_once() {
+        let mut m = EncounterMonitor::new(vec![0.5, 0.5, 0.5], 5.0);
+        let placed = [at(0.0, 0.0, 0.0), at(0.6, 0.0, 0.0), at(0.0, 3.0, 0.0)];
+        assert_eq!(m.update(SimTime::from_micros(1000), &placed), 1);
+        assert_eq!(m.update(SimTime::from_micros(2000), &placed), 0);
+        let c = m.collisions();
+        assert_eq!(c.len(), 1);
+        assert_eq!(
+            (c[0].a, c[0].b, c[0].time),
+            (0, 1, SimTime::from_micros(1000))
+        );
+        assert_eq!(m.encounters()[0].collided, Some(SimTime::from_micros(1000)));
+        // The third, 3 m off, was an encounter without a touch.
+        assert_eq!(m.encounters().len(), 3);
+        // A count of vehicles other than the monitor's is refused.
+        assert_eq!(m.update(SimTime::from_micros(3000), &placed[..2]), 0);
+    }
+
+    #[test]
     fn a_pass_gives_its_closest_approach_and_a_touch_one_collision() {
         // B passes A along north at 2 m east, 1 m per tick; radii 0.5 m.
         let mut m = EncounterMonitor::new(vec![0.5, 0.5], 5.0);
@@ -370,7 +470,7 @@ mod tests {
         assert_eq!(e[0].start, SimTime::from_micros(6_000));
         assert_eq!(e[0].end, Some(SimTime::from_micros(15_000)));
         assert!(m.collisions().is_empty());
-        // Head on, closing at 2 m/s: touching once closer than 1 m.
+        // Head on, closing at 2 m/s: touching once closer than 1 m, midway.
         let mut m = EncounterMonitor::new(vec![0.5, 0.5], 5.0);
         let vel = |v: f64, p: Placed| Placed {
             vel_ned_m_s: Vector3::new(v, 0.0, 0.0),
@@ -381,8 +481,8 @@ mod tests {
             m.update(
                 SimTime::from_micros(k * 1000),
                 &[
-                    vel(1.0, at(-d / 2.0, 0.0, 0.0)),
-                    vel(-1.0, at(d / 2.0, 0.0, 0.0)),
+                    vel(1.0, at(10.0 - d / 2.0, -4.0, -2.0)),
+                    vel(-1.0, at(10.0 + d / 2.0, -4.0, -2.0)),
                 ],
             );
         }
@@ -392,6 +492,6 @@ mod tests {
         assert_eq!((c[0].a, c[0].b), (0, 1));
         assert!((c[0].separation_m - 0.5).abs() < 1e-12);
         assert!((c[0].closing_speed_m_s - 2.0).abs() < 1e-12);
-        assert_eq!(c[0].point_ned_m, Vector3::zeros());
+        assert_eq!(c[0].point_ned_m, Vector3::new(10.0, -4.0, -2.0));
     }
 }
