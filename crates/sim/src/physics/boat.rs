@@ -670,8 +670,10 @@ mod tests {
     /// the quadratic laws of its coefficients.
     #[test]
     fn drag_acts_on_the_velocity_through_the_water_and_the_air() {
-        let p = usv_twin();
+        let mut p = usv_twin();
+        p.windage_drag_coefficient = 1.5;
         let mut env = calm();
+        env.drag_scale = 2.0;
         let c = Vector3::new(0.5, -0.2, 0.0);
         (env.current_ned_m_s, env.wind_ned_m_s) = (c, c);
         let rho = env.water_density_kg_m3;
@@ -688,18 +690,19 @@ mod tests {
         assert_eq!((w.force_frd_n.x, w.force_frd_n.y), (0.0, 0.0));
         assert_eq!(w.torque_frd_nm.z, 0.0);
         let w = b.wrench(&[0.0; 2], &env, &floating, 0.01);
-        // Surge: 4·0.5 + 6·0.5² N; sway: −(40·0.2 + 60·0.2²) N, acting
-        // 0.5 m aft. Windage: ½·1.225·C_D·A·v² on 0.1 and 0.3 m².
-        let k = 0.5 * env.air.density_kg_m3;
-        let surge = 4.0 * 0.5 + 6.0 * 0.25 + k * 0.1 * 0.25;
-        let sway = -(40.0 * 0.2 + 60.0 * 0.04) - k * 0.3 * 0.04;
+        // A zone's drag scale of 2 on both. Surge: 4·0.5 + 6·0.5² N; sway:
+        // −(40·0.2 + 60·0.2²) N, acting 0.5 m aft. Windage: ½·1.225·C_D·A·v²
+        // on 0.1 and 0.3 m², C_D 1.5.
+        let k = 0.5 * env.air.density_kg_m3 * 1.5 * 2.0;
+        let surge = 2.0 * (4.0 * 0.5 + 6.0 * 0.25) + k * 0.1 * 0.25;
+        let sway = -2.0 * (40.0 * 0.2 + 60.0 * 0.04) - k * 0.3 * 0.04;
         assert!(
             (w.force_frd_n.x - surge).abs() < 1e-9,
             "{}",
             w.force_frd_n.x
         );
         assert!((w.force_frd_n.y - sway).abs() < 1e-9, "{}", w.force_frd_n.y);
-        let yaw = -0.5 * -(40.0 * 0.2 + 60.0 * 0.04);
+        let yaw = -0.5 * -2.0 * (40.0 * 0.2 + 60.0 * 0.04);
         assert!(
             (w.torque_frd_nm.z - yaw).abs() < 1e-9,
             "{}",
