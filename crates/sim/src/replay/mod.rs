@@ -195,14 +195,9 @@ impl Trajectory {
                     format!("quaternion norm {norm} is not close to 1"),
                 ));
             }
-            let mut q = UnitQuaternion::new_normalize(q);
-            // Keep consecutive quaternions in the same hemisphere for SLERP.
-            if let Some(prev) = attitudes.last() {
-                let prev: &UnitQuaternion<f64> = prev;
-                if prev.coords.dot(&q.coords) < 0.0 {
-                    q = UnitQuaternion::new_unchecked(-q.into_inner());
-                }
-            }
+            // q and −q are the same attitude: `at` turns by the shorter way
+            // between rows either way (`scaled_axis` is at most π).
+            let q = UnitQuaternion::new_normalize(q);
             stamps.push(stamp);
             for k in 0..3 {
                 pos[k].push(v[k]);
@@ -342,5 +337,66 @@ mod tests {
         assert!((yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
         assert_eq!(t.start_ns(), 1000);
         assert!((t.duration_s() - 1e-6).abs() < 1e-15);
+    }
+
+    const EUROC: &str = "#timestamp [ns],p_x,p_y,p_z,q_w,q_x,q_y,q_z";
+
+    #[test]
+    fn a_row_of_either_sign_of_its_quaternion_turns_the_short_way() {
+        // Yaw 0 then yaw 10° written as −q: halfway is 5°, turning at 10°/s.
+        let (s, c) = (5f64.to_radians().sin(), 5f64.to_radians().cos());
+        let text = format!(
+            "{EUROC}\n0,0,0,0,1,0,0,0\n1000000000,0,0,0,{},0,0,{}\n",
+            -c, -s
+        );
+        let t = Trajectory::parse(&text, "t.csv").unwrap();
+        let k = t.at(0.5);
+        let (_, _, yaw) = k.state.att_ned_frd.euler_angles();
+        assert!(
+            (yaw.to_degrees() - 5.0).abs() < 1e-9,
+            "{}",
+            yaw.to_degrees()
+        );
+        assert!((k.state.rate_frd_rad_s.z - 10f64.to_radians()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn rows_need_eight_columns_and_may_carry_more() {
+        let e = Trajectory::parse(&format!("{EUROC}\n0,0,0,0,1,0,0\n"), "t.csv").unwrap_err();
+        assert_eq!(e.to_string(), "t.csv:2: 7 columns; at least 8 needed");
+        // EuRoC's ground truth goes on with velocity and biases.
+        let text = format!("{EUROC}\n0,1,2,3,1,0,0,0,9,9,9\n1000,2,4,6,1,0,0,0,9,9,9\n");
+        let t = Trajectory::parse(&text, "t.csv").unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.at(1e-6).state.pos_ned_m, Vector3::new(2.0, 4.0, 6.0));
+    }
+
+    #[test]
+    fn gaps_count_between_absolute_time_stamps() {
+        // EuRoC's stamps are ns since 1970: 10 s apart is fine, 10.5 s not.
+        let t0 = 1_403_636_579_758_555_392u64;
+        let row = |t: u64| format!("{t},0,0,0,1,0,0,0");
+        let ok = format!("{EUROC}\n{}\n{}\n", row(t0), row(t0 + 10_000_000_000));
+        let t = Trajectory::parse(&ok, "t.csv").unwrap();
+        assert_eq!((t.start_ns(), t.duration_s()), (t0, 10.0));
+        let far = format!("{EUROC}\n{}\n{}\n", row(t0), row(t0 + 10_500_000_000));
+        let e = Trajectory::parse(&far, "t.csv").unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.csv:3: 10.500 s after the previous pose"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_quaternion_norm_must_be_strictly_between_a_half_and_one_and_a_half() {
+        for (q, ok) in [
+            ("0.5,0,0,0", false),
+            ("0.500001,0,0,0", true),
+            ("0,1.499999,0,0", true),
+            ("0,0,1.5,0", false),
+        ] {
+            let text = format!("{EUROC}\n0,0,0,0,{q}\n1000,0,0,0,1,0,0,0\n");
+            assert_eq!(Trajectory::parse(&text, "t.csv").is_ok(), ok, "{q}");
+        }
     }
 }

@@ -96,4 +96,70 @@ mod tests {
         let (_, _, right) = s.eval(k + 1e-12);
         assert!((left - right).abs() < 1e-9);
     }
+
+    /// The natural spline from its definition: a dense solve of the
+    /// interior second derivatives (continuity of the first derivative at
+    /// each interior knot, zero curvature at the ends), then each segment
+    /// in power form about its left knot.
+    fn by_definition(t: &[f64], y: &[f64], x: f64) -> (f64, f64, f64) {
+        let n = t.len();
+        let h: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+        let mut a = nalgebra::DMatrix::<f64>::zeros(n, n);
+        let mut r = nalgebra::DVector::<f64>::zeros(n);
+        a[(0, 0)] = 1.0;
+        a[(n - 1, n - 1)] = 1.0;
+        for i in 1..n - 1 {
+            a[(i, i - 1)] = h[i - 1] / 6.0;
+            a[(i, i)] = (h[i - 1] + h[i]) / 3.0;
+            a[(i, i + 1)] = h[i] / 6.0;
+            r[i] = (y[i + 1] - y[i]) / h[i] - (y[i] - y[i - 1]) / h[i - 1];
+        }
+        let m = a.lu().solve(&r).unwrap();
+        let i = (0..n - 1).rev().find(|&i| t[i] <= x).unwrap_or(0);
+        let (hi, u) = (h[i], x - t[i]);
+        let b = (y[i + 1] - y[i]) / hi - hi * (2.0 * m[i] + m[i + 1]) / 6.0;
+        let c = m[i] / 2.0;
+        let d = (m[i + 1] - m[i]) / (6.0 * hi);
+        (
+            y[i] + b * u + c * u * u + d * u * u * u,
+            b + 2.0 * c * u + 3.0 * d * u * u,
+            2.0 * c + 6.0 * d * u,
+        )
+    }
+
+    #[test]
+    fn matches_the_natural_spline_on_uneven_knots() {
+        let t = [-1.0, -0.3, 0.2, 1.7, 2.0, 3.5];
+        let y = [2.0, -1.0, 0.5, 0.25, 3.0, -2.0];
+        let s = CubicSpline::new(&t, &y);
+        for k in 0..=90 {
+            let x = -1.0 + 4.5 * k as f64 / 90.0;
+            let (v, d1, d2) = s.eval(x);
+            let (wv, wd1, wd2) = by_definition(&t, &y, x);
+            assert!((v - wv).abs() < 1e-12, "value at {x}: {v} against {wv}");
+            assert!((d1 - wd1).abs() < 1e-11, "slope at {x}: {d1} against {wd1}");
+            assert!(
+                (d2 - wd2).abs() < 1e-10,
+                "curvature at {x}: {d2} against {wd2}"
+            );
+        }
+        // Through every knot, flat curvature at both ends.
+        for (ti, yi) in t.iter().zip(&y) {
+            assert!((s.eval(*ti).0 - yi).abs() < 1e-12);
+        }
+        assert!(s.eval(-1.0).2.abs() < 1e-12 && s.eval(3.5).2.abs() < 1e-12);
+    }
+
+    #[test]
+    fn two_knots_are_a_straight_line_and_times_outside_take_the_end_segments() {
+        let s = CubicSpline::new(&[1.0, 3.0], &[2.0, -4.0]);
+        assert_eq!(s.eval(2.5), (-2.5, -3.0, 0.0));
+        let s = CubicSpline::new(&[0.0, 1.0, 2.0, 4.0], &[0.0, 1.0, 0.0, 2.0]);
+        assert_eq!(s.segment(-5.0), 0);
+        assert_eq!(s.segment(0.0), 0);
+        assert_eq!(s.segment(1.0), 1);
+        assert_eq!(s.segment(1.5), 1);
+        assert_eq!(s.segment(4.0), 2);
+        assert_eq!(s.segment(9.0), 2);
+    }
 }
