@@ -4,4 +4,5 @@
 mod battery;
 mod faults;
 mod physics;
+mod record;
 mod sensors;

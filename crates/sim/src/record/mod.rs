@@ -268,10 +268,10 @@ impl Observer for Recorder {
                 w.write(v.samples())?;
             }
         }
-        if sim.zone_events().len() > self.zone_events_written {
+        if sim.zone_events().len() != self.zone_events_written {
             self.write_zone_events(sim)?;
         }
-        if sim.fault_events().len() > self.fault_events_written {
+        if sim.fault_events().len() != self.fault_events_written {
             self.write_fault_events(sim)?;
         }
         Ok(())
