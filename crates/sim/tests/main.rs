@@ -3,6 +3,7 @@
 
 mod battery;
 mod faults;
+mod lockstep;
 mod physics;
 mod record;
 mod sensors;

@@ -61,4 +61,34 @@ mod tests {
         assert!((grad + 3.086e-6).abs() < 0.01e-6, "{grad}");
         assert_eq!(GravityModel::Constant.magnitude_m_s2(1.0, 1000.0), 9.806_65);
     }
+
+    /// TR8350.2 eq. 4-3's height terms, by differences: the first,
+    /// −2γ/a·(1 + f + m − 2f·sin²φ)·h, differs between the equator and the
+    /// pole; the second, 3γh²/a², is the same above and below.
+    #[test]
+    fn the_height_terms_of_normal_gravity() {
+        let g = GravityModel::Wgs84;
+        let (a, f, m) = (6_378_137.0, 1.0 / 298.257_223_563, 0.003_449_786_506_84);
+        let h = 10_000.0;
+        for (lat, s2) in [
+            (0.0, 0.0),
+            (std::f64::consts::FRAC_PI_2, 1.0),
+            (0.6, 0.6f64.sin().powi(2)),
+        ] {
+            let gamma = g.magnitude_m_s2(lat, 0.0);
+            let (up, down) = (g.magnitude_m_s2(lat, h), g.magnitude_m_s2(lat, -h));
+            let gradient = (up - down) / (2.0 * h);
+            let want = -2.0 * gamma / a * (1.0 + f + m - 2.0 * f * s2);
+            assert!(
+                (gradient - want).abs() < 1e-13,
+                "{lat}: {gradient} against {want}"
+            );
+            let curvature = up + down - 2.0 * gamma;
+            let want = 2.0 * 3.0 * gamma * h * h / (a * a);
+            assert!(
+                (curvature - want).abs() < 1e-11,
+                "{lat}: {curvature} against {want}"
+            );
+        }
+    }
 }

@@ -228,4 +228,76 @@ mod tests {
         // The atmosphere follows altitude: 10 m above a 400 m home.
         assert!((e_out.air.pressure_pa - atmosphere::isa(410.0).pressure_pa).abs() < 1e-9);
     }
+
+    fn zone(name: &str, lo: [f64; 3], hi: [f64; 3]) -> ZoneSpec {
+        ZoneSpec {
+            name: name.into(),
+            shape: ZoneShape::Box {
+                min_ned_m: lo,
+                max_ned_m: hi,
+            },
+            wind: None,
+            current: None,
+            ground_friction: None,
+            drag_scale: None,
+            gps_denied: None,
+        }
+    }
+
+    /// Two overlapping zones: the later one in the scenario wins where both
+    /// set a thing; a current, a gust, a set wind and the turbulence's
+    /// intensity from the mean wind; WGS-84 gravity at the point's height.
+    #[test]
+    fn overlapping_zones_the_later_wins_and_the_gust_adds_to_the_wind() {
+        let calm = |from_deg| WindSpec {
+            speed_m_s: 4.0,
+            from_deg,
+            down_m_s: 0.0,
+        };
+        let mut a = zone("a", [0.0, 0.0, -2000.0], [20.0, 20.0, 0.0]);
+        a.wind = Some(calm(0.0));
+        a.current = Some(CurrentSpec {
+            speed_m_s: 0.5,
+            towards_deg: 90.0,
+        });
+        a.gps_denied = Some(true);
+        let mut b = zone("b", [10.0, 0.0, -2000.0], [30.0, 20.0, 0.0]);
+        b.wind = Some(calm(180.0));
+        b.gps_denied = Some(false);
+        let home = GeoPoint::from_deg(45.0, 8.0, 100.0);
+        let mut w = World::new(
+            LocalFrame::new(home),
+            GravityModel::Wgs84,
+            calm(90.0),
+            CurrentSpec::default(),
+            Some(TurbulenceSpec { w20_m_s: None }),
+            vec![a, b],
+        );
+        let gust = Vector3::new(0.25, -0.5, 0.125);
+        let both = Vector3::new(15.0, 5.0, -900.0);
+        let mask = w.zones().membership(&both);
+        assert_eq!(mask, 0b11);
+        let e = w.environment(&both, mask, &gust);
+        // b's wind from the south, blowing north, plus the gust.
+        assert!((e.wind_ned_m_s - Vector3::new(4.25, -0.5, 0.125)).norm() < 1e-12);
+        assert!((w.mean_wind_ned_m_s(mask) - Vector3::new(4.0, 0.0, 0.0)).norm() < 1e-12);
+        assert!((e.current_ned_m_s - Vector3::new(0.0, 0.5, 0.0)).norm() < 1e-12);
+        assert!(!e.gps_denied);
+        assert!(w.environment(&both, 0b01, &gust).gps_denied);
+        // 1 000 m above the ellipsoid at 45°.
+        let g = GravityModel::Wgs84.magnitude_m_s2(home.lat_rad, 1000.0);
+        assert_eq!(e.gravity_ned_m_s2, Vector3::new(0.0, 0.0, g));
+        assert!((g - 9.803_11).abs() < 1e-4, "{g}");
+        // Outside both, the mean wind (from the east, blowing west).
+        assert!((w.mean_wind_ned_m_s(0) - Vector3::new(0.0, -4.0, 0.0)).norm() < 1e-12);
+        assert_eq!(w.turbulence_w20_m_s(), Some(4.0));
+        w.set_wind_ned_m_s(Vector3::new(3.0, 4.0, 0.0));
+        assert_eq!(w.turbulence_w20_m_s(), Some(5.0));
+        w.set_wind_ned_m_s(Vector3::new(f64::NAN, 0.0, 0.0));
+        assert_eq!(
+            w.environment(&Vector3::zeros(), 0, &Vector3::zeros())
+                .wind_ned_m_s,
+            Vector3::new(3.0, 4.0, 0.0)
+        );
+    }
 }
