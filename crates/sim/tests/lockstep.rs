@@ -133,7 +133,9 @@ fn a_replayed_vehicle_is_placed_samples_on_its_grid_and_crosses_zones() {
     use mavsitl_sim::world::ZoneTransition;
     use nalgebra::Vector3;
     let text = r#"{"environment": {"zones": [{"name": "box",
-      "shape": {"box": {"min_ned_m": [5, -5, -50], "max_ned_m": [15, 5, 0]}}}]},
+      "shape": {"box": {"min_ned_m": [5, -5, -50], "max_ned_m": [15, 5, 0]}}},
+      {"name": "aside", "shape": {"box": {"min_ned_m": [0, 10, -50], "max_ned_m": [50, 20, 0]}}},
+      {"name": "far", "shape": {"box": {"min_ned_m": [17.055, -5, -50], "max_ned_m": [19.055, 5, 0]}}}]},
       "vehicles": [{"name": "q", "kind": "multirotor",
       "controller": {"kind": "passive", "controls": [0, 0, 0, 0]}}]}"#;
     let mut sim = build(text, &[]).into_sim();
@@ -163,17 +165,20 @@ fn a_replayed_vehicle_is_placed_samples_on_its_grid_and_crosses_zones() {
     on_grid(&baro);
     let events = sim.take_zone_events();
     assert!(sim.zone_events().is_empty());
-    let seen: Vec<(u64, ZoneTransition)> = events
+    let seen: Vec<(u64, usize, ZoneTransition)> = events
         .iter()
-        .map(|e| (e.time.as_micros(), e.transition))
+        .map(|e| (e.time.as_micros(), e.zone, e.transition))
         .collect();
     // Each noted at the start of the tick whose end is first inside (at
-    // 0.5 s, on the box's face) or outside (at 1.501 s).
+    // 0.5 s, on the box's face) or outside (at 1.501 s); the zone aside is
+    // never entered.
     assert_eq!(
         seen,
         [
-            (499_000, ZoneTransition::Enter),
-            (1_500_000, ZoneTransition::Exit)
+            (499_000, 0, ZoneTransition::Enter),
+            (1_500_000, 0, ZoneTransition::Exit),
+            (1_705_000, 2, ZoneTransition::Enter),
+            (1_905_000, 2, ZoneTransition::Exit),
         ]
     );
 }
@@ -201,4 +206,18 @@ fn commands_states_and_wind_set_from_outside_are_the_ones_in_force() {
     sim.step().unwrap();
     let env = sim.vehicles()[0].environment().unwrap();
     assert_eq!(env.wind_ned_m_s, Vector3::new(1.0, 2.0, 0.0));
+}
+
+#[test]
+fn a_detached_vehicle_keeps_the_commands_it_was_given() {
+    use mavsitl_core::controller::Actuators;
+    // Both flown by passive controllers holding 60 %.
+    let mut ls = build(&quads(&[(0.0, 0.0), (0.0, 30.0)]), &[]);
+    ls.detach(0);
+    for i in 0..2 {
+        ls.sim_mut().set_actuators(i, Actuators::default());
+    }
+    ls.tick(&mut ()).unwrap();
+    let control = |i| ls.sim().actuators(i).map(|a| a.controls[0]);
+    assert_eq!((control(0), control(1)), (Some(0.0), Some(0.6)));
 }

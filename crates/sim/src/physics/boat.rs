@@ -953,4 +953,31 @@ mod tests {
             assert_eq!(cross_flow(hull, rho, 1.0, 1.0), (0.0, 0.0));
         }
     }
+
+    /// The hull's damping, term by term: surge, sway at the lateral
+    /// resistance point, yaw, the cross-flow strips' force and moment, all
+    /// scaled by a zone's drag scale and the wetness; roll and pitch by the
+    /// wetness alone.
+    #[test]
+    fn hull_damping_adds_each_term_with_its_scale() {
+        let mut p = usv_twin();
+        p.cross_flow = [2.0, 0.2, 0.8];
+        p.roll_pitch_damping_n_m_s = [30.0, 50.0];
+        p.lateral_resistance_x_m = -0.4;
+        let (rho, scale, wet) = (1025.0, 1.5, 0.5);
+        let v_r = Vector3::new(1.0, 0.4, 0.0);
+        let w = Vector3::new(0.2, -0.1, 0.3);
+        let (mut f, mut tau) = (Vector3::zeros(), Vector3::zeros());
+        hull_damping(&p, rho, (&v_r, &w), (scale, wet), (&mut f, &mut tau));
+        let s = scale * wet;
+        let quad = |c: [f64; 2], v: f64| c[0] * v + c[1] * v.abs() * v;
+        let (y, n) = cross_flow(p.cross_flow, rho, v_r.y, w.z);
+        assert!(y.abs() > 1.0 && n.abs() > 0.1, "{y} {n}");
+        let sway = -s * quad(p.sway_damping, 0.4 - 0.4 * 0.3);
+        assert!((f.x + s * quad(p.surge_damping, 1.0)).abs() < 1e-9);
+        assert!((f.y - (sway + s * y)).abs() < 1e-9);
+        let yaw = -0.4 * sway - s * quad(p.yaw_damping, 0.3) + s * n;
+        assert!((tau.z - yaw).abs() < 1e-9, "{} against {yaw}", tau.z);
+        assert_eq!((tau.x, tau.y), (-0.5 * 30.0 * 0.2, -0.5 * 50.0 * -0.1));
+    }
 }
