@@ -303,6 +303,9 @@ fn a_failed_motor_loses_its_thrust_and_recovers() {
     }
     let (n, f) = (at(&a, 0.99), at(&b, 0.99));
     assert_eq!(f[2], n[2], "before the fault");
+    // From the tick that starts at the fault's time.
+    let first = first_difference(&a, &b, |t| t.rotors[2].speed_rad_s);
+    assert_eq!(first, SimTime::from_micros(1_001_000));
     let (n, f) = (at(&a, 4.9), at(&b, 4.9));
     assert!(
         (f[2].thrust_n / n[2].thrust_n - 1.0).abs() < 1e-3,
@@ -322,6 +325,17 @@ fn a_failed_thruster_stops_pushing() {
         f[1]
     );
     assert!(f[0] > 0.5 * n[0], "the other keeps pushing");
+    let first = first_difference(&a, &b, |t| t.thrusters_n[1]);
+    assert_eq!(first, SimTime::from_micros(1_001_000));
+}
+
+/// The end of the first tick at which the two traces differ in `pick`.
+fn first_difference(a: &[Tick], b: &[Tick], pick: impl Fn(&Tick) -> f64) -> SimTime {
+    a.iter()
+        .zip(b)
+        .find(|(x, y)| pick(x) != pick(y))
+        .map(|(x, _)| x.time)
+        .expect("the traces differ")
 }
 
 #[test]

@@ -221,3 +221,47 @@ fn a_detached_vehicle_keeps_the_commands_it_was_given() {
     let control = |i| ls.sim().actuators(i).map(|a| a.controls[0]);
     assert_eq!((control(0), control(1)), (Some(0.0), Some(0.6)));
 }
+
+#[test]
+fn a_vehicle_occupies_its_rotor_tips_or_its_furthest_fitting() {
+    use mavsitl_sim::physics::multirotor::RotorOutput;
+    use mavsitl_sim::vehicle::VehicleModel;
+    let text = r#"{"environment": {"zones": [{"name": "pad",
+      "shape": {"box": {"min_ned_m": [-5, -5, -50], "max_ned_m": [5, 5, 5]}}}]},
+      "vehicles": [
+      {"name": "quad", "kind": "multirotor",
+       "controller": {"kind": "passive", "controls": [0.3, 0.3, 0.3, 0.3]}},
+      {"name": "boat", "kind": "boat", "airframe": "usv_twin", "initial": {"north_m": 50},
+       "controller": {"kind": "passive", "controls": [0, 0]}},
+      {"name": "big", "kind": "multirotor", "collision_radius_m": 2.5, "initial": {"north_m": -50},
+       "controller": {"kind": "passive", "controls": [0, 0, 0, 0]}}]}"#;
+    let mut ls = build(text, &[]);
+    ls.run_until(SimTime::from_secs(1), &mut ()).unwrap();
+    let v = ls.sim().vehicles();
+    // The generic quad's 0.2275 m arms and 9-inch props; the twin
+    // hull's rudder 0.75 m aft; a scenario's own radius.
+    assert!((v[0].collision_radius_m() - (0.2275 + 0.2286 / 2.0)).abs() < 1e-12);
+    assert_eq!(v[1].collision_radius_m(), 0.75);
+    assert_eq!(v[2].collision_radius_m(), 2.5);
+    assert_eq!(v.iter().map(|v| v.id()).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(
+        v.iter().map(|v| v.zone_mask()).collect::<Vec<_>>(),
+        [1, 0, 0]
+    );
+    // Standing on its gear at 30 %; the boat has no ground.
+    assert!(v[0].contact().on_ground());
+    assert!(!v[1].contact().on_ground());
+    // The ESCs report the rotors' speeds.
+    let esc = v[0].esc_sample().expect("a multirotor's ESCs");
+    let VehicleModel::Multirotor(m) = v[0].model() else {
+        panic!("a multirotor")
+    };
+    let mut rotors = [RotorOutput::default(); 8];
+    m.rotor_outputs(1.0, &mut rotors);
+    assert_eq!(esc.count, 4);
+    assert!(rotors[0].speed_rad_s > 100.0);
+    for (e, r) in esc.speed_rad_s.iter().zip(&rotors).take(4) {
+        assert_eq!(*e, r.speed_rad_s);
+    }
+    assert!(v[1].esc_sample().is_none());
+}
