@@ -7,3 +7,4 @@ mod lockstep;
 mod physics;
 mod record;
 mod sensors;
+mod tick;
