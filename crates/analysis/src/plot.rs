@@ -756,7 +756,34 @@ pub fn manoeuvring(
 
 #[cfg(test)]
 mod tests {
-    use super::{percentile, range, write_png};
+    use super::{color_of, controllers, err, percentile, range, write_png, Flown, COLORS};
+
+    fn flown(controller: &str) -> Flown {
+        Flown {
+            controller: controller.into(),
+            seed: 1,
+            track: Default::default(),
+            metrics: Default::default(),
+        }
+    }
+
+    /// Each controller once, in the order it first flies, each with its own
+    /// colour; the seventh takes the first colour again.
+    #[test]
+    fn controllers_keep_their_order_and_colour() {
+        let f: Vec<Flown> = ["b", "a", "b", "c", "d", "e", "f", "g"]
+            .iter()
+            .map(|c| flown(c))
+            .collect();
+        assert_eq!(controllers(&f), ["b", "a", "c", "d", "e", "f", "g"]);
+        assert_eq!(color_of(&f, "b"), COLORS[0]);
+        assert_eq!(color_of(&f, "a"), COLORS[1]);
+        assert_eq!(color_of(&f, "f"), COLORS[5]);
+        assert_eq!(color_of(&f, "g"), COLORS[0]);
+        assert_eq!(color_of(&f, "nobody"), COLORS[0]);
+        assert_eq!(err(std::fmt::Error), std::fmt::Error.to_string());
+        assert!(!err(std::fmt::Error).is_empty());
+    }
 
     /// An axis spans the data widened by `pad` of its span each side, at
     /// least `min_span` wide, around the data's middle; no data, 0..min_span.
@@ -771,6 +798,8 @@ mod tests {
             (-2.0, 2.0)
         );
         assert_eq!(range(std::iter::empty(), 0.5, 3.0), (0.0, 3.0));
+        // One value: min_span about it.
+        assert_eq!(range([5.0, 5.0].into_iter(), 0.1, 2.0), (3.8, 6.2));
     }
 
     /// Percentiles interpolate linearly between the sorted samples.
