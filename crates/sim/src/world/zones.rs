@@ -173,6 +173,47 @@ mod tests {
         assert!(!c.contains(&Vector3::new(100.0, 0.0, -31.0)));
     }
 
+    /// Boundaries are inside, for every face of a box and the rim, top and
+    /// bottom of a cylinder off the axes; a hair beyond each is outside.
+    #[test]
+    fn every_boundary_is_inside_and_a_hair_beyond_is_not() {
+        let b = ZoneShape::Box {
+            min_ned_m: [-4.0, 3.0, -50.0],
+            max_ned_m: [10.0, 20.0, -2.0],
+        };
+        let mid = [3.0, 11.0, -20.0];
+        let (lo, hi) = ([-4.0, 3.0, -50.0], [10.0, 20.0, -2.0]);
+        for i in 0..3 {
+            for (edge, out) in [(lo[i], lo[i] - 1e-9), (hi[i], hi[i] + 1e-9)] {
+                let mut p = Vector3::from(mid);
+                p[i] = edge;
+                assert!(b.contains(&p), "{p} on a face");
+                p[i] = out;
+                assert!(!b.contains(&p), "{p} beyond a face");
+            }
+        }
+        let c = ZoneShape::Cylinder {
+            center_ne_m: [100.0, -40.0],
+            radius_m: 10.0,
+            down_min_m: -30.0,
+            down_max_m: -5.0,
+        };
+        // On the rim: 6-8-10, on either side of the centre.
+        for (n, e) in [(106.0, -32.0), (94.0, -48.0), (108.0, -34.0)] {
+            assert!(c.contains(&Vector3::new(n, e, -10.0)), "{n} {e}");
+        }
+        assert!(!c.contains(&Vector3::new(106.0, -31.999, -10.0)));
+        assert!(!c.contains(&Vector3::new(93.999, -48.0, -10.0)));
+        for (z, inside) in [
+            (-30.0, true),
+            (-5.0, true),
+            (-30.001, false),
+            (-4.999, false),
+        ] {
+            assert_eq!(c.contains(&Vector3::new(100.0, -40.0, z)), inside, "{z}");
+        }
+    }
+
     #[test]
     fn membership_mask() {
         let z = |n: &str, x0: f64| ZoneSpec {
