@@ -216,4 +216,41 @@ mod tests {
         let rho = lag_prod / sum2[0];
         assert!((rho - (-1f64).exp()).abs() < 0.08, "ρ(τ) = {rho}");
     }
+
+    /// The documented law, step by step on the same stream: each axis is
+    /// x ← a·x + σ·√(1 − a²)·n with a = e^(−dt·V/L) (V at least 1 m/s),
+    /// then (u, v) turned from the mean wind's heading into north and east.
+    #[test]
+    fn each_step_is_the_gauss_markov_update_turned_into_the_mean_winds_axes() {
+        let (w20, h, dt) = (15.4, 30.0, 0.01);
+        let (sigma, scale) = dryden_sigma_scale(h, w20);
+        let mut t = Turbulence::new(w20, noise_rng(5, 2, NoiseSource::Turbulence));
+        let mut draws = noise_rng(5, 2, NoiseSource::Turbulence);
+        let mut x = [0.0f64; 3];
+        let (s30, c30) = 30f64.to_radians().sin_cos();
+        // (mean wind, airspeed, V, the mean wind's heading): towards east;
+        // towards 30° below the 1 m/s floor; calm (u north).
+        let cases = [
+            (Vector3::new(0.0, 12.0, 0.0), 12.0, 12.0, 90f64),
+            (Vector3::new(3.0 * c30, 3.0 * s30, 0.5), 0.4, 1.0, 30.0),
+            (Vector3::zeros(), 7.0, 7.0, 0.0),
+        ];
+        for (mean, airspeed, v, heading) in cases {
+            let a = [scale[0], scale[1], scale[2]].map(|l| (-dt * v / l).exp());
+            for _ in 0..50 {
+                for i in 0..3 {
+                    let n: f64 = StandardNormal.sample(&mut draws);
+                    x[i] = a[i] * x[i] + sigma[i] * (1.0 - a[i] * a[i]).sqrt() * n;
+                }
+                let (s, c) = heading.to_radians().sin_cos();
+                let want = Vector3::new(c * x[0] - s * x[1], s * x[0] + c * x[1], x[2]);
+                let got = t.step(dt, h, airspeed, &mean);
+                assert!(
+                    (got - want).norm() < 1e-12,
+                    "{heading}°: {got} against {want}"
+                );
+            }
+        }
+        assert!(x.iter().all(|g| g.abs() > 1e-3), "{x:?}");
+    }
 }
