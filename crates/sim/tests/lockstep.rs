@@ -265,3 +265,58 @@ fn a_vehicle_occupies_its_rotor_tips_or_its_furthest_fitting() {
     }
     assert!(v[1].esc_sample().is_none());
 }
+
+/// A controller at 250 Hz that notes when it is asked for commands and
+/// when its frames arrive, and with how many IMU samples.
+struct Clocked(std::rc::Rc<std::cell::RefCell<Vec<(char, u64, usize)>>>);
+
+impl mavsitl_core::controller::FlightController for Clocked {
+    fn name(&self) -> &str {
+        "clocked"
+    }
+    fn rate_hz(&self) -> u32 {
+        250
+    }
+    fn actuators(
+        &mut self,
+        now: SimTime,
+    ) -> Result<mavsitl_core::controller::Actuators, ControllerError> {
+        self.0.borrow_mut().push(('a', now.as_micros(), 0));
+        Ok(Default::default())
+    }
+    fn receive(
+        &mut self,
+        frame: &mavsitl_core::controller::SensorFrame,
+    ) -> Result<(), ControllerError> {
+        self.0
+            .borrow_mut()
+            .push(('f', frame.time.as_micros(), frame.imu.len()));
+        Ok(())
+    }
+}
+
+#[test]
+fn a_controller_is_asked_at_the_start_of_its_interval_and_answered_at_its_end() {
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut ls = build(&quads(&[(0.0, 0.0)]), &[]);
+    ls.detach(0);
+    ls.attach(0, Box::new(Clocked(log.clone()))).unwrap();
+    ls.run_until(SimTime::from_micros(12_000), &mut ()).unwrap();
+    // 1 kHz physics, 250 Hz IMU: one sample per 4 ms interval.
+    assert_eq!(
+        *log.borrow(),
+        [
+            ('a', 0, 0),
+            ('f', 4000, 1),
+            ('a', 4000, 0),
+            ('f', 8000, 1),
+            ('a', 8000, 0),
+            ('f', 12_000, 1)
+        ]
+    );
+    let e = ls.attach(3, Box::new(Clocked(log.clone()))).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "controller 'clocked' is attached to vehicle 3, but there are 1 vehicles"
+    );
+}

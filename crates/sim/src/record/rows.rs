@@ -71,19 +71,17 @@ impl RowFile {
         };
         self.out.clear();
         let mut at = self.written;
-        let mut start = 0;
-        while start <= end {
-            let len = self.buf[start..=end]
-                .iter()
-                .position(|b| *b == b'\n')
-                .map_or(end + 1 - start, |p| p + 1);
-            self.place_row(&mut at, len);
-            self.out.extend_from_slice(&self.buf[start..start + len]);
-            start += len;
+        // (Taken out of `self` for the loop, which appends to `self.out`;
+        // taking it moves no memory.)
+        let mut buf = std::mem::take(&mut self.buf);
+        for row in buf[..=end].split_inclusive(|b| *b == b'\n') {
+            self.place_row(&mut at, row.len());
+            self.out.extend_from_slice(row);
         }
+        buf.drain(..=end);
+        self.buf = buf;
         self.file.write_all_at(&self.out, at)?;
         self.written = at + self.out.len() as u64;
-        self.buf.drain(..=end);
         Ok(())
     }
 
