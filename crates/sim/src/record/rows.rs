@@ -196,4 +196,28 @@ mod tests {
         let raw: usize = want.iter().map(|r| r.len() + 1).sum();
         assert!(text.len() < raw + raw / 20, "{} vs {raw}", text.len());
     }
+
+    /// A row of exactly a page is moved to the next page's start; a longer
+    /// one cannot fit any page and is written where it falls.
+    #[test]
+    fn a_row_of_a_page_starts_one_and_a_longer_one_is_not_padded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let mut f = RowFile::create(&path).unwrap();
+        let page = PAGE as usize;
+        writeln!(f, "{}", "a".repeat(99)).unwrap();
+        writeln!(f, "{}", "b".repeat(page - 1)).unwrap();
+        writeln!(f, "{}", "d".repeat(9)).unwrap();
+        writeln!(f, "{}", "c".repeat(page + 899)).unwrap();
+        f.flush().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        // The first row padded to the page; the page-long row fills the
+        // second page; the longer one follows the short one at once.
+        assert_eq!(bytes.len(), 2 * page + 10 + page + 900);
+        assert_eq!(&bytes[page - 1..=page], b"\nb");
+        assert_eq!(&bytes[2 * page - 1..2 * page + 11], b"\nddddddddd\nc");
+        let text = String::from_utf8(bytes).unwrap();
+        let lens: Vec<usize> = text.lines().map(|l| l.trim_end().len()).collect();
+        assert_eq!(lens, [99, page - 1, 9, page + 899]);
+    }
 }
