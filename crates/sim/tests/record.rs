@@ -42,9 +42,9 @@ fn build(text: &str, faults: &[&str]) -> (Scenario, Lockstep) {
     (scenario, ls)
 }
 
-fn recorder(dir: &Path, scenario: &Scenario, ls: &Lockstep) -> Recorder {
+fn recorder(dir: &Path, scenario: &Scenario, ls: &Lockstep, frame: ExportFrame) -> Recorder {
     let rate = ls.sim().rate().divider(100).expect("rate");
-    Recorder::create(dir, scenario, ls.sim(), ExportFrame::Ned, rate).expect("recorder")
+    Recorder::create(dir, scenario, ls.sim(), frame, rate).expect("recorder")
 }
 
 fn read(path: &Path) -> String {
@@ -68,7 +68,7 @@ fn several_vehicles_get_a_folder_each_and_the_run_its_events() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (scenario, mut ls) = build(PAIR, &["gps_loss@1s+0.5s:vehicle=a"]);
-    let mut rec = recorder(dir, &scenario, &ls);
+    let mut rec = recorder(dir, &scenario, &ls, ExportFrame::Ned);
 
     // Written at once: each vehicle's folder and the run's description.
     let header = read(&dir.join("a/ground_truth.csv"));
@@ -130,6 +130,17 @@ fn several_vehicles_get_a_folder_each_and_the_run_its_events() {
     rec.finish(ls.sim(), true).unwrap();
     let rows = stamps(&read(&dir.join("b/ground_truth.csv")));
     assert_eq!(rows.len(), 251, "100 Hz from 0 to 2.5 s");
+    // Each vehicle's own sensors, every sample: the IMU at 250 Hz.
+    let (imu_a, imu_b) = (read(&dir.join("a/imu.csv")), read(&dir.join("b/imu.csv")));
+    assert_eq!(stamps(&imu_a).len(), 625);
+    assert_eq!(stamps(&imu_b).len(), 625);
+    assert_ne!(imu_a, imu_b, "two vehicles, two noise streams");
+    let gps = read(&dir.join("a/gps.csv"));
+    assert!(gps
+        .lines()
+        .next()
+        .unwrap()
+        .contains(",v_N [m s^-1],v_E [m s^-1],v_D [m s^-1],"));
     let m = meta(dir);
     assert_eq!(m["completed"], true);
     assert_eq!(m["sim_time_end_s"], 2.5);
@@ -151,11 +162,18 @@ fn a_single_vehicle_records_into_the_folder_itself() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (scenario, mut ls) = build(ONE, &[]);
-    let mut rec = recorder(dir, &scenario, &ls);
+    let mut rec = recorder(dir, &scenario, &ls, ExportFrame::Iso8855);
     ls.run_until(SimTime::from_secs_f64(0.5), &mut rec).unwrap();
     rec.finish(ls.sim(), false).unwrap();
     assert!(dir.join("ground_truth.csv").exists());
     assert!(!dir.join("solo").exists());
+    // ISO 8855's world axes: north, west, up.
+    let gps = read(&dir.join("gps.csv"));
+    assert!(gps
+        .lines()
+        .next()
+        .unwrap()
+        .contains(",v_N [m s^-1],v_W [m s^-1],v_U [m s^-1],"));
     assert!(!dir.join("encounters.csv").exists());
     let m = meta(dir);
     assert_eq!(m["completed"], false);
