@@ -3,23 +3,11 @@
 //! stops with.
 
 use mavsitl_core::controller::ControllerError;
-use mavsitl_core::faults::parse_fault_arg;
 use mavsitl_core::time::SimTime;
-use mavsitl_sim::scenario::{Scenario, ScenarioSource};
 use mavsitl_sim::sim::{Lockstep, SimError};
 
 fn build(text: &str, faults: &[&str]) -> Lockstep {
-    let src = ScenarioSource {
-        name: "lockstep".into(),
-        base_dir: ".".into(),
-    };
-    let mut scenario = Scenario::from_json(text, &src).expect("scenario");
-    scenario.faults = faults
-        .iter()
-        .map(|f| parse_fault_arg(f).expect("fault"))
-        .collect();
-    scenario.validate(&src).expect("valid");
-    scenario.build(&src).expect("build")
+    crate::scenario(text, faults).1
 }
 
 /// Quads at these (north, east) places, 10 m up, rotors at 60 %.

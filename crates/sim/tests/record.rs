@@ -5,11 +5,10 @@
 
 use std::path::Path;
 
-use mavsitl_core::faults::parse_fault_arg;
 use mavsitl_core::geo::ExportFrame;
 use mavsitl_core::time::SimTime;
 use mavsitl_sim::record::{ground_truth_header, Recorder};
-use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_sim::scenario::Scenario;
 use mavsitl_sim::sim::Lockstep;
 
 /// Two quads 3 m apart side by side, rotors at 60 %, flying north at 4 m/s
@@ -26,21 +25,6 @@ const PAIR: &str = r#"{"seed": 11, "environment": {"zones": [{"name": "gusty",
 
 const ONE: &str = r#"{"seed": 3, "vehicles": [{"name": "solo", "kind": "multirotor",
   "controller": {"kind": "passive", "controls": [0.0, 0.0, 0.0, 0.0]}}]}"#;
-
-fn build(text: &str, faults: &[&str]) -> (Scenario, Lockstep) {
-    let src = ScenarioSource {
-        name: "record".into(),
-        base_dir: ".".into(),
-    };
-    let mut scenario = Scenario::from_json(text, &src).expect("scenario");
-    scenario.faults = faults
-        .iter()
-        .map(|f| parse_fault_arg(f).expect("fault"))
-        .collect();
-    scenario.validate(&src).expect("valid");
-    let ls = scenario.build(&src).expect("build");
-    (scenario, ls)
-}
 
 fn recorder(dir: &Path, scenario: &Scenario, ls: &Lockstep, frame: ExportFrame) -> Recorder {
     let rate = ls.sim().rate().divider(100).expect("rate");
@@ -67,7 +51,7 @@ fn stamps(text: &str) -> Vec<f64> {
 fn several_vehicles_get_a_folder_each_and_the_run_its_events() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let (scenario, mut ls) = build(PAIR, &["gps_loss@1s+0.5s:vehicle=a"]);
+    let (scenario, mut ls) = crate::scenario(PAIR, &["gps_loss@1s+0.5s:vehicle=a"]);
     let mut rec = recorder(dir, &scenario, &ls, ExportFrame::Ned);
 
     // Written at once: each vehicle's folder and the run's description.
@@ -161,7 +145,7 @@ fn several_vehicles_get_a_folder_each_and_the_run_its_events() {
 fn a_single_vehicle_records_into_the_folder_itself() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let (scenario, mut ls) = build(ONE, &[]);
+    let (scenario, mut ls) = crate::scenario(ONE, &[]);
     let mut rec = recorder(dir, &scenario, &ls, ExportFrame::Iso8855);
     ls.run_until(SimTime::from_secs_f64(0.5), &mut rec).unwrap();
     rec.finish(ls.sim(), false).unwrap();

@@ -8,20 +8,13 @@ use mavsitl_core::rng::{noise_rng, NoiseSource};
 use mavsitl_core::time::SimTime;
 use mavsitl_sim::physics::BodyState;
 use mavsitl_sim::replay::KinematicState;
-use mavsitl_sim::scenario::{Scenario, ScenarioSource};
 use mavsitl_sim::sim::{Lockstep, Observer, Simulation};
 use mavsitl_sim::vehicle::VehicleModel;
 use mavsitl_sim::world::Turbulence;
 use nalgebra::{UnitQuaternion, Vector3};
 
 fn build(text: &str) -> Lockstep {
-    let src = ScenarioSource {
-        name: "tick".into(),
-        base_dir: ".".into(),
-    };
-    let scenario = Scenario::from_json(text, &src).expect("scenario");
-    scenario.validate(&src).expect("valid");
-    scenario.build(&src).expect("build")
+    crate::scenario(text, &[]).1
 }
 
 /// Per tick: the ground truth, the wind the tick used, the air density,
