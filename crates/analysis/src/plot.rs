@@ -130,6 +130,19 @@ fn range(v: impl Iterator<Item = f64>, pad: f64, min_span: f64) -> (f64, f64) {
     (mid - span * (0.5 + pad), mid + span * (0.5 + pad))
 }
 
+/// Axes over at least `(x0, x1)` and `(y0, y1)` (m), about their middles,
+/// with one scale (m per pixel) on a plotting area of `(w, h)` pixels.
+fn map_axes(
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    (w, h): (f64, f64),
+) -> (std::ops::Range<f64>, std::ops::Range<f64>) {
+    let per_px = ((x1 - x0) / w).max((y1 - y0) / h);
+    let (xm, ym) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
+    let (hx, hy) = (0.5 * per_px * w, 0.5 * per_px * h);
+    (xm - hx..xm + hx, ym - hy..ym + hy)
+}
+
 struct GroundTrack<'a> {
     route: &'a Route,
     flights: &'a [Flown],
@@ -153,20 +166,26 @@ impl Picture for GroundTrack<'_> {
                     .map(|s| (s.pos_ned_m.y, s.pos_ned_m.x))
             }));
         let (xs, ys): (Vec<f64>, Vec<f64>) = pts.unzip();
-        let (x0, x1) = range(xs.into_iter(), 0.05, 10.0);
-        let (y0, y1) = range(ys.into_iter(), 0.05, 10.0);
-        // Equal scales: widen the narrower axis.
-        let span = (x1 - x0).max(y1 - y0);
-        let (xm, ym) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
-        let mut chart = ChartBuilder::on(area)
-            .caption("Ground track over the planned route", (FONT, 24))
+        let area = area
+            .titled("Ground track over the planned route", (FONT, 24))
+            .map_err(err)?;
+        // A map: one scale on both axes, the plotting area's (what the
+        // margins and label areas below leave) filled along the tighter one.
+        let (w, h) = area.dim_in_pixel();
+        let plot_px = (
+            f64::from(w.saturating_sub(2 * 15 + 60).max(1)),
+            f64::from(h.saturating_sub(2 * 15 + 45).max(1)),
+        );
+        let (x, y) = map_axes(
+            range(xs.into_iter(), 0.05, 10.0),
+            range(ys.into_iter(), 0.05, 10.0),
+            plot_px,
+        );
+        let mut chart = ChartBuilder::on(&area)
             .margin(15)
             .x_label_area_size(45)
             .y_label_area_size(60)
-            .build_cartesian_2d(
-                xm - span / 2.0..xm + span / 2.0,
-                ym - span / 2.0..ym + span / 2.0,
-            )
+            .build_cartesian_2d(x, y)
             .map_err(err)?;
         chart
             .configure_mesh()
@@ -756,7 +775,171 @@ pub fn manoeuvring(
 
 #[cfg(test)]
 mod tests {
-    use super::{color_of, controllers, err, percentile, range, write_png, Flown, COLORS};
+    use super::{
+        color_of, controllers, err, percentile, range, register_font, write_png, Flown,
+        GroundTrack, Picture, COLORS,
+    };
+    use crate::route::{Leg, Route, RoutePoint};
+    use crate::track::{Sample, Track};
+    use nalgebra::Vector3;
+    use plotters::prelude::*;
+
+    /// `p` drawn as SVG text.
+    fn svg(p: &impl Picture) -> String {
+        register_font();
+        let mut text = String::new();
+        {
+            let area = SVGBackend::with_string(&mut text, p.size()).into_drawing_area();
+            area.fill(&WHITE).unwrap();
+            p.draw(&area).unwrap();
+            area.present().unwrap();
+        }
+        text
+    }
+
+    /// The value of attribute `name` in an SVG element's text.
+    fn attr(element: &str, name: &str) -> Option<f64> {
+        let at = element.find(&format!(" {name}=\""))? + name.len() + 3;
+        element[at..].split('"').next()?.parse().ok()
+    }
+
+    /// The points of every polyline stroked in `color`.
+    fn polylines(svg: &str, color: RGBColor) -> Vec<Vec<(f64, f64)>> {
+        let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\"", color.0, color.1, color.2);
+        svg.split('<')
+            .filter(|e| e.starts_with("polyline") && e.contains(&stroke))
+            .map(|e| {
+                let pts = e
+                    .split("points=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap();
+                pts.split_whitespace()
+                    .map(|xy| {
+                        let (x, y) = xy.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// A 100 m square north then east of home, and two flights of it: one
+    /// on it, one 10 m further east all along.
+    fn square() -> (Route, Vec<Flown>) {
+        let corners = [(0.0, 0.0), (100.0, 0.0), (100.0, 100.0), (0.0, 100.0)];
+        let points: Vec<RoutePoint> = corners
+            .iter()
+            .enumerate()
+            .map(|(i, (n, e))| RoutePoint {
+                ned_m: Vector3::new(*n, *e, -10.0),
+                item: (i > 0).then_some(i),
+                radius_m: 5.0,
+            })
+            .collect();
+        let legs = points
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| Leg {
+                from: w[0].ned_m,
+                to: w[1].ned_m,
+                start_along_m: 100.0 * i as f64,
+                end_radius_m: 5.0,
+            })
+            .collect();
+        let flight = |controller: &str, east: f64| {
+            let samples = (0..=300)
+                .map(|k| {
+                    let d = k as f64;
+                    let (n, e) = match k {
+                        0..=100 => (d, 0.0),
+                        101..=200 => (100.0, d - 100.0),
+                        _ => (300.0 - d, 100.0),
+                    };
+                    Sample {
+                        t_s: d,
+                        pos_ned_m: Vector3::new(n, e + east, -10.0),
+                        vel_ned_m_s: Vector3::new(0.0, 1.0, 0.0),
+                        tilt_rad: 0.0,
+                    }
+                })
+                .collect();
+            let mut f = flown(controller);
+            f.track = Track {
+                samples,
+                ..Track::default()
+            };
+            f
+        };
+        (
+            Route { points, legs },
+            vec![flight("a", 0.0), flight("b", 10.0)],
+        )
+    }
+
+    /// North up, east right, one scale on both axes, the data centred on
+    /// the plotting area and filling it but for 5 % each side; each flight
+    /// in its controller's colour, the route's legs in grey, its points
+    /// with their acceptance rings.
+    #[test]
+    fn the_ground_track_is_a_map_at_one_scale() {
+        let (route, flights) = square();
+        let p = GroundTrack {
+            route: &route,
+            flights: &flights,
+        };
+        assert_eq!(p.size(), (900, 900));
+        let text = svg(&p);
+        // Each flight's line and its legend key (two points).
+        let a = polylines(&text, COLORS[0]);
+        let b = polylines(&text, COLORS[1]);
+        let lens = |l: &[Vec<(f64, f64)>]| l.iter().map(Vec::len).collect::<Vec<_>>();
+        assert_eq!((lens(&a), lens(&b)), (vec![301, 2], vec![301, 2]));
+        let (a, b) = (&a[0], &b[0]);
+        // Flight a: (0, 0) → 100 m north → 100 m east → back south.
+        let (x0, y0) = a[0];
+        let (_, y1) = a[100];
+        let (x2, _) = a[200];
+        assert!(y1 < y0, "north is up");
+        assert!(x2 > x0, "east is right");
+        let scale = (y0 - y1) / 100.0;
+        assert!(((x2 - x0) / 100.0 - scale).abs() < 0.02, "one scale");
+        // b is 10 m east of a everywhere.
+        assert!((b[0].0 - x0 - 10.0 * scale).abs() <= 1.0, "whole pixels");
+        // E spans −0..110 m: 110 m is the wider side, 1/1.1 of the axis.
+        // The plotting area: 15 px margins, 60 px for the north labels.
+        let width = 900.0 - 2.0 * 15.0 - 60.0;
+        assert!((scale * 110.0 * 1.1 - width).abs() < 2.0, "{scale} px/m");
+        let mid = 0.5 * (x0 + b[200].0);
+        assert!(
+            (mid - (15.0 + 60.0 + width / 2.0)).abs() < 2.0,
+            "centred at {mid}"
+        );
+        // The route: three grey legs, four waypoints, three rings.
+        let grey = polylines(&text, RGBColor(150, 150, 150));
+        let mut counts = lens(&grey);
+        counts.sort_unstable();
+        assert_eq!(counts, [2, 2, 2, 2, 49, 49, 49], "legs, the key, rings");
+        let ring = grey.iter().find(|l| l.len() == 49).expect("a ring");
+        let across = ring.iter().map(|p| p.0).fold(f64::MIN, f64::max)
+            - ring.iter().map(|p| p.0).fold(f64::MAX, f64::min);
+        assert!(
+            (across - 10.0 * scale).abs() <= 1.0,
+            "a 5 m radius: {across} px"
+        );
+        let dots = text
+            .split('<')
+            .filter(|e| e.starts_with("circle") && e.contains("fill=\"#000000\""))
+            .count();
+        assert_eq!(dots, 4);
+        assert!(
+            text.contains(">\na\n</text>") && text.contains(">\nb\n</text>"),
+            "the legend"
+        );
+        assert!(attr(text.split('<').nth(1).unwrap(), "width") == Some(900.0));
+    }
 
     fn flown(controller: &str) -> Flown {
         Flown {
