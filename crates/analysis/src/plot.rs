@@ -776,7 +776,7 @@ pub fn manoeuvring(
 #[cfg(test)]
 mod tests {
     use super::{
-        color_of, controllers, err, percentile, range, register_font, write_png, Flown,
+        color_of, controllers, err, map_axes, percentile, range, register_font, write_png, Flown,
         GroundTrack, Picture, COLORS,
     };
     use crate::route::{Leg, Route, RoutePoint};
@@ -877,6 +877,22 @@ mod tests {
             Route { points, legs },
             vec![flight("a", 0.0), flight("b", 10.0)],
         )
+    }
+
+    /// One scale on both axes, set by whichever extent is tighter for the
+    /// area's shape, the other axis widened about its middle.
+    #[test]
+    fn map_axes_share_the_scale_the_tighter_extent_needs() {
+        // 100 m tall on 400 px: 0.25 m/px; 800 px wide then spans 200 m.
+        assert_eq!(
+            map_axes((0.0, 10.0), (0.0, 100.0), (800.0, 400.0)),
+            (-95.0..105.0, 0.0..100.0)
+        );
+        // 100 m wide on 400 px, 800 px tall.
+        assert_eq!(
+            map_axes((0.0, 100.0), (20.0, 30.0), (400.0, 800.0)),
+            (0.0..100.0, -75.0..125.0)
+        );
     }
 
     /// North up, east right, one scale on both axes, the data centred on
