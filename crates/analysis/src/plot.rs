@@ -885,8 +885,8 @@ mod tests {
     fn map_axes_share_the_scale_the_tighter_extent_needs() {
         // 100 m tall on 400 px: 0.25 m/px; 800 px wide then spans 200 m.
         assert_eq!(
-            map_axes((0.0, 10.0), (0.0, 100.0), (800.0, 400.0)),
-            (-95.0..105.0, 0.0..100.0)
+            map_axes((0.0, 10.0), (-40.0, 60.0), (800.0, 400.0)),
+            (-95.0..105.0, -40.0..60.0)
         );
         // 100 m wide on 400 px, 800 px tall.
         assert_eq!(
