@@ -73,15 +73,17 @@ impl RowFile {
         let mut at = self.written;
         // (Taken out of `self` for the loop, which appends to `self.out`;
         // taking it moves no memory.)
-        let mut buf = std::mem::take(&mut self.buf);
+        let buf = std::mem::take(&mut self.buf);
         for row in buf[..=end].split_inclusive(|b| *b == b'\n') {
             self.place_row(&mut at, row.len());
             self.out.extend_from_slice(row);
         }
-        buf.drain(..=end);
         self.buf = buf;
+        // The rows leave the buffer only once they are in the file: after a
+        // failed write they are tried again with the next.
         self.file.write_all_at(&self.out, at)?;
         self.written = at + self.out.len() as u64;
+        self.buf.drain(..=end);
         Ok(())
     }
 
