@@ -636,7 +636,8 @@ pub fn draw_all(dir: &Path, route: &Route, flights: &[Flown]) -> Result<Vec<Path
 /// The manoeuvring tests of several boat airframes on one page.
 struct ManoeuvringPage<'a>(&'a [super::manoeuvre::Manoeuvres]);
 
-/// One panel: `series(m)` gives each airframe's (x, y) points.
+/// One panel: `series(m)` gives each airframe's (x, y) points; with
+/// `equal_axes`, a metre across is as long as a metre along.
 fn manoeuvre_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     ms: &[super::manoeuvre::Manoeuvres],
@@ -645,24 +646,26 @@ fn manoeuvre_panel<DB: DrawingBackend>(
     series: impl Fn(&super::manoeuvre::Manoeuvres) -> Vec<(f64, f64)>,
 ) -> Result<(), String> {
     let all: Vec<Vec<(f64, f64)>> = ms.iter().map(&series).collect();
-    let (mut x0, mut x1) = range(all.iter().flatten().map(|p| p.0), 0.03, 1.0);
-    let (mut y0, mut y1) = range(all.iter().flatten().map(|p| p.1), 0.05, 0.1);
-    if equal_axes {
-        let span = (x1 - x0).max(y1 - y0);
-        let (xm, ym) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
-        (x0, x1, y0, y1) = (
-            xm - span / 2.0,
-            xm + span / 2.0,
-            ym - span / 2.0,
-            ym + span / 2.0,
+    let (x0, x1) = range(all.iter().flatten().map(|p| p.0), 0.03, 1.0);
+    let (y0, y1) = range(all.iter().flatten().map(|p| p.1), 0.05, 0.1);
+    let area = area.titled(title, (FONT, 20)).map_err(err)?;
+    let (x, y) = if equal_axes {
+        // One scale on both axes, on the plotting area the margins and
+        // label areas below leave: a circle is drawn round.
+        let (w, h) = area.dim_in_pixel();
+        let plot_px = (
+            f64::from(w.saturating_sub(2 * 12 + 55).max(1)),
+            f64::from(h.saturating_sub(2 * 12 + 40).max(1)),
         );
-    }
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, (FONT, 20))
+        map_axes((x0, x1), (y0, y1), plot_px)
+    } else {
+        (x0..x1, y0..y1)
+    };
+    let mut chart = ChartBuilder::on(&area)
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(55)
-        .build_cartesian_2d(x0..x1, y0..y1)
+        .build_cartesian_2d(x, y)
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -774,275 +777,4 @@ pub fn manoeuvring(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{
-        color_of, controllers, err, map_axes, percentile, range, register_font, write_png, Flown,
-        GroundTrack, Picture, COLORS,
-    };
-    use crate::route::{Leg, Route, RoutePoint};
-    use crate::track::{Sample, Track};
-    use nalgebra::Vector3;
-    use plotters::prelude::*;
-
-    /// `p` drawn as SVG text.
-    fn svg(p: &impl Picture) -> String {
-        register_font();
-        let mut text = String::new();
-        {
-            let area = SVGBackend::with_string(&mut text, p.size()).into_drawing_area();
-            area.fill(&WHITE).unwrap();
-            p.draw(&area).unwrap();
-            area.present().unwrap();
-        }
-        text
-    }
-
-    /// The value of attribute `name` in an SVG element's text.
-    fn attr(element: &str, name: &str) -> Option<f64> {
-        let at = element.find(&format!(" {name}=\""))? + name.len() + 3;
-        element[at..].split('"').next()?.parse().ok()
-    }
-
-    /// The points of every polyline stroked in `color`.
-    fn polylines(svg: &str, color: RGBColor) -> Vec<Vec<(f64, f64)>> {
-        let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\"", color.0, color.1, color.2);
-        svg.split('<')
-            .filter(|e| e.starts_with("polyline") && e.contains(&stroke))
-            .map(|e| {
-                let pts = e
-                    .split("points=\"")
-                    .nth(1)
-                    .unwrap()
-                    .split('"')
-                    .next()
-                    .unwrap();
-                pts.split_whitespace()
-                    .map(|xy| {
-                        let (x, y) = xy.split_once(',').unwrap();
-                        (x.parse().unwrap(), y.parse().unwrap())
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-
-    /// A 100 m square north then east of home, and two flights of it: one
-    /// on it, one 10 m further east all along.
-    fn square() -> (Route, Vec<Flown>) {
-        let corners = [(0.0, 0.0), (100.0, 0.0), (100.0, 100.0), (0.0, 100.0)];
-        let points: Vec<RoutePoint> = corners
-            .iter()
-            .enumerate()
-            .map(|(i, (n, e))| RoutePoint {
-                ned_m: Vector3::new(*n, *e, -10.0),
-                item: (i > 0).then_some(i),
-                radius_m: 5.0,
-            })
-            .collect();
-        let legs = points
-            .windows(2)
-            .enumerate()
-            .map(|(i, w)| Leg {
-                from: w[0].ned_m,
-                to: w[1].ned_m,
-                start_along_m: 100.0 * i as f64,
-                end_radius_m: 5.0,
-            })
-            .collect();
-        let flight = |controller: &str, east: f64| {
-            let samples = (0..=300)
-                .map(|k| {
-                    let d = k as f64;
-                    let (n, e) = match k {
-                        0..=100 => (d, 0.0),
-                        101..=200 => (100.0, d - 100.0),
-                        _ => (300.0 - d, 100.0),
-                    };
-                    Sample {
-                        t_s: d,
-                        pos_ned_m: Vector3::new(n, e + east, -10.0),
-                        vel_ned_m_s: Vector3::new(0.0, 1.0, 0.0),
-                        tilt_rad: 0.0,
-                    }
-                })
-                .collect();
-            let mut f = flown(controller);
-            f.track = Track {
-                samples,
-                ..Track::default()
-            };
-            f
-        };
-        (
-            Route { points, legs },
-            vec![flight("a", 0.0), flight("b", 10.0)],
-        )
-    }
-
-    /// One scale on both axes, set by whichever extent is tighter for the
-    /// area's shape, the other axis widened about its middle.
-    #[test]
-    fn map_axes_share_the_scale_the_tighter_extent_needs() {
-        // 100 m tall on 400 px: 0.25 m/px; 800 px wide then spans 200 m.
-        assert_eq!(
-            map_axes((0.0, 10.0), (-40.0, 60.0), (800.0, 400.0)),
-            (-95.0..105.0, -40.0..60.0)
-        );
-        // 100 m wide on 400 px, 800 px tall.
-        assert_eq!(
-            map_axes((0.0, 100.0), (20.0, 30.0), (400.0, 800.0)),
-            (0.0..100.0, -75.0..125.0)
-        );
-    }
-
-    /// North up, east right, one scale on both axes, the data centred on
-    /// the plotting area and filling it but for 5 % each side; each flight
-    /// in its controller's colour, the route's legs in grey, its points
-    /// with their acceptance rings.
-    #[test]
-    fn the_ground_track_is_a_map_at_one_scale() {
-        let (route, flights) = square();
-        let p = GroundTrack {
-            route: &route,
-            flights: &flights,
-        };
-        assert_eq!(p.size(), (900, 900));
-        let text = svg(&p);
-        // Each flight's line and its legend key (two points).
-        let a = polylines(&text, COLORS[0]);
-        let b = polylines(&text, COLORS[1]);
-        let lens = |l: &[Vec<(f64, f64)>]| l.iter().map(Vec::len).collect::<Vec<_>>();
-        assert_eq!((lens(&a), lens(&b)), (vec![301, 2], vec![301, 2]));
-        let (a, b) = (&a[0], &b[0]);
-        // Flight a: (0, 0) → 100 m north → 100 m east → back south.
-        let (x0, y0) = a[0];
-        let (_, y1) = a[100];
-        let (x2, _) = a[200];
-        assert!(y1 < y0, "north is up");
-        assert!(x2 > x0, "east is right");
-        let scale = (y0 - y1) / 100.0;
-        assert!(((x2 - x0) / 100.0 - scale).abs() < 0.02, "one scale");
-        // b is 10 m east of a everywhere.
-        assert!((b[0].0 - x0 - 10.0 * scale).abs() <= 1.0, "whole pixels");
-        // E spans −0..110 m: 110 m is the wider side, 1/1.1 of the axis.
-        // The plotting area: 15 px margins, 60 px for the north labels.
-        let width = 900.0 - 2.0 * 15.0 - 60.0;
-        assert!((scale * 110.0 * 1.1 - width).abs() < 2.0, "{scale} px/m");
-        let mid = 0.5 * (x0 + b[200].0);
-        assert!(
-            (mid - (15.0 + 60.0 + width / 2.0)).abs() < 2.0,
-            "centred at {mid}"
-        );
-        // The route: three grey legs, four waypoints, three rings.
-        let grey = polylines(&text, RGBColor(150, 150, 150));
-        let mut counts = lens(&grey);
-        counts.sort_unstable();
-        assert_eq!(counts, [2, 2, 2, 2, 49, 49, 49], "legs, the key, rings");
-        let ring = grey.iter().find(|l| l.len() == 49).expect("a ring");
-        let across = ring.iter().map(|p| p.0).fold(f64::MIN, f64::max)
-            - ring.iter().map(|p| p.0).fold(f64::MAX, f64::min);
-        assert!(
-            (across - 10.0 * scale).abs() <= 1.0,
-            "a 5 m radius: {across} px"
-        );
-        let dots = text
-            .split('<')
-            .filter(|e| e.starts_with("circle") && e.contains("fill=\"#000000\""))
-            .count();
-        assert_eq!(dots, 4);
-        assert!(
-            text.contains(">\na\n</text>") && text.contains(">\nb\n</text>"),
-            "the legend"
-        );
-        assert!(attr(text.split('<').nth(1).unwrap(), "width") == Some(900.0));
-    }
-
-    fn flown(controller: &str) -> Flown {
-        Flown {
-            controller: controller.into(),
-            seed: 1,
-            track: Default::default(),
-            metrics: Default::default(),
-        }
-    }
-
-    /// Each controller once, in the order it first flies, each with its own
-    /// colour; the seventh takes the first colour again.
-    #[test]
-    fn controllers_keep_their_order_and_colour() {
-        let f: Vec<Flown> = ["b", "a", "b", "c", "d", "e", "f", "g"]
-            .iter()
-            .map(|c| flown(c))
-            .collect();
-        assert_eq!(controllers(&f), ["b", "a", "c", "d", "e", "f", "g"]);
-        assert_eq!(color_of(&f, "b"), COLORS[0]);
-        assert_eq!(color_of(&f, "a"), COLORS[1]);
-        assert_eq!(color_of(&f, "f"), COLORS[5]);
-        assert_eq!(color_of(&f, "g"), COLORS[0]);
-        assert_eq!(color_of(&f, "nobody"), COLORS[0]);
-        assert_eq!(err(std::fmt::Error), std::fmt::Error.to_string());
-        assert!(!err(std::fmt::Error).is_empty());
-    }
-
-    /// An axis spans the data widened by `pad` of its span each side, at
-    /// least `min_span` wide, around the data's middle; no data, 0..min_span.
-    #[test]
-    fn an_axis_range_pads_the_data_around_its_middle() {
-        assert_eq!(range([2.0, 6.0, 4.0].into_iter(), 0.25, 1.0), (1.0, 7.0));
-        // Too narrow: widened to min_span about the middle, then padded.
-        assert_eq!(range([3.0, 3.5].into_iter(), 0.0, 2.0), (2.25, 4.25));
-        // Non-finite values are left out.
-        assert_eq!(
-            range([f64::NAN, -1.0, f64::INFINITY, 1.0].into_iter(), 0.5, 0.1),
-            (-2.0, 2.0)
-        );
-        assert_eq!(range(std::iter::empty(), 0.5, 3.0), (0.0, 3.0));
-        // One value: min_span about it.
-        assert_eq!(range([5.0, 5.0].into_iter(), 0.1, 2.0), (3.8, 6.2));
-    }
-
-    /// Percentiles interpolate linearly between the sorted samples.
-    #[test]
-    fn percentiles_interpolate_between_ranks() {
-        let v = [1.0, 2.0, 4.0, 8.0, 16.0];
-        assert_eq!(percentile(&v, 0.0), 1.0);
-        assert_eq!(percentile(&v, 1.0), 16.0);
-        assert_eq!(percentile(&v, 0.5), 4.0);
-        // Rank 0.25·4 = 1: the second; 0.6·4 = 2.4: 4 + 0.4·(8 − 4).
-        assert_eq!(percentile(&v, 0.25), 2.0);
-        assert!((percentile(&v, 0.6) - 5.6).abs() < 1e-12);
-        assert_eq!(percentile(&[7.0], 0.9), 7.0);
-        assert_eq!(percentile(&[], 0.5), 0.0);
-    }
-
-    /// Pixels of known, all different values written as a PNG read back
-    /// the same, with the size and colour type given.
-    #[test]
-    fn a_png_reads_back_the_pixels_written() {
-        let dir = std::env::temp_dir().join(format!("mavsitl-png-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let path = dir.join("p.png");
-        let rgb: Vec<u8> = (0..3 * 5 * 2).map(|i| (i * 7 + 3) as u8).collect();
-        write_png(&path, &rgb, (5, 2)).expect("write");
-        let file = std::fs::File::open(&path).expect("open");
-        let mut reader = png::Decoder::new(std::io::BufReader::new(file))
-            .read_info()
-            .expect("a PNG");
-        let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut buf).expect("a frame");
-        let _ = std::fs::remove_dir_all(&dir);
-        assert_eq!((info.width, info.height), (5, 2));
-        assert_eq!(
-            (info.color_type, info.bit_depth),
-            (png::ColorType::Rgb, png::BitDepth::Eight)
-        );
-        assert_eq!(&buf[..info.buffer_size()], &rgb[..]);
-    }
-
-    /// A file that cannot be made is an error naming why, not a panic.
-    #[test]
-    fn a_png_into_a_missing_directory_is_an_error() {
-        let path = std::path::Path::new("/nonexistent-mavsitl-dir/p.png");
-        assert!(write_png(path, &[0; 3], (1, 1)).is_err());
-    }
-}
+mod tests;
