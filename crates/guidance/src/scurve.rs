@@ -231,12 +231,10 @@ impl SCurve {
         if time >= self.segment[SEG_ACCEL_END].end_time
             && time <= self.segment[SEG_SPEED_CHANGE_END].end_time
         {
-            let s7 = self.segment[SEG_ACCEL_END];
-            self.segment[SEG_INIT] = Segment {
-                seg_type: SegmentType::ConstantJerk,
-                jerk_ref: 0.0,
-                ..s7
-            };
+            let mut s0 = self.segment[SEG_ACCEL_END];
+            s0.seg_type = SegmentType::ConstantJerk;
+            s0.jerk_ref = 0.0;
+            self.segment[SEG_INIT] = s0;
             for i in SEG_INIT + 1..=SEG_ACCEL_END {
                 self.segment[i] = self.segment[i + 7];
             }
@@ -244,13 +242,11 @@ impl SCurve {
         } else if time > self.segment[SEG_SPEED_CHANGE_END].end_time
             && time <= self.segment[SEG_CONST].end_time
         {
-            let s14 = self.segment[SEG_SPEED_CHANGE_END];
-            self.segment[SEG_INIT] = Segment {
-                seg_type: SegmentType::ConstantJerk,
-                jerk_ref: 0.0,
-                end_accel: 0.0,
-                ..s14
-            };
+            let mut s0 = self.segment[SEG_SPEED_CHANGE_END];
+            s0.seg_type = SegmentType::ConstantJerk;
+            s0.jerk_ref = 0.0;
+            s0.end_accel = 0.0;
+            self.segment[SEG_INIT] = s0;
             let (_, _, vt, pt) = self.get_jerk_accel_vel_pos_at_time(time);
             for i in SEG_INIT + 1..=SEG_SPEED_CHANGE_END {
                 self.segment[i] = Segment {

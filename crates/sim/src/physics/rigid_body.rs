@@ -79,6 +79,11 @@ pub enum MassError {
     Added,
 }
 
+/// Whether `m` is symmetric to 1e-12 of its norm (Frobenius).
+fn is_symmetric(m: &Matrix3<f64>) -> bool {
+    (m - m.transpose()).norm() <= 1e-12 * m.norm()
+}
+
 impl MassProperties {
     /// Mass (kg) and inertia tensor about the centre of mass in FRD (kg·m²).
     ///
@@ -107,9 +112,8 @@ impl MassProperties {
         if !(mass_kg.is_finite() && mass_kg > 0.0) {
             return Err(MassError::Mass(mass_kg));
         }
-        let sym = (inertia_frd_kg_m2 - inertia_frd_kg_m2.transpose()).norm();
         if !inertia_frd_kg_m2.iter().all(|x| x.is_finite())
-            || sym > 1e-12 * inertia_frd_kg_m2.norm()
+            || !is_symmetric(&inertia_frd_kg_m2)
             || inertia_frd_kg_m2.cholesky().is_none()
         {
             return Err(MassError::Inertia);
