@@ -567,7 +567,8 @@ mod tests {
     }
 
     /// Semi-implicit Euler in free fall: v_n = g·n·dt and, moving on the new
-    /// velocity, p_n = g·dt²·n(n + 1)/2; a constant spin turns by ω·dt a step.
+    /// velocity, p_n = g·dt²·n(n + 1)/2; a spin ω₀ sped up by a torque about
+    /// the same axis, ω_n = ω₀ + α·n·dt, turns on the new rate likewise.
     #[test]
     fn semi_implicit_euler_steps_on_the_new_velocity() {
         let mass = MassProperties::new(1.0, Matrix3::identity()).unwrap();
@@ -577,11 +578,16 @@ mod tests {
         };
         let mut b = RigidBody::new(mass, state).with_integrator(Integrator::SemiImplicitEuler);
         let (dt, n, g0) = (0.01, 100, 9.80665);
+        let torque = Wrench {
+            torque_frd_nm: Vector3::new(0.0, 0.0, 0.2),
+            ..Wrench::default()
+        };
         for _ in 0..n {
-            b.step(&Wrench::default(), &g(), dt);
+            b.step(&torque, &g(), dt);
         }
         let nf = n as f64;
         assert!((b.state.vel_ned_m_s.z - g0 * nf * dt).abs() < 1e-12);
+        assert!((b.state.rate_frd_rad_s.z - (0.5 + 0.2 * nf * dt)).abs() < 1e-12);
         let p = g0 * dt * dt * nf * (nf + 1.0) / 2.0;
         assert!(
             (b.state.pos_ned_m.z - p).abs() < 1e-12,
@@ -589,7 +595,8 @@ mod tests {
             b.state.pos_ned_m.z
         );
         let yaw = b.state.att_ned_frd.euler_angles().2;
-        assert!((yaw - 0.5 * nf * dt).abs() < 1e-12, "{yaw}");
+        let want = 0.5 * nf * dt + 0.2 * dt * dt * nf * (nf + 1.0) / 2.0;
+        assert!((yaw - want).abs() < 1e-12, "{yaw}");
     }
 
     /// An axisymmetric top (I = diag(a, a, c)) spun about its axis at ω_z, with
