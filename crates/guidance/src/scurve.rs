@@ -695,8 +695,8 @@ impl SCurve {
             .find(|&i| time_now < self.segment[i].end_time)
             .unwrap_or(n);
         let (jtype, jm, tj, t0, a0, v0, p0) = if pnt == 0 || pnt == n {
+            // Before the first segment's end, its end; after the last's, the last's.
             let s = self.segment[pnt.min(n - 1)];
-            let s = if pnt == 0 { s } else { self.segment[n - 1] };
             (
                 SegmentType::ConstantJerk,
                 0.0,
@@ -827,7 +827,7 @@ impl SCurve {
             t6 = t2;
         }
         let bad = |x: f32| !x.is_finite() || is_negative(x);
-        if bad(jm) || bad(tj) || bad(t2) || bad(t4) || bad(t6) {
+        if [jm, tj, t2, t4, t6].into_iter().any(bad) {
             return PathTimes { tj, ..zero };
         }
         PathTimes { jm, tj, t2, t4, t6 }
