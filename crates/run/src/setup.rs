@@ -15,7 +15,7 @@ use mavsitl_sim::scenario::VehicleKind;
 use mavsitl_sim::scenario::{ControllerSpec, Scenario, ScenarioError, ScenarioSource};
 use mavsitl_sim::sim::{Lockstep, SimError};
 use mavsitl_sim::world::atmosphere::RHO0_KG_M3;
-use mavsitl_simpleflight::airframe::{BoatOutputs, MotorConfig, MulticopterAirframe};
+use mavsitl_simpleflight::airframe::{MotorConfig, MulticopterAirframe, UgvOutputs};
 use mavsitl_simpleflight::gcs::{Endpoint, EndpointConfig};
 use mavsitl_simpleflight::geofence::{rally_points, Geofence};
 use mavsitl_simpleflight::mission_plan::PlanError;
@@ -440,14 +440,14 @@ pub fn multicopter_airframe(p: &MultirotorParams) -> MulticopterAirframe {
 }
 
 /// The output channels of a simulated boat.
-pub fn boat_outputs(p: &BoatParams) -> BoatOutputs {
+pub fn boat_outputs(p: &BoatParams) -> UgvOutputs {
     match p.layout {
-        BoatLayout::TwinThrusters => BoatOutputs::Differential {
+        BoatLayout::TwinThrusters => UgvOutputs::Differential {
             left: p.left_channel,
             right: p.right_channel,
             rudder: (p.rudder_area_m2 > 0.0).then_some(p.rudder_channel),
         },
-        BoatLayout::ThrottleRudder => BoatOutputs::ThrottleRudder {
+        BoatLayout::ThrottleRudder => UgvOutputs::ThrottleRudder {
             throttle: p.throttle_channel,
             steering: p.steering_channel,
         },

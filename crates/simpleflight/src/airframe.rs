@@ -20,7 +20,7 @@ pub enum VehicleConfig {
     /// A multicopter.
     Multirotor(MulticopterAirframe),
     /// A boat.
-    Boat(BoatOutputs),
+    Boat(UgvOutputs),
 }
 
 /// One motor of a multicopter, in PX4 motor order.
@@ -48,11 +48,12 @@ pub struct MulticopterAirframe {
     pub max_thrust_per_motor_n: f64,
 }
 
-/// Which output channel drives what on a boat.
+/// Which output channel drives what on a boat or a ground rover (ArduPilot's
+/// `AP_MotorsUGV`: both are unmanned ground vehicles to Rover).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BoatOutputs {
-    /// Differential twin thrusters (PX4 boat), commands −1..1, with an optional
-    /// rudder channel.
+pub enum UgvOutputs {
+    /// Skid steering: differential twin thrusters (PX4 boat) or left and
+    /// right wheel motors, commands −1..1, with an optional rudder channel.
     Differential {
         /// Left thruster channel.
         left: usize,
@@ -61,7 +62,8 @@ pub enum BoatOutputs {
         /// Rudder channel, if the hull has one.
         rudder: Option<usize>,
     },
-    /// One thruster and a rudder (ArduPilot Rover motorboat), commands −1..1.
+    /// One thruster and a rudder (ArduPilot Rover motorboat), or a throttle
+    /// and steered wheels, commands −1..1.
     ThrottleRudder {
         /// Throttle channel.
         throttle: usize,
@@ -70,11 +72,11 @@ pub enum BoatOutputs {
     },
 }
 
-impl BoatOutputs {
+impl UgvOutputs {
     /// Whether the boat can turn on the spot: differential thrust, which
     /// ArduPilot calls skid steering.
     pub fn can_pivot(self) -> bool {
-        matches!(self, BoatOutputs::Differential { .. })
+        matches!(self, UgvOutputs::Differential { .. })
     }
 
     /// Writes the mixer's outputs (each −1..1) to the channels of `controls`:
@@ -89,7 +91,7 @@ impl BoatOutputs {
             }
         };
         match self {
-            BoatOutputs::Differential {
+            UgvOutputs::Differential {
                 left,
                 right,
                 rudder,
@@ -100,7 +102,7 @@ impl BoatOutputs {
                     set(r, out.steering);
                 }
             }
-            BoatOutputs::ThrottleRudder { throttle, steering } => {
+            UgvOutputs::ThrottleRudder { throttle, steering } => {
                 set(throttle, out.throttle);
                 set(steering, out.steering);
             }
@@ -121,7 +123,7 @@ mod tests {
             left: 0.75,
             right: -0.5,
         };
-        let out = BoatOutputs::Differential {
+        let out = UgvOutputs::Differential {
             left: 1,
             right: 0,
             rudder: Some(2),
@@ -131,7 +133,7 @@ mod tests {
         out.mix(&MotorOutputs { left: 3.0, ..m }, &mut c);
         assert_eq!(c[1], 1.0, "clamped to full");
         // A channel outside the output array is ignored, not a panic.
-        BoatOutputs::ThrottleRudder {
+        UgvOutputs::ThrottleRudder {
             throttle: 9,
             steering: 3,
         }

@@ -36,7 +36,7 @@ use std::rc::Rc;
 use nalgebra::{UnitQuaternion, Vector2, Vector3};
 use world_magnetic_model::time::Date;
 
-use super::airframe::{BoatOutputs, VehicleConfig, MAX_MOTORS};
+use super::airframe::{UgvOutputs, VehicleConfig, MAX_MOTORS};
 use super::chain::{Chain, LegLimits, PathTarget};
 use super::estimator::{EstimatedState, Estimator, EstimatorParams};
 use super::event_log::EventLog;
@@ -364,7 +364,7 @@ pub struct SimpleFlight {
     descent: Descent,
     // Boat.
     rover: Option<RoverDriver>,
-    boat: Option<BoatOutputs>,
+    boat: Option<UgvOutputs>,
     out: Actuators,
     // Ground-station control.
     requests: RequestQueue,

@@ -14,7 +14,7 @@ pub(super) fn bench(boat: bool, mission: Vec<Step>) -> (SimpleFlight, StatusHand
         yaw_sign,
     };
     let vehicle = if boat {
-        VehicleConfig::Boat(BoatOutputs::Differential {
+        VehicleConfig::Boat(UgvOutputs::Differential {
             left: 0,
             right: 1,
             rudder: None,
