@@ -285,7 +285,7 @@ fn bad_scenarios_give_one_clear_line() {
         // NaN is not JSON.
         ("{\"vehicles\":[{\"kind\":\"multirotor\",\"initial\":{\"north_m\": NaN}}]}", "vehicles[0].initial.north_m: expected value"),
         // Unknown vehicle kind.
-        ("{\"vehicles\":[{\"kind\":\"submarine\"}]}", "vehicles[0].kind: unknown variant `submarine`, expected `multirotor` or `boat`"),
+        ("{\"vehicles\":[{\"kind\":\"submarine\"}]}", "vehicles[0].kind: unknown variant `submarine`, expected one of `multirotor`, `boat`, `rover`"),
         // Out of range values.
         ("{\"physics_rate_hz\": 3000, \"vehicles\":[{\"kind\":\"boat\"}]}", ": physics_rate_hz: physics rate 3000 Hz does not divide one second into whole microseconds"),
         ("{\"vehicles\":[{\"kind\":\"multirotor\",\"overrides\":{\"mass_kg\":-1}}]}", ": vehicles[0].overrides.mass_kg: -1 is outside 0.05..=100 (airframe generic_quad)"),

@@ -228,6 +228,36 @@ fn rudder_boat_and_ground_truth_options_fly_the_box() {
     assert!(s.truth_rms <= 0.3 && s.from_takeoff <= 0.5, "{}", s.text);
 }
 
+/// Without a scenario, `--vehicle` picks a rover by its drive or its
+/// airframe's name; a quad's plan drives on the ground, its take-off
+/// skipped with a warning.
+#[test]
+fn rovers_drive_a_plan_by_drive_or_airframe_name() {
+    let plan = repo("missions/quad_square.plan");
+    for vehicle in ["rover_skid", "jackal", "rover_ackermann", "f1tenth"] {
+        let out = fly(&[plan.to_str().expect("utf8"), "--vehicle", vehicle]);
+        let s = summary(&out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && s.completed,
+            "{vehicle}: {}{stderr}",
+            s.text
+        );
+        assert!(s.text.contains("(rover, seed 0)"), "{}", s.text);
+        assert!(
+            stderr.contains("(MAV_CMD_NAV_TAKEOFF) has no meaning for a rover; skipped"),
+            "{stderr}"
+        );
+        assert!(s.truth_rms < 1.5, "{vehicle}: {}", s.text);
+    }
+    let out = fly(&["--vehicle", "rover"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("rover_skid"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn boat_route_loops_once_and_changes_speed() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -79,7 +79,7 @@ fn comparison(args: &CompareArgs) -> Result<Comparison, CliError> {
     Ok(Comparison {
         entries: args.with.clone(),
         params: args.params.clone(),
-        vehicle: args.vehicle.map(VehicleArg::kind),
+        vehicle: args.vehicle.map(VehicleArg::builtin),
         scenario: args.scenario.clone(),
         seeds,
         px4_build: args.px4_build.clone(),

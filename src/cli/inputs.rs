@@ -6,18 +6,27 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use mavsitl::scenario::{Home, VehicleKind};
+use mavsitl::scenario::Home;
 
 use super::{home, CliError};
-use mavsitl::inputs::{load_inputs, InputArgs};
+use mavsitl::inputs::{load_inputs, BuiltinVehicle, InputArgs};
 
-/// Which vehicle flies when no scenario is given.
+/// Which vehicle flies when no scenario is given: a class, or its shipped
+/// airframe's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum VehicleArg {
     /// The generic quad (AirSim's SimpleFlight "Generic").
+    #[value(alias = "generic_quad")]
     Quad,
     /// The twin-thruster USV.
+    #[value(alias = "usv_twin")]
     Boat,
+    /// The skid-steer rover (Clearpath's Jackal, 17 kg).
+    #[value(name = "rover_skid", alias = "jackal")]
+    RoverSkid,
+    /// The Ackermann rover (the F1TENTH 1/10-scale car, 3.47 kg).
+    #[value(name = "rover_ackermann", alias = "f1tenth")]
+    RoverAckermann,
 }
 
 pub(super) use mavsitl::inputs::DEFAULT_MISSION;
@@ -95,7 +104,7 @@ impl WorldArgs {
     ) -> Result<FlightInputs, CliError> {
         let args = InputArgs {
             mission,
-            vehicle: vehicle.map(VehicleArg::kind),
+            vehicle: vehicle.map(VehicleArg::builtin),
             scenario: self.scenario.as_ref(),
             seed: self.seed,
             faults: &self.faults,
@@ -108,11 +117,13 @@ impl WorldArgs {
 }
 
 impl VehicleArg {
-    /// The class it names.
-    pub fn kind(self) -> VehicleKind {
+    /// The built-in vehicle it names.
+    pub fn builtin(self) -> BuiltinVehicle {
         match self {
-            VehicleArg::Quad => VehicleKind::Multirotor,
-            VehicleArg::Boat => VehicleKind::Boat,
+            VehicleArg::Quad => BuiltinVehicle::Quad,
+            VehicleArg::Boat => BuiltinVehicle::Boat,
+            VehicleArg::RoverSkid => BuiltinVehicle::RoverSkid,
+            VehicleArg::RoverAckermann => BuiltinVehicle::RoverAckermann,
         }
     }
 }

@@ -240,7 +240,7 @@ pub fn load(
         None => {
             let args = mavsitl_run::inputs::InputArgs {
                 mission: None,
-                vehicle: Some(VehicleKind::Multirotor),
+                vehicle: Some(mavsitl_run::inputs::BuiltinVehicle::Quad),
                 scenario,
                 seed,
                 faults: &[],

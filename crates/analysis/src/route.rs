@@ -6,6 +6,7 @@
 use nalgebra::{Vector2, Vector3};
 
 use mavsitl_core::geo::{GeoPoint, LocalFrame};
+use mavsitl_core::vehicle::VehicleKind;
 use mavsitl_mavlink::mission::{commands, Mission, MissionItem, FRAME_GLOBAL};
 
 /// Legs shorter than this horizontally (a vertical take-off or landing) are
@@ -13,12 +14,13 @@ use mavsitl_mavlink::mission::{commands, Mission, MissionItem, FRAME_GLOBAL};
 pub const MIN_LEG_M: f64 = 1.0;
 
 /// The acceptance radius a route's points get where the plan sets none, m:
-/// the one the autopilots default to (a boat's WP_RADIUS is larger).
-pub fn default_radius_m(boat: bool) -> f64 {
-    if boat {
-        3.0
-    } else {
-        2.0
+/// the one mavsitl's autopilot parameters give a vehicle of `kind` (a
+/// multirotor's 2 m, the boats' WP_RADIUS 3, the rovers' 1).
+pub fn default_radius_m(kind: VehicleKind) -> f64 {
+    match kind {
+        VehicleKind::Multirotor => 2.0,
+        VehicleKind::Boat => 3.0,
+        VehicleKind::Rover => 1.0,
     }
 }
 
@@ -319,10 +321,15 @@ mod tests {
     }
 
     #[test]
-    fn a_boat_accepts_wider_than_a_multirotor() {
+    fn a_boat_accepts_wider_than_a_multirotor_and_a_rover_narrower() {
+        let r = |k| default_radius_m(k);
         assert_eq!(
-            (default_radius_m(true), default_radius_m(false)),
-            (3.0, 2.0)
+            (
+                r(VehicleKind::Boat),
+                r(VehicleKind::Multirotor),
+                r(VehicleKind::Rover)
+            ),
+            (3.0, 2.0, 1.0)
         );
     }
 

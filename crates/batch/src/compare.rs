@@ -16,7 +16,7 @@ use mavsitl_analysis::plot::Flown;
 use mavsitl_analysis::{MissionMetrics, Route, Track};
 use mavsitl_core::failure::Failure;
 use mavsitl_core::geo::{GeoPoint, LocalFrame};
-use mavsitl_core::vehicle::VehicleKind;
+use mavsitl_core::vehicle::{BuiltinVehicle, VehicleKind};
 use mavsitl_mavlink::mission::Mission;
 
 use crate::children::{run_children, ChildFlight};
@@ -192,7 +192,7 @@ pub struct Comparison {
     /// NAME=FILE`; see [`with_params`]).
     pub params: Vec<(String, PathBuf)>,
     /// The vehicle (None: from the plan, as `fly` decides).
-    pub vehicle: Option<VehicleKind>,
+    pub vehicle: Option<BuiltinVehicle>,
     /// The scenario, the same for every flight.
     pub scenario: Option<PathBuf>,
     /// The seeds each controller flies.
@@ -320,11 +320,11 @@ pub fn fly(args: &Comparison, stop: &AtomicBool) -> Result<Compared, Failure> {
     for j in &jobs {
         command_for(args, j, 0)?; // firmware paths given before anything flies
     }
-    let boat = match args.vehicle {
-        Some(v) => v == VehicleKind::Boat,
-        None => matches!(mission.vehicle_type, Some(10 | 11)),
-    };
-    check_firmware(args, boat)?;
+    let kind = args
+        .vehicle
+        .unwrap_or_else(|| BuiltinVehicle::of_plan(mission.vehicle_type))
+        .kind();
+    check_firmware(args, kind)?;
     let started = std::time::Instant::now();
     let outcomes = run_children(jobs.len(), args.parallel, stop, |i, slot| {
         let job = jobs.get(i).ok_or_else(|| Failure::run("no such flight"))?;
@@ -345,7 +345,7 @@ pub fn fly(args: &Comparison, stop: &AtomicBool) -> Result<Compared, Failure> {
         })
         .collect();
     let flights_s = started.elapsed().as_secs_f64();
-    let radius_m = mavsitl_analysis::route::default_radius_m(boat);
+    let radius_m = mavsitl_analysis::route::default_radius_m(kind);
     let (flown, problems) = measure(&done, &mission, radius_m);
     let route = mavsitl_analysis::report::route_of(&mission, &flown, radius_m);
     Ok(Compared {
@@ -452,7 +452,7 @@ fn measure(done: &[Done], mission: &Mission, radius_m: f64) -> (Vec<Flown>, Vec<
 /// build directory without bin/px4, an ArduPilot path that is neither a
 /// checkout with the vehicle's SITL binary nor a file (exit 2, as `px4` and
 /// `ardupilot` give).
-fn check_firmware(args: &Comparison, boat: bool) -> Result<(), Failure> {
+fn check_firmware(args: &Comparison, kind: VehicleKind) -> Result<(), Failure> {
     for e in &args.entries {
         match e.kind {
             ControllerKind::Px4 => {
@@ -462,7 +462,11 @@ fn check_firmware(args: &Comparison, boat: bool) -> Result<(), Failure> {
             }
             ControllerKind::ArduPilot => {
                 let Some(p) = &args.ardupilot else { continue };
-                let bin = if boat { "ardurover" } else { "arducopter" };
+                let bin = if kind.is_multirotor() {
+                    "arducopter"
+                } else {
+                    "ardurover"
+                };
                 let ok = if p.is_dir() {
                     p.join("build/sitl/bin").join(bin).is_file()
                 } else {

@@ -11,6 +11,7 @@ use std::sync::atomic::AtomicBool;
 use mavsitl_analysis::{MissionMetrics, Route, Track};
 use mavsitl_core::failure::Failure;
 use mavsitl_core::geo::{GeoPoint, LocalFrame};
+use mavsitl_core::vehicle::VehicleKind;
 use mavsitl_mavlink::mission::Mission;
 use mavsitl_suite::report::{ReportFiles, Verdict};
 use mavsitl_suite::{evaluate, Case, Check, Controller, Evidence, Pair, Suite, Vehicle};
@@ -247,7 +248,7 @@ fn child_args(
     push(&dir);
     if let Some(vk) = c.vehicle {
         push(&"--vehicle");
-        push(&if vk == Vehicle::Boat { "boat" } else { "quad" });
+        push(&vk.word());
     }
     if let Some(s) = &c.scenario {
         push(&"--scenario");
@@ -333,7 +334,9 @@ fn check_flights(
             }
         };
         let frame = LocalFrame::new(track.home.unwrap_or(GeoPoint::from_deg(0.0, 0.0, 0.0)));
-        let radius = mavsitl_analysis::route::default_radius_m(c.vehicle == Some(Vehicle::Boat));
+        let radius = mavsitl_analysis::route::default_radius_m(
+            c.vehicle.map_or(VehicleKind::Multirotor, Vehicle::kind),
+        );
         // A fleet's vehicle launched where it stood.
         let launch = match (name, track.samples.first()) {
             (Some(_), Some(s)) => s.pos_ned_m.xy(),

@@ -12,6 +12,8 @@ pub enum VehicleKind {
     Multirotor,
     /// A surface boat.
     Boat,
+    /// A ground rover on wheels (skid-steer or Ackermann).
+    Rover,
 }
 
 impl VehicleKind {
@@ -25,15 +27,83 @@ impl VehicleKind {
         match self {
             VehicleKind::Multirotor => "multirotor",
             VehicleKind::Boat => "boat",
+            VehicleKind::Rover => "rover",
         }
     }
 
     /// The everyday word, as `--vehicle` takes it and summaries' titles
-    /// say it: "quad" or "boat".
+    /// say it: "quad", "boat" or "rover".
     pub fn word(self) -> &'static str {
         match self {
             VehicleKind::Multirotor => "quad",
             VehicleKind::Boat => "boat",
+            VehicleKind::Rover => "rover",
+        }
+    }
+}
+
+/// The vehicles a flight without a scenario can be (`--vehicle`, a suite
+/// case's `vehicle`): each class's shipped airframe, and a rover of either
+/// drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuiltinVehicle {
+    /// The generic quad (AirSim's SimpleFlight "Generic").
+    Quad,
+    /// The twin-thruster USV.
+    Boat,
+    /// The skid-steer rover (Clearpath's Jackal).
+    RoverSkid,
+    /// The Ackermann rover (the F1TENTH car).
+    RoverAckermann,
+}
+
+impl BuiltinVehicle {
+    /// Every one, in the order `--vehicle` lists them.
+    pub const ALL: [BuiltinVehicle; 4] = [
+        BuiltinVehicle::Quad,
+        BuiltinVehicle::Boat,
+        BuiltinVehicle::RoverSkid,
+        BuiltinVehicle::RoverAckermann,
+    ];
+
+    /// Its class.
+    pub fn kind(self) -> VehicleKind {
+        match self {
+            BuiltinVehicle::Quad => VehicleKind::Multirotor,
+            BuiltinVehicle::Boat => VehicleKind::Boat,
+            BuiltinVehicle::RoverSkid | BuiltinVehicle::RoverAckermann => VehicleKind::Rover,
+        }
+    }
+
+    /// As `--vehicle` takes it: quad, boat, rover_skid or rover_ackermann.
+    pub fn word(self) -> &'static str {
+        match self {
+            BuiltinVehicle::Quad => "quad",
+            BuiltinVehicle::Boat => "boat",
+            BuiltinVehicle::RoverSkid => "rover_skid",
+            BuiltinVehicle::RoverAckermann => "rover_ackermann",
+        }
+    }
+
+    /// Its shipped airframe.
+    pub fn airframe(self) -> &'static str {
+        match self {
+            BuiltinVehicle::Quad => "generic_quad",
+            BuiltinVehicle::Boat => "usv_twin",
+            BuiltinVehicle::RoverSkid => "jackal",
+            BuiltinVehicle::RoverAckermann => "f1tenth",
+        }
+    }
+
+    /// The one a plan's vehicle type (MAVLink's MAV_TYPE, as QGroundControl
+    /// saves it) asks for: 10 (ground rover) the skid-steer rover, 11 and
+    /// 12 (surface boat, submarine) the boat, anything else the quad.
+    pub fn of_plan(vehicle_type: Option<u8>) -> Self {
+        match vehicle_type {
+            Some(10) => BuiltinVehicle::RoverSkid,
+            Some(11 | 12) => BuiltinVehicle::Boat,
+            _ => BuiltinVehicle::Quad,
         }
     }
 }
@@ -46,16 +116,54 @@ mod tests {
     fn words_are_the_command_lines() {
         assert_eq!(VehicleKind::Multirotor.word(), "quad");
         assert_eq!(VehicleKind::Boat.word(), "boat");
+        assert_eq!(VehicleKind::Rover.word(), "rover");
     }
 
     #[test]
     fn names_are_the_scenario_spelling() {
-        for k in [VehicleKind::Multirotor, VehicleKind::Boat] {
+        for k in [
+            VehicleKind::Multirotor,
+            VehicleKind::Boat,
+            VehicleKind::Rover,
+        ] {
             let json = serde_json::to_string(&k).unwrap_or_default();
             assert_eq!(json, format!("\"{}\"", k.name()));
             assert_eq!(serde_json::from_str::<VehicleKind>(&json).ok(), Some(k));
         }
         assert!(VehicleKind::Multirotor.is_multirotor());
         assert!(!VehicleKind::Boat.is_multirotor());
+        assert!(!VehicleKind::Rover.is_multirotor());
+    }
+
+    /// Each built-in vehicle by its word, of its class; a plan's vehicle
+    /// type picks the rover, the boat or the quad.
+    #[test]
+    fn builtin_vehicles_are_their_words_and_classes() {
+        let words: Vec<&str> = BuiltinVehicle::ALL.iter().map(|v| v.word()).collect();
+        assert_eq!(words, ["quad", "boat", "rover_skid", "rover_ackermann"]);
+        for v in BuiltinVehicle::ALL {
+            let json = serde_json::to_string(&v).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", v.word()));
+        }
+        let kinds: Vec<VehicleKind> = BuiltinVehicle::ALL.iter().map(|v| v.kind()).collect();
+        use VehicleKind::*;
+        assert_eq!(kinds, [Multirotor, Boat, Rover, Rover]);
+        let airframes: Vec<&str> = BuiltinVehicle::ALL.iter().map(|v| v.airframe()).collect();
+        assert_eq!(airframes, ["generic_quad", "usv_twin", "jackal", "f1tenth"]);
+        let plan = |t| BuiltinVehicle::of_plan(t);
+        assert_eq!(plan(Some(10)), BuiltinVehicle::RoverSkid);
+        assert_eq!(
+            (plan(Some(11)), plan(Some(12))),
+            (BuiltinVehicle::Boat, BuiltinVehicle::Boat)
+        );
+        assert_eq!(
+            (plan(Some(2)), plan(Some(9)), plan(Some(13)), plan(None)),
+            (
+                BuiltinVehicle::Quad,
+                BuiltinVehicle::Quad,
+                BuiltinVehicle::Quad,
+                BuiltinVehicle::Quad
+            )
+        );
     }
 }

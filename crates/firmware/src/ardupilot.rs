@@ -95,13 +95,15 @@ pub fn bridge_options(
 const QUAD_PARM: &str = include_str!("../../../firmware_configs/ardupilot/quad.parm");
 
 /// mavsitl's parameter file for vehicle 0 of `inputs`: the quad's, the
-/// twin-thruster boat's (skid steering) or the rudder boat's.
+/// twin-thruster boat's (skid steering), the rudder boat's, or the skid-steer
+/// or Ackermann rover's.
 pub fn our_parm(inputs: &FlightInputs, kind: VehicleKind) -> &'static str {
     if kind.is_multirotor() {
         return QUAD_PARM;
     }
     let layout = match inputs.scenario.resolve_airframe(0, &inputs.source) {
         Ok(Airframe::Boat(b)) => b.layout,
+        Ok(Airframe::Rover(r)) => return mavsitl_run::setup::ardupilot_rover_parm(r.drive).0,
         _ => BoatLayout::TwinThrusters,
     };
     let airframe = inputs
@@ -222,7 +224,7 @@ pub fn ardupilot_files(
                 "use {binary}, or --vehicle {}",
                 match kind {
                     VehicleKind::Multirotor => VehicleKind::Boat,
-                    VehicleKind::Boat => VehicleKind::Multirotor,
+                    VehicleKind::Boat | VehicleKind::Rover => VehicleKind::Multirotor,
                 }
                 .word()
             ),

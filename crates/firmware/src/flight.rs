@@ -185,11 +185,7 @@ impl FirmwareFlight {
             gs,
             clock,
             metrics: FlightMetrics::new(
-                Route::new(
-                    plan.mission,
-                    plan.frame,
-                    default_radius_m(!plan.kind.is_multirotor()),
-                ),
+                Route::new(plan.mission, plan.frame, default_radius_m(plan.kind)),
                 plan.summary_rate,
             ),
             events: Vec::new(),

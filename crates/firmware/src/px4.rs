@@ -22,12 +22,13 @@ use mavsitl_run::pacing::{parse_speedup, Speedup};
 use mavsitl_run::setup::FlightInputs;
 use mavsitl_run::StartError;
 use mavsitl_sim::physics::boat::BoatLayout;
+use mavsitl_sim::physics::RoverDrive;
 use mavsitl_sim::scenario::load::Airframe;
 use mavsitl_sim::sim::Lockstep;
 
 /// The PX4 parameter files (PX4_PARAM_* overrides for airframe 10016, 50000
 /// or 4012), built into the binary so it runs from anywhere.
-const ENV_FILES: [(&str, &str); 5] = [
+const ENV_FILES: [(&str, &str); 7] = [
     (
         "generic_quad",
         include_str!("../../../firmware_configs/px4/generic_quad.env"),
@@ -48,12 +49,21 @@ const ENV_FILES: [(&str, &str); 5] = [
         "usv_rudder",
         include_str!("../../../firmware_configs/px4/usv_rudder.env"),
     ),
+    (
+        "jackal",
+        include_str!("../../../firmware_configs/px4/jackal.env"),
+    ),
+    (
+        "f1tenth",
+        include_str!("../../../firmware_configs/px4/f1tenth.env"),
+    ),
 ];
 
 /// The parameter file for vehicle `index` (name, text): its airframe's own,
 /// else the nearest start for its kind — generic_quad for a multirotor,
 /// usv_twin (PX4's differential rover) for a twin-thruster boat, usv_rudder
-/// (PX4's Ackermann rover) for a boat with one thruster and a rudder.
+/// (PX4's Ackermann rover) for a boat with one thruster and a rudder, jackal
+/// for a skid-steer rover and f1tenth for an Ackermann one.
 pub fn env_file(inputs: &FlightInputs, index: usize) -> (&'static str, &'static str) {
     let by_name = |name: &str| ENV_FILES.iter().find(|(n, _)| *n == name).copied();
     let airframe = inputs
@@ -64,6 +74,8 @@ pub fn env_file(inputs: &FlightInputs, index: usize) -> (&'static str, &'static 
     let nearest = match inputs.scenario.resolve_airframe(index, &inputs.source) {
         Ok(Airframe::Boat(p)) if p.layout == BoatLayout::ThrottleRudder => "usv_rudder",
         Ok(Airframe::Boat(_)) => "usv_twin",
+        Ok(Airframe::Rover(p)) if p.drive == RoverDrive::Ackermann => "f1tenth",
+        Ok(Airframe::Rover(_)) => "jackal",
         _ => "generic_quad",
     };
     by_name(airframe)

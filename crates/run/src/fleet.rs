@@ -115,17 +115,17 @@ pub fn member(inputs: &FlightInputs, sim: &Simulation, pilot: Pilot) -> Result<M
     let vehicle = sim.vehicles().get(pilot.index);
     let name = vehicle.map_or_else(String::new, |v| v.name().to_string());
     let start = vehicle.map_or_else(nalgebra::Vector2::zeros, |v| v.body().state.pos_ned_m.xy());
-    let boat = inputs
+    let kind = inputs
         .scenario
         .vehicles
         .get(pilot.index)
-        .is_some_and(|v| v.kind == VehicleKind::Boat);
+        .map_or(VehicleKind::Multirotor, |v| v.kind);
     Ok(Member {
         pilot,
         name,
         mission_name,
         metrics: FlightMetrics::new(
-            Route::launched_at(&mission, sim.world().frame(), default_radius_m(boat), start),
+            Route::launched_at(&mission, sim.world().frame(), default_radius_m(kind), start),
             crate::recording::summary_rate(&inputs.scenario),
         ),
         finished_at: None,

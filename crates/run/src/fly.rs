@@ -85,11 +85,7 @@ pub fn fly(flight: Flight, inputs: &FlightInputs, opts: FlyOptions<'_>) -> Resul
     };
     let frame = *lockstep.sim().world().frame();
     let mut session = session(lockstep, scenario, &plan)?;
-    let route = Route::new(
-        &inputs.mission,
-        &frame,
-        default_radius_m(!kind.is_multirotor()),
-    );
+    let route = Route::new(&inputs.mission, &frame, default_radius_m(kind));
     let metrics = FlightMetrics::new(route, summary_rate(scenario));
     let watch = FlightWatch::new(status.clone(), metrics, opts.record, &params)
         .map_err(|e| Failure::run(e.to_string()))?;

@@ -1,10 +1,10 @@
 //! What a flight is made of, from the caller's choices: the mission, the
-//! scenario (or the built-in quad or boat), the seed, faults, home and the
-//! parameter file, loaded and checked once for every command that flies.
+//! scenario (or the built-in quad, boat or rover), the seed, faults, home and
+//! the parameter file, loaded and checked once for every command that flies.
 
 use std::path::PathBuf;
 
-use mavsitl_core::vehicle::VehicleKind;
+pub use mavsitl_core::vehicle::BuiltinVehicle;
 use mavsitl_mavlink::mission::Mission;
 use mavsitl_sim::scenario::{Home, Scenario, ScenarioSource};
 
@@ -18,7 +18,7 @@ pub struct InputArgs<'a> {
     /// The plan (.plan or WPL), if given.
     pub mission: Option<&'a PathBuf>,
     /// The built-in vehicle (without a scenario): else the plan's kind.
-    pub vehicle: Option<VehicleKind>,
+    pub vehicle: Option<BuiltinVehicle>,
     /// The scenario, if given.
     pub scenario: Option<&'a PathBuf>,
     /// The noise seed, over the scenario's.
@@ -36,9 +36,15 @@ pub struct InputArgs<'a> {
 /// The built-in mission: missions/quad_square.plan.
 pub const DEFAULT_MISSION: &str = include_str!("../../../missions/quad_square.plan");
 const DEFAULT_MISSION_NAME: &str = "<built-in missions/quad_square.plan>";
-const QUAD_SCENARIO: &str =
-    r#"{"vehicles":[{"name":"quad","kind":"multirotor","airframe":"generic_quad"}]}"#;
-const BOAT_SCENARIO: &str = r#"{"vehicles":[{"name":"boat","kind":"boat","airframe":"usv_twin"}]}"#;
+/// A scenario of vehicle `v` alone, with everything else at its default.
+fn builtin_scenario(v: BuiltinVehicle) -> String {
+    format!(
+        r#"{{"vehicles":[{{"name":"{}","kind":"{}","airframe":"{}"}}]}}"#,
+        v.kind().word(),
+        v.kind().name(),
+        v.airframe()
+    )
+}
 
 /// Refuses a mission with nothing to fly (no navigation item): it would end
 /// "completed" with the vehicle hovering where it took off.
@@ -78,10 +84,9 @@ pub fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInputs, Star
     if args.mission.is_some() {
         require_navigation(&mission, &mission_name)?;
     }
-    let boat = match args.vehicle {
-        Some(v) => v == VehicleKind::Boat,
-        None => matches!(mission.vehicle_type, Some(10..=12)),
-    };
+    let builtin_vehicle = args
+        .vehicle
+        .unwrap_or_else(|| BuiltinVehicle::of_plan(mission.vehicle_type));
     // Scenario.
     let (mut scenario, source) = match args.scenario {
         Some(p) => (
@@ -97,9 +102,9 @@ pub fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInputs, Star
                 name: "<built-in vehicle>".into(),
                 base_dir: PathBuf::from("."),
             };
-            let text = if boat { BOAT_SCENARIO } else { QUAD_SCENARIO };
+            let text = builtin_scenario(builtin_vehicle);
             (
-                Scenario::from_json(text, &src).map_err(|e| StartError::new(e.to_string(), ""))?,
+                Scenario::from_json(&text, &src).map_err(|e| StartError::new(e.to_string(), ""))?,
                 src,
             )
         }

@@ -10,6 +10,7 @@ use mavsitl_mavlink::mission::Mission;
 use mavsitl_mavlink::mission::MissionError;
 use mavsitl_sim::physics::boat::{BoatLayout, BoatParams};
 use mavsitl_sim::physics::multirotor::MultirotorParams;
+use mavsitl_sim::physics::rover::{RoverDrive, RoverParams};
 use mavsitl_sim::scenario::load::Airframe;
 use mavsitl_sim::scenario::VehicleKind;
 use mavsitl_sim::scenario::{ControllerSpec, Scenario, ScenarioError, ScenarioSource};
@@ -130,6 +131,40 @@ pub const ARDUPILOT_BOAT_RUDDER_PARM: &str =
 pub const ARDUPILOT_OTTER_PARM: &str =
     include_str!("../../../firmware_configs/ardupilot/otter.parm");
 
+/// SimpleFlight's skid-steer rover identity: a ground rover (MAVLink type
+/// 10), PX4's differential rover airframe number.
+pub const ROVER_SKID_DEFAULTS: &[(&str, f64)] =
+    &[(name::MAV_TYPE, 10.0), (name::SYS_AUTOSTART, 50000.0)];
+/// SimpleFlight's Ackermann rover identity: a ground rover, PX4's Ackermann
+/// rover airframe number.
+pub const ROVER_ACKERMANN_DEFAULTS: &[(&str, f64)] =
+    &[(name::MAV_TYPE, 10.0), (name::SYS_AUTOSTART, 51000.0)];
+
+/// mavsitl's ArduPilot Rover parameters for the skid-steer rovers,
+/// `firmware_configs/ardupilot/rover_skid.parm`.
+pub const ARDUPILOT_ROVER_SKID_PARM: &str =
+    include_str!("../../../firmware_configs/ardupilot/rover_skid.parm");
+/// mavsitl's ArduPilot Rover parameters for the Ackermann rovers,
+/// `firmware_configs/ardupilot/rover_ackermann.parm`.
+pub const ARDUPILOT_ROVER_ACKERMANN_PARM: &str =
+    include_str!("../../../firmware_configs/ardupilot/rover_ackermann.parm");
+
+/// The ArduPilot Rover parameter file for a ground rover that drives as
+/// `drive`, as (text, path): what ArduPilot drives it with, and
+/// SimpleFlight's rover defaults (Rover's defaults with this file applied).
+pub fn ardupilot_rover_parm(drive: RoverDrive) -> (&'static str, &'static str) {
+    match drive {
+        RoverDrive::SkidSteer => (
+            ARDUPILOT_ROVER_SKID_PARM,
+            "firmware_configs/ardupilot/rover_skid.parm",
+        ),
+        RoverDrive::Ackermann => (
+            ARDUPILOT_ROVER_ACKERMANN_PARM,
+            "firmware_configs/ardupilot/rover_ackermann.parm",
+        ),
+    }
+}
+
 /// The ArduPilot Rover parameter file for a boat of `airframe` (a shipped
 /// name, or a file) and `layout`, as (text, path): what ArduPilot flies the
 /// boat with, and SimpleFlight's boat defaults (Rover's defaults with this
@@ -234,30 +269,44 @@ fn simpleflight_for(
     source: &ScenarioSource,
     sim: &mavsitl_sim::sim::Simulation,
 ) -> Result<(SimpleFlight, Pilot), SetupError> {
-    let (vehicle, boat_parm) = match scenario.resolve_airframe(index, source)? {
+    let (vehicle, ugv_parm) = match scenario.resolve_airframe(index, source)? {
         Airframe::Multirotor(p) => (VehicleConfig::Multirotor(multicopter_airframe(&p)), None),
         Airframe::Boat(p) => (
             VehicleConfig::Boat(boat_outputs(&p)),
-            Some(ardupilot_boat_parm(
-                scenario
-                    .vehicles
-                    .get(index)
-                    .map_or("", |v| v.airframe.as_str()),
-                p.layout,
+            Some((
+                BOAT_DEFAULTS,
+                ardupilot_boat_parm(
+                    scenario
+                        .vehicles
+                        .get(index)
+                        .map_or("", |v| v.airframe.as_str()),
+                    p.layout,
+                ),
+            )),
+        ),
+        Airframe::Rover(p) => (
+            VehicleConfig::Rover(rover_outputs(&p)),
+            Some((
+                match p.drive {
+                    RoverDrive::SkidSteer => ROVER_SKID_DEFAULTS,
+                    RoverDrive::Ackermann => ROVER_ACKERMANN_DEFAULTS,
+                },
+                ardupilot_rover_parm(p.drive),
             )),
         ),
     };
     let kind = match vehicle {
         VehicleConfig::Multirotor(_) => VehicleKind::Multirotor,
         VehicleConfig::Boat(_) => VehicleKind::Boat,
+        VehicleConfig::Rover(_) => VehicleKind::Rover,
     };
     let motors = match &vehicle {
         VehicleConfig::Multirotor(a) => a.motors.len(),
-        VehicleConfig::Boat(_) => 0,
+        VehicleConfig::Boat(_) | VehicleConfig::Rover(_) => 0,
     };
     let mut params = ParamStore::default();
-    if let Some((text, name)) = boat_parm {
-        for (n, v) in BOAT_DEFAULTS {
+    if let Some((identity, (text, name))) = ugv_parm {
+        for (n, v) in identity {
             params.set(n, *v)?;
         }
         params.load(text, name)?;
@@ -448,6 +497,21 @@ pub fn boat_outputs(p: &BoatParams) -> UgvOutputs {
             rudder: (p.rudder_area_m2 > 0.0).then_some(p.rudder_channel),
         },
         BoatLayout::ThrottleRudder => UgvOutputs::ThrottleRudder {
+            throttle: p.throttle_channel,
+            steering: p.steering_channel,
+        },
+    }
+}
+
+/// The output channels of a simulated ground rover.
+pub fn rover_outputs(p: &RoverParams) -> UgvOutputs {
+    match p.drive {
+        RoverDrive::SkidSteer => UgvOutputs::Differential {
+            left: p.left_channel,
+            right: p.right_channel,
+            rudder: None,
+        },
+        RoverDrive::Ackermann => UgvOutputs::ThrottleRudder {
             throttle: p.throttle_channel,
             steering: p.steering_channel,
         },

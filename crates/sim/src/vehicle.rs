@@ -9,7 +9,8 @@ use nalgebra::Vector3;
 use thiserror::Error;
 
 use crate::physics::{
-    Battery, BatteryParams, Boat, ContactState, GroundContact, Multirotor, RigidBody, StepInputs,
+    Battery, BatteryParams, Boat, ContactState, GroundContact, Multirotor, RigidBody, Rover,
+    StepInputs,
 };
 use crate::replay::KinematicState;
 use crate::sensors::{ImuTruth, Sensors, TickSamples};
@@ -27,6 +28,8 @@ pub enum VehicleModel {
     Multirotor(Multirotor),
     /// Thrusters, rudder, hull.
     Boat(Boat),
+    /// Wheels, tyres, drive motors.
+    Rover(Rover),
 }
 
 /// A state that stopped being finite.
@@ -65,7 +68,8 @@ pub struct Vehicle {
 }
 
 /// The sphere a vehicle of `model` occupies, m: a multirotor's furthest rotor
-/// tip; a boat's furthest thruster or rudder from its centre, at least 0.5 m.
+/// tip; a boat's furthest thruster or rudder from its centre, at least 0.5 m;
+/// a rover's furthest wheel's outer edge.
 fn default_collision_radius_m(model: &VehicleModel) -> f64 {
     match model {
         VehicleModel::Multirotor(m) => {
@@ -83,6 +87,15 @@ fn default_collision_radius_m(model: &VehicleModel) -> f64 {
                 .abs()
                 .max(p.rudder_x_m.abs())
                 .max(0.5)
+        }
+        VehicleModel::Rover(r) => {
+            let p = r.params();
+            let furthest = p
+                .wheel_positions_frd_m()
+                .iter()
+                .map(|w| w.xy().norm())
+                .fold(0.0, f64::max);
+            furthest + p.wheel_radius_m
         }
     }
 }
@@ -102,7 +115,7 @@ impl Vehicle {
     ) -> Self {
         let contact = match &model {
             VehicleModel::Multirotor(m) => Some(m.params().ground_contact()),
-            VehicleModel::Boat(_) => None,
+            VehicleModel::Boat(_) | VehicleModel::Rover(_) => None,
         };
         let turbulence = world
             .turbulence_w20_m_s()
@@ -159,6 +172,8 @@ impl Vehicle {
                     faults.thruster_thrust_scale[0],
                     faults.thruster_thrust_scale[1],
                 ]),
+                // A rover's motors fail by faults of their own.
+                VehicleModel::Rover(_) => {}
             }
         }
         if old.battery != faults.battery {
@@ -315,6 +330,22 @@ impl Vehicle {
                 };
                 (w, inputs)
             }
+            VehicleModel::Rover(r) => {
+                let mu = wheel_friction(world, r, &before);
+                let w = r.wrench(
+                    &actuators.controls,
+                    mu,
+                    &env.gravity_ned_m_s2,
+                    &before,
+                    dt_s,
+                );
+                let inputs = StepInputs {
+                    gravity_ned_m_s2: env.gravity_ned_m_s2,
+                    fluid_vel_ned_m_s: Vector3::zeros(),
+                    rotor_momentum_frd: Vector3::zeros(),
+                };
+                (w, inputs)
+            }
         };
         self.contact_state = match &self.contact {
             Some(c) => c.apply(
@@ -332,12 +363,18 @@ impl Vehicle {
                 m.shaft_power_w(env.air.density_kg_m3) / self.battery.params().propulsion_efficiency
             }
             VehicleModel::Boat(b) => b.electrical_power_w(),
+            VehicleModel::Rover(r) => {
+                r.shaft_power_w() / self.battery.params().propulsion_efficiency
+            }
         };
         self.battery.step(power_w, dt_s);
         // 3. Integrate.
         self.body.step(&wrench, &inputs, dt_s);
         if let Some(c) = &self.contact {
             c.project(&self.contact_state, &mut self.body.state);
+        }
+        if let VehicleModel::Rover(r) = &self.model {
+            r.project(&mut self.body.state);
         }
         // 4. Outputs.
         let s = &self.body.state;
@@ -409,4 +446,18 @@ impl Vehicle {
         );
         self.env = Some(env);
     }
+}
+
+/// The friction under each of a rover's wheels: the zone it stands in, or
+/// the airframe's own where no zone sets one.
+fn wheel_friction(world: &World, r: &Rover, state: &crate::physics::BodyState) -> [f64; 4] {
+    let wheels = r.params().wheel_positions_frd_m();
+    let mut mu = [r.params().tyre_friction; 4];
+    for (m, w) in mu.iter_mut().zip(&wheels) {
+        let at = state.pos_ned_m + state.att_ned_frd * w;
+        if let Some(z) = world.ground_friction_at(&at) {
+            *m = z;
+        }
+    }
+    mu
 }

@@ -43,6 +43,7 @@ impl Observer for Trace {
         match v.model() {
             VehicleModel::Multirotor(m) => m.rotor_outputs(1.225, &mut rotors),
             VehicleModel::Boat(b) => thrusters_n = b.thrust_n(),
+            VehicleModel::Rover(_) => {}
         }
         self.0.push(Tick {
             time: sim.time(),

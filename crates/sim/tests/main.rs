@@ -6,6 +6,7 @@ mod faults;
 mod lockstep;
 mod physics;
 mod record;
+mod rover;
 mod sensors;
 mod tick;
 

@@ -29,6 +29,7 @@ impl Observer for Seen {
         let shaft = match v.model() {
             VehicleModel::Multirotor(m) => m.shaft_power_w(env.air.density_kg_m3),
             VehicleModel::Boat(_) => 0.0,
+            VehicleModel::Rover(r) => r.shaft_power_w(),
         };
         self.0.push((
             v.ground_truth(),

@@ -1,7 +1,7 @@
 //! What SimpleFlight is told about the vehicle it flies: the numbers a PX4
 //! airframe file gives its control allocation and hover estimate (`CA_ROTOR*`,
-//! mass, rotor thrust), or a boat's output channels (PX4 `CA_*` / ArduPilot
-//! `SERVOn_FUNCTION`).
+//! mass, rotor thrust), or a boat's or a rover's output channels (PX4 `CA_*` /
+//! ArduPilot `SERVOn_FUNCTION`).
 //!
 //! This is configuration, not state: SimpleFlight never sees the simulated
 //! body. `autopilot::setup` fills it from the scenario's airframe, so by default
@@ -21,6 +21,8 @@ pub enum VehicleConfig {
     Multirotor(MulticopterAirframe),
     /// A boat.
     Boat(UgvOutputs),
+    /// A ground rover on wheels.
+    Rover(UgvOutputs),
 }
 
 /// One motor of a multicopter, in PX4 motor order.

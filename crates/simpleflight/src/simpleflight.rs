@@ -439,10 +439,10 @@ impl SimpleFlight {
                 };
                 (Some(MulticopterControl::new(mcp, af)), None, None)
             }
-            VehicleConfig::Boat(bp) => {
+            VehicleConfig::Boat(bp) | VehicleConfig::Rover(bp) => {
                 let gp = *cfg.params.guidance();
                 let mut rp = gp.rover;
-                rp.is_boat = true;
+                rp.is_boat = matches!(cfg.vehicle, VehicleConfig::Boat(_));
                 rp.can_pivot = bp.can_pivot();
                 let atc = ArAttitudeControl::new(gp.atc);
                 let wpnav = ArWpNav::new(gp.wp, ArPosControl::new(gp.psc));

@@ -35,15 +35,8 @@ pub enum Controller {
     ArduPilot,
 }
 
-/// The vehicle of a case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Vehicle {
-    /// A multicopter.
-    Quad,
-    /// A boat.
-    Boat,
-}
+/// The vehicle of a case: quad, boat, rover_skid or rover_ackermann.
+pub use mavsitl_core::vehicle::BuiltinVehicle as Vehicle;
 
 /// Seeds: a list, or `"A..B"` (both included).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -146,7 +146,7 @@ impl Firmware {
         );
         match kind {
             VehicleKind::Multirotor => copter,
-            VehicleKind::Boat => surface,
+            VehicleKind::Boat | VehicleKind::Rover => surface,
         }
     }
 }

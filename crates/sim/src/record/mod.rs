@@ -93,6 +93,7 @@ impl Recorder {
             let channels = match v.model() {
                 crate::vehicle::VehicleModel::Multirotor(m) => m.rotor_count(),
                 crate::vehicle::VehicleModel::Boat(b) => b.params().channel_count(),
+                crate::vehicle::VehicleModel::Rover(r) => r.params().channel_count(),
             };
             let mut w = GroundTruthWriter::create(&path, i, frame, ground_truth_rate, channels)?;
             w.write_row(sim)?;

@@ -3,8 +3,8 @@
 use nalgebra::{UnitQuaternion, Vector3};
 
 use super::load::Airframe;
-use super::{ControllerSpec, Scenario, ScenarioError, ScenarioSource};
-use crate::physics::{Boat, BodyState, Multirotor, RigidBody};
+use super::{ControllerSpec, InitialPose, Scenario, ScenarioError, ScenarioSource};
+use crate::physics::{Boat, BodyState, Multirotor, RigidBody, Rover};
 use crate::sensors::Sensors;
 use crate::sim::{Lockstep, Simulation};
 use crate::vehicle::{Vehicle, VehicleModel};
@@ -113,6 +113,19 @@ impl Scenario {
                         .map_err(|e| invalid(format!("{key}.overrides"), e.to_string()))?;
                     (mass, VehicleModel::Boat(Boat::new(p, dt)))
                 }
+                Airframe::Rover(p) => {
+                    rover_stands(init)
+                        .map_err(|(k, m)| invalid(format!("{key}.initial.{k}"), m))?;
+                    state.pos_ned_m.z = p.standing_z_m();
+                    let g = world
+                        .environment(&state.pos_ned_m, 0, &Vector3::zeros())
+                        .gravity_ned_m_s2
+                        .z;
+                    let mass = p
+                        .mass_properties()
+                        .map_err(|e| invalid(format!("{key}.overrides"), e.to_string()))?;
+                    (mass, VehicleModel::Rover(Rover::new(p, dt, g)))
+                }
             };
             let date = self.date.date();
             let sensors = Sensors::new(
@@ -157,4 +170,21 @@ impl Scenario {
             .with_faults(FaultSchedule::new(faults))
             .with_proximity_m(self.proximity_m))
     }
+}
+
+/// A rover starts standing level on the ground: no height, roll or pitch.
+fn rover_stands(init: &InitialPose) -> Result<(), (&'static str, String)> {
+    for (key, v) in [
+        ("height_m", init.height_m),
+        ("roll_deg", init.roll_deg),
+        ("pitch_deg", init.pitch_deg),
+    ] {
+        if v != 0.0 {
+            return Err((
+                key,
+                format!("{v} is not 0: a rover starts standing level on the ground"),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -18,7 +18,9 @@ use super::{
     VehicleKind, VehicleSpec,
 };
 use crate::physics::BatteryParams;
-use crate::physics::{airframes, BoatParams, Integrator, MultirotorParams, ParamError};
+use crate::physics::{
+    airframes, BoatParams, Integrator, MultirotorParams, ParamError, RoverParams,
+};
 use crate::sensors::SensorsSpec;
 use crate::world::zones::MAX_ZONES;
 use crate::world::ZoneShape;
@@ -265,11 +267,19 @@ impl Scenario {
                     &format!("{key}.overrides"),
                 )?),
                 (VehicleKind::Boat, None) => AirframeOverrides::Boat(Default::default()),
+                (VehicleKind::Rover, Some(o)) => AirframeOverrides::Rover(parse_at(
+                    file,
+                    text,
+                    o.get(),
+                    &format!("{key}.overrides"),
+                )?),
+                (VehicleKind::Rover, None) => AirframeOverrides::Rover(Default::default()),
             };
             let airframe = v.airframe.clone().unwrap_or_else(|| {
                 match v.kind {
                     VehicleKind::Multirotor => "generic_quad",
                     VehicleKind::Boat => "usv_twin",
+                    VehicleKind::Rover => "jackal",
                 }
                 .to_string()
             });
@@ -545,6 +555,7 @@ impl Scenario {
             let names: Vec<&str> = match v.kind {
                 VehicleKind::Multirotor => airframes::MULTIROTORS.to_vec(),
                 VehicleKind::Boat => airframes::BOATS.to_vec(),
+                VehicleKind::Rover => airframes::ROVERS.to_vec(),
             };
             match airframes::source(&v.airframe).filter(|_| names.contains(&v.airframe.as_str())) {
                 Some(t) => (format!("airframe '{}'", v.airframe), t),
@@ -582,6 +593,12 @@ impl Scenario {
                 p.validate().map_err(param_err)?;
                 Ok(Airframe::Boat(p))
             }
+            (AirframeOverrides::Rover(o), VehicleKind::Rover) => {
+                let mut p: RoverParams = parse_at(&af_file, text, text, "")?;
+                p.apply(o);
+                p.validate().map_err(param_err)?;
+                Ok(Airframe::Rover(p))
+            }
             _ => Err(ScenarioError::invalid(
                 file,
                 format!("{key}.overrides"),
@@ -598,6 +615,8 @@ pub enum Airframe {
     Multirotor(MultirotorParams),
     /// A boat's params.
     Boat(BoatParams),
+    /// A ground rover's params.
+    Rover(RoverParams),
 }
 
 type Check = Result<(), (String, String)>;
@@ -609,6 +628,8 @@ enum Actuators {
     Rotors(usize),
     /// A boat with this many thrusters.
     Thrusters(usize),
+    /// A ground rover with this many drive motors.
+    WheelMotors(usize),
 }
 
 impl Actuators {
@@ -622,6 +643,10 @@ impl Actuators {
             Airframe::Boat(b) => Actuators::Thrusters(match b.layout {
                 crate::physics::boat::BoatLayout::TwinThrusters => 2,
                 crate::physics::boat::BoatLayout::ThrottleRudder => 1,
+            }),
+            Airframe::Rover(r) => Actuators::WheelMotors(match r.drive {
+                crate::physics::RoverDrive::SkidSteer => 2,
+                crate::physics::RoverDrive::Ackermann => 1,
             }),
         }
     }
@@ -665,6 +690,14 @@ impl Actuators {
                 "kind",
                 format!("'{name}' is a multirotor: it has rotors (motor_failure), not thrusters"),
             )),
+            (FaultKind::MotorFailure | FaultKind::ThrusterFailure, Actuators::WheelMotors(_)) => {
+                Err((
+                    "kind",
+                    format!(
+                        "'{name}' is a rover: it has wheel motors, neither rotors nor thrusters"
+                    ),
+                ))
+            }
             _ => Ok(()),
         }
     }

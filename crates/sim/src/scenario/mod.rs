@@ -16,7 +16,7 @@ pub mod load;
 
 use serde::{Deserialize, Serialize};
 
-use crate::physics::{BoatOverrides, Integrator, MultirotorOverrides};
+use crate::physics::{BoatOverrides, Integrator, MultirotorOverrides, RoverOverrides};
 use crate::sensors::SensorsSpec;
 use crate::world::{CurrentSpec, GravityModel, TurbulenceSpec, WindSpec, ZoneSpec};
 use mavsitl_core::controller::PassiveSpec;
@@ -113,6 +113,8 @@ pub enum AirframeOverrides {
     Multirotor(MultirotorOverrides),
     /// Boat fields.
     Boat(BoatOverrides),
+    /// Ground rover fields.
+    Rover(RoverOverrides),
 }
 
 /// One vehicle.

@@ -178,6 +178,20 @@ impl World {
         env.wind_ned_m_s += gust_ned_m_s;
         env
     }
+
+    /// The ground's friction coefficient a zone sets at `pos_ned_m` (the
+    /// last zone listed that sets one, as for a vehicle's environment), or
+    /// None outside every such zone.
+    pub fn ground_friction_at(&self, pos_ned_m: &Vector3<f64>) -> Option<f64> {
+        let mask = self.zones.membership(pos_ned_m);
+        if mask == 0 {
+            return None;
+        }
+        self.zones
+            .active(mask)
+            .filter_map(|z| z.ground_friction)
+            .last()
+    }
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ pub struct EndpointConfig {
 
 impl EndpointConfig {
     /// A PX4-presented vehicle: MAV_TYPE from the vehicle (quad-, hexa- or
-    /// octorotor by `motors`, else a surface boat), component 1.
+    /// octorotor by `motors`, a surface boat or a ground rover), component 1.
     pub fn px4_vehicle(
         system_id: u8,
         kind: VehicleKind,
@@ -63,6 +63,7 @@ impl EndpointConfig {
     ) -> Self {
         let mav_type = match (kind, motors) {
             (VehicleKind::Boat, _) => MavType::MAV_TYPE_SURFACE_BOAT,
+            (VehicleKind::Rover, _) => MavType::MAV_TYPE_GROUND_ROVER,
             (VehicleKind::Multirotor, 6) => MavType::MAV_TYPE_HEXAROTOR,
             (VehicleKind::Multirotor, 8) => MavType::MAV_TYPE_OCTOROTOR,
             (VehicleKind::Multirotor, _) => MavType::MAV_TYPE_QUADROTOR,

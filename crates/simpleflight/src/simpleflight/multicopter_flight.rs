@@ -218,7 +218,7 @@ impl SimpleFlight {
         let hover = self.mc.as_ref().map_or(0.0, |m| m.last_thrust_n);
         let mass_g = match &self.cfg.vehicle {
             VehicleConfig::Multirotor(a) => a.mass_kg * G0_M_S2,
-            VehicleConfig::Boat(_) => 0.0,
+            VehicleConfig::Boat(_) | VehicleConfig::Rover(_) => 0.0,
         };
         let still = s.vel_ned_m_s.z.abs() < 0.2 && height < 1.0 && hover < 0.9 * mass_g;
         match (still, self.touchdown_since) {

@@ -1,0 +1,99 @@
+//! Ground rovers in a scenario: friction zones under each wheel, standing
+//! on the ground, and refused starting poses.
+
+use mavsitl_core::time::SimTime;
+use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+
+/// A Jackal pulling away north at full command from the origin, with ice
+/// (μ 0.05) east of the line `east_from`..`east_to`, m.
+fn split_mu_start(east_from: f64, east_to: f64) -> f64 {
+    let text = format!(
+        r#"{{"environment": {{"zones": [{{"name": "ice", "ground_friction": 0.05,
+          "shape": {{"box": {{"min_ned_m": [-10, {east_from}, -5], "max_ned_m": [50, {east_to}, 5]}}}}}}]}},
+          "vehicles": [{{"name": "r", "kind": "rover", "airframe": "jackal",
+          "controller": {{"kind": "passive", "controls": [1, 1]}}}}]}}"#
+    );
+    let (_, mut ls) = super::scenario(&text, &[]);
+    ls.run_until(SimTime::from_secs(1), &mut ()).expect("runs");
+    let v = &ls.sim().vehicles()[0];
+    let s = &v.body().state;
+    assert!(s.vel_ned_m_s.x > 0.5, "it drives: {:?}", s.vel_ned_m_s);
+    s.att_ned_frd.euler_angles().2
+}
+
+/// Ice under one side's wheels only (the Jackal's track is 0.376 m): the
+/// other side's grip turns it towards the ice as it pulls away, left
+/// (west) for ice on the left, right for ice on the right; no turn on an
+/// even surface.
+#[test]
+fn each_wheel_feels_the_friction_of_the_zone_it_stands_in() {
+    let left = split_mu_start(-10.0, 0.0);
+    let right = split_mu_start(0.0, 10.0);
+    let even = split_mu_start(20.0, 30.0);
+    assert!(left < -0.05, "ice on the left turns it left: {left} rad");
+    assert!(right > 0.05, "ice on the right turns it right: {right} rad");
+    assert!(even.abs() < 1e-9, "{even}");
+}
+
+/// A rover stands on its wheels: the CG at its height above the ground,
+/// level, as built and after driving.
+#[test]
+fn a_rover_stands_on_the_ground() {
+    let text = r#"{"vehicles": [{"name": "r", "kind": "rover", "airframe": "f1tenth",
+        "initial": {"yaw_deg": 30},
+        "controller": {"kind": "passive", "controls": [0.5, 0, 0.4]}}]}"#;
+    let (_, mut ls) = super::scenario(text, &[]);
+    let h = 0.074;
+    assert_eq!(ls.sim().vehicles()[0].body().state.pos_ned_m.z, -h);
+    ls.run_until(SimTime::from_secs(3), &mut ()).expect("runs");
+    let s = ls.sim().vehicles()[0].body().state;
+    assert_eq!(s.pos_ned_m.z, -h);
+    let (roll, pitch, _) = s.att_ned_frd.euler_angles();
+    assert_eq!((roll, pitch, s.vel_ned_m_s.z), (0.0, 0.0, 0.0));
+    assert!(s.vel_ned_m_s.xy().norm() > 1.0 && s.rate_frd_rad_s.z > 0.5);
+    // At rest the accelerometer reads the ground's support, −g along body z.
+    let truth = ls.sim().vehicles()[0].ground_truth();
+    assert!(truth.specific_force_frd_m_s2.z < -9.7);
+}
+
+/// A rover in the air, or tilted, is refused naming the key; so are
+/// overrides out of range (a zero wheelbase, a negative μ, steering over
+/// 89°), and a rover airframe that is not one.
+#[test]
+fn a_rover_off_the_ground_or_out_of_range_is_refused() {
+    let src = ScenarioSource {
+        name: "s.json".into(),
+        base_dir: ".".into(),
+    };
+    let refused = |vehicle: &str| {
+        let text = format!(r#"{{"vehicles": [{{"name": "r", "kind": "rover", {vehicle}}}]}}"#);
+        let e = Scenario::from_json(&text, &src)
+            .and_then(|s| s.validate(&src).and_then(|()| s.build(&src).map(|_| ())))
+            .expect_err(vehicle);
+        e.to_string()
+    };
+    let e = refused(r#""initial": {"height_m": 0.5}"#);
+    assert!(
+        e.contains("vehicles[0].initial.height_m") && e.contains("ground"),
+        "{e}"
+    );
+    let e = refused(r#""initial": {"pitch_deg": 3}"#);
+    assert!(e.contains("vehicles[0].initial.pitch_deg"), "{e}");
+    let e = refused(r#""overrides": {"wheelbase_m": 0}"#);
+    assert!(
+        e.contains("overrides.wheelbase_m") && e.contains("0.01"),
+        "{e}"
+    );
+    let e = refused(r#""overrides": {"tyre_friction": -0.2}"#);
+    assert!(
+        e.contains("overrides.tyre_friction") && e.contains("0..=2"),
+        "{e}"
+    );
+    let e = refused(r#""airframe": "f1tenth", "overrides": {"max_steer_deg": 90}"#);
+    assert!(
+        e.contains("overrides.max_steer_deg") && e.contains("89"),
+        "{e}"
+    );
+    let e = refused(r#""airframe": "usv_twin""#);
+    assert!(e.contains("jackal, f1tenth"), "{e}");
+}
