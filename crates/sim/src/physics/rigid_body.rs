@@ -792,10 +792,16 @@ mod tests {
         let mut inf = Matrix3::identity();
         inf[(2, 2)] = f64::INFINITY;
         assert_eq!(MassProperties::new(1.0, inf), Err(MassError::Inertia));
-        // Tiny asymmetry from rounding is accepted.
+        // Tiny asymmetry from rounding is accepted, relative to the
+        // inertia's size (1e-12 of its norm).
         let mut round = Matrix3::identity() * 3.0;
         round[(0, 1)] = 1e-13;
         assert!(MassProperties::new(1.0, round).is_ok());
+        let mut big = Matrix3::identity() * 100.0;
+        big[(0, 1)] = 1e-11;
+        assert!(MassProperties::new(1.0, big).is_ok());
+        big[(0, 1)] = 2e-10;
+        assert_eq!(MassProperties::new(1.0, big), Err(MassError::Inertia));
         assert!(MassProperties::with_added_mass(
             1.0,
             Matrix3::identity(),

@@ -386,4 +386,21 @@ mod tests {
         assert!(e.to_string().contains("2027-02-30"), "{e}");
         assert!("2027-7".parse::<ScenarioDate>().is_err());
     }
+
+    /// An RC script without a rate sends 50 messages a second; a record
+    /// block without a rate writes 200 ground-truth rows a second; a given
+    /// rate is kept.
+    #[test]
+    fn rates_left_out_take_their_defaults() {
+        let rc: RcScript =
+            serde_json::from_str(r#"{"script": [{"t_s": 0, "channels": [1500]}]}"#).unwrap();
+        assert_eq!(rc.rate_hz, 50);
+        let rc: RcScript = serde_json::from_str(r#"{"rate_hz": 25, "script": []}"#).unwrap();
+        assert_eq!(rc.rate_hz, 25);
+        let r: RecordSpec = serde_json::from_str("{}").unwrap();
+        assert_eq!(r.ground_truth_rate_hz, 200);
+        assert_eq!(RecordSpec::default().ground_truth_rate_hz, 200);
+        let r: RecordSpec = serde_json::from_str(r#"{"ground_truth_rate_hz": 100}"#).unwrap();
+        assert_eq!(r.ground_truth_rate_hz, 100);
+    }
 }
