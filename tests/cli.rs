@@ -174,7 +174,7 @@ fn recordings_are_complete_and_deterministic() {
             .lines()
             .nth(1)
             .unwrap_or("")
-            .ends_with(",quad,gust_front,enter"),
+            .ends_with(",quad,gust_front,enter,"),
         "{events}"
     );
 }

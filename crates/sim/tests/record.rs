@@ -90,8 +90,8 @@ fn several_vehicles_get_a_folder_each_and_the_run_its_events() {
     let zones = read(&dir.join("zone_events.csv"));
     let zone_rows: Vec<&str> = zones.lines().skip(1).collect();
     assert_eq!(zone_rows.len(), 2, "{zones}");
-    assert!(zone_rows[0].ends_with(",a,gusty,enter"), "{zones}");
-    assert!(zone_rows[1].ends_with(",b,gusty,enter"), "{zones}");
+    assert!(zone_rows[0].ends_with(",a,gusty,enter,"), "{zones}");
+    assert!(zone_rows[1].ends_with(",b,gusty,enter,"), "{zones}");
     // 2 m at 4 m/s, slowed a little by drag.
     let at = stamps(&zones)[0];
     assert!((0.5..0.55).contains(&at), "entered at {at} s");

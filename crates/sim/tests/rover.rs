@@ -3,6 +3,7 @@
 
 use mavsitl_core::time::SimTime;
 use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+use mavsitl_sim::vehicle::VehicleModel;
 
 /// A Jackal pulling away north at full command from the origin, with ice
 /// (μ 0.05) east of the line `east_from`..`east_to`, m.
@@ -18,6 +19,20 @@ fn split_mu_start(east_from: f64, east_to: f64) -> f64 {
     let v = &ls.sim().vehicles()[0];
     let s = &v.body().state;
     assert!(s.vel_ned_m_s.x > 0.5, "it drives: {:?}", s.vel_ned_m_s);
+    // Each wheel (front left, front right, rear left, rear right) on the
+    // ice or off it, as its own position says; together they carry the
+    // weight.
+    let VehicleModel::Rover(r) = v.model() else {
+        panic!("a rover")
+    };
+    let wheels = r.wheels();
+    let ice = |y: f64| (east_from..=east_to).contains(&(s.pos_ned_m.y + y));
+    for (w, side) in wheels.iter().zip([-1.0, 1.0, -1.0, 1.0]) {
+        let want = if ice(side * 0.1878) { 0.05 } else { 0.8 };
+        assert_eq!(w.mu, want, "{east_from}..{east_to}");
+    }
+    let load: f64 = wheels.iter().map(|w| w.load_n).sum();
+    assert!((load / (17.0 * 9.8) - 1.0).abs() < 0.01, "{load} N");
     s.att_ned_frd.euler_angles().2
 }
 
@@ -39,12 +54,17 @@ fn each_wheel_feels_the_friction_of_the_zone_it_stands_in() {
 /// level, as built and after driving.
 #[test]
 fn a_rover_stands_on_the_ground() {
-    let text = r#"{"vehicles": [{"name": "r", "kind": "rover", "airframe": "f1tenth",
+    let text = r#"{"home": {"lat_deg": 47.4, "lon_deg": 8.5, "alt_m": 488, "heading_deg": 10},
+        "vehicles": [{"name": "r", "kind": "rover", "airframe": "f1tenth",
         "initial": {"yaw_deg": 30},
         "controller": {"kind": "passive", "controls": [0.5, 0, 0.4]}}]}"#;
     let (_, mut ls) = super::scenario(text, &[]);
     let h = 0.074;
-    assert_eq!(ls.sim().vehicles()[0].body().state.pos_ned_m.z, -h);
+    let start = ls.sim().vehicles()[0].body().state;
+    assert_eq!(start.pos_ned_m.z, -h);
+    // Heading the home's 10° and its own 30° from it.
+    let yaw = start.att_ned_frd.euler_angles().2.to_degrees();
+    assert!((yaw - 40.0).abs() < 1e-9, "{yaw}°");
     ls.run_until(SimTime::from_secs(3), &mut ()).expect("runs");
     let s = ls.sim().vehicles()[0].body().state;
     assert_eq!(s.pos_ned_m.z, -h);

@@ -105,7 +105,7 @@ impl Recorder {
         }
         let zone_events = RowFile::with_header(
             &dir.join("zone_events.csv"),
-            "#timestamp [ns],vehicle,zone,event",
+            "#timestamp [ns],vehicle,zone,event,ground_friction",
         )?;
         files.push("zone_events.csv".into());
         let fault_events = RowFile::with_header(
@@ -192,12 +192,12 @@ impl Recorder {
     fn write_zone_events(&mut self, sim: &Simulation) -> io::Result<()> {
         let events = sim.zone_events();
         for e in events.iter().skip(self.zone_events_written) {
-            let zone = sim
-                .world()
-                .zones()
-                .specs()
-                .get(e.zone)
-                .map_or("?", |z| z.name.as_str());
+            let spec = sim.world().zones().specs().get(e.zone);
+            let zone = spec.map_or("?", |z| z.name.as_str());
+            // The friction the zone puts under a wheel (empty: it sets none).
+            let mu = spec
+                .and_then(|z| z.ground_friction)
+                .map_or(String::new(), |m| m.to_string());
             let vehicle = sim.vehicles().get(e.vehicle).map_or("?", |v| v.name());
             let what = match e.transition {
                 crate::world::ZoneTransition::Enter => "enter",
@@ -205,7 +205,7 @@ impl Recorder {
             };
             writeln!(
                 self.zone_events,
-                "{},{vehicle},{zone},{what}",
+                "{},{vehicle},{zone},{what},{mu}",
                 e.time.as_nanos()
             )?;
         }

@@ -375,13 +375,12 @@ mod tests {
         assert_eq!(d.to_string(), "2027-07-02");
         assert_eq!(serde_json::to_string(&d).unwrap(), "\"2027-07-02\"");
         assert_eq!(ScenarioDate::default().to_string(), DEFAULT_DATE);
-        assert_eq!(
-            "1970-01-02"
-                .parse::<ScenarioDate>()
-                .unwrap()
-                .unix_midnight_us(),
-            86_400_000_000
-        );
+        let midnight = |d: &str| d.parse::<ScenarioDate>().unwrap().unix_midnight_us();
+        assert_eq!(midnight("1970-01-02"), 86_400_000_000);
+        // 2027-07-02T00:00:00Z is 1 814 486 400 s after the epoch; a day
+        // before it, 0.
+        assert_eq!(midnight("2027-07-02"), 1_814_486_400_000_000);
+        assert_eq!(midnight("1969-12-31"), 0);
         let e = serde_json::from_str::<ScenarioDate>("\"2027-02-30\"").unwrap_err();
         assert!(e.to_string().contains("2027-02-30"), "{e}");
         assert!("2027-7".parse::<ScenarioDate>().is_err());
