@@ -258,6 +258,130 @@ fn rovers_drive_a_plan_by_drive_or_airframe_name() {
     );
 }
 
+/// Ground truth of a recording of the F1TENTH car: (t s, north m, east m,
+/// speed m/s, the rear axle's slip angle deg). An Ackermann car's rear
+/// wheels are not steered: their contact moves along its heading unless it
+/// slides, however tight the turn (its CG's velocity does not).
+fn rover_track(dir: &Path) -> Vec<[f64; 5]> {
+    /// The F1TENTH car's CG ahead of its rear axle, m.
+    const LR_M: f64 = 0.17145;
+    let text = std::fs::read_to_string(dir.join("ground_truth.csv")).expect("recording");
+    text.lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<f64> = l
+                .split(',')
+                .map(|x| x.trim().parse().expect("a number"))
+                .collect();
+            let (qw, qx, qy, qz) = (c[4], c[5], c[6], c[7]);
+            let yaw = (2.0 * (qw * qz + qx * qy)).atan2(1.0 - 2.0 * (qy * qy + qz * qz));
+            let (vn, ve, r) = (c[8], c[9], c[13]);
+            let u = yaw.cos() * vn + yaw.sin() * ve;
+            let v = -yaw.sin() * vn + yaw.cos() * ve - LR_M * r;
+            let speed = vn.hypot(ve);
+            let slip = if speed > 0.5 {
+                v.atan2(u.abs()).to_degrees()
+            } else {
+                0.0
+            };
+            [c[0] * 1e-9, c[1], c[2], speed, slip]
+        })
+        .collect()
+}
+
+/// The skid-steer box: a 20 m square the Jackal drives at 1.5 m/s,
+/// pivoting at each corner, on its estimate and on ground truth.
+#[test]
+fn rover_skid_box_stays_on_track() {
+    let plan = repo("missions/rover_skid_box.plan");
+    let plan = plan.to_str().expect("utf8");
+    let s = ok(&[plan]);
+    assert!(s.text.contains("(rover, seed 0)"), "{}", s.text);
+    assert!(s.xtrack_rms <= 0.25, "path following: {}", s.text);
+    assert!(s.truth_rms <= 1.0 && s.from_takeoff <= 1.5, "{}", s.text);
+    let s = ok(&[plan, "--ground-truth"]);
+    assert!(s.truth_rms <= 0.15 && s.xtrack_max <= 0.4, "{}", s.text);
+}
+
+/// The Ackermann course: 3 m/s legs, a hairpin 2.5 m wide taken at the
+/// 1.5 m/s a DO_CHANGE_SPEED asks for (the car turns no tighter than
+/// 0.74 m), back to 3 m/s after it, and square corners.
+#[test]
+fn rover_ackermann_course_takes_its_hairpin_at_the_speed_asked() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let rec = tmp.path().join("rec");
+    let plan = repo("missions/rover_ackermann_course.plan");
+    let s = ok(&[
+        plan.to_str().expect("utf8"),
+        "--vehicle",
+        "rover_ackermann",
+        "--ground-truth",
+        "--record",
+        rec.to_str().expect("utf8"),
+    ]);
+    assert!(s.truth_rms <= 0.3, "{}", s.text);
+    let track = rover_track(&rec);
+    let fastest = |keep: &dyn Fn(&[f64; 5]) -> bool| {
+        track
+            .iter()
+            .filter(|p| keep(p))
+            .map(|p| p[3])
+            .fold(0.0, f64::max)
+    };
+    let first_leg = fastest(&|p| p[1] < 20.0 && p[2].abs() < 0.3);
+    let hairpin = fastest(&|p| p[1] > 23.0 && p[2] > 0.5 && p[2] < 2.0);
+    let back = fastest(&|p| p[1] < 20.0 && p[1] > 5.0 && (p[2] - 2.5).abs() < 1.0);
+    assert!(first_leg > 2.8, "first leg at {first_leg} m/s");
+    assert!(hairpin < 1.7, "hairpin at {hairpin} m/s");
+    assert!(back > 2.8, "after the hairpin at {back} m/s");
+}
+
+/// The ice patch over a corner of the course: the car turning onto it at
+/// speed slides (its rear wheels slip more than 10° from their heading),
+/// the zone events record it driving onto μ 0.1 and off, and back on the
+/// dry it grips again (under 3° from 3 s after) and finishes the course.
+#[test]
+fn rover_slides_on_the_ice_patch_and_grips_after_it() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let rec = tmp.path().join("rec");
+    let _ = ok(&[
+        repo("missions/rover_ackermann_course.plan")
+            .to_str()
+            .expect("utf8"),
+        "--scenario",
+        repo("scenarios/rover_ice.json").to_str().expect("utf8"),
+        "--ground-truth",
+        "--record",
+        rec.to_str().expect("utf8"),
+    ]);
+    let events = std::fs::read_to_string(rec.join("zone_events.csv")).expect("events");
+    let rows: Vec<Vec<&str>> = events
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{events}");
+    assert_eq!(rows[0][1..], ["car", "ice", "enter", "0.1"], "{events}");
+    assert_eq!(rows[1][1..], ["car", "ice", "exit", "0.1"], "{events}");
+    let at = |r: &Vec<&str>| r[0].parse::<f64>().expect("a time") * 1e-9;
+    let (on, off) = (at(&rows[0]), at(&rows[1]));
+    let track = rover_track(&rec);
+    let slip = |from: f64, to: f64| {
+        track
+            .iter()
+            .filter(|p| p[0] >= from && p[0] < to)
+            .map(|p| p[4].abs())
+            .fold(0.0, f64::max)
+    };
+    assert!(slip(0.0, on) < 3.0, "on the dry before: {}°", slip(0.0, on));
+    assert!(slip(on, off) > 10.0, "on the ice: {}°", slip(on, off));
+    assert!(
+        slip(off + 3.0, f64::MAX) < 3.0,
+        "after: {}°",
+        slip(off + 3.0, f64::MAX)
+    );
+}
+
 #[test]
 fn boat_route_loops_once_and_changes_speed() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -1,6 +1,7 @@
 //! Pictures of flights, as SVG and PNG, drawn with `plotters`: the ground
 //! track over the planned route, cross-track error along the route, speed and
-//! altitude against time, per-leg bars, and box plots over seeds.
+//! altitude against time, per-leg bars, box plots over seeds, and a rover's
+//! slide over a patch of ground.
 //!
 //! Text is set in DejaVu Sans, embedded, so a picture looks the same on any
 //! machine.
@@ -774,6 +775,205 @@ pub fn manoeuvring(
     ms: &[super::manoeuvre::Manoeuvres],
 ) -> Result<[PathBuf; 2], String> {
     render(&ManoeuvringPage(ms), dir, name)
+}
+
+/// One moment of a rover's drive: where it is and how its wheels slip.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlidePoint {
+    /// Sim time, s.
+    pub t_s: f64,
+    /// North of home, m.
+    pub north_m: f64,
+    /// East of home, m.
+    pub east_m: f64,
+    /// Slip angle of the rear axle, deg (the angle of its contact's
+    /// velocity from the heading; 0 where nothing slides).
+    pub slip_deg: f64,
+}
+
+/// A patch of ground of its own friction, and when a vehicle was on it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Patch {
+    /// South and north edges, m north of home.
+    pub north_m: (f64, f64),
+    /// West and east edges, m east of home.
+    pub east_m: (f64, f64),
+    /// Entered and left, s.
+    pub on_s: (f64, f64),
+    /// Its friction coefficient.
+    pub mu: f64,
+}
+
+/// A rover's drive over a patch: the ground track beside the slip angle
+/// against time.
+struct Slide<'a> {
+    route: &'a Route,
+    trace: &'a [SlidePoint],
+    patch: &'a Patch,
+}
+
+/// The patch's fill.
+const ICE: RGBColor = RGBColor(170, 210, 240);
+
+impl Slide<'_> {
+    /// The ground track: the route, the patch, the path coloured off and on it.
+    fn map<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let area = area
+            .titled("Ground track over the planned route", (FONT, 22))
+            .map_err(err)?;
+        let (n, e) = (self.patch.north_m, self.patch.east_m);
+        let xs = self.trace.iter().map(|p| p.east_m).chain([e.0, e.1]);
+        let ys = self.trace.iter().map(|p| p.north_m).chain([n.0, n.1]);
+        let (w, h) = area.dim_in_pixel();
+        let plot_px = (
+            f64::from(w.saturating_sub(2 * 12 + 55).max(1)),
+            f64::from(h.saturating_sub(2 * 12 + 40).max(1)),
+        );
+        let (x, y) = map_axes(range(xs, 0.05, 5.0), range(ys, 0.05, 5.0), plot_px);
+        let mut chart = ChartBuilder::on(&area)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(55)
+            .build_cartesian_2d(x, y)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("east of home [m]")
+            .y_desc("north of home [m]")
+            .label_style((FONT, 14))
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series([Rectangle::new([(e.0, n.0), (e.1, n.1)], ICE.filled())])
+            .map_err(err)?
+            .label(format!("patch, μ {}", self.patch.mu))
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], ICE.filled()));
+        let grey = RGBColor(150, 150, 150);
+        let legs = self.route.legs.iter().map(|l| {
+            PathElement::new(
+                vec![(l.from.y, l.from.x), (l.to.y, l.to.x)],
+                grey.stroke_width(2),
+            )
+        });
+        chart
+            .draw_series(legs)
+            .map_err(err)?
+            .label("planned route")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], grey.stroke_width(2))
+            });
+        let (on, off) = self.patch.on_s;
+        for (label, color, keep) in [
+            ("off the patch", COLORS[0], false),
+            ("on the patch", COLORS[1], true),
+        ] {
+            let runs = runs_where(self.trace, |p| (p.t_s >= on && p.t_s < off) == keep);
+            let lines = runs.into_iter().map(|r| {
+                PathElement::new(
+                    r.iter().map(|p| (p.east_m, p.north_m)).collect::<Vec<_>>(),
+                    color.stroke_width(2),
+                )
+            });
+            chart
+                .draw_series(lines)
+                .map_err(err)?
+                .label(label)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+        }
+        legend(&mut chart, 14)
+    }
+
+    /// The rear axle's slip angle against time, the time on the patch shaded.
+    fn slip<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let t1 = self.trace.last().map_or(1.0, |p| p.t_s).max(1.0);
+        let (y0, y1) = range(self.trace.iter().map(|p| p.slip_deg), 0.05, 10.0);
+        let mut chart = ChartBuilder::on(area)
+            .caption("Slip angle of the rear axle", (FONT, 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(55)
+            .build_cartesian_2d(0.0..t1, y0..y1)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("sim time [s]")
+            .y_desc("slip angle [deg]")
+            .label_style((FONT, 14))
+            .draw()
+            .map_err(err)?;
+        let (on, off) = self.patch.on_s;
+        chart
+            .draw_series([Rectangle::new([(on, y0), (off, y1)], ICE.filled())])
+            .map_err(err)?
+            .label("on the patch")
+            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], ICE.filled()));
+        chart
+            .draw_series([PathElement::new(
+                self.trace
+                    .iter()
+                    .map(|p| (p.t_s, p.slip_deg))
+                    .collect::<Vec<_>>(),
+                COLORS[0].stroke_width(2),
+            )])
+            .map_err(err)?
+            .label("slip angle")
+            .legend(|(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], COLORS[0].stroke_width(2))
+            });
+        legend(&mut chart, 14)
+    }
+}
+
+/// The runs of consecutive points of `trace` that `keep` keeps.
+fn runs_where(trace: &[SlidePoint], keep: impl Fn(&SlidePoint) -> bool) -> Vec<Vec<SlidePoint>> {
+    let mut runs: Vec<Vec<SlidePoint>> = Vec::new();
+    let mut open = false;
+    for p in trace {
+        match (keep(p), open, runs.last_mut()) {
+            (true, true, Some(run)) => run.push(*p),
+            (true, _, _) => runs.push(vec![*p]),
+            (false, _, _) => {}
+        }
+        open = keep(p);
+    }
+    runs
+}
+
+impl Picture for Slide<'_> {
+    fn size(&self) -> (u32, u32) {
+        (1400, 650)
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let (left, right) = area.split_horizontally(650);
+        self.map(&left)?;
+        self.slip(&right)
+    }
+}
+
+/// Draws a rover's drive over `patch` (`trace` against `route`) to
+/// `dir/name.svg` and `.png`.
+///
+/// # Errors
+/// A drawing or file error, as text.
+pub fn slide(
+    dir: &Path,
+    name: &str,
+    route: &Route,
+    trace: &[SlidePoint],
+    patch: &Patch,
+) -> Result<[PathBuf; 2], String> {
+    render(
+        &Slide {
+            route,
+            trace,
+            patch,
+        },
+        dir,
+        name,
+    )
 }
 
 #[cfg(test)]

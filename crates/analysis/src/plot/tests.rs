@@ -3,8 +3,8 @@
 
 use super::{
     along_route, color_of, controllers, draw_all, err, manoeuvring, map_axes, percentile, range,
-    register_font, write_png, Boxes, CrossTrack, Flown, GroundTrack, LegBars, ManoeuvringPage,
-    Picture, SpeedAltitude, COLORS,
+    register_font, runs_where, slide, write_png, Boxes, CrossTrack, Flown, GroundTrack, LegBars,
+    ManoeuvringPage, Patch, Picture, Slide, SlidePoint, SpeedAltitude, COLORS, ICE,
 };
 use crate::manoeuvre::{self, Manoeuvres, Traces};
 use crate::metrics::{LegMetrics, MissionMetrics};
@@ -820,6 +820,110 @@ fn the_manoeuvring_page_draws_circles_round_and_steps_to_one() {
     std::fs::create_dir_all(&dir).expect("a directory");
     let [svg_path, png] = manoeuvring(&dir, "boats", &ms).expect("drawn");
     assert!(svg_path.ends_with("boats.svg") && png.ends_with("boats.png"));
+    assert_eq!(std::fs::read_to_string(&svg_path).expect("read"), text);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A drive east along y = 0 then north, 1 m a second, over a patch 4 m
+/// wide; slipping 20° while on it.
+fn drive() -> (Route, Vec<SlidePoint>, Patch) {
+    let (route, _) = square();
+    let trace = (0..=40)
+        .map(|k| {
+            let t = f64::from(k);
+            let (north_m, east_m) = if k <= 20 { (0.0, t) } else { (t - 20.0, 20.0) };
+            let on = (8.0..12.0).contains(&t);
+            SlidePoint {
+                t_s: t,
+                north_m,
+                east_m,
+                slip_deg: if on { 20.0 } else { 0.0 },
+            }
+        })
+        .collect();
+    let patch = Patch {
+        north_m: (-2.0, 2.0),
+        east_m: (8.0, 12.0),
+        on_s: (8.0, 12.0),
+        mu: 0.1,
+    };
+    (route, trace, patch)
+}
+
+/// The runs of consecutive kept points, each in order.
+#[test]
+fn runs_are_the_stretches_kept() {
+    let (_, trace, _) = drive();
+    let runs = runs_where(&trace, |p| {
+        p.t_s < 3.0 || (5.0..7.0).contains(&p.t_s) || p.t_s >= 39.0
+    });
+    let times: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| r.iter().map(|p| p.t_s).collect())
+        .collect();
+    assert_eq!(
+        times,
+        [vec![0.0, 1.0, 2.0], vec![5.0, 6.0], vec![39.0, 40.0]]
+    );
+    assert!(runs_where(&trace, |_| false).is_empty());
+    assert_eq!(runs_where(&trace, |_| true), vec![trace]);
+}
+
+/// The map at one scale with the patch where it lies and the drive in two
+/// colours, off and on it; beside it the slip angle against time, the
+/// time on the patch shaded.
+#[test]
+fn a_slide_is_drawn_on_its_map_and_against_time() {
+    let (route, trace, patch) = drive();
+    let p = Slide {
+        route: &route,
+        trace: &trace,
+        patch: &patch,
+    };
+    assert_eq!(p.size(), (1400, 650));
+    let text = svg(&p);
+    let [map, slip] = areas(&text)[..] else {
+        panic!("two charts: {:?}", areas(&text))
+    };
+    assert!(map.right < slip.left, "the map on the left");
+    // The patch on the map (the first ICE rectangle) and on the time axis.
+    let ice = rects(&text, ICE, "1");
+    assert_eq!(ice.len(), 4, "two patches and their legend keys: {ice:?}");
+    let (on_map, on_time) = (ice[0], ice[2]);
+    let scale_x = on_map[2] / 4.0;
+    let scale_y = on_map[3] / 4.0;
+    assert!(
+        (scale_x - scale_y).abs() <= 0.5,
+        "one scale: {scale_x} by {scale_y} px/m"
+    );
+    // Off the patch: before it, after it; on it: one run of 8..11 s.
+    let off = polylines(&text, COLORS[0]);
+    let on = polylines(&text, COLORS[1]);
+    let lens = |l: &[Vec<(f64, f64)>]| l.iter().map(Vec::len).collect::<Vec<_>>();
+    assert_eq!(lens(&on), [4, 2], "the run on the patch and its key");
+    assert_eq!(lens(&off)[..3], [8, 29, 2], "before, after, the key");
+    // On the map the run on the patch starts at its west edge, 4 px per
+    // step east.
+    assert!((on[0][0].0 - on_map[0]).abs() <= 1.0);
+    assert!((on[0][1].0 - on[0][0].0 - scale_x).abs() <= 1.0);
+    // Against time: the slip line (the fourth line in the first colour)
+    // is 20° from 8 s to 11 s; the shading spans the time on the patch.
+    let line = &off[3];
+    assert_eq!(line.len(), 41);
+    let ys = range(trace.iter().map(|p| p.slip_deg), 0.05, 10.0);
+    let want: Vec<_> = trace
+        .iter()
+        .map(|p| slip.at((0.0, 40.0), ys, (p.t_s, p.slip_deg)))
+        .collect();
+    near(line, &want, "slip");
+    let (l, _) = slip.at((0.0, 40.0), ys, (8.0, 0.0));
+    let (r, _) = slip.at((0.0, 40.0), ys, (12.0, 0.0));
+    assert!((on_time[0] - l).abs() <= 1.0 && (on_time[0] + on_time[2] - r).abs() <= 1.0);
+    assert!(text.contains("patch, μ 0.1"), "the legend");
+    let dir = temp_dir("slide");
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let [svg_path, png] = slide(&dir, "ice", &route, &trace, &patch).expect("drawn");
+    assert!(svg_path.ends_with("ice.svg") && png.ends_with("ice.png") && png.exists());
     assert_eq!(std::fs::read_to_string(&svg_path).expect("read"), text);
     let _ = std::fs::remove_dir_all(&dir);
 }
