@@ -341,3 +341,21 @@ fn a_hull_with_its_lateral_resistance_aft_holds_its_course() {
         "the nudge grows into a circle: {unstable} rad/s"
     );
 }
+
+/// A vehicle placed `height_m` up starts that far above where it would
+/// rest: a boat above its floating draft, a multirotor above its gear.
+#[test]
+fn a_vehicle_placed_above_its_rest_starts_there() {
+    let z = |kind: &str, airframe: &str| {
+        let ls = build(&format!(
+            r#"{{"vehicles": [{{"kind": "{kind}", "airframe": "{airframe}",
+               "initial": {{"height_m": 0.2}}}}]}}"#
+        ));
+        ls.sim().vehicles()[0].body().state.pos_ned_m.z
+    };
+    let boat = airframes::boat("usv_twin").expect("shipped");
+    let floating = boat.floating_z_m(SEA_WATER_DENSITY_KG_M3);
+    assert!((z("boat", "usv_twin") - (floating - 0.2)).abs() < 1e-12);
+    let quad = airframes::multirotor("generic_quad").expect("shipped");
+    assert!((z("multirotor", "generic_quad") - (-quad.gear_height_m - 0.2)).abs() < 1e-12);
+}

@@ -927,6 +927,7 @@ mod tests {
     fn text_after_the_object_is_refused_with_its_position() {
         let e = Scenario::from_json("{\"vehicles\":[{\"kind\":\"boat\"}]}\n} extra", &src())
             .expect_err("trailing text");
+        assert_eq!(e.exit_code(), 2, "bad input");
         assert_eq!(
             e.to_string(),
             "s.json:2:1: .: text after the end of the JSON object"
