@@ -176,6 +176,12 @@ impl Vehicle {
                 VehicleModel::Rover(_) => {}
             }
         }
+        if old.wheel_motor_torque_scale != faults.wheel_motor_torque_scale {
+            if let VehicleModel::Rover(r) = &mut self.model {
+                let k = faults.wheel_motor_torque_scale;
+                r.set_motor_scale([k[0], k[1]]);
+            }
+        }
         if old.battery != faults.battery {
             self.battery
                 .set_fault(faults.battery.capacity_scale, faults.battery.voltage_drop_v);
@@ -331,7 +337,10 @@ impl Vehicle {
                 (w, inputs)
             }
             VehicleModel::Rover(r) => {
-                let mu = wheel_friction(world, r, &before);
+                let mut mu = wheel_friction(world, r, &before);
+                for (m, k) in mu.iter_mut().zip(self.faults.tyre_grip_scale) {
+                    *m *= k;
+                }
                 let w = r.wrench(
                     &actuators.controls,
                     mu,

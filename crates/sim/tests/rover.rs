@@ -117,3 +117,82 @@ fn a_rover_off_the_ground_or_out_of_range_is_refused() {
     let e = refused(r#""airframe": "usv_twin""#);
     assert!(e.contains("jackal, f1tenth"), "{e}");
 }
+
+/// A Jackal driving north at full command on dry ground, with `faults`;
+/// its yaw (rad) and speed (m/s) after 3 s, and its wheels' friction.
+fn jackal_with(faults: &[&str]) -> (f64, f64, [f64; 4]) {
+    let text = r#"{"vehicles": [{"name": "r", "kind": "rover", "airframe": "jackal",
+        "controller": {"kind": "passive", "controls": [1, 1]}}]}"#;
+    let (_, mut ls) = super::scenario(text, faults);
+    ls.run_until(SimTime::from_secs(3), &mut ()).expect("runs");
+    let v = &ls.sim().vehicles()[0];
+    let s = v.body().state;
+    let VehicleModel::Rover(r) = v.model() else {
+        panic!("a rover")
+    };
+    let mu = r.wheels().map(|w| w.mu);
+    (s.att_ned_frd.euler_angles().2, s.vel_ned_m_s.norm(), mu)
+}
+
+/// A wheel motor failing stops that side driving, so the rover veers
+/// towards it (left for the left motor, right for the right); a tyre grip
+/// fault scales the friction under the wheels it names, all by default.
+#[test]
+fn wheel_motor_and_tyre_grip_faults_act_on_their_side_and_wheels() {
+    let (yaw, speed, mu) = jackal_with(&[]);
+    assert!(yaw.abs() < 1e-9 && speed > 1.9, "{yaw} rad, {speed} m/s");
+    assert_eq!(mu, [0.8; 4]);
+    let (left, _, _) = jackal_with(&["wheel_motor_failure@1s:motor=0"]);
+    let (right, _, _) = jackal_with(&["wheel_motor_failure@1s:motor=1,torque_scale=0.2"]);
+    assert!(left < -0.1, "the left motor dead turns it left: {left} rad");
+    assert!(
+        right > 0.1,
+        "the right motor weak turns it right: {right} rad"
+    );
+    let (yaw, slow, mu) = jackal_with(&["tyre_grip@0s:grip_scale=0.05"]);
+    // μ 0.04 everywhere: at most 0.04·g of acceleration for 3 s.
+    assert_eq!(mu, [0.8 * 0.05; 4]);
+    assert!(
+        slow < 0.04 * 9.81 * 3.0 && slow > 0.5 && yaw.abs() < 1e-9,
+        "{slow} m/s"
+    );
+    let (_, _, mu) = jackal_with(&["tyre_grip@0s+2s:wheel=3,grip_scale=0.5"]);
+    assert_eq!(mu, [0.8; 4], "restored after 2 s");
+    let (_, _, mu) = jackal_with(&["tyre_grip@2s:wheel=3,grip_scale=0.5"]);
+    assert_eq!(mu, [0.8, 0.8, 0.8, 0.4]);
+}
+
+/// Faults a vehicle cannot have are refused naming the fault and why: a
+/// second motor of a car with one, tyres on a boat, rotors on a rover.
+#[test]
+fn faults_a_rover_cannot_have_are_refused() {
+    let src = ScenarioSource {
+        name: "s.json".into(),
+        base_dir: ".".into(),
+    };
+    let refused = |kind: &str, airframe: &str, fault: &str| {
+        let text = format!(
+            r#"{{"vehicles": [{{"name": "v", "kind": "{kind}", "airframe": "{airframe}"}}]}}"#
+        );
+        let mut s = Scenario::from_json(&text, &src).expect("parses");
+        s.faults = vec![mavsitl_core::faults::parse_fault_arg(fault).expect("a fault")];
+        s.validate(&src).expect_err(fault).to_string()
+    };
+    let e = refused("rover", "f1tenth", "wheel_motor_failure@1s:motor=1");
+    assert!(
+        e.contains("1 is not a wheel motor of 'v': it has 1, motors 0..=0"),
+        "{e}"
+    );
+    let e = refused("boat", "usv_twin", "tyre_grip@1s:grip_scale=0.5");
+    assert!(
+        e.contains("'v' is a boat: it has neither wheel motors nor tyres"),
+        "{e}"
+    );
+    let e = refused("multirotor", "generic_quad", "wheel_motor_failure@1s");
+    assert!(e.contains("'v' is a multirotor: it has neither"), "{e}");
+    let e = refused("rover", "jackal", "motor_failure@1s:motor=0");
+    assert!(
+        e.contains("'v' is a rover: it has wheel motors (wheel_motor_failure)"),
+        "{e}"
+    );
+}

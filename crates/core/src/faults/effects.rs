@@ -7,7 +7,7 @@
 use nalgebra::Vector3;
 
 /// Actuator channels a fault can scale (rotors of a multirotor, thrusters of a
-/// boat).
+/// boat, wheel motors of a rover).
 pub const MAX_FAULT_CHANNELS: usize = 8;
 
 /// GPS receiver faults.
@@ -73,6 +73,12 @@ pub struct FaultEffects {
     /// Thrust multiplier of each thruster (boat: left, right; or the single
     /// thruster as 0), 0..1.
     pub thruster_thrust_scale: [f64; MAX_FAULT_CHANNELS],
+    /// Torque multiplier of each wheel motor (skid steer: left, right; or an
+    /// Ackermann rover's one motor as 0), 0..1.
+    pub wheel_motor_torque_scale: [f64; MAX_FAULT_CHANNELS],
+    /// Friction multiplier under each wheel (front left, front right, rear
+    /// left, rear right).
+    pub tyre_grip_scale: [f64; 4],
     /// Battery.
     pub battery: BatteryFault,
     /// Gust added to the wind, NED m/s.
@@ -100,6 +106,8 @@ impl Default for FaultEffects {
             mag_offset_gauss: Vector3::zeros(),
             rotor_thrust_scale: [1.0; MAX_FAULT_CHANNELS],
             thruster_thrust_scale: [1.0; MAX_FAULT_CHANNELS],
+            wheel_motor_torque_scale: [1.0; MAX_FAULT_CHANNELS],
+            tyre_grip_scale: [1.0; 4],
             battery: BatteryFault {
                 capacity_scale: 1.0,
                 voltage_drop_v: 0.0,

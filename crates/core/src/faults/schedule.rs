@@ -230,6 +230,19 @@ fn apply(f: &FaultSpec, dir: &Vector3<f64>, elapsed_s: f64, fx: &mut FaultEffect
                 fx.thruster_thrust_scale[i] *= f.thrust_scale.unwrap_or(0.0);
             }
         }
+        FaultKind::WheelMotorFailure => {
+            if let Some(i) = channel(f.motor) {
+                fx.wheel_motor_torque_scale[i] *= f.torque_scale.unwrap_or(0.0);
+            }
+        }
+        FaultKind::TyreGrip => {
+            let k = f.grip_scale.unwrap_or(1.0);
+            for (w, g) in fx.tyre_grip_scale.iter_mut().enumerate() {
+                if f.wheel.is_none_or(|only| only as usize == w) {
+                    *g *= k;
+                }
+            }
+        }
         FaultKind::BatteryCapacityScale => fx.battery.capacity_scale *= f.scale.unwrap_or(1.0),
         FaultKind::BatteryVoltageDrop => fx.battery.voltage_drop_v += f.drop_v.unwrap_or(0.0),
         FaultKind::WindGust => {
@@ -405,6 +418,18 @@ mod tests {
                 },
             ),
             twice(
+                FaultKind::WheelMotorFailure,
+                &|f| f.torque_scale = Some(0.6),
+                &|f| {
+                    f.motor = Some(1);
+                    f.torque_scale = Some(0.3);
+                },
+            ),
+            twice(FaultKind::TyreGrip, &|f| f.grip_scale = Some(0.5), &|f| {
+                f.wheel = Some(2);
+                f.grip_scale = Some(0.2);
+            }),
+            twice(
                 FaultKind::BatteryCapacityScale,
                 &|f| f.scale = Some(0.8),
                 &|f| f.scale = Some(0.5),
@@ -449,6 +474,11 @@ mod tests {
         let mut thrusters = [1.0; MAX_FAULT_CHANNELS];
         (thrusters[0], thrusters[1]) = (0.4, 0.25);
         assert_eq!(fx.thruster_thrust_scale, thrusters);
+        let mut wheel_motors = [1.0; MAX_FAULT_CHANNELS];
+        (wheel_motors[0], wheel_motors[1]) = (0.6, 0.3);
+        assert_eq!(fx.wheel_motor_torque_scale, wheel_motors);
+        // Every wheel at half its grip; the rear left at a fifth of that.
+        assert_eq!(fx.tyre_grip_scale, [0.5, 0.5, 0.1, 0.5]);
         assert_eq!(fx.battery.capacity_scale, 0.4);
         assert_eq!(fx.battery.voltage_drop_v, 0.5);
     }

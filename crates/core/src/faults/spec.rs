@@ -36,6 +36,12 @@ pub enum FaultKind {
     /// Boat: thruster `thruster` (0 left, 1 right) at thrust × `thrust_scale`
     /// (default 0).
     ThrusterFailure,
+    /// Rover: drive motor `motor` (skid steer: 0 left side, 1 right side;
+    /// Ackermann: 0, its one motor) at torque × `torque_scale` (default 0).
+    WheelMotorFailure,
+    /// Rover: the friction under wheel `wheel` (0 front left, 1 front right,
+    /// 2 rear left, 3 rear right; default every wheel) × `grip_scale`.
+    TyreGrip,
     /// Battery: capacity × `scale`.
     BatteryCapacityScale,
     /// Battery: terminal voltage − `drop_v`.
@@ -50,7 +56,7 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every kind.
-    pub const ALL: [FaultKind; 15] = [
+    pub const ALL: [FaultKind; 17] = [
         FaultKind::GpsLoss,
         FaultKind::GpsJamming,
         FaultKind::GpsSpoof,
@@ -61,6 +67,8 @@ impl FaultKind {
         FaultKind::MagInterference,
         FaultKind::MotorFailure,
         FaultKind::ThrusterFailure,
+        FaultKind::WheelMotorFailure,
+        FaultKind::TyreGrip,
         FaultKind::BatteryCapacityScale,
         FaultKind::BatteryVoltageDrop,
         FaultKind::WindGust,
@@ -81,6 +89,8 @@ impl FaultKind {
             FaultKind::MagInterference => "mag_interference",
             FaultKind::MotorFailure => "motor_failure",
             FaultKind::ThrusterFailure => "thruster_failure",
+            FaultKind::WheelMotorFailure => "wheel_motor_failure",
+            FaultKind::TyreGrip => "tyre_grip",
             FaultKind::BatteryCapacityScale => "battery_capacity_scale",
             FaultKind::BatteryVoltageDrop => "battery_voltage_drop",
             FaultKind::WindGust => "wind_gust",
@@ -99,6 +109,8 @@ impl FaultKind {
             FaultKind::MagInterference => &["offset_gauss"],
             FaultKind::MotorFailure => &["motor", "thrust_scale"],
             FaultKind::ThrusterFailure => &["thruster", "thrust_scale"],
+            FaultKind::WheelMotorFailure => &["motor", "torque_scale"],
+            FaultKind::TyreGrip => &["wheel", "grip_scale"],
             FaultKind::BatteryCapacityScale => &["scale"],
             FaultKind::BatteryVoltageDrop => &["drop_v"],
             FaultKind::WindGust => &["peak_m_s", "from_deg"],
@@ -167,6 +179,15 @@ pub struct FaultSpec {
     /// Thrust left to the failed rotor or thruster, 0–1 (default 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thrust_scale: Option<f64>,
+    /// Torque left to the failed wheel motor, 0–1 (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torque_scale: Option<f64>,
+    /// The wheel whose grip changes, 0–3 (default every wheel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wheel: Option<u32>,
+    /// Friction multiplier under the wheel, 0–5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grip_scale: Option<f64>,
     /// Capacity multiplier, (0, 1].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<f64>,
@@ -234,6 +255,9 @@ impl FaultSpec {
             motor: None,
             thruster: None,
             thrust_scale: None,
+            torque_scale: None,
+            wheel: None,
+            grip_scale: None,
             scale: None,
             drop_v: None,
             peak_m_s: None,
@@ -254,6 +278,9 @@ impl FaultSpec {
             ("motor", self.motor.is_some()),
             ("thruster", self.thruster.is_some()),
             ("thrust_scale", self.thrust_scale.is_some()),
+            ("torque_scale", self.torque_scale.is_some()),
+            ("wheel", self.wheel.is_some()),
+            ("grip_scale", self.grip_scale.is_some()),
             ("scale", self.scale.is_some()),
             ("drop_v", self.drop_v.is_some()),
             ("peak_m_s", self.peak_m_s.is_some()),
@@ -305,6 +332,8 @@ impl FaultSpec {
         within("offset_m", self.offset_m, -1e4, 1e4)?;
         within3("offset_gauss", self.offset_gauss, 10.0)?;
         within("thrust_scale", self.thrust_scale, 0.0, 1.0)?;
+        within("torque_scale", self.torque_scale, 0.0, 1.0)?;
+        within("grip_scale", self.grip_scale, 0.0, 5.0)?;
         within("drop_v", self.drop_v, 0.0, 100.0)?;
         within("peak_m_s", self.peak_m_s, 0.0, 100.0)?;
         within("from_deg", self.from_deg, -360.0, 360.0)?;
@@ -327,6 +356,17 @@ impl FaultSpec {
             }
             FaultKind::ThrusterFailure if self.thruster.is_some_and(|t| t > 1) => {
                 Err(err("thruster", "thrusters are 0 (left) and 1 (right)"))
+            }
+            FaultKind::WheelMotorFailure if self.motor.is_some_and(|m| m > 1) => Err(err(
+                "motor",
+                "wheel motors are 0 (left, or an Ackermann rover's only one) and 1 (right)",
+            )),
+            FaultKind::TyreGrip if self.wheel.is_some_and(|w| w > 3) => Err(err(
+                "wheel",
+                "wheels are 0 front left, 1 front right, 2 rear left, 3 rear right",
+            )),
+            FaultKind::TyreGrip if self.grip_scale.is_none() => {
+                Err(err("grip_scale", "tyre_grip needs grip_scale=K"))
             }
             FaultKind::BatteryCapacityScale if self.scale.is_none() => {
                 Err(err("scale", "battery_capacity_scale needs scale=K"))
@@ -466,6 +506,13 @@ mod tests {
         assert_eq!(f.scale, Some(0.25));
         let f = parse_fault_arg("motor_failure@30s:motor=0,thrust_scale=0").unwrap();
         assert_eq!((f.motor, f.thrust_scale), (Some(0), Some(0.0)));
+        let f = parse_fault_arg("wheel_motor_failure@5s:motor=1,torque_scale=0.25").unwrap();
+        assert_eq!((f.motor, f.torque_scale), (Some(1), Some(0.25)));
+        let f = parse_fault_arg("tyre_grip@10s+5s:wheel=3,grip_scale=0.1").unwrap();
+        assert_eq!(
+            (f.wheel, f.grip_scale, f.duration_s),
+            (Some(3), Some(0.1), Some(5.0))
+        );
         let f = parse_fault_arg("imu_bias_step@item2:gyro_rad_s=[0.1,0,0]").unwrap();
         assert_eq!((f.at_item, f.gyro_rad_s), (Some(2), Some([0.1, 0.0, 0.0])));
         let f = parse_fault_arg("gps_loss:zone=valley,vehicle=quad").unwrap();
@@ -505,6 +552,27 @@ mod tests {
             (
                 "thruster_failure@1s:thruster=2",
                 "thrusters are 0 (left) and 1 (right)",
+            ),
+            (
+                "wheel_motor_failure@1s:motor=2",
+                "wheel motors are 0 (left, or an Ackermann rover's only one) and 1 (right)",
+            ),
+            (
+                "wheel_motor_failure@1s:torque_scale=1.5",
+                "torque_scale: 1.5 is not within [0, 1]",
+            ),
+            (
+                "wheel_motor_failure@1s:thrust_scale=0.5",
+                "thrust_scale: does not apply to wheel_motor_failure (it takes motor, torque_scale)",
+            ),
+            ("tyre_grip@1s", "tyre_grip needs grip_scale=K"),
+            (
+                "tyre_grip@1s:wheel=4,grip_scale=0.1",
+                "wheels are 0 front left, 1 front right, 2 rear left, 3 rear right",
+            ),
+            (
+                "tyre_grip@1s:grip_scale=-0.1",
+                "grip_scale: -0.1 is not within [0, 5]",
             ),
             (
                 "battery_capacity_scale@1s:scale=0",

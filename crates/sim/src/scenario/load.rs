@@ -694,10 +694,29 @@ impl Actuators {
                 Err((
                     "kind",
                     format!(
-                        "'{name}' is a rover: it has wheel motors, neither rotors nor thrusters"
+                        "'{name}' is a rover: it has wheel motors (wheel_motor_failure), \
+                         neither rotors nor thrusters"
                     ),
                 ))
             }
+            (FaultKind::WheelMotorFailure, Actuators::WheelMotors(n)) => match f.motor {
+                Some(m) if (m as usize) >= n => Err((
+                    "motor",
+                    format!(
+                        "{m} is not a wheel motor of '{name}': it has {n}, motors 0..={}",
+                        n.saturating_sub(1)
+                    ),
+                )),
+                _ => Ok(()),
+            },
+            (FaultKind::WheelMotorFailure | FaultKind::TyreGrip, Actuators::Rotors(_)) => Err((
+                "kind",
+                format!("'{name}' is a multirotor: it has neither wheel motors nor tyres"),
+            )),
+            (FaultKind::WheelMotorFailure | FaultKind::TyreGrip, Actuators::Thrusters(_)) => Err((
+                "kind",
+                format!("'{name}' is a boat: it has neither wheel motors nor tyres"),
+            )),
             _ => Ok(()),
         }
     }
