@@ -196,3 +196,39 @@ fn faults_a_rover_cannot_have_are_refused() {
         "{e}"
     );
 }
+
+/// The F1TENTH car turning right, recorded with ISO 8855's vehicle axes
+/// over either world (`iso8855`, `enu`): its CG 0.074 m up and its yaw
+/// rate the negative of FRD's (z up).
+#[test]
+fn a_rover_records_in_iso_8855_vehicle_axes() {
+    use mavsitl_core::geo::ExportFrame;
+    use mavsitl_sim::record::Recorder;
+    let text = r#"{"vehicles": [{"name": "car", "kind": "rover", "airframe": "f1tenth",
+        "controller": {"kind": "passive", "controls": [0.5, 0, 0.3]}}]}"#;
+    for frame in [ExportFrame::Iso8855, ExportFrame::Enu] {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (scenario, mut ls) = super::scenario(text, &[]);
+        let rate = ls.sim().rate().divider(100).expect("rate");
+        let mut rec =
+            Recorder::create(tmp.path(), &scenario, ls.sim(), frame, rate).expect("recorder");
+        ls.run_until(SimTime::from_secs(3), &mut rec).expect("runs");
+        rec.finish(ls.sim(), true).expect("finished");
+        let truth = std::fs::read_to_string(tmp.path().join("ground_truth.csv")).expect("truth");
+        let last: Vec<f64> = truth
+            .lines()
+            .last()
+            .expect("rows")
+            .split(',')
+            .map(|x| x.trim().parse().expect("a number"))
+            .collect();
+        let r_frd = ls.sim().vehicles()[0].body().state.rate_frd_rad_s.z;
+        assert!(r_frd > 0.5, "turning right: {r_frd}");
+        assert!((last[3] - 0.074).abs() < 1e-12, "{frame:?}: z {}", last[3]);
+        assert!(
+            (last[13] + r_frd).abs() < 1e-9,
+            "{frame:?}: yaw rate {}",
+            last[13]
+        );
+    }
+}
