@@ -35,6 +35,9 @@
 //!   within ±T_stall, with u the command after a first-order lag and ω₀ =
 //!   `top_speed_m_s`/r the no-load speed. With u = 0 a motor brakes on its
 //!   back-EMF, as a brushed ESC's drag brake does.
+//! - **Brakes** on every wheel (`brake_channel`, 0..1 of `brake_torque_nm`) and
+//!   a handbrake on the rear wheels (`handbrake_channel`, on above 0.5), as
+//!   AirSim's car controls give them.
 //! - **Two drive kinds**:
 //!   - `skid_steer`: a motor per side (`left_channel`, `right_channel`,
 //!     −1..1), each side's wheels turning together (belt or chain); turns by
@@ -122,6 +125,14 @@ params_struct! {
         pub throttle_channel: usize,
         /// Ackermann: channel of the steering.
         pub steering_channel: usize,
+        /// Channel of the brake, 0..1 of `brake_torque_nm` on every wheel
+        /// (none: only [`Rover::set_brake`] brakes).
+        #[serde(default)]
+        pub brake_channel: Option<usize>,
+        /// Channel of the handbrake: above 0.5, the full brake on the rear
+        /// wheels.
+        #[serde(default)]
+        pub handbrake_channel: Option<usize>,
     }
 }
 
@@ -162,12 +173,19 @@ impl RoverParams {
         check_range("brake_torque_nm", self.brake_torque_nm, 0.0, 1e5)?;
         check_range("max_steer_deg", self.max_steer_deg, 0.0, 89.0)?;
         check_range("steer_rate_deg_s", self.steer_rate_deg_s, 0.1, 1e5)?;
+        let brakes = [
+            ("brake_channel", self.brake_channel),
+            ("handbrake_channel", self.handbrake_channel),
+        ];
         for (name, c) in [
             ("left_channel", self.left_channel),
             ("right_channel", self.right_channel),
             ("throttle_channel", self.throttle_channel),
             ("steering_channel", self.steering_channel),
-        ] {
+        ]
+        .into_iter()
+        .chain(brakes.into_iter().filter_map(|(n, c)| Some((n, c?))))
+        {
             if c >= mavsitl_core::controller::MAX_ACTUATORS {
                 return Err(ParamError {
                     field: name.into(),
@@ -198,7 +216,11 @@ impl RoverParams {
             RoverDrive::SkidSteer => [self.left_channel, self.right_channel],
             RoverDrive::Ackermann => [self.throttle_channel, self.steering_channel],
         };
-        used.iter().max().map_or(0, |c| c + 1)
+        used.into_iter()
+            .chain(self.brake_channel)
+            .chain(self.handbrake_channel)
+            .max()
+            .map_or(0, |c| c + 1)
     }
 
     /// NED down coordinate of the CG standing on the ground (z = 0), m.
@@ -283,8 +305,11 @@ pub struct Rover {
     motor_torque_nm: [f64; 2],
     /// Bicycle steering angle, rad.
     steer_rad: f64,
-    /// Brake (0..1) on every wheel, and the handbrake on the rear ones.
+    /// Brake (0..1) on every wheel, and the handbrake on the rear ones, as
+    /// [`Rover::set_brake`] sets them.
     brake: (f64, bool),
+    /// The same from the brake channels, this tick.
+    brake_cmd: (f64, bool),
     /// What each motor delivers (a failure), 0..1.
     motor_scale: [f64; 2],
     alpha_motor: f64,
@@ -321,6 +346,7 @@ impl Rover {
             motor_torque_nm: [0.0; 2],
             steer_rad: 0.0,
             brake: (0.0, false),
+            brake_cmd: (0.0, false),
             motor_scale: [1.0; 2],
             substeps,
             accel_frd_m_s2: Vector2::zeros(),
@@ -457,6 +483,11 @@ impl Rover {
         for (c, t) in self.motor_cmd.iter_mut().zip(targets) {
             *c += (t - *c) * self.alpha_motor;
         }
+        let p = &self.params;
+        self.brake_cmd = (
+            p.brake_channel.map_or(0.0, |c| ch(c).max(0.0)),
+            p.handbrake_channel.is_some_and(|c| ch(c) > 0.5),
+        );
     }
 
     /// Each wheel's steering angle, rad: the front wheels by Ackermann's
@@ -507,7 +538,9 @@ impl Rover {
         let dc = |cmd: f64, scale: f64, omega: f64| {
             scale * p.motor_stall_torque_nm * (cmd - omega / omega0).clamp(-1.0, 1.0)
         };
-        let (brake, handbrake) = self.brake;
+        // The harder of the brake set and the brake commanded.
+        let brake = self.brake.0.max(self.brake_cmd.0);
+        let handbrake = self.brake.1 || self.brake_cmd.1;
         let coulomb = |i: usize, w: &WheelState| {
             let hand = if handbrake && i >= 2 { 1.0 } else { brake };
             hand * p.brake_torque_nm + p.rolling_resistance * w.load_n * r

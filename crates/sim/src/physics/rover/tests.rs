@@ -122,7 +122,7 @@ fn validate_names_the_bad_field() {
     edge.cg_to_front_axle_m = edge.wheelbase_m;
     assert_eq!(edge.validate(), Ok(()));
     assert_eq!(jackal().channel_count(), 2);
-    assert_eq!(f1tenth().channel_count(), 3);
+    assert_eq!(f1tenth().channel_count(), 5);
 }
 
 /// At rest each axle carries the weight in the inverse ratio of its
@@ -423,4 +423,49 @@ fn a_failed_motor_delivers_nothing() {
     d.rover.set_motor_scale([0.0, f64::NAN]);
     d.run(1.0, &ackermann(1.0, 0.0), 1.0);
     assert_eq!(d.state().vel_ned_m_s, Vector3::zeros());
+}
+
+/// The brake channel brakes as `set_brake` does (every wheel locked, the
+/// same distance on μ 0.5); the handbrake channel locks the rear wheels
+/// only; channels a rover does not have are not read.
+#[test]
+fn the_brake_channels_brake_every_wheel_or_the_rear() {
+    let stop = |controls: [f64; 5], set: bool| {
+        let mut d = Drive::rolling(f1tenth(), 4.0);
+        d.rover.set_brake(if set { 1.0 } else { 0.0 }, false);
+        for _ in 0..300 {
+            d.step(&controls, [0.5; 4]);
+        }
+        (
+            d.state().vel_ned_m_s.x,
+            d.rover.wheels.map(|w| w.spin_rad_s),
+        )
+    };
+    let (by_channel, spins) = stop([0.0, 0.0, 0.0, 1.0, 0.0], false);
+    let (by_call, _) = stop([0.0; 5], true);
+    assert_eq!(spins, [0.0; 4]);
+    assert_eq!(by_channel, by_call);
+    assert!(
+        by_channel < 4.0 - 0.5 * G * 0.2,
+        "{by_channel} m/s after 0.3 s"
+    );
+    let (_, spins) = stop([0.0, 0.0, 0.0, 0.0, 1.0], false);
+    assert!(
+        spins[0] > 10.0 && spins[1] > 10.0,
+        "the front rolls: {spins:?}"
+    );
+    assert_eq!(spins[2..], [0.0, 0.0], "the rear is locked");
+    // A negative brake command does not drive the wheels.
+    let (coast, _) = stop([0.0, 0.0, 0.0, -1.0, 0.4], false);
+    let (free, _) = stop([0.0; 5], false);
+    assert_eq!(coast, free);
+    let mut p = f1tenth();
+    assert_eq!(p.channel_count(), 5);
+    (p.brake_channel, p.handbrake_channel) = (None, None);
+    assert_eq!(p.channel_count(), 3);
+    p.brake_channel = Some(MAX_ACTUATORS);
+    assert_eq!(
+        p.validate().expect_err("past the last").field,
+        "brake_channel"
+    );
 }
