@@ -178,7 +178,7 @@ fn a_settings_json_imu_at_500_hz_has_that_rate_and_by_allan_deviation_that_noise
 fn settings_that_would_change_the_run_are_refused_with_the_key() {
     let tmp = tempfile::tempdir().expect("tmp");
     let settings = tmp.path().join("settings.json");
-    std::fs::write(&settings, r#"{"SimMode": "Car"}"#).expect("settings");
+    std::fs::write(&settings, r#"{"SimMode": "ComputerVision"}"#).expect("settings");
     let o = Command::new(env!("CARGO_BIN_EXE_mavsitl"))
         .args(["airsim", "--port", "0", "--settings"])
         .arg(&settings)
@@ -186,7 +186,7 @@ fn settings_that_would_change_the_run_are_refused_with_the_key() {
         .expect("run");
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains("settings.json: SimMode \"Car\""), "{e}");
+    assert!(e.contains("settings.json: SimMode \"ComputerVision\""), "{e}");
 }
 
 #[test]
@@ -474,4 +474,63 @@ fn at_the_descriptor_limit_connections_are_served_or_closed_never_left_hanging()
     s.write_all(&ping(999)).expect("send");
     let mut b = [0u8; 64];
     assert!(s.read(&mut b).expect("answer") > 0);
+}
+
+/// AirSim's own CarClient on SimMode "Car": hello_car.py's steps (forward,
+/// brake, reverse in manual gear −1, reset) and a 20 m square driven by
+/// throttle and steering alone on the paused, stepped clock; getCarState's
+/// speed is the true forward speed all along, and the multirotor API is
+/// refused for a car.
+#[test]
+fn airsims_car_client_drives_a_square_by_throttle_and_steering() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let settings = dir.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"SettingsVersion": 1.2, "SimMode": "Car", "ClockSpeed": 200}"#,
+    )
+    .expect("settings");
+    let s = server(&["--settings", settings.to_str().expect("utf8")]);
+    let o = Command::new(python())
+        .arg(root().join("tests/python/airsim_car.py"))
+        .arg(s.port.to_string())
+        .output()
+        .expect("python");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "client failed: {}\n{text}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out: serde_json::Value =
+        serde_json::from_str(text.lines().last().unwrap_or_default()).expect("json");
+    let num = |k: &str| out[k].as_f64().unwrap_or_else(|| panic!("{k}: {out}"));
+    let said = |k: &str| out[k].as_str().unwrap_or_default().to_string();
+    assert!(
+        said("without_api_control").contains("API control is not enabled"),
+        "{out}"
+    );
+    assert!(said("multirotor_call").contains("is a car"), "{out}");
+    // Half throttle on the F1TENTH car: half its 7 m/s less its rolling
+    // resistance, in gear 1; braked to a stop; the same backwards in −1.
+    assert!((2.8..3.5).contains(&num("forward_speed")), "{out}");
+    assert_eq!(out["forward_gear"], 1);
+    assert!(num("braked_speed").abs() < 0.05, "{out}");
+    assert!((-3.5..-2.8).contains(&num("reverse_speed")), "{out}");
+    assert_eq!(out["reverse_gear"], -1);
+    assert_eq!(
+        out["controls_read_back"],
+        serde_json::json!([-0.5, -1, true])
+    );
+    assert_eq!(out["after_reset"], serde_json::json!([0.0, 0.0]));
+    // Four corners, about 10 s apart at 2 m/s, and back where it began.
+    let corners = out["square_corners_s"].as_array().expect("corners");
+    assert_eq!(corners.len(), 4, "{out}");
+    let end = out["square_end"].as_array().expect("end");
+    let (n, e) = (end[0].as_f64().expect("n"), end[1].as_f64().expect("e"));
+    assert!(n.hypot(e) < 2.5, "ends {n}, {e} m from its start");
+    assert!(
+        num("speed_vs_truth_worst") < 1e-9 && num("speeds_compared") > 500.0,
+        "{out}"
+    );
 }

@@ -106,6 +106,21 @@ pub(super) fn run(args: &AirSimArgs, loaded: Loaded) -> Result<(), CliError> {
     start::serve_and_record(&mut api, &server, pace, recorder, &mut ()).map_err(CliError::run)
 }
 
+/// Runs `mavsitl airsim` with SimMode "Car": the client's car controls
+/// drive every vehicle.
+pub(super) fn run_cars(args: &AirSimArgs, loaded: Loaded) -> Result<(), CliError> {
+    let names = start::api_names(&loaded.inputs, args.settings.is_some());
+    let inputs = loaded.inputs;
+    let (mut api, served) = start::car_api(inputs.clone(), names)?;
+    let recorder = open_recorder(args, &inputs, api.sim())?;
+    let server = start::bind_server(SocketAddr::new(args.bind, args.port))?;
+    println!("{}", start::banner(&server, &served, loaded.clock_speed));
+    let _ = std::io::stdout().flush();
+    api.set_paused(args.paused);
+    let pace = pace(args, loaded.clock_speed);
+    start::serve_and_record(&mut api, &server, pace, recorder, &mut ()).map_err(CliError::run)
+}
+
 /// The recorder of `--record`, NED as AirSim's frames are.
 pub(super) fn open_recorder(
     args: &AirSimArgs,

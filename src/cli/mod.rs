@@ -173,7 +173,8 @@ fn fly_command(args: fly::FlyArgs) -> Result<(), CliError> {
     }
 }
 
-/// `mavsitl airsim`: SimpleFlight flies, or the settings' PX4.
+/// `mavsitl airsim`: SimpleFlight flies, or the settings' PX4, or the
+/// client drives cars.
 fn airsim_command(args: airsim::AirSimArgs) -> Result<(), CliError> {
     let loaded = airsim::load(&args)?;
     match &loaded.vehicle_type {
@@ -182,6 +183,7 @@ fn airsim_command(args: airsim::AirSimArgs) -> Result<(), CliError> {
             airsim_px4::run(&args, loaded.inputs, loaded.clock_speed, &px4)
         }
         mavsitl::airsim::settings::VehicleType::SimpleFlight => airsim::run(&args, loaded),
+        mavsitl::airsim::settings::VehicleType::Car => airsim::run_cars(&args, loaded),
     }
 }
 

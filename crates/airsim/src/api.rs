@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 use nalgebra::{UnitQuaternion, Vector3};
 use rmpv::Value;
 
+use super::car::{CarControls, CarLink};
 use super::rpc::{Call, ConnId};
 use super::types::{self, f64_of, map, vector3r, Kinematics};
 use mavsitl_core::time::SimTime;
@@ -130,10 +131,10 @@ struct Latest {
 /// `reset`).
 pub type FlightRebuild = Box<dyn Fn() -> Result<Flight, mavsitl_run::setup::SetupError>>;
 
-/// Builds the world afresh (for `reset`): the loop and its SimpleFlight
-/// vehicles, in the order first given.
+/// Builds the world afresh (for `reset`): the loop and its vehicles, in the
+/// order first given.
 pub type Rebuild =
-    Box<dyn Fn() -> Result<(Lockstep, Vec<SimpleFlightVehicle>), mavsitl_run::setup::SetupError>>;
+    Box<dyn Fn() -> Result<(Lockstep, Vec<ApiVehicle>), mavsitl_run::setup::SetupError>>;
 
 /// A firmware flying the vehicle over its bridge (AirSim's `PX4Multirotor`):
 /// the API serves state, sensors and the clock; the firmware takes its
@@ -157,6 +158,42 @@ enum Pilot {
     },
     /// A firmware over its bridge.
     Firmware(FirmwarePilot),
+    /// AirSim's car API: the client's car controls drive an Ackermann rover.
+    Car(CarLink),
+}
+
+/// A car the API drives (SimMode "Car"), as the API is given it.
+pub struct CarVehicle {
+    /// Its name in the API (AirSim's `vehicle_name`).
+    pub name: String,
+    /// Its index in the simulation.
+    pub index: usize,
+    /// The controls its [`crate::car::CarDriver`] hands the rover.
+    pub controls: CarLink,
+}
+
+/// A vehicle the API serves, and who drives it.
+pub enum ApiVehicle {
+    /// A multirotor SimpleFlight flies.
+    SimpleFlight(SimpleFlightVehicle),
+    /// A car the client's controls drive.
+    Car(CarVehicle),
+}
+
+impl ApiVehicle {
+    fn into_parts(self) -> (String, usize, Pilot) {
+        match self {
+            ApiVehicle::SimpleFlight(v) => (
+                v.name,
+                v.index,
+                Pilot::SimpleFlight {
+                    status: v.status,
+                    requests: v.requests,
+                },
+            ),
+            ApiVehicle::Car(c) => (c.name, c.index, Pilot::Car(c.controls)),
+        }
+    }
 }
 
 /// A vehicle SimpleFlight flies, as the API is given it.
@@ -239,20 +276,14 @@ struct External {
 
 impl AirSimApi {
     /// The API over `lockstep`, whose `vehicles` SimpleFlight flies
-    /// (disarmed); `rebuild` makes the same world anew for `reset`.
-    pub fn new(lockstep: Lockstep, vehicles: Vec<SimpleFlightVehicle>, rebuild: Rebuild) -> Self {
+    /// (disarmed) or the client's car controls drive; `rebuild` makes the
+    /// same world anew for `reset`.
+    pub fn new(lockstep: Lockstep, vehicles: Vec<ApiVehicle>, rebuild: Rebuild) -> Self {
         let drones = vehicles
             .into_iter()
             .map(|v| {
-                Drone::new(
-                    v.name,
-                    v.index,
-                    Pilot::SimpleFlight {
-                        status: v.status,
-                        requests: v.requests,
-                    },
-                    lockstep.sim(),
-                )
+                let (name, index, pilot) = v.into_parts();
+                Drone::new(name, index, pilot, lockstep.sim())
             })
             .collect();
         Self::with_drones(lockstep, drones, Some(rebuild))
@@ -268,7 +299,7 @@ impl AirSimApi {
                 status: f.status,
                 requests: f.requests,
             };
-            (f.lockstep, vec![v])
+            (f.lockstep, vec![ApiVehicle::SimpleFlight(v)])
         };
         let (lockstep, vehicles) = vehicle(flight);
         Self::new(lockstep, vehicles, Box::new(move || rebuild().map(vehicle)))
@@ -587,6 +618,16 @@ impl AirSimApi {
         {
             return now(Err(self.refused(v, m)));
         }
+        let car = matches!(self.drones[v].pilot, Pilot::Car(_));
+        if car && (MOTION.contains(&m) || MULTIROTOR_ONLY.contains(&m)) {
+            return now(Err(self.refused(v, m)));
+        }
+        if !car && CAR_ONLY.contains(&m) {
+            return now(Err(format!(
+                "{m}: '{}' is a multirotor; the car API drives cars (SimMode \"Car\")",
+                self.drones[v].name
+            )));
+        }
         match call.method.as_str() {
             "ping" => now(Ok(Value::from(true))),
             "getServerVersion" | "getMinRequiredClientVersion" => now(Ok(Value::from(API_VERSION))),
@@ -614,6 +655,9 @@ impl AirSimApi {
             "simContinueForTime" => self.continue_for(call, true),
             "simContinueForFrames" => self.continue_for(call, false),
             "getMultirotorState" => now(Ok(self.multirotor_state(v))),
+            "setCarControls" => now(self.set_car_controls(v, call)),
+            "getCarControls" => now(Ok(self.car_controls(v).to_value())),
+            "getCarState" => now(Ok(self.car_state(v))),
             "getImuData" => now(Ok(self.imu_data(v))),
             "getImuSamples" => now(Ok(self.imu_samples(v))),
             "getGpsData" => now(Ok(self.gps_data(v))),
@@ -681,6 +725,20 @@ const PILOT_ONLY: &[&str] = &[
     "moveByRC",
 ];
 
+/// A multirotor's own methods besides the motion commands: refused for a
+/// car.
+const MULTIROTOR_ONLY: &[&str] = &[
+    "armDisarm",
+    "hover",
+    "cancelLastTask",
+    "getMultirotorState",
+    "moveByMotorPWMs",
+    "moveByRC",
+];
+
+/// The car API's own methods: refused for a multirotor.
+const CAR_ONLY: &[&str] = &["setCarControls", "getCarControls", "getCarState"];
+
 /// Methods that need Unreal's scene.
 const UNRENDERED: &[&str] = &[
     "simGetImage",
@@ -702,6 +760,71 @@ const UNRENDERED: &[&str] = &[
     "simLoadLevel",
 ];
 
+// The car API.
+impl AirSimApi {
+    /// `setCarControls(controls, vehicle_name)`: the controls the car drives
+    /// by from now on, once the client has API control (as AirSim's car).
+    fn set_car_controls(&mut self, v: usize, call: &Call) -> Result<Value, String> {
+        let Pilot::Car(link) = &self.drones[v].pilot else {
+            return Err(self.refused(v, "setCarControls"));
+        };
+        if !self.drones[v].api_control {
+            return Err(
+                "setCarControls: Vehicle cannot be controlled because API control is not enabled: call enableApiControl(True) first".into(),
+            );
+        }
+        let controls = CarControls::from_value(call.params.first().unwrap_or(&Value::Nil))?;
+        *link.borrow_mut() = controls;
+        Ok(Value::Nil)
+    }
+
+    fn car_controls(&self, v: usize) -> CarControls {
+        match &self.drones[v].pilot {
+            Pilot::Car(link) => *link.borrow(),
+            _ => CarControls::default(),
+        }
+    }
+
+    /// AirSim's `CarState`: the forward speed (negative backwards), the
+    /// gear, the driven wheels' speed as the engine's rpm and its no-load
+    /// most, the handbrake, the kinematics (true, as AirSim's car reports
+    /// them) and the time stamp.
+    fn car_state(&self, v: usize) -> Value {
+        let c = self.car_controls(v);
+        let Some(vehicle) = self.vehicle(v) else {
+            return Value::Nil;
+        };
+        let t = vehicle.ground_truth();
+        let speed = (t.att_ned_frd.inverse() * t.vel_ned_m_s).x;
+        let rpm = |rad_s: f64| rad_s * 60.0 / std::f64::consts::TAU;
+        let (wheels, most) = match vehicle.model() {
+            mavsitl_sim::vehicle::VehicleModel::Rover(r) => {
+                let p = r.params();
+                let spin = r.wheels().iter().map(|w| w.spin_rad_s).sum::<f64>() / 4.0;
+                (rpm(spin), rpm(p.top_speed_m_s / p.wheel_radius_m))
+            }
+            _ => (0.0, 0.0),
+        };
+        let gear = if c.is_manual_gear {
+            c.manual_gear
+        } else {
+            i64::from(c.drive() > 0.0 || speed > 0.05)
+        };
+        types::map(vec![
+            ("speed", Value::from(speed)),
+            ("gear", Value::from(gear)),
+            ("rpm", Value::from(wheels)),
+            ("maxrpm", Value::from(most)),
+            ("handbrake", Value::from(c.handbrake)),
+            ("kinematics_estimated", self.ground_truth_kinematics(v)),
+            (
+                "timestamp",
+                Value::from(self.stamp_ns(self.lockstep.sim().time())),
+            ),
+        ])
+    }
+}
+
 // Queries.
 impl AirSimApi {
     /// The pilot's status: SimpleFlight's own; for a firmware, its armed
@@ -721,6 +844,10 @@ impl AirSimApi {
                     cruise_speed_m_s: s.cruise_speed_m_s,
                 }
             }
+            Pilot::Car(_) => PilotState {
+                on_ground: true,
+                ..PilotState::default()
+            },
             Pilot::Firmware(f) => PilotState {
                 armed: (f.armed)(),
                 on_ground: self
@@ -742,6 +869,10 @@ impl AirSimApi {
                 f.name, f.mavlink
             ),
             Pilot::SimpleFlight { .. } => format!("{method}: not supported"),
+            Pilot::Car(_) => format!(
+                "{method}: '{}' is a car (SimMode \"Car\"): drive it with setCarControls",
+                self.drones[v].name
+            ),
         }
     }
 
@@ -1121,15 +1252,8 @@ impl AirSimApi {
         self.lockstep = lockstep;
         for (d, new) in self.drones.iter_mut().zip(vehicles) {
             let name = std::mem::take(&mut d.name);
-            *d = Drone::new(
-                name,
-                new.index,
-                Pilot::SimpleFlight {
-                    status: new.status,
-                    requests: new.requests,
-                },
-                self.lockstep.sim(),
-            );
+            let (_, index, pilot) = new.into_parts();
+            *d = Drone::new(name, index, pilot, self.lockstep.sim());
         }
         for (v, armed) in was_armed.into_iter().enumerate() {
             if armed {

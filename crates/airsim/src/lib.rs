@@ -6,6 +6,7 @@
 //! - [`rpc`]: the msgpack-rpc transport (threads; not on the lockstep path).
 //! - [`types`]: AirSim's structs as msgpack maps.
 //! - [`api`]: the methods, on SimpleFlight vehicles addressed by name.
+//! - [`car`]: AirSim's car controls and state, on an Ackermann rover.
 //! - [`settings`]: AirSim's `settings.json` as a scenario.
 //! - [`serve`]: the API's world in the run loop, calls answered between
 //!   ticks, paused as asked.
@@ -24,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod car;
 pub mod rpc;
 pub mod serve;
 pub mod settings;

@@ -31,6 +31,9 @@
 
 use serde_json::{json, Map, Value};
 
+/// The vehicle name AirSim's default settings give a car.
+pub const CAR_NAME: &str = "PhysXCar";
+
 /// A settings file turned into a scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Imported {
@@ -61,6 +64,9 @@ pub enum VehicleType {
     /// `PX4Multirotor`: PX4 SITL flies it over PX4's simulator interface, in
     /// lockstep; the API serves state, sensors and the clock.
     Px4(Px4Settings),
+    /// `PhysXCar` (SimMode `Car`): the client's car controls drive an
+    /// Ackermann rover (the `f1tenth` airframe).
+    Car,
 }
 
 /// A `PX4Multirotor` vehicle's connection settings.
@@ -139,13 +145,15 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
     let mut scenario = json!({"vehicles": []});
     let mut clock_speed = None;
     let mut external_physics = false;
+    let mut car_mode = false;
     for (k, v) in top {
         match k.as_str() {
             "SimMode" => match v.as_str() {
                 Some("Multirotor" | "") => {}
+                Some("Car") => car_mode = true,
                 Some(m) => {
                     return Err(format!(
-                        "{name}: SimMode \"{m}\": mavsitl serves AirSim's multirotor API (SimMode \"Multirotor\")"
+                        "{name}: SimMode \"{m}\": mavsitl serves AirSim's multirotor API (SimMode \"Multirotor\") and its car API (\"Car\")"
                     ))
                 }
                 None => return Err(format!("{name}: SimMode is not a string")),
@@ -181,7 +189,11 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
     };
     let mut list: Vec<(String, Value)> = all.iter().map(|(n, v)| (n.clone(), v.clone())).collect();
     if list.is_empty() {
-        list.push((super::api::VEHICLE_NAME.to_string(), json!({})));
+        list.push(if car_mode {
+            (CAR_NAME.to_string(), json!({"VehicleType": "PhysXCar"}))
+        } else {
+            (super::api::VEHICLE_NAME.to_string(), json!({}))
+        });
     }
     let mut simpleflight_parameters: Option<Vec<(String, String)>> = None;
     let mut vehicles = Vec::new();
@@ -189,7 +201,18 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
     for (vname, v) in &list {
         let mut own = Vec::new();
         let (vehicle, kind) = vehicle(vname, v, defaults, name, &mut own, &mut w)?;
-        if list.len() > 1 && kind != VehicleType::SimpleFlight {
+        if car_mode != (kind == VehicleType::Car) {
+            return Err(format!(
+                "{name}: Vehicles.{vname}: SimMode \"{}\" takes {} vehicles",
+                if car_mode { "Car" } else { "Multirotor" },
+                if car_mode {
+                    "PhysXCar"
+                } else {
+                    "SimpleFlight and PX4Multirotor"
+                }
+            ));
+        }
+        if list.len() > 1 && matches!(kind, VehicleType::Px4(_)) {
             return Err(format!(
                 "{name}: Vehicles.{vname}: with several vehicles each must be a SimpleFlight (a PX4Multirotor flies alone)"
             ));
@@ -267,9 +290,10 @@ fn vehicle(
     let mut vehicle_type = match kind {
         "SimpleFlight" => VehicleType::SimpleFlight,
         "PX4Multirotor" => VehicleType::Px4(Px4Settings::default()),
+        "PhysXCar" => VehicleType::Car,
         _ => {
             return Err(format!(
-                "{name}: Vehicles.{vname}.VehicleType \"{kind}\": mavsitl's AirSim API flies SimpleFlight and PX4Multirotor"
+                "{name}: Vehicles.{vname}.VehicleType \"{kind}\": mavsitl's AirSim API flies SimpleFlight and PX4Multirotor, and drives PhysXCar"
             ))
         }
     };
@@ -314,15 +338,17 @@ fn vehicle(
             }
         }
     }
-    Ok((
-        json!({
-            "name": vname,
-            "kind": "multirotor",
-            "initial": initial,
-            "sensors": sensors,
-        }),
-        vehicle_type,
-    ))
+    let mut out = json!({
+        "name": vname,
+        "kind": "multirotor",
+        "initial": initial,
+        "sensors": sensors,
+    });
+    if vehicle_type == VehicleType::Car {
+        out["kind"] = json!("rover");
+        out["airframe"] = json!("f1tenth");
+    }
+    Ok((out, vehicle_type))
 }
 
 /// A `PX4Multirotor`'s own key (`at`: "file: Vehicles.name.key"): read into
@@ -586,7 +612,15 @@ mod tests {
     #[test]
     fn what_would_change_the_run_is_refused_by_name() {
         for (text, needle) in [
-            (r#"{"SimMode": "Car"}"#, "SimMode"),
+            (r#"{"SimMode": "ComputerVision"}"#, "SimMode \"ComputerVision\""),
+            (
+                r#"{"SimMode": "Car", "Vehicles": {"a": {"VehicleType": "SimpleFlight"}}}"#,
+                "Vehicles.a: SimMode \"Car\" takes PhysXCar vehicles",
+            ),
+            (
+                r#"{"Vehicles": {"car": {"VehicleType": "PhysXCar"}}}"#,
+                "Vehicles.car: SimMode \"Multirotor\" takes SimpleFlight and PX4Multirotor vehicles",
+            ),
             (
                 r#"{"Vehicles": {"a": {}, "b": {"VehicleType": "PX4Multirotor"}}}"#,
                 "Vehicles.b: with several vehicles each must be a SimpleFlight",
@@ -600,8 +634,8 @@ mod tests {
                 "one SimpleFlight vehicle only",
             ),
             (
-                r#"{"Vehicles": {"a": {"VehicleType": "PhysXCar"}}}"#,
-                "VehicleType",
+                r#"{"Vehicles": {"a": {"VehicleType": "ArduCopter"}}}"#,
+                "VehicleType \"ArduCopter\"",
             ),
             (
                 r#"{"Vehicles": {"a": {"VehicleType": "PX4Multirotor", "UseSerial": true}}}"#,
@@ -629,6 +663,34 @@ mod tests {
             let e = import(text, "s.json").expect_err(text);
             assert!(e.starts_with("s.json: ") && e.contains(needle), "{e}");
         }
+    }
+
+    /// SimMode "Car" serves AirSim's default car, PhysXCar, or the cars
+    /// the settings name, each as the F1TENTH rover where the settings put
+    /// it.
+    #[test]
+    fn a_car_settings_file_drives_rovers() {
+        let i = import(r#"{"SettingsVersion": 1.2, "SimMode": "Car"}"#, "s.json").expect("a car");
+        assert_eq!(
+            (i.vehicle_type, i.vehicle_name.as_str()),
+            (VehicleType::Car, CAR_NAME)
+        );
+        assert_eq!(i.scenario["vehicles"][0]["kind"], "rover");
+        assert_eq!(i.scenario["vehicles"][0]["airframe"], "f1tenth");
+        let i = import(
+            r#"{"SimMode": "Car", "Vehicles": {"Car1": {"VehicleType": "PhysXCar", "X": 4, "Yaw": 90},
+                                              "Car2": {"VehicleType": "PhysXCar", "Y": -3}}}"#,
+            "s.json",
+        )
+        .expect("two cars");
+        let v = i.scenario["vehicles"].as_array().expect("vehicles");
+        assert_eq!(
+            (v[0]["name"].as_str(), v[1]["name"].as_str()),
+            (Some("Car1"), Some("Car2"))
+        );
+        assert_eq!(v[0]["initial"]["north_m"], 4.0);
+        assert_eq!(v[0]["initial"]["yaw_deg"], 90.0);
+        assert_eq!(v[1]["initial"]["east_m"], -3.0);
     }
 
     #[test]

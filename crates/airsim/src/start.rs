@@ -14,10 +14,14 @@ use mavsitl_mavlink::mission::Mission;
 use mavsitl_run::pacing::Speedup;
 use mavsitl_run::session::Session;
 use mavsitl_run::setup::{self, FlightInputs};
+use mavsitl_sim::physics::RoverDrive;
 use mavsitl_sim::record::Recorder;
+use mavsitl_sim::scenario::load::Airframe;
 use mavsitl_sim::scenario::{ControllerSpec, Scenario, ScenarioSource};
+use mavsitl_sim::sim::Lockstep;
 
-use crate::api::SimpleFlightVehicle;
+use crate::api::{ApiVehicle, CarVehicle, SimpleFlightVehicle};
+use crate::car::{CarChannels, CarDriver, CarLink};
 use crate::serve::{ApiDriver, ApiWorld, Watch};
 use crate::{AirSimApi, Server};
 
@@ -90,6 +94,7 @@ pub fn simpleflight_api(
     let inputs = std::rc::Rc::new(inputs);
     let build = {
         let inputs = inputs.clone();
+        let names = names.clone();
         move || {
             let plan = setup::PilotPlan {
                 mission: &inputs.mission,
@@ -98,14 +103,16 @@ pub fn simpleflight_api(
                 auto_arm: false,
             };
             let fleet = setup::fleet(&inputs.scenario, &inputs.source, &plan)?;
-            let vehicles: Vec<SimpleFlightVehicle> = fleet
+            let vehicles: Vec<ApiVehicle> = fleet
                 .pilots
                 .into_iter()
-                .map(|p| SimpleFlightVehicle {
-                    name: names.get(p.index).cloned().unwrap_or_default(),
-                    index: p.index,
-                    status: p.status,
-                    requests: p.requests,
+                .map(|p| {
+                    ApiVehicle::SimpleFlight(SimpleFlightVehicle {
+                        name: names.get(p.index).cloned().unwrap_or_default(),
+                        index: p.index,
+                        status: p.status,
+                        requests: p.requests,
+                    })
                 })
                 .collect();
             Ok::<_, setup::SetupError>((fleet.lockstep, vehicles))
@@ -124,7 +131,61 @@ pub fn simpleflight_api(
             "AirSim's API here is the multirotor one: use quads",
         ));
     }
-    let served = vehicles.iter().map(|v| v.name.clone()).collect();
+    let served = names.iter().take(vehicles.len()).cloned().collect();
+    Ok((AirSimApi::new(lockstep, vehicles, Box::new(build)), served))
+}
+
+/// The API over AirSim's car API: every vehicle of `inputs` an Ackermann
+/// rover the client's car controls drive, each addressed by its name in
+/// `names`; the client's `reset` builds it afresh. With it, the names of
+/// the cars it serves, in order.
+///
+/// # Errors
+/// A scenario that does not build, or a vehicle that is not an Ackermann
+/// rover (exit 2).
+pub fn car_api(
+    inputs: FlightInputs,
+    names: Vec<String>,
+) -> Result<(AirSimApi, Vec<String>), Failure> {
+    let mut channels = Vec::new();
+    for i in 0..inputs.scenario.vehicles.len() {
+        match inputs.scenario.resolve_airframe(i, &inputs.source) {
+            Ok(Airframe::Rover(p)) if p.drive == RoverDrive::Ackermann => {
+                channels.push(CarChannels::of(&p));
+            }
+            _ => {
+                return Err(Failure::input(
+                    "airsim: with SimMode \"Car\" every vehicle is a car: an Ackermann rover",
+                    "use PhysXCar vehicles (mavsitl drives the f1tenth airframe)",
+                ))
+            }
+        }
+    }
+    let inputs = std::rc::Rc::new(inputs);
+    let build = {
+        let inputs = inputs.clone();
+        let names = names.clone();
+        move || {
+            let sim = inputs.scenario.build_simulation(&inputs.source)?;
+            let rate = sim.rate().hz();
+            let mut lockstep = Lockstep::new(sim);
+            let mut vehicles = Vec::new();
+            for (index, ch) in channels.iter().enumerate() {
+                let controls: CarLink = Default::default();
+                let driver = CarDriver::new(controls.clone(), *ch, rate);
+                lockstep.attach(index, Box::new(driver))?;
+                vehicles.push(ApiVehicle::Car(CarVehicle {
+                    name: names.get(index).cloned().unwrap_or_default(),
+                    index,
+                    controls,
+                }));
+            }
+            Ok::<_, setup::SetupError>((lockstep, vehicles))
+        }
+    };
+    let (lockstep, vehicles) =
+        build().map_err(|e| Failure::input(e.to_string(), "check the settings"))?;
+    let served = names.iter().take(vehicles.len()).cloned().collect();
     Ok((AirSimApi::new(lockstep, vehicles, Box::new(build)), served))
 }
 
