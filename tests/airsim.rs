@@ -186,7 +186,10 @@ fn settings_that_would_change_the_run_are_refused_with_the_key() {
         .expect("run");
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains("settings.json: SimMode \"ComputerVision\""), "{e}");
+    assert!(
+        e.contains("settings.json: SimMode \"ComputerVision\""),
+        "{e}"
+    );
 }
 
 #[test]

@@ -491,11 +491,9 @@ impl Rover {
     }
 
     /// Each wheel's steering angle, rad: the front wheels by Ackermann's
-    /// geometry about the rear axle's line, tan δ_i = L·tan δ / (L − y_i·tan δ).
+    /// geometry about the rear axle's line, tan δ_i = L·tan δ / (L − y_i·tan δ)
+    /// (a skid-steer rover's δ stays 0).
     fn wheel_steer_rad(&self) -> [f64; 4] {
-        if self.params.drive == RoverDrive::SkidSteer || self.steer_rad == 0.0 {
-            return [0.0; 4];
-        }
         let (l, t) = (self.params.wheelbase_m, self.steer_rad.tan());
         let y = 0.5 * self.params.track_m;
         let front = |yi: f64| (l * t / (l - yi * t)).atan();

@@ -995,4 +995,105 @@ mod tests {
             .expect("BOM");
         assert_eq!(s.vehicles.len(), 1);
     }
+
+    /// Line and column, both from 1, of a byte offset: columns count
+    /// characters, not bytes; an offset past the end is the end.
+    #[test]
+    fn positions_are_lines_and_character_columns() {
+        let text = "ab\ncdé\nf";
+        assert_eq!(line_col(text, 0), (1, 1));
+        assert_eq!(line_col(text, 4), (2, 2));
+        // After "cdé" (4 bytes, 3 characters): the newline at column 4.
+        assert_eq!(line_col(text, 7), (2, 4));
+        assert_eq!(line_col(text, 8), (3, 1));
+        assert_eq!(line_col(text, 99), (3, 2));
+        assert_eq!(strip_position("bad at line 3 column 4"), "bad");
+        assert_eq!(strip_position("no position"), "no position");
+    }
+
+    /// A bad value inside a vehicle's overrides, parsed from its slice of the
+    /// file, is placed where it is in the whole file: on a later line, and
+    /// on the first line after the slice's own start.
+    #[test]
+    fn an_error_in_a_nested_part_points_into_the_whole_file() {
+        let text =
+            "{\"vehicles\": [\n  {\"kind\": \"boat\", \"overrides\": {\"mass_kg\": \"heavy\"}}\n]}";
+        let e = Scenario::from_json(text, &src()).expect_err("a string mass");
+        let ScenarioError::Parse {
+            line,
+            column,
+            key,
+            message,
+            ..
+        } = &e
+        else {
+            panic!("{e:?}")
+        };
+        // "heavy" ends at column 52 of line 2.
+        let row = text.lines().nth(1).expect("line 2");
+        let at = row.find("\"heavy\"").expect("the value") + "\"heavy\"".len();
+        assert_eq!(
+            (*line, *column, key.as_str()),
+            (2, at, "vehicles[0].overrides.mass_kg")
+        );
+        assert!(!message.contains(" at line "), "{message}");
+        let text = "{\"vehicles\": [{\"kind\": \"boat\", \"overrides\": {\"mass_kg\": true}}]}";
+        let e = Scenario::from_json(text, &src()).expect_err("a flag for a mass");
+        let ScenarioError::Parse { line, column, .. } = &e else {
+            panic!("{e:?}")
+        };
+        let at = text.find("true").expect("the value") + "true".len();
+        assert_eq!((*line, *column), (1, at));
+        // Over two lines inside the slice: the slice's own line count, and
+        // the column on that line (at the list, columns 13-14).
+        let text = "{\"vehicles\": [{\"kind\": \"boat\", \"overrides\": {\n \"mass_kg\": []}}]}";
+        let e = Scenario::from_json(text, &src()).expect_err("a list for a mass");
+        let ScenarioError::Parse { line, column, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert!(*line == 2 && (12..=14).contains(column), "{e}");
+    }
+
+    /// The run's length, the proximity radius and a collision radius are
+    /// refused out of range, each at its ends and not a number, and
+    /// accepted at their limits; a run left without a length lasts 60 s.
+    #[test]
+    fn lengths_and_radii_are_refused_outside_their_ranges() {
+        let base = Scenario::from_json(r#"{"vehicles": [{"kind": "boat"}]}"#, &src()).expect("ok");
+        assert_eq!(base.duration_s, 60.0);
+        type Set = fn(&mut Scenario, f64);
+        let cases: [(&str, Set, f64, [f64; 3]); 3] = [
+            (
+                "duration_s",
+                |s, x| s.duration_s = x,
+                1e7,
+                [0.0, 1e7 + 1.0, f64::NAN],
+            ),
+            (
+                "proximity_m",
+                |s, x| s.proximity_m = x,
+                10_000.0,
+                [0.0, 10_000.5, f64::INFINITY],
+            ),
+            (
+                "vehicles[0].collision_radius_m",
+                |s, x| s.vehicles[0].collision_radius_m = Some(x),
+                100.0,
+                [0.0, 100.5, f64::NAN],
+            ),
+        ];
+        for (key, set, limit, bad) in cases {
+            let mut ok = base.clone();
+            set(&mut ok, limit);
+            assert!(ok.validate(&src()).is_ok(), "{key} {limit}");
+            for x in bad {
+                let mut s = base.clone();
+                set(&mut s, x);
+                match s.validate(&src()) {
+                    Err(ScenarioError::Invalid { key: k, .. }) => assert_eq!(k, key, "{x}"),
+                    other => panic!("{key} {x}: {other:?}"),
+                }
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@ use super::*;
 use crate::physics::airframes;
 use crate::physics::rigid_body::{RigidBody, StepInputs};
 use mavsitl_core::controller::MAX_ACTUATORS;
+use nalgebra::UnitQuaternion;
 
 const DT: f64 = 0.001;
 const G: f64 = 9.80665;
@@ -348,6 +349,8 @@ fn the_skid_steer_runs_straight_at_its_top_speed_and_pivots_both_ways() {
 /// Slowly, with the wheels at their steering lock, the car drives the
 /// kinematic circle: the rear axle's radius L / tan δ, the CG's
 /// √(R² + l_r²), to 2 %; right for positive steering, left for negative.
+/// Each wheel rolls at the speed its contact moves over the ground, the
+/// outer front fastest, to 1 %.
 #[test]
 fn a_slow_ackermann_turn_drives_the_kinematic_circle() {
     let p = f1tenth();
@@ -363,7 +366,78 @@ fn a_slow_ackermann_turn_drives_the_kinematic_circle() {
         assert_eq!(r.signum(), steering, "turns the way it steers");
         let radius = speed / r.abs();
         assert!((radius / want - 1.0).abs() < 0.02, "{radius} m, not {want}");
+        let v = d.vel_body();
+        let ground: Vec<f64> = p
+            .wheel_positions_frd_m()
+            .iter()
+            .map(|w| Vector2::new(v.x - r * w.y, v.y + r * w.x).norm())
+            .collect();
+        for (i, (w, g)) in d.rover.wheels.iter().zip(&ground).enumerate() {
+            let rim = w.spin_rad_s * p.wheel_radius_m;
+            assert!(
+                (rim / g - 1.0).abs() < 0.01,
+                "wheel {i}: {rim} m/s over {g}"
+            );
+        }
+        let outer_front = if steering > 0.0 { 0 } else { 1 };
+        assert!(ground[outer_front] > ground[1 - outer_front] && ground[outer_front] > ground[2]);
     }
+}
+
+/// The steering follows its command at its rate limit (3.2 rad/s for the
+/// car), then holds the angle asked; a skid-steer rover never steers.
+#[test]
+fn the_steering_turns_at_its_rate_to_the_angle_asked() {
+    let p = f1tenth();
+    let rate = p.steer_rate_deg_s.to_radians();
+    let mut d = Drive::new(p.clone());
+    for k in 1..=50 {
+        d.step(&ackermann(0.0, 1.0), [1.0; 4]);
+        let want = (rate * DT * f64::from(k)).min(p.max_steer_deg.to_radians());
+        assert!((d.rover.steer_rad() - want).abs() < 1e-12, "{k} ms");
+    }
+    d.run(0.5, &ackermann(0.0, -0.5), 1.0);
+    assert!((d.rover.steer_rad() + 0.5 * p.max_steer_deg.to_radians()).abs() < 1e-12);
+    let mut d = Drive::new(jackal());
+    d.run(0.2, &[1.0, -1.0, 1.0], 0.8);
+    assert_eq!(
+        (d.rover.steer_rad(), d.rover.wheels[0].steer_rad),
+        (0.0, 0.0)
+    );
+}
+
+/// The wrench at rest: the ground carries the weight (−m·g, NED), and no
+/// tyre pushes; put back on the ground, a chassis lifted, tilted and
+/// moving up stands level at its height, its heading and its motion in
+/// the plane kept.
+#[test]
+fn the_ground_carries_the_weight_and_holds_the_chassis() {
+    let p = f1tenth();
+    let mut r = Rover::new(p.clone(), DT, G);
+    let g = Vector3::new(0.0, 0.0, G);
+    let rest = BodyState {
+        pos_ned_m: Vector3::new(0.0, 0.0, p.standing_z_m()),
+        ..BodyState::default()
+    };
+    let w = r.wrench(&[0.0; 5], [1.0; 4], &g, &rest, DT);
+    assert_eq!(w.force_ned_n, Vector3::new(0.0, 0.0, -p.mass_kg * G));
+    assert_eq!(
+        (w.force_frd_n, w.torque_frd_nm),
+        (Vector3::zeros(), Vector3::zeros())
+    );
+    let mut s = BodyState {
+        pos_ned_m: Vector3::new(3.0, -2.0, -0.5),
+        vel_ned_m_s: Vector3::new(1.0, 0.5, -2.0),
+        att_ned_frd: UnitQuaternion::from_euler_angles(0.2, -0.1, 1.3),
+        rate_frd_rad_s: Vector3::new(0.3, -0.4, 0.6),
+    };
+    r.project(&mut s);
+    let (roll, pitch, yaw) = s.att_ned_frd.euler_angles();
+    assert_eq!((roll, pitch), (0.0, 0.0));
+    assert!((yaw - 1.3).abs() < 1e-12);
+    assert_eq!(s.pos_ned_m, Vector3::new(3.0, -2.0, -0.074));
+    assert_eq!(s.vel_ned_m_s, Vector3::new(1.0, 0.5, 0.0));
+    assert_eq!(s.rate_frd_rad_s, Vector3::new(0.0, 0.0, 0.6));
 }
 
 /// Full throttle on the straight: the motor's torque, T_stall·(u − ω/ω₀)
