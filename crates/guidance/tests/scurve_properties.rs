@@ -398,3 +398,45 @@ fn calculate_path_plans_nothing_from_an_invalid_argument() {
         assert_eq!(p, PathTimes::default(), "start speed {v0}");
     }
 }
+
+/// The jerk the S-curve reports is the rate of change of its acceleration
+/// (central differences along a 50 m leg, in single precision): its
+/// raised-cosine segments rise from 0 and fall back to 0, never the other
+/// way about.
+#[test]
+fn the_jerk_is_the_derivative_of_the_acceleration() {
+    let l = Limits {
+        speed_xy: 5.0,
+        speed_up: 2.0,
+        speed_down: 2.0,
+        accel_xy: 2.0,
+        accel_z: 1.0,
+        jerk: 2.0,
+        snap: 2.0 * std::f32::consts::PI / (2.0 * 0.3),
+    };
+    let s = track(&l, &Vector3::zeros(), &Vector3::new(50.0, 0.0, 0.0));
+    let t_end = s.time_end();
+    let h = 1e-3f32;
+    let mut largest = 0.0f32;
+    let mut checked = 0;
+    let mut t = 2.0 * h;
+    while t < t_end - 2.0 * h {
+        let (j, _, _, _) = s.get_jerk_accel_vel_pos_at_time(t);
+        let (_, a1, _, _) = s.get_jerk_accel_vel_pos_at_time(t + h);
+        let (_, a0, _, _) = s.get_jerk_accel_vel_pos_at_time(t - h);
+        let da = (a1 - a0) / (2.0 * h);
+        assert!(
+            (da - j).abs() < 0.02 * l.jerk,
+            "t {t}: jerk {j}, da/dt {da}"
+        );
+        largest = largest.max(j.abs());
+        checked += 1;
+        t += 0.01;
+    }
+    assert!(
+        checked > 500 && largest > 0.9 * l.jerk,
+        "{checked} checks, |j| up to {largest}"
+    );
+    // At rest before the first segment's jerk has risen, none.
+    assert!(s.get_jerk_accel_vel_pos_at_time(0.0).0.abs() < 1e-6);
+}
