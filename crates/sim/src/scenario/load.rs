@@ -1096,4 +1096,28 @@ mod tests {
             }
         }
     }
+
+    /// As many zones as the membership mask has bits are accepted; one
+    /// more is refused by name.
+    #[test]
+    fn zones_up_to_the_mask_are_accepted_and_one_more_refused() {
+        let with = |n: usize| {
+            let zones: Vec<String> = (0..n)
+                .map(|i| {
+                    format!(
+                        r#"{{"name": "z{i}", "shape": {{"box": {{"min_ned_m": [{i}, 0, -1], "max_ned_m": [{}, 1, 0]}}}}}}"#,
+                        i + 1
+                    )
+                })
+                .collect();
+            let text = format!(
+                r#"{{"environment": {{"zones": [{}]}}, "vehicles": [{{"kind": "boat"}}]}}"#,
+                zones.join(",")
+            );
+            Scenario::from_json(&text, &src())
+        };
+        assert!(with(MAX_ZONES).is_ok());
+        let e = with(MAX_ZONES + 1).expect_err("too many zones");
+        assert!(e.to_string().contains("environment.zones"), "{e}");
+    }
 }
