@@ -1120,4 +1120,51 @@ mod tests {
         let e = with(MAX_ZONES + 1).expect_err("too many zones");
         assert!(e.to_string().contains("environment.zones"), "{e}");
     }
+
+    /// Two vehicles of one firmware may not share its instance (its
+    /// ports); a PX4 and an ArduPilot may, and so may firmwares on their
+    /// own instances. A passive controller's rate must divide the
+    /// physics rate and its values lie within −1..1.
+    #[test]
+    fn controllers_are_checked_per_vehicle() {
+        let two = |a: &str, b: &str| {
+            let text = format!(
+                r#"{{"vehicles": [{{"name": "a", "kind": "boat", "controller": {a}}},
+                                 {{"name": "b", "kind": "boat", "initial": {{"east_m": 5}}, "controller": {b}}}]}}"#
+            );
+            Scenario::from_json(&text, &src()).map(|_| ())
+        };
+        let px4 = |i: u8| format!(r#"{{"kind": "px4", "instance": {i}}}"#);
+        let ap = |i: u8| format!(r#"{{"kind": "ardupilot", "instance": {i}}}"#);
+        let e = two(&px4(1), &px4(1)).expect_err("one PX4 instance twice");
+        assert!(
+            e.to_string().contains("vehicles[1].controller.instance"),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("instance 1 is another vehicle's"),
+            "{e}"
+        );
+        let e = two(&ap(2), &ap(2)).expect_err("one ArduPilot instance twice");
+        assert!(
+            e.to_string().contains("vehicles[1].controller.instance"),
+            "{e}"
+        );
+        assert!(two(&px4(1), &ap(1)).is_ok(), "different firmwares");
+        assert!(two(&px4(1), &px4(2)).is_ok(), "different instances");
+        let passive = |rate: u32, c: &str| {
+            format!(r#"{{"kind": "passive", "rate_hz": {rate}, "controls": [{c}]}}"#)
+        };
+        let e = two(&passive(50, "0.5"), &passive(300, "0.5")).expect_err("300 Hz");
+        assert!(
+            e.to_string().contains("vehicles[1].controller.rate_hz"),
+            "{e}"
+        );
+        let e = two(&passive(50, "0.5"), &passive(50, "0.5, 1.5")).expect_err("1.5");
+        assert!(
+            e.to_string().contains("vehicles[1].controller.controls[1]"),
+            "{e}"
+        );
+        assert!(two(&passive(50, "-1, 1"), &passive(250, "0")).is_ok());
+    }
 }
