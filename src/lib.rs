@@ -37,6 +37,8 @@ pub use mavsitl_analysis as analysis;
 pub use mavsitl_analysis::flight as metrics;
 pub use mavsitl_batch as batch;
 pub use mavsitl_bridges as bridge;
+/// The kinds of vehicle, the built-in ones, and their firmware frames.
+pub use mavsitl_core::vehicle as vehicle_kind;
 pub use mavsitl_core::{
     atmosphere, controller, failure, faults, geo, magnetic, param, rng, samples, time,
 };

@@ -685,3 +685,34 @@ fn heading_anchors_are_githubs() {
     assert_eq!(links, ["#a-b", "docs/p.png"]);
     assert_eq!(anchors, ["a-b"]);
 }
+
+/// A firmware's parameter file for another frame is refused before
+/// anything starts, naming the file and the parameter: PX4's quadcopter
+/// airframe for a rover, ArduPilot Rover's boat frame class for the car.
+#[test]
+fn firmware_parameters_for_another_frame_are_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let px4 = write(tmp.path(), "quad.params", "SYS_AUTOSTART 4001\n");
+    let out = run(bin()
+        .args(["px4", "--vehicle", "rover_skid", "--px4-build"])
+        .arg(tmp.path().join("no-px4"))
+        .arg("--params")
+        .arg(&px4));
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("quad.params: SYS_AUTOSTART 4001 is not a rover's airframe"),
+        "{stderr}"
+    );
+    let out = run(bin()
+        .args(["ardupilot", "--vehicle", "rover_ackermann", "--ardupilot"])
+        .arg(tmp.path().join("no-ardupilot"))
+        .arg("--params")
+        .arg(repo("firmware_configs/ardupilot/boat.parm")));
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("boat.parm: FRAME_CLASS 2 is not a rover's"),
+        "{stderr}"
+    );
+}

@@ -382,6 +382,46 @@ fn rover_slides_on_the_ice_patch_and_grips_after_it() {
     );
 }
 
+/// A parameter file written for another frame is refused naming its line:
+/// a boat's FRAME_CLASS 2 for the skid-steer rover, a rover's 1 for the
+/// boat; the rover's own file flies.
+#[test]
+fn a_parameter_file_for_another_frame_is_refused_by_its_line() {
+    let plan = repo("missions/rover_skid_box.plan");
+    let boat = repo("firmware_configs/ardupilot/boat.parm");
+    let out = fly(&[
+        plan.to_str().expect("utf8"),
+        "--params",
+        boat.to_str().expect("utf8"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let line = std::fs::read_to_string(&boat)
+        .expect("boat.parm")
+        .lines()
+        .position(|l| l.starts_with("FRAME_CLASS"))
+        .expect("a frame class")
+        + 1;
+    assert!(
+        stderr.contains(&format!("boat.parm:{line}: FRAME_CLASS 2 is not a rover's")),
+        "{stderr}"
+    );
+    let rover = repo("firmware_configs/ardupilot/rover_skid.parm");
+    let out = fly(&[
+        repo("missions/boat_box.plan").to_str().expect("utf8"),
+        "--params",
+        rover.to_str().expect("utf8"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("FRAME_CLASS 1 is not a boat's"), "{stderr}");
+    let _ = ok(&[
+        plan.to_str().expect("utf8"),
+        "--params",
+        rover.to_str().expect("utf8"),
+        "--ground-truth",
+    ]);
+}
+
 #[test]
 fn boat_route_loops_once_and_changes_speed() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -168,7 +168,9 @@ pub(super) fn run_count(args: &ArduPilotArgs, mut inputs: FlightInputs) -> Resul
     };
     mavsitl::inputs::copies(&mut inputs, args.count)?;
     let frame_rate = frame_rate_of(args, inputs.kind(0))?;
-    let params = args.flight.firmware_params(true, "--ardupilot")?;
+    let params = args
+        .flight
+        .firmware_params(true, "--ardupilot", inputs.kind(0))?;
     at_frame_rate(&mut inputs, frame_rate);
     let launcher = Launcher::ArduPilot(ArduPilotLauncher {
         bind: args.bind,
@@ -196,7 +198,7 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
     let frame_rate = frame_rate_of(&args, kind)?;
     let params = args
         .flight
-        .firmware_params(args.ardupilot.is_some(), "--ardupilot")?;
+        .firmware_params(args.ardupilot.is_some(), "--ardupilot", kind)?;
     let opts = options(&args, args.instance, kind, frame_rate);
     at_frame_rate(&mut inputs, frame_rate);
     let ls = build(&inputs, &opts)?;

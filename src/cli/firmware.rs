@@ -85,6 +85,7 @@ impl FirmwareFlightArgs {
         &self,
         launched: bool,
         flag: &str,
+        kind: VehicleKind,
     ) -> Result<Vec<(String, String)>, CliError> {
         let Some(path) = &self.params else {
             return Ok(Vec::new());
@@ -95,7 +96,15 @@ impl FirmwareFlightArgs {
                 format!("add {flag}, or set them in the firmware's console (param set NAME VALUE)"),
             ));
         }
-        mavsitl::firmware::crew::read_param_file(path)
+        let params = mavsitl::firmware::crew::read_param_file(path)?;
+        let pairs = params.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+        if let Some(why) = mavsitl::vehicle_kind::frame_problem(pairs, kind) {
+            return Err(CliError::input(
+                format!("{}: {why}", path.display()),
+                format!("give the parameter file of a {}", kind.word()),
+            ));
+        }
+        Ok(params)
     }
 }
 

@@ -141,7 +141,9 @@ pub(super) fn run_count(args: &Px4Args, mut inputs: FlightInputs) -> Result<(), 
         ));
     };
     mavsitl::inputs::copies(&mut inputs, args.count)?;
-    let params = args.flight.firmware_params(true, "--px4-build")?;
+    let params = args
+        .flight
+        .firmware_params(true, "--px4-build", inputs.kind(0))?;
     let launcher = Launcher::Px4(Px4Launcher {
         bind: args.bind,
         keep_workdir: args.flight.keep_workdir,
@@ -192,9 +194,9 @@ pub fn run(args: Px4Args, inputs: FlightInputs) -> Result<(), CliError> {
             "leave out --udp",
         ));
     }
-    let params = args
-        .flight
-        .firmware_params(args.px4_build.is_some(), "--px4-build")?;
+    let params =
+        args.flight
+            .firmware_params(args.px4_build.is_some(), "--px4-build", inputs.kind(0))?;
     let mut opts = options_for(&setup_of(&args), &args, &inputs);
     let port = px4::open_port(args.udp, args.bind, args.instance, &mut opts)?;
     let speedup = px4::speedup(args.speedup)?;

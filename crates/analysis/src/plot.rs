@@ -144,6 +144,15 @@ fn map_axes(
     (xm - hx..xm + hx, ym - hy..ym + hy)
 }
 
+/// The plotting area a chart leaves of an area of `(w, h)` px with a
+/// `margin` all round and label areas `y_label` wide and `x_label` high, px.
+fn plot_px((w, h): (u32, u32), margin: u32, y_label: u32, x_label: u32) -> (f64, f64) {
+    (
+        f64::from(w.saturating_sub(2 * margin + y_label).max(1)),
+        f64::from(h.saturating_sub(2 * margin + x_label).max(1)),
+    )
+}
+
 struct GroundTrack<'a> {
     route: &'a Route,
     flights: &'a [Flown],
@@ -172,15 +181,10 @@ impl Picture for GroundTrack<'_> {
             .map_err(err)?;
         // A map: one scale on both axes, the plotting area's (what the
         // margins and label areas below leave) filled along the tighter one.
-        let (w, h) = area.dim_in_pixel();
-        let plot_px = (
-            f64::from(w.saturating_sub(2 * 15 + 60).max(1)),
-            f64::from(h.saturating_sub(2 * 15 + 45).max(1)),
-        );
         let (x, y) = map_axes(
             range(xs.into_iter(), 0.05, 10.0),
             range(ys.into_iter(), 0.05, 10.0),
-            plot_px,
+            plot_px(area.dim_in_pixel(), 15, 60, 45),
         );
         let mut chart = ChartBuilder::on(&area)
             .margin(15)
@@ -653,12 +657,7 @@ fn manoeuvre_panel<DB: DrawingBackend>(
     let (x, y) = if equal_axes {
         // One scale on both axes, on the plotting area the margins and
         // label areas below leave: a circle is drawn round.
-        let (w, h) = area.dim_in_pixel();
-        let plot_px = (
-            f64::from(w.saturating_sub(2 * 12 + 55).max(1)),
-            f64::from(h.saturating_sub(2 * 12 + 40).max(1)),
-        );
-        map_axes((x0, x1), (y0, y1), plot_px)
+        map_axes((x0, x1), (y0, y1), plot_px(area.dim_in_pixel(), 12, 55, 40))
     } else {
         (x0..x1, y0..y1)
     };
@@ -824,12 +823,11 @@ impl Slide<'_> {
         let (n, e) = (self.patch.north_m, self.patch.east_m);
         let xs = self.trace.iter().map(|p| p.east_m).chain([e.0, e.1]);
         let ys = self.trace.iter().map(|p| p.north_m).chain([n.0, n.1]);
-        let (w, h) = area.dim_in_pixel();
-        let plot_px = (
-            f64::from(w.saturating_sub(2 * 12 + 55).max(1)),
-            f64::from(h.saturating_sub(2 * 12 + 40).max(1)),
+        let (x, y) = map_axes(
+            range(xs, 0.05, 5.0),
+            range(ys, 0.05, 5.0),
+            plot_px(area.dim_in_pixel(), 12, 55, 40),
         );
-        let (x, y) = map_axes(range(xs, 0.05, 5.0), range(ys, 0.05, 5.0), plot_px);
         let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(40)

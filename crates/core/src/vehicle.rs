@@ -42,6 +42,57 @@ impl VehicleKind {
     }
 }
 
+/// Why firmware parameters name a frame that is not a vehicle of `kind`'s,
+/// if they do: ArduPilot Rover's `FRAME_CLASS` (1 a rover, 2 a boat; a
+/// multirotor's is Copter's, not checked here) and PX4's `SYS_AUTOSTART`
+/// (a ground vehicle, rover or boat, flies one of PX4's rover airframes,
+/// 50000–59999 or the Gazebo rovers 4009, 4011 and 4012; a multirotor
+/// none of them). `params` are (name, value) pairs, names in any case.
+pub fn frame_problem<'a>(
+    params: impl IntoIterator<Item = (&'a str, &'a str)>,
+    kind: VehicleKind,
+) -> Option<String> {
+    for (name, value) in params {
+        let Ok(v) = value.trim().parse::<f64>() else {
+            continue;
+        };
+        match name.to_ascii_uppercase().as_str() {
+            "FRAME_CLASS" => {
+                let want = match kind {
+                    VehicleKind::Rover => 1.0,
+                    VehicleKind::Boat => 2.0,
+                    VehicleKind::Multirotor => continue,
+                };
+                if v != want {
+                    return Some(format!(
+                        "FRAME_CLASS {v} is not a {}'s: ArduPilot Rover's frame class is {want} for a {} (1 rover, 2 boat)",
+                        kind.word(),
+                        kind.word()
+                    ));
+                }
+            }
+            "SYS_AUTOSTART" => {
+                let rover_airframe =
+                    (50_000.0..60_000.0).contains(&v) || [4009.0, 4011.0, 4012.0].contains(&v);
+                if rover_airframe == kind.is_multirotor() {
+                    let wanted = if kind.is_multirotor() {
+                        "a multirotor airframe"
+                    } else {
+                        "one of PX4's rover airframes (50000-59999, 4009, 4011, 4012)"
+                    };
+                    return Some(format!(
+                        "SYS_AUTOSTART {v} is not a {}'s airframe: a {} needs {wanted}",
+                        kind.word(),
+                        kind.word()
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The vehicles a flight without a scenario can be (`--vehicle`, a suite
 /// case's `vehicle`): each class's shipped airframe, and a rover of either
 /// drive.
@@ -164,6 +215,61 @@ mod tests {
                 BuiltinVehicle::Quad,
                 BuiltinVehicle::Quad
             )
+        );
+    }
+
+    /// A rover's FRAME_CLASS is 1 and a boat's 2; a ground vehicle's
+    /// SYS_AUTOSTART one of PX4's rover airframes, a multirotor's none of
+    /// them; other parameters and values that are not numbers pass.
+    #[test]
+    fn a_firmware_frame_must_be_the_vehicles() {
+        use VehicleKind::*;
+        let p = |n: &'static str, v: &'static str| vec![(n, v)];
+        assert_eq!(frame_problem(p("FRAME_CLASS", "1"), Rover), None);
+        assert_eq!(frame_problem(p("frame_class", "2"), Boat), None);
+        assert_eq!(frame_problem(p("FRAME_CLASS", "2"), Multirotor), None);
+        let e = frame_problem(p("FRAME_CLASS", "2"), Rover).expect("a boat's");
+        assert!(
+            e.starts_with("FRAME_CLASS 2 is not a rover's") && e.contains("is 1 for a rover"),
+            "{e}"
+        );
+        assert!(frame_problem(p("FRAME_CLASS", "1"), Boat).is_some());
+        for (v, ok_for_rover) in [
+            ("50000", true),
+            ("59999", true),
+            ("4012", true),
+            ("4009", true),
+            ("4011", true),
+            ("60000", false),
+            ("4001", false),
+            ("10016", false),
+            ("49999", false),
+            ("4010", false),
+        ] {
+            assert_eq!(
+                frame_problem(p("SYS_AUTOSTART", v), Rover).is_none(),
+                ok_for_rover,
+                "{v}"
+            );
+            assert_eq!(
+                frame_problem(p("SYS_AUTOSTART", v), Boat).is_none(),
+                ok_for_rover,
+                "{v}"
+            );
+            assert_eq!(
+                frame_problem(p("SYS_AUTOSTART", v), Multirotor).is_none(),
+                !ok_for_rover,
+                "{v}"
+            );
+        }
+        let e = frame_problem(p("SYS_AUTOSTART", "4001"), Rover).expect("a quad's");
+        assert!(
+            e.contains("a rover needs one of PX4's rover airframes"),
+            "{e}"
+        );
+        assert_eq!(
+            frame_problem(vec![("FRAME_CLASS", "x"), ("WP_SPEED", "2")], Rover),
+            None
         );
     }
 }

@@ -319,6 +319,16 @@ fn simpleflight_for(
         let _ = params.set(name::MPC_XY_CRUISE, hs.clamp(0.5, 20.0));
     }
     if let Some((text, name)) = plan.param_file {
+        for (line, n, v) in param_lines(text) {
+            if let Some(why) = mavsitl_core::vehicle::frame_problem([(n, v)], kind) {
+                return Err(ParamError::File {
+                    file: name.to_string(),
+                    line,
+                    message: why,
+                }
+                .into());
+            }
+        }
         let loaded = params.load(text, name)?;
         if !loaded.ignored.is_empty() {
             tracing::warn!(
@@ -501,6 +511,23 @@ pub fn boat_outputs(p: &BoatParams) -> UgvOutputs {
             steering: p.steering_channel,
         },
     }
+}
+
+/// The (line from 1, name, value) of a parameter file's lines: `NAME
+/// VALUE` or QGroundControl's five columns; comments and other lines left
+/// out.
+fn param_lines(text: &str) -> impl Iterator<Item = (usize, &str, &str)> {
+    text.lines().enumerate().filter_map(|(i, raw)| {
+        let line = raw.split('#').next().unwrap_or("");
+        let fields: Vec<&str> = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|s| !s.is_empty())
+            .collect();
+        match fields.as_slice() {
+            [name, value] | [_, _, name, value, _] => Some((i + 1, *name, *value)),
+            _ => None,
+        }
+    })
 }
 
 /// The output channels of a simulated ground rover.

@@ -35,7 +35,7 @@
 use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
-use super::params::{check_range, check_range3, params_struct, ParamError};
+use super::params::{check_channels, check_range, check_range3, params_struct, ParamError};
 use super::rigid_body::{BodyState, MassError, MassProperties, Wrench};
 use crate::world::Environment;
 
@@ -240,24 +240,13 @@ impl BoatParams {
         check_range("rudder_max_deg", self.rudder_max_deg, 0.0, 60.0)?;
         check_range("rudder_x_m", self.rudder_x_m, -100.0, 100.0)?;
         check_range("rudder_tau_s", self.rudder_tau_s, 1e-3, 10.0)?;
-        for (name, c) in [
+        check_channels([
             ("left_channel", self.left_channel),
             ("right_channel", self.right_channel),
             ("rudder_channel", self.rudder_channel),
             ("throttle_channel", self.throttle_channel),
             ("steering_channel", self.steering_channel),
-        ] {
-            if c >= mavsitl_core::controller::MAX_ACTUATORS {
-                return Err(ParamError {
-                    field: name.into(),
-                    problem: format!(
-                        "channel {c} is beyond the {} actuator channels",
-                        mavsitl_core::controller::MAX_ACTUATORS
-                    ),
-                });
-            }
-        }
-        Ok(())
+        ])
     }
 
     /// Mass properties with added mass for the rigid body.

@@ -40,3 +40,20 @@ macro_rules! params_struct {
 pub(crate) use params_struct;
 
 pub use mavsitl_core::param::{check_range, check_range3, ParamError};
+
+/// Checks that every (field, channel) names one of the actuator channels.
+///
+/// # Errors
+/// [`ParamError`] naming the first field whose channel is beyond the last.
+pub(crate) fn check_channels<'a>(
+    channels: impl IntoIterator<Item = (&'a str, usize)>,
+) -> Result<(), ParamError> {
+    let max = mavsitl_core::controller::MAX_ACTUATORS;
+    match channels.into_iter().find(|(_, c)| *c >= max) {
+        Some((field, c)) => Err(ParamError {
+            field: field.into(),
+            problem: format!("channel {c} is beyond the {max} actuator channels"),
+        }),
+        None => Ok(()),
+    }
+}

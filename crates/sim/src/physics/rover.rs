@@ -54,7 +54,7 @@
 use nalgebra::{Matrix3, UnitQuaternion, Vector2, Vector3};
 use serde::{Deserialize, Serialize};
 
-use super::params::{check_range, check_range3, params_struct, ParamError};
+use super::params::{check_channels, check_range, check_range3, params_struct, ParamError};
 use super::rigid_body::{BodyState, MassError, MassProperties, Wrench};
 
 /// How a rover steers and is driven.
@@ -177,26 +177,16 @@ impl RoverParams {
             ("brake_channel", self.brake_channel),
             ("handbrake_channel", self.handbrake_channel),
         ];
-        for (name, c) in [
-            ("left_channel", self.left_channel),
-            ("right_channel", self.right_channel),
-            ("throttle_channel", self.throttle_channel),
-            ("steering_channel", self.steering_channel),
-        ]
-        .into_iter()
-        .chain(brakes.into_iter().filter_map(|(n, c)| Some((n, c?))))
-        {
-            if c >= mavsitl_core::controller::MAX_ACTUATORS {
-                return Err(ParamError {
-                    field: name.into(),
-                    problem: format!(
-                        "channel {c} is beyond the {} actuator channels",
-                        mavsitl_core::controller::MAX_ACTUATORS
-                    ),
-                });
-            }
-        }
-        Ok(())
+        check_channels(
+            [
+                ("left_channel", self.left_channel),
+                ("right_channel", self.right_channel),
+                ("throttle_channel", self.throttle_channel),
+                ("steering_channel", self.steering_channel),
+            ]
+            .into_iter()
+            .chain(brakes.into_iter().filter_map(|(n, c)| Some((n, c?)))),
+        )
     }
 
     /// Mass properties for the rigid body.
