@@ -291,8 +291,6 @@ pub struct Rover {
     wheels: [WheelState; 4],
     /// Motor commands after their lag (left, right; or the one motor first).
     motor_cmd: [f64; 2],
-    /// Motor torques at the wheels of the latest sub-step, N·m.
-    motor_torque_nm: [f64; 2],
     /// Bicycle steering angle, rad.
     steer_rad: f64,
     /// Brake (0..1) on every wheel, and the handbrake on the rear ones, as
@@ -333,7 +331,6 @@ impl Rover {
             params,
             wheels,
             motor_cmd: [0.0; 2],
-            motor_torque_nm: [0.0; 2],
             steer_rad: 0.0,
             brake: (0.0, false),
             brake_cmd: (0.0, false),
@@ -539,7 +536,6 @@ impl Rover {
                 for (side, wheels) in [[0, 2], [1, 3]].iter().enumerate() {
                     let omega = self.wheels[wheels[0]].spin_rad_s;
                     let t = dc(self.motor_cmd[side], self.motor_scale[side], omega);
-                    self.motor_torque_nm[side] = t;
                     power += (t * omega).abs();
                     let tyre: f64 = wheels.iter().map(|&i| r * self.wheels[i].patch_n.x).sum();
                     let stop: f64 = wheels.iter().map(|&i| coulomb(i, &self.wheels[i])).sum();
@@ -562,7 +558,6 @@ impl Rover {
                     .sum::<f64>()
                     / driven.len() as f64;
                 let t = dc(self.motor_cmd[0], self.motor_scale[0], mean);
-                self.motor_torque_nm[0] = t;
                 power += (t * mean).abs();
                 let each = t / driven.len() as f64;
                 for i in 0..4 {
