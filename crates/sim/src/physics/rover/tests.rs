@@ -529,6 +529,12 @@ fn the_brake_channels_brake_every_wheel_or_the_rear() {
         "the front rolls: {spins:?}"
     );
     assert_eq!(spins[2..], [0.0, 0.0], "the rear is locked");
+    // The handbrake is on above half its channel, not at it.
+    let (_, spins) = stop([0.0, 0.0, 0.0, 0.0, 0.5], false);
+    assert!(
+        spins[2] > 10.0 && spins[3] > 10.0,
+        "at 0.5 the rear rolls: {spins:?}"
+    );
     // A negative brake command does not drive the wheels.
     let (coast, _) = stop([0.0, 0.0, 0.0, -1.0, 0.4], false);
     let (free, _) = stop([0.0; 5], false);
