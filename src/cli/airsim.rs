@@ -1,6 +1,7 @@
 //! `mavsitl airsim`: AirSim's RPC API on TCP 41451 over SimpleFlight quads
-//! (or a PX4Multirotor: PX4 SITL flying it over its simulator interface), for
-//! AirSim's own Python client and the scripts written for it.
+//! (or a PX4Multirotor: PX4 SITL flying it over its simulator interface; or,
+//! with SimMode "Car", the F1TENTH rover driven by the client's car
+//! controls), for AirSim's own Python client and the scripts written for it.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
