@@ -127,8 +127,8 @@ fn px4_gets_the_parameter_file_of_the_boat_it_flies() {
     for (i, (airframe, autostart, key, value)) in [
         ("usv_twin", "50000", "PX4_PARAM_RD_WHEEL_TRACK", "0.4"),
         ("otter_usv", "50000", "PX4_PARAM_RD_WHEEL_TRACK", "0.79"),
-        ("usv_rudder", "4012", "PX4_PARAM_RA_WHEEL_BASE", "0.3"),
-        ("my_rudder.json", "4012", "PX4_PARAM_RA_WHEEL_BASE", "0.3"),
+        ("usv_rudder", "51000", "PX4_PARAM_RA_WHEEL_BASE", "0.3"),
+        ("my_rudder.json", "51000", "PX4_PARAM_RA_WHEEL_BASE", "0.3"),
     ]
     .into_iter()
     .enumerate()

@@ -646,60 +646,133 @@ fn firmware_config_matches_the_airframe() {
 /// thrusters' spacing); the rudder boat as the Ackermann rover (its rudder
 /// channel Servo 1 (201), its thruster Motor 1 (101), the steering limit the
 /// rudder's).
-#[test]
-fn boat_firmware_configs_match_the_hulls() {
-    for name in ["usv_twin", "otter_usv", "usv_rudder"] {
+/// A shipped `firmware_configs/px4/<name>.env`, read as PX4's start-up
+/// reads its exports.
+struct EnvFile {
+    name: &'static str,
+    text: String,
+}
+
+impl EnvFile {
+    fn read(name: &'static str) -> Self {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(format!("firmware_configs/px4/{name}.env"));
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-        let get = |key: &str| -> String {
-            text.lines()
-                .find_map(|l| l.strip_prefix(&format!("export {key}=")))
-                .map(|v| v.trim().to_string())
-                .unwrap_or_else(|| panic!("{name}: {key} missing"))
-        };
-        let num = |key: &str| -> f64 {
-            get(key)
-                .parse()
-                .unwrap_or_else(|e| panic!("{name} {key}: {e}"))
-        };
+        EnvFile { name, text }
+    }
+
+    fn get(&self, key: &str) -> String {
+        self.text
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("export {key}=")))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_else(|| panic!("{}: {key} missing", self.name))
+    }
+
+    fn num(&self, key: &str) -> f64 {
+        self.get(key)
+            .parse()
+            .unwrap_or_else(|e| panic!("{} {key}: {e}", self.name))
+    }
+
+    /// The function of PWM_MAIN_FUNCn, which drives HIL_ACTUATOR_CONTROLS
+    /// control n − 1.
+    fn func(&self, channel: usize) -> f64 {
+        self.num(&format!("PX4_PARAM_PWM_MAIN_FUNC{}", channel + 1))
+    }
+
+    /// Runs `simulator_mavlink`, not Gazebo's bridge.
+    fn assert_simulator_mavlink(&self) {
+        assert_ne!(self.get("PX4_SIMULATOR"), "gz", "{}", self.name);
+        assert_eq!(self.num("PX4_PARAM_SIM_GZ_EN"), 0.0, "{}", self.name);
+    }
+}
+
+#[test]
+fn boat_firmware_configs_match_the_hulls() {
+    for name in ["usv_twin", "otter_usv", "usv_rudder"] {
+        let env = EnvFile::read(name);
         let b = mavsitl::physics::airframes::boat(name).unwrap_or_else(|| panic!("no {name}"));
-        assert_ne!(get("PX4_SIMULATOR"), "gz", "{name}");
-        assert_eq!(num("PX4_PARAM_SIM_GZ_EN"), 0.0, "{name}");
-        // PWM_MAIN_FUNCn drives HIL_ACTUATOR_CONTROLS control n − 1.
-        let func = |channel: usize| num(&format!("PX4_PARAM_PWM_MAIN_FUNC{}", channel + 1));
+        env.assert_simulator_mavlink();
         match b.layout {
             BoatLayout::TwinThrusters => {
-                assert_eq!(get("PX4_SYS_AUTOSTART"), "50000", "{name}");
+                assert_eq!(env.get("PX4_SYS_AUTOSTART"), "50000", "{name}");
                 assert_eq!(
-                    func(b.left_channel),
+                    env.func(b.left_channel),
                     102.0,
                     "{name}: left thruster = Motor 2"
                 );
                 assert_eq!(
-                    func(b.right_channel),
+                    env.func(b.right_channel),
                     101.0,
                     "{name}: right thruster = Motor 1"
                 );
                 let track = 2.0 * b.thruster_position_m[1];
                 assert!(
-                    (num("PX4_PARAM_RD_WHEEL_TRACK") - track).abs() < 1e-9,
+                    (env.num("PX4_PARAM_RD_WHEEL_TRACK") - track).abs() < 1e-9,
                     "{name}"
                 );
             }
             BoatLayout::ThrottleRudder => {
-                assert_eq!(get("PX4_SYS_AUTOSTART"), "4012", "{name}");
-                assert_eq!(func(b.steering_channel), 201.0, "{name}: rudder = Servo 1");
+                assert_eq!(env.get("PX4_SYS_AUTOSTART"), "51000", "{name}");
                 assert_eq!(
-                    func(b.throttle_channel),
+                    env.func(b.steering_channel),
+                    201.0,
+                    "{name}: rudder = Servo 1"
+                );
+                assert_eq!(
+                    env.func(b.throttle_channel),
                     101.0,
                     "{name}: thruster = Motor 1"
                 );
-                let max = num("PX4_PARAM_RA_MAX_STR_ANG").to_degrees();
+                let max = env.num("PX4_PARAM_RA_MAX_STR_ANG").to_degrees();
                 assert!((max - b.rudder_max_deg).abs() < 0.1, "{name}: {max}°");
             }
         }
     }
+}
+
+/// The rovers' files drive each rover's wheels as PX4's rover modules do:
+/// the skid-steer Jackal as the differential rover 50000 (its left side
+/// Motor 2 (102), its right side Motor 1 (101), RD_WHEEL_TRACK its track),
+/// the F1TENTH car as the Ackermann rover 51000 (its steering Servo 1 (201),
+/// its motor Motor 1 (101), RA_WHEEL_BASE its wheelbase, RA_MAX_STR_ANG its
+/// steering lock).
+#[test]
+fn rover_firmware_configs_match_the_rovers() {
+    let p = mavsitl::physics::airframes::rover("jackal").expect("jackal");
+    let env = EnvFile::read("jackal");
+    env.assert_simulator_mavlink();
+    assert_eq!(env.get("PX4_SYS_AUTOSTART"), "50000");
+    assert_eq!(env.func(p.left_channel), 102.0, "left side = Motor 2");
+    assert_eq!(env.func(p.right_channel), 101.0, "right side = Motor 1");
+    let track = env.num("PX4_PARAM_RD_WHEEL_TRACK");
+    assert!((track - p.track_m).abs() < 5e-4, "{track} vs {}", p.track_m);
+
+    let p = mavsitl::physics::airframes::rover("f1tenth").expect("f1tenth");
+    let env = EnvFile::read("f1tenth");
+    env.assert_simulator_mavlink();
+    assert_eq!(env.get("PX4_SYS_AUTOSTART"), "51000");
+    assert_eq!(env.func(p.steering_channel), 201.0, "steering = Servo 1");
+    assert_eq!(env.func(p.throttle_channel), 101.0, "motor = Motor 1");
+    let base = env.num("PX4_PARAM_RA_WHEEL_BASE");
+    assert!(
+        (base - p.wheelbase_m).abs() < 5e-4,
+        "{base} vs {}",
+        p.wheelbase_m
+    );
+    let lock = env.num("PX4_PARAM_RA_MAX_STR_ANG").to_degrees();
+    assert!(
+        (lock - p.max_steer_deg).abs() < 0.1,
+        "{lock}° vs {}°",
+        p.max_steer_deg
+    );
+    let rate = env.num("PX4_PARAM_RA_STR_RATE_LIM");
+    assert!(
+        (rate - p.steer_rate_deg_s).abs() < 1.0,
+        "{rate}°/s vs {}°/s",
+        p.steer_rate_deg_s
+    );
 }
 
 /// A scenario's stick script reaches PX4 as RC_CHANNELS at its rate, each
