@@ -83,10 +83,10 @@ fn the_simpleflight_suite_passes_with_a_junit_report_valid_against_the_schema() 
     junit_valid(&junit).unwrap_or_else(|e| panic!("JUnit report invalid: {e}"));
     let doc = json(&summary);
     let pairs = doc["pairs"].as_u64().expect("pairs");
-    assert_eq!(pairs, 21, "7 cases × 3 seeds");
+    assert_eq!(pairs, 30, "10 cases × 3 seeds");
     assert_eq!(doc["failed"], 0);
     let xml = std::fs::read_to_string(&junit).expect("xml");
-    assert_eq!(xml.matches("<testcase ").count(), 21);
+    assert_eq!(xml.matches("<testcase ").count(), 30);
     assert!(xml.contains("classname=\"simpleflight.quad_square_gps_loss\""));
     // Passed pairs leave no recording behind.
     assert!(!tmp
