@@ -249,6 +249,7 @@ mod tests {
         let p = mavsitl_sim::physics::airframes::rover("f1tenth").expect("shipped");
         let mut d = CarDriver::new(link.clone(), CarChannels::of(&p), 1000);
         assert_eq!(d.rate_hz(), 1000);
+        assert_eq!(d.name(), "AirSim car controls");
         let a = d.actuators(SimTime::ZERO).expect("controls");
         assert_eq!(a.controls[..5], [0.3, 0.0, 0.6, 0.2, 1.0]);
         link.borrow_mut().throttle = -0.4;
@@ -270,6 +271,7 @@ mod tests {
             -0.7
         );
         link.borrow_mut().manual_gear = 0;
+        assert!(!link.borrow().reverse(), "neutral is not reverse");
         assert_eq!(
             d.actuators(SimTime::ZERO).expect("controls").controls[2],
             0.0

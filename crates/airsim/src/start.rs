@@ -397,6 +397,128 @@ mod tests {
     use super::*;
     use crate::settings::Px4Settings;
 
+    /// The car API on the F1TENTH car, in the crate.
+    struct Car(AirSimApi);
+
+    impl Car {
+        fn new() -> Self {
+            let source = ScenarioSource {
+                name: "car.json".into(),
+                base_dir: PathBuf::from("."),
+            };
+            let scenario = Scenario::from_json(
+                r#"{"vehicles":[{"kind":"rover","airframe":"f1tenth"}]}"#,
+                &source,
+            )
+            .expect("scenario");
+            let inputs = FlightInputs {
+                mission: Mission::default(),
+                mission_name: "none".into(),
+                scenario,
+                source,
+                param_text: None,
+            };
+            let (api, served) = car_api(inputs, vec!["Car1".into()]).expect("car api");
+            assert_eq!(served, ["Car1"]);
+            Car(api)
+        }
+
+        fn call(&mut self, method: &str, params: Vec<rmpv::Value>) -> Result<rmpv::Value, String> {
+            let mut replies = Vec::new();
+            let call = crate::rpc::Call {
+                conn: 1,
+                msgid: 7,
+                method: method.into(),
+                params,
+            };
+            self.0.handle(call, &mut replies);
+            replies.pop().expect("an answer").2
+        }
+
+        fn controls(&mut self, fields: Vec<(&str, rmpv::Value)>) -> Result<rmpv::Value, String> {
+            self.call("setCarControls", vec![crate::types::map(fields)])
+        }
+
+        fn drive_for(&mut self, seconds: f64) {
+            let end = self.0.now().as_secs_f64() + seconds;
+            while self.0.now().as_secs_f64() < end {
+                self.0.tick(&mut ()).expect("tick");
+            }
+        }
+
+        /// getCarState's `key` as a number.
+        fn state(&mut self, key: &str) -> f64 {
+            let s = self.call("getCarState", Vec::new()).expect("state");
+            crate::types::field(&s, key)
+                .and_then(crate::types::f64_of)
+                .unwrap_or_else(|| panic!("{key} in {s}"))
+        }
+
+        /// The car's true speed along its heading, m/s.
+        fn true_forward_speed(&self) -> f64 {
+            let t = self.0.sim().vehicles()[0].ground_truth();
+            (t.att_ned_frd.inverse() * t.vel_ned_m_s).x
+        }
+    }
+
+    /// setCarControls needs API control, as AirSim's car; the controls set
+    /// are the controls read back; getCarState's speed is the truth's along
+    /// the heading (negative in reverse), its rpm the wheels' turning at
+    /// that speed (wheel radius 0.0508 m), its maxrpm the motor's no-load
+    /// 7 m/s, its gear the manual one, else 1 while the car drives or rolls
+    /// and 0 at rest.
+    #[test]
+    fn the_car_api_drives_the_car_and_reports_its_state() {
+        let rpm_per_m_s = 60.0 / (std::f64::consts::TAU * 0.0508);
+        let mut car = Car::new();
+        let e = car
+            .controls(vec![("throttle", 0.5.into())])
+            .expect_err("no API control");
+        assert!(e.contains("enableApiControl(True) first"), "{e}");
+        assert_eq!(car.state("gear"), 0.0, "at rest");
+        assert!((car.state("maxrpm") - 7.0 * rpm_per_m_s).abs() < 1e-9);
+        car.call("enableApiControl", vec![true.into()])
+            .expect("control");
+        car.controls(vec![("throttle", 0.5.into()), ("steering", (-0.25).into())])
+            .expect("controls");
+        let back = car.call("getCarControls", Vec::new()).expect("controls");
+        let read = crate::car::CarControls::from_value(&back).expect("controls");
+        assert_eq!((read.throttle, read.steering), (0.5, -0.25));
+        assert_eq!(car.state("gear"), 1.0, "driving off");
+
+        car.drive_for(2.0);
+        let speed = car.state("speed");
+        assert!(speed > 1.0, "{speed}");
+        assert_eq!(speed, car.true_forward_speed());
+        let rpm = car.state("rpm");
+        assert!(
+            (rpm / (speed * rpm_per_m_s) - 1.0).abs() < 0.05,
+            "{rpm} rpm at {speed} m/s"
+        );
+        let stamp = car.state("timestamp");
+        assert_eq!(stamp, (car.0.now().as_micros() * 1000) as f64);
+
+        car.controls(vec![("throttle", 0.0.into())]).expect("coast");
+        assert_eq!(car.state("gear"), 1.0, "rolling");
+        car.controls(vec![
+            ("throttle", 0.5.into()),
+            ("is_manual_gear", true.into()),
+            ("manual_gear", (-1).into()),
+            ("brake", 0.0.into()),
+        ])
+        .expect("reverse");
+        car.drive_for(4.0);
+        let speed = car.state("speed");
+        assert!(speed < -0.5, "{speed}");
+        assert_eq!(speed, car.true_forward_speed());
+        assert_eq!(car.state("gear"), -1.0);
+        let rpm = car.state("rpm");
+        assert!(
+            (rpm / (speed * rpm_per_m_s) - 1.0).abs() < 0.05,
+            "{rpm} rpm at {speed} m/s"
+        );
+    }
+
     #[test]
     fn the_clock_is_told_as_a_speed_or_as_fast_as_possible() {
         assert_eq!(clock_text(Speedup::Factor(2.5)), "clock speed 2.5");
