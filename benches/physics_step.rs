@@ -4,7 +4,9 @@
 //! and without any, so the difference is the sensors' cost per tick; and with
 //! four faults active, so the difference is the faults' cost), the same
 //! quad in wind with turbulence, the x500 resting on the ground (contact active),
-//! and the twin-thruster USV cruising in wind, turbulence and current.
+//! the twin-thruster USV cruising in wind, turbulence and current, and the
+//! two rovers circling on their tyres: the skid-steer Jackal and the
+//! F1TENTH car (four wheels, each sub-stepped for its tyre).
 
 use std::hint::black_box;
 
@@ -54,6 +56,12 @@ const BOAT: &str = r#"{"environment":{"wind":{"speed_m_s":4,"from_deg":270},"tur
   "vehicles":[{"kind":"boat","airframe":"usv_twin",
   "controller":{"kind":"passive","controls":[0.8,0.7]}}]}"#;
 
+const SKID: &str = r#"{"vehicles":[{"kind":"rover","airframe":"jackal",
+  "controller":{"kind":"passive","controls":[0.9,0.6]}}]}"#;
+
+const CAR: &str = r#"{"vehicles":[{"kind":"rover","airframe":"f1tenth",
+  "controller":{"kind":"passive","controls":[0.3,0,0.4,0,0]}}]}"#;
+
 fn bench(c: &mut Criterion) {
     for (name, json) in [
         ("quad_hover_step", HOVER),
@@ -62,6 +70,8 @@ fn bench(c: &mut Criterion) {
         ("quad_turbulence_step", WINDY),
         ("quad_on_ground_step", GROUND),
         ("boat_cruise_step", BOAT),
+        ("rover_skid_turn_step", SKID),
+        ("rover_car_cornering_step", CAR),
     ] {
         let mut s = sim(json);
         c.bench_function(name, |b| b.iter(|| black_box(&mut s).step().expect("step")));

@@ -65,15 +65,20 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 const SCENARIO: &str = r#"{"environment":{"wind":{"speed_m_s":5,"from_deg":270},"turbulence":{},
   "current":{"speed_m_s":0.3,"towards_deg":10},
-  "zones":[{"name":"z","shape":{"box":{"min_ned_m":[3,-50,-100],"max_ned_m":[6,50,0]}},"wind":{"speed_m_s":9,"from_deg":0}}]},
+  "zones":[{"name":"z","shape":{"box":{"min_ned_m":[3,-50,-100],"max_ned_m":[6,50,0]}},"wind":{"speed_m_s":9,"from_deg":0},
+    "ground_friction":0.3}]},
   "vehicles":[
     {"name":"quad","kind":"multirotor","initial":{"height_m":20,"velocity_ned_m_s":[2,0,0],"rotor_commands":[0.62,0.62,0.62,0.62]},
      "controller":{"kind":"passive","controls":[0.62,0.62,0.62,0.62]}},
     {"name":"ground","kind":"multirotor","airframe":"x500","controller":{"kind":"passive","controls":[0.1,0.1,0.1,0.1]}},
-    {"name":"boat","kind":"boat","controller":{"kind":"passive","rate_hz":50,"controls":[0.5,0.9]}}],
+    {"name":"boat","kind":"boat","controller":{"kind":"passive","rate_hz":50,"controls":[0.5,0.9]}},
+    {"name":"jackal","kind":"rover","airframe":"jackal","initial":{"east_m":10},"controller":{"kind":"passive","controls":[0.9,0.9]}},
+    {"name":"car","kind":"rover","airframe":"f1tenth","initial":{"east_m":-10},"controller":{"kind":"passive","controls":[0.2,0,0.4,0,0]}}],
   "faults":[{"kind":"gps_spoof","at_s":2},{"kind":"wind_gust","at_s":1.5,"duration_s":2,"peak_m_s":3},
     {"kind":"motor_failure","at_s":3,"duration_s":1,"motor":1,"vehicle":"ground"},
-    {"kind":"imu_stuck","at_s":4,"vehicle":"boat"}]}"#;
+    {"kind":"imu_stuck","at_s":4,"vehicle":"boat"},
+    {"kind":"wheel_motor_failure","at_s":2,"duration_s":1,"motor":0,"torque_scale":0.5,"vehicle":"jackal"},
+    {"kind":"tyre_grip","at_s":2.5,"duration_s":1,"grip_scale":0.5,"vehicle":"car"}]}"#;
 
 #[test]
 fn warm_ticks_allocate_nothing() {
@@ -93,14 +98,25 @@ fn warm_ticks_allocate_nothing() {
         "the counter sees the allocations of building the scenario"
     );
     // Five seconds through the loop: controller exchanges, turbulence, contact,
-    // the boat, and the quad crossing the zone (enter and exit events).
+    // the boat, the rovers on their tyres (one into the zone's friction), and
+    // the quad crossing the zone (enter and exit events).
     ls.run_until(SimTime::from_secs(6), &mut ()).expect("run");
     let after = ALLOCATIONS.load(Ordering::Relaxed);
     assert!(
         ls.sim().zone_events().len() >= 2,
         "the quad entered and left the zone"
     );
-    assert_eq!(ls.sim().fault_events().len(), 6, "faults started and ended");
+    assert!(
+        ls.sim().zone_events().iter().any(|e| e.vehicle == 3),
+        "the skid-steer rover drove into the zone's friction: {:?} {:?}",
+        ls.sim().vehicles()[3].ground_truth().pos_ned_m,
+        ls.sim().zone_events()
+    );
+    assert_eq!(
+        ls.sim().fault_events().len(),
+        10,
+        "faults started and ended"
+    );
     assert_eq!(after - before, 0, "allocations during 5000 warm ticks");
 }
 
