@@ -314,12 +314,14 @@ mod tests {
     }
 
     /// NED as written, NWU with y and z turned; the tilt from the
-    /// attitude's quaternion, normalised (rolled 60°, given at twice unit
-    /// length); events and status texts with the rest of the line in the
+    /// attitude's quaternion, normalised (turned 60° about the level axis
+    /// halfway between forward and right, so that both its x and y parts
+    /// count, given at twice unit length); events and status texts with the rest of the line in the
     /// last field; the battery's least charge over its rows.
     #[test]
     fn a_fleet_members_recording_reads_whole() {
         let (s, c) = (30f64.to_radians().sin(), 30f64.to_radians().cos());
+        let s = s * std::f64::consts::FRAC_1_SQRT_2;
         for (world, pos) in [
             ("NED", Vector3::new(1.0, 2.0, 3.0)),
             ("NWU (x north, y west, z up)", Vector3::new(1.0, -2.0, -3.0)),
@@ -327,7 +329,12 @@ mod tests {
             let dir = fleet(&world[..3], world);
             std::fs::write(
                 dir.join("ground_truth.csv"),
-                format!("#h\n\n500000000,1,2,3,{},{},0,0,4,5,6\n", 2.0 * c, 2.0 * s),
+                format!(
+                    "#h\n\n500000000,1,2,3,{},{},{},0,4,5,6\n",
+                    2.0 * c,
+                    2.0 * s,
+                    2.0 * s
+                ),
             )
             .expect("gt");
             std::fs::write(

@@ -1044,7 +1044,7 @@ fn am_for_length(jm: f32, tj: f32, v0: f32, l: f32) -> f32 {
         - (jm * jm * jm) * (tj * tj * tj) * (8.0 / 2.7E1)
         + jm * tj * ((jm * jm) * (tj * tj) + jm * v0 * 2.0) * (1.0 / 3.0)
         - (jm * jm) * v0 * tj;
-    jm * tj * (-2.0 / 3.0) + n * 1.0 / q.powf(1.0 / 3.0) + q.powf(1.0 / 3.0)
+    jm * tj * (-2.0 / 3.0) + n / q.powf(1.0 / 3.0) + q.powf(1.0 / 3.0)
 }
 
 fn calc_javp_for_segment_const_jerk(
