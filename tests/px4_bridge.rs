@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mavlink::dialects::common::{
     HilActuatorControlsFlags, MavAutopilot, MavCmd, MavMessage, MavModeFlag, MavState, MavType,
-    COMMAND_LONG_DATA, HEARTBEAT_DATA, HIL_ACTUATOR_CONTROLS_DATA,
+    COMMAND_LONG_DATA, HEARTBEAT_DATA, HIL_ACTUATOR_CONTROLS_DATA, HIL_SENSOR_DATA,
 };
 use mavsitl::bridge::px4::{Px4Bridge, Px4Options, Px4Socket};
 use mavsitl::physics::boat::BoatLayout;
@@ -184,95 +184,24 @@ fn peer_on(
                     }
                 }
                 MavMessage::HIL_SENSOR(h) => {
-                    let f = h.fields_updated.bits();
-                    if let Some(t) = last_t {
-                        if h.time_usec != t + 4000 {
-                            rep.bad_step += 1;
-                        }
-                    }
-                    last_t = Some(h.time_usec);
-                    rep.sensors += 1;
-                    // Groups must be complete (PX4 requires every bit).
-                    for g in [0x7u32, 0x38, 0x1C0, 0x1A00] {
-                        if f & g != 0 && f & g != g {
-                            rep.incomplete_groups += 1;
-                        }
-                    }
-                    if f & 0x38 != 0x38 || f & 0x7 != 0x7 {
-                        rep.incomplete_groups += 1;
-                    }
-                    if f & 0x1C0 != 0 {
-                        rep.mag_msgs += 1;
-                        let m =
-                            ((h.xmag * h.xmag + h.ymag * h.ymag + h.zmag * h.zmag) as f64).sqrt();
-                        rep.mag_gauss.push(m);
-                    }
-                    if f & 0x1A00 != 0 {
-                        rep.baro_msgs += 1;
-                        rep.pressure_hpa.push(h.abs_pressure as f64);
-                    }
+                    note_sensor(&mut rep, &h, &mut last_t);
                     gyro = [h.xgyro as f64, h.ygyro as f64, h.zgyro as f64];
-                    if rep.sensors < BOOT_STEPS {
-                        rep.rest_accel_z.push(h.zacc as f64);
-                    }
                     if !greeted {
                         greeted = true;
-                        enc.encode(
-                            &Outgoing::Msg(MavMessage::HEARTBEAT(HEARTBEAT_DATA {
-                                custom_mode: 0,
-                                mavtype: MavType::MAV_TYPE_QUADROTOR,
-                                autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
-                                base_mode: MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED,
-                                system_status: MavState::MAV_STATE_STANDBY,
-                                mavlink_version: 3,
-                            })),
-                            &mut out,
-                        );
-                        enc.encode(
-                            &Outgoing::Msg(MavMessage::COMMAND_LONG(COMMAND_LONG_DATA {
-                                param1: 115.0,
-                                param2: 5000.0,
-                                command: MavCmd::MAV_CMD_SET_MESSAGE_INTERVAL,
-                                ..COMMAND_LONG_DATA::DEFAULT
-                            })),
-                            &mut out,
-                        );
+                        greet(&mut enc, &mut out);
                     }
                     let silent = answers.silent_after.is_some_and(|k| rep.sensors > k);
                     if silent && answers.chatter {
                         chatter(&mut enc, &mut out);
                     }
                     if answers.bogus_at == Some(rep.sensors) {
-                        enc.encode(
-                            &Outgoing::Msg(MavMessage::HIL_ACTUATOR_CONTROLS(
-                                HIL_ACTUATOR_CONTROLS_DATA {
-                                    time_usec: u64::MAX,
-                                    flags: HilActuatorControlsFlags::HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
-                                    controls: [0.0; 16],
-                                    mode: MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED,
-                                },
-                            )),
-                            &mut out,
-                        );
+                        let bogus = actuator_controls(u64::MAX, [0.0; 16], true);
+                        enc.encode(&Outgoing::Msg(bogus), &mut out);
                     }
                     if rep.sensors >= BOOT_STEPS && !silent && rep.sensors % answers.every == 0 {
                         let controls = hover(state, gyro);
-                        enc.encode(
-                            &Outgoing::Msg(MavMessage::HIL_ACTUATOR_CONTROLS(
-                                HIL_ACTUATOR_CONTROLS_DATA {
-                                    time_usec: h.time_usec,
-                                    flags: HilActuatorControlsFlags::HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
-                                    controls,
-                                    mode: if answers.armed {
-                                        MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED
-                                            | MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED
-                                    } else {
-                                        MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED
-                                    },
-                                },
-                            )),
-                            &mut out,
-                        );
+                        let answer = actuator_controls(h.time_usec, controls, answers.armed);
+                        enc.encode(&Outgoing::Msg(answer), &mut out);
                         rep.answered += 1;
                     }
                     if !out.is_empty() {
@@ -292,6 +221,80 @@ fn peer_on(
         }
     }
     rep
+}
+
+/// A HIL_SENSOR's checks: one 4 ms step after the last, each sensor group
+/// complete (PX4 requires every bit of a group), the magnetometer's field
+/// and the barometer's pressure when they came, the resting specific force.
+fn note_sensor(rep: &mut PeerReport, h: &HIL_SENSOR_DATA, last_t: &mut Option<u64>) {
+    let f = h.fields_updated.bits();
+    if let Some(t) = *last_t {
+        if h.time_usec != t + 4000 {
+            rep.bad_step += 1;
+        }
+    }
+    *last_t = Some(h.time_usec);
+    rep.sensors += 1;
+    for g in [0x7u32, 0x38, 0x1C0, 0x1A00] {
+        if f & g != 0 && f & g != g {
+            rep.incomplete_groups += 1;
+        }
+    }
+    if f & 0x38 != 0x38 || f & 0x7 != 0x7 {
+        rep.incomplete_groups += 1;
+    }
+    if f & 0x1C0 != 0 {
+        rep.mag_msgs += 1;
+        let m = ((h.xmag * h.xmag + h.ymag * h.ymag + h.zmag * h.zmag) as f64).sqrt();
+        rep.mag_gauss.push(m);
+    }
+    if f & 0x1A00 != 0 {
+        rep.baro_msgs += 1;
+        rep.pressure_hpa.push(h.abs_pressure as f64);
+    }
+    if rep.sensors < BOOT_STEPS {
+        rep.rest_accel_z.push(h.zacc as f64);
+    }
+}
+
+/// What PX4 says once connected: its heartbeat, and a request for
+/// HIL_STATE_QUATERNION (115) every 5 ms.
+fn greet(enc: &mut Encoder, out: &mut Vec<u8>) {
+    enc.encode(
+        &Outgoing::Msg(MavMessage::HEARTBEAT(HEARTBEAT_DATA {
+            custom_mode: 0,
+            mavtype: MavType::MAV_TYPE_QUADROTOR,
+            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
+            base_mode: MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED,
+            system_status: MavState::MAV_STATE_STANDBY,
+            mavlink_version: 3,
+        })),
+        out,
+    );
+    enc.encode(
+        &Outgoing::Msg(MavMessage::COMMAND_LONG(COMMAND_LONG_DATA {
+            param1: 115.0,
+            param2: 5000.0,
+            command: MavCmd::MAV_CMD_SET_MESSAGE_INTERVAL,
+            ..COMMAND_LONG_DATA::DEFAULT
+        })),
+        out,
+    );
+}
+
+/// PX4's answer to the step at `time_usec`, in lockstep.
+fn actuator_controls(time_usec: u64, controls: [f32; 16], armed: bool) -> MavMessage {
+    let mode = if armed {
+        MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED | MavModeFlag::MAV_MODE_FLAG_SAFETY_ARMED
+    } else {
+        MavModeFlag::MAV_MODE_FLAG_CUSTOM_MODE_ENABLED
+    };
+    MavMessage::HIL_ACTUATOR_CONTROLS(HIL_ACTUATOR_CONTROLS_DATA {
+        time_usec,
+        flags: HilActuatorControlsFlags::HIL_ACTUATOR_CONTROLS_FLAGS_LOCKSTEP,
+        controls,
+        mode,
+    })
 }
 
 /// What a PX4 that talks but no longer answers sends on a step: a heartbeat,
