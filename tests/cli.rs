@@ -716,3 +716,32 @@ fn firmware_parameters_for_another_frame_are_refused() {
         "{stderr}"
     );
 }
+
+/// A scenario without a home flies from PX4's default home, 4.8 km north of
+/// the lake the boat box is laid out on: `fly` says so, naming both homes;
+/// with the plan's home on the command line it says nothing.
+#[test]
+fn a_plan_far_from_the_flights_home_is_a_warning() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let scen = write(tmp.path(), "boat.json", r#"{"vehicles":[{"kind":"boat"}]}"#);
+    let plan = repo("missions/boat_box.plan");
+    let warned = |extra: &[&str]| {
+        let out = run(bin()
+            .arg("fly")
+            .arg(&plan)
+            .arg("--scenario")
+            .arg(&scen)
+            .args(["--timeout", "2"])
+            .args(extra));
+        let (_, err) = text(&out);
+        err.lines()
+            .find(|l| l.starts_with("warning: ") && l.contains("the plan's home"))
+            .map(str::to_string)
+    };
+    let w = warned(&[]).expect("a warning");
+    assert!(
+        w.contains("boat_box.plan: the plan's home (47.354400, 8.549700) is 4.8 km from the flight's (47.397742, 8.545594)"),
+        "{w}"
+    );
+    assert_eq!(warned(&["--home", "47.3544,8.5497,406"]), None);
+}

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use mavsitl::scenario::Home;
 
 use super::{home, CliError};
-use mavsitl::inputs::{load_inputs, BuiltinVehicle, InputArgs};
+use mavsitl::inputs::{load_inputs, plan_home_far, BuiltinVehicle, InputArgs};
 
 /// Which vehicle flies when no scenario is given: a class, or its shipped
 /// airframe's name.
@@ -112,7 +112,11 @@ impl WorldArgs {
             params,
             ground_truth,
         };
-        Ok(load_inputs(&args, builtin)?)
+        let inputs = load_inputs(&args, builtin)?;
+        if let Some(w) = plan_home_far(&inputs) {
+            eprintln!("warning: {w}");
+        }
+        Ok(inputs)
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use mavsitl_core::geo::{GeoPoint, LocalFrame};
 pub use mavsitl_core::vehicle::BuiltinVehicle;
 use mavsitl_mavlink::mission::Mission;
 use mavsitl_sim::scenario::{Home, Scenario, ScenarioSource};
@@ -154,6 +155,34 @@ pub fn load_inputs(args: &InputArgs, builtin: bool) -> Result<FlightInputs, Star
     })
 }
 
+/// How far a plan's planned home may lie from the flight's home before the
+/// user is told, m: beyond it the plan was laid out somewhere else.
+pub const PLAN_HOME_WARN_M: f64 = 1000.0;
+
+/// A word for the user when the plan's planned home lies more than
+/// [`PLAN_HOME_WARN_M`] (horizontally) from the home the flight starts at
+/// (the command line's or the scenario's, which win over the plan's): the
+/// vehicle would drive or fly kilometres to its first waypoint.
+pub fn plan_home_far(inputs: &FlightInputs) -> Option<String> {
+    let plan = inputs.mission.home?;
+    let home = &inputs.scenario.home;
+    let frame = LocalFrame::new(GeoPoint::from_deg(home.lat_deg, home.lon_deg, home.alt_m));
+    let ned = frame.to_ned(&GeoPoint::from_deg(plan.lat_deg, plan.lon_deg, home.alt_m));
+    let d_m = ned.x.hypot(ned.y);
+    (d_m > PLAN_HOME_WARN_M).then(|| {
+        format!(
+            "{}: the plan's home ({:.6}, {:.6}) is {:.1} km from the flight's ({:.6}, {:.6}), \
+             where the vehicle starts: give the scenario the plan's home, or --home",
+            inputs.mission_name,
+            plan.lat_deg,
+            plan.lon_deg,
+            d_m / 1000.0,
+            home.lat_deg,
+            home.lon_deg
+        )
+    })
+}
+
 /// East spacing of the vehicles of `--count`, m.
 pub const COUNT_SPACING_M: f64 = 5.0;
 
@@ -251,4 +280,62 @@ pub fn add_faults(
         scenario.faults.push(f.clone());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use mavsitl_mavlink::mission::PlanHome;
+
+    use super::*;
+
+    /// A flight from 47.35° N, 8.55° E with a plan whose home is `d_lat`
+    /// degrees north of it.
+    fn inputs(d_lat: f64) -> FlightInputs {
+        let source = ScenarioSource {
+            name: "s.json".into(),
+            base_dir: PathBuf::from("."),
+        };
+        let scenario = Scenario::from_json(
+            r#"{"home":{"lat_deg":47.35,"lon_deg":8.55,"alt_m":400},"vehicles":[{"kind":"boat"}]}"#,
+            &source,
+        )
+        .expect("scenario");
+        let mission = Mission {
+            home: Some(PlanHome {
+                lat_deg: 47.35 + d_lat,
+                lon_deg: 8.55,
+                alt_m: 400.0,
+            }),
+            ..Mission::default()
+        };
+        FlightInputs {
+            mission,
+            mission_name: "box.plan".into(),
+            scenario,
+            source,
+            param_text: None,
+        }
+    }
+
+    /// A degree of latitude at 47° N is 111.2 km of meridian (WGS-84:
+    /// a(1 − e²)/(1 − e² sin²φ)^1.5 per radian), so 0.0085° is 945 m, said
+    /// nothing of, and 0.0095° (1056 m) or 0.0433° south (4.8 km) are told
+    /// with the distance; a plan with no home says nothing.
+    #[test]
+    fn a_plan_laid_out_far_from_the_flights_home_is_told() {
+        assert_eq!(plan_home_far(&inputs(0.0)), None);
+        assert_eq!(plan_home_far(&inputs(0.0085)), None);
+        let w = plan_home_far(&inputs(0.0095)).expect("1.06 km");
+        assert_eq!(
+            w,
+            "box.plan: the plan's home (47.359500, 8.550000) is 1.1 km from the flight's \
+             (47.350000, 8.550000), where the vehicle starts: give the scenario the plan's \
+             home, or --home"
+        );
+        let w = plan_home_far(&inputs(-0.0433)).expect("4.8 km");
+        assert!(w.contains(" is 4.8 km from "), "{w}");
+        let mut none = inputs(1.0);
+        none.mission.home = None;
+        assert_eq!(plan_home_far(&none), None);
+    }
 }
