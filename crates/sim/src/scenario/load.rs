@@ -951,8 +951,73 @@ mod tests {
             e.to_string(),
             "s.json:2:1: .: text after the end of the JSON object"
         );
+        // On the object's own line: the column of the first character after it.
+        let text = "{\"vehicles\":[{\"kind\":\"boat\"}]}  extra";
+        let e = Scenario::from_json(text, &src()).expect_err("trailing text");
+        let column = text.find("extra").expect("there") + 1;
+        assert_eq!(
+            e.to_string(),
+            format!("s.json:1:{column}: .: text after the end of the JSON object")
+        );
         // White space after it is fine.
         Scenario::from_json("{\"vehicles\":[{\"kind\":\"boat\"}]}\n\n  ", &src()).expect("ok");
+    }
+
+    /// A passive controller drives at most every actuator channel: as many
+    /// values as there are is accepted, one more is refused by count.
+    #[test]
+    fn passive_controls_are_at_most_the_actuator_channels() {
+        let max = mavsitl_core::controller::MAX_ACTUATORS;
+        let with = |n: usize| {
+            let controls = vec!["0"; n].join(",");
+            Scenario::from_json(
+                &format!(
+                    r#"{{"vehicles":[{{"kind":"boat","controller":{{"kind":"passive","controls":[{controls}]}}}}]}}"#
+                ),
+                &src(),
+            )
+        };
+        with(max).expect("every channel");
+        let e = with(max + 1).expect_err("one too many").to_string();
+        assert!(
+            e.contains(&format!("controls: {} values; at most {max}", max + 1)),
+            "{e}"
+        );
+    }
+
+    /// A command line's fault is checked against the scenario: a motor the
+    /// quad has fails something, one it lacks or a boat's motor does not
+    /// (naming the key); a zone is found by its name, in order.
+    #[test]
+    fn faults_are_checked_against_the_vehicle_and_zones_found_by_name() {
+        let s = Scenario::from_json(
+            r#"{"environment":{"zones":[
+                {"name":"a","shape":{"box":{"min_ned_m":[0,0,-1],"max_ned_m":[1,1,0]}}},
+                {"name":"b","shape":{"box":{"min_ned_m":[2,2,-1],"max_ned_m":[3,3,0]}}}]},
+              "vehicles":[{"name":"q","kind":"multirotor"},{"name":"u","kind":"boat"}]}"#,
+            &src(),
+        )
+        .expect("scenario");
+        let fault = |arg: &str| mavsitl_core::faults::parse_fault_arg(arg).expect("fault");
+        assert_eq!(
+            s.fault_target_problem(&fault("motor_failure@1s:motor=3"), &src()),
+            None
+        );
+        let (key, message) = s
+            .fault_target_problem(&fault("motor_failure@1s:motor=4"), &src())
+            .expect("a quad has 4 motors");
+        assert_eq!(key, "motor");
+        assert!(
+            message.contains('4') && message.contains("'q'"),
+            "{message}"
+        );
+        let (key, _) = s
+            .fault_target_problem(&fault("motor_failure@1s:motor=0,vehicle=u"), &src())
+            .expect("a boat has thrusters");
+        assert!(!key.is_empty());
+        assert_eq!(s.fault_zone("b"), Some(1));
+        assert_eq!(s.fault_zone("a"), Some(0));
+        assert_eq!(s.fault_zone("c"), None);
     }
 
     #[test]
