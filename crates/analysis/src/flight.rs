@@ -16,13 +16,14 @@ use crate::{CrossTrack, Route};
 use mavsitl_core::controller::GroundTruth;
 use mavsitl_core::time::Rate;
 
-/// Tilt beyond which the vehicle counts as flipped, degrees.
-const FLIPPED_DEG: f64 = 80.0;
+/// The cosine of the tilt (80°) beyond which the vehicle counts as flipped.
+const FLIPPED_COS: f64 = 0.173_648_177_666_930_41;
 
-/// Whether a tilt (degrees) is beyond [`FLIPPED_DEG`]. (A tilt of exactly
-/// 80° is never measured.)
-fn flipped(tilt_deg: f64) -> bool {
-    tilt_deg > FLIPPED_DEG
+/// Whether a tilt is beyond 80°, from its cosine (the body's down axis
+/// against the vertical), so that no arc cosine is taken every tick. (A
+/// tilt of exactly 80° is never measured.)
+fn flipped(cos_tilt: f64) -> bool {
+    cos_tilt < FLIPPED_COS
 }
 
 /// Metrics accumulated tick by tick from ground truth.
@@ -74,9 +75,10 @@ impl FlightMetrics {
             self.xtrack.add(&t.pos_ned_m, &t.vel_ned_m_s);
         }
         if self.crashed.is_none() {
-            let tilt = (t.att_ned_frd * Vector3::z()).z.clamp(-1.0, 1.0).acos();
-            if flipped(tilt.to_degrees()) {
-                self.crashed = Some(format!("vehicle flipped ({:.0}° tilt)", tilt.to_degrees()));
+            let cos_tilt = (t.att_ned_frd * Vector3::z()).z;
+            if flipped(cos_tilt) {
+                let tilt = cos_tilt.clamp(-1.0, 1.0).acos().to_degrees();
+                self.crashed = Some(format!("vehicle flipped ({tilt:.0}° tilt)"));
             }
         }
     }

@@ -443,7 +443,8 @@ impl Vehicle {
             specific_force_frd_m_s2: self.specific_force_frd_m_s2,
         };
         let frame = world.frame();
-        self.samples = self.sensors.step(
+        self.sensors.step(
+            &mut self.samples,
             end_tick,
             end_time,
             &self.body.state,

@@ -114,7 +114,8 @@ pub struct Battery {
 /// Open-circuit voltage of one cell at state of charge `soc` (clamped to 0..1), V.
 pub fn lipo_cell_ocv_v(soc: f64) -> f64 {
     let x = soc.clamp(0.0, 1.0) * 10.0;
-    let i = (x.floor() as usize).min(9);
+    // (x ≥ 0, so the cast's truncation is the floor, without a libm call.)
+    let i = (x as usize).min(9);
     let f = x - i as f64;
     LIPO_OCV_V[i] + f * (LIPO_OCV_V[i + 1] - LIPO_OCV_V[i])
 }

@@ -388,6 +388,7 @@ impl Multirotor {
         let mut torque = Vector3::zeros();
         let mut h_z = 0.0;
         let j = self.params.rotor_inertia_kg_m2;
+        let (k_thrust, k_torque, j_per_dt) = (self.k_thrust * rho, self.k_torque * rho, j / dt_s);
         for (i, r) in self.rotors.iter_mut().take(self.count).enumerate() {
             let u = sanitize(controls.get(i).copied().unwrap_or(0.0));
             let target = self.max_speed_rad_s * u.sqrt() * self.speed_scale[i];
@@ -399,13 +400,13 @@ impl Multirotor {
             let old = r.speed_rad_s;
             r.speed_rad_s += (target - old) * alpha;
             let w2 = r.speed_rad_s * r.speed_rad_s;
-            let thrust = self.k_thrust * rho * w2;
-            let drag_torque = self.k_torque * rho * w2;
+            let thrust = k_thrust * w2;
+            let drag_torque = k_torque * w2;
             thrust_total += thrust;
             // r × (0, 0, −T)
             torque.x += -r.pos_frd_m.y * thrust;
             torque.y += r.pos_frd_m.x * thrust;
-            torque.z += r.yaw_sign * (drag_torque + j * (r.speed_rad_s - old) / dt_s);
+            torque.z += r.yaw_sign * (drag_torque + j_per_dt * (r.speed_rad_s - old));
             h_z -= r.yaw_sign * j * r.speed_rad_s;
         }
         self.rotor_momentum_frd = Vector3::new(0.0, 0.0, h_z);

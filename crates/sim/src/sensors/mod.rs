@@ -317,10 +317,12 @@ impl Sensors {
 
     /// Samples whatever is due at physics tick `tick` (counted from 0, so time
     /// `time` = tick × period), from the state at that time, with the sensor
-    /// faults of `faults` applied.
+    /// faults of `faults` applied, into `out` (every field is set: a sensor
+    /// not due this tick leaves `None`).
     #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
+        out: &mut TickSamples,
         tick: u64,
         time: SimTime,
         state: &BodyState,
@@ -329,8 +331,8 @@ impl Sensors {
         frame: &LocalFrame,
         home_alt_m: f64,
         faults: &FaultEffects,
-    ) -> TickSamples {
-        let mut out = TickSamples::default();
+    ) {
+        out.imu = None;
         if let Some(s) = self.imu.as_mut() {
             if s.rate.is_due(tick) {
                 // A stuck IMU repeats its last output; its noise streams run on.
@@ -343,6 +345,7 @@ impl Sensors {
                 out.imu = Some(sample);
             }
         }
+        out.gps = None;
         if let Some(s) = self.gps.as_mut() {
             if s.rate.is_due(tick) {
                 s.sensor.measure(
@@ -358,6 +361,7 @@ impl Sensors {
             }
             out.gps = s.sensor.deliver(time);
         }
+        out.baro = None;
         if let Some(s) = self.baro.as_mut() {
             if s.rate.is_due(tick) {
                 let at =
@@ -368,6 +372,7 @@ impl Sensors {
                 );
             }
         }
+        out.mag = None;
         if let Some(s) = self.mag.as_mut() {
             if s.rate.is_due(tick) {
                 let mut m = s
@@ -377,12 +382,12 @@ impl Sensors {
                 out.mag = Some(m);
             }
         }
+        out.range = None;
         if let Some(s) = self.rangefinder.as_mut() {
             if s.rate.is_due(tick) {
                 out.range = Some(s.sensor.sample(time, &state.pos_ned_m, &state.att_ned_frd));
             }
         }
-        out
     }
 }
 
@@ -565,7 +570,9 @@ mod tests {
         };
         let mut faults = FaultEffects::default();
         let mut altitude = |faults: &FaultEffects| {
-            let out = sensors.step(
+            let mut out = TickSamples::default();
+            sensors.step(
+                &mut out,
                 0,
                 SimTime::ZERO,
                 &state,
@@ -585,6 +592,56 @@ mod tests {
         assert!((offset - 107.5).abs() < 1e-6, "{offset}");
     }
 
+    /// [`Sensors::step`] into fresh samples.
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        sensors: &mut Sensors,
+        tick: u64,
+        time: SimTime,
+        state: &BodyState,
+        truth: &ImuTruth,
+        env: &Environment,
+        frame: &LocalFrame,
+        home_alt_m: f64,
+        faults: &FaultEffects,
+    ) -> TickSamples {
+        let mut out = TickSamples::default();
+        sensors.step(
+            &mut out, tick, time, state, truth, env, frame, home_alt_m, faults,
+        );
+        out
+    }
+
+    /// The samples are written in place: a tick on which nothing is due
+    /// leaves no sample of an earlier tick behind.
+    #[test]
+    fn a_tick_with_nothing_due_clears_the_last_ticks_samples() {
+        let frame = LocalFrame::new(GeoPoint::from_deg(47.397, 8.546, 488.0));
+        let world = crate::world::World::calm(frame);
+        let mut spec = SensorsSpec::default();
+        spec.gps.latency_s = 0.0;
+        let mut sensors = build(&spec, 3, 0).expect("valid sensors");
+        let state = BodyState::default();
+        let env = world.environment(&state.pos_ned_m, 0, &Vector3::zeros());
+        let truth = ImuTruth {
+            rate_frd_rad_s: Vector3::zeros(),
+            ang_accel_frd_rad_s2: Vector3::zeros(),
+            specific_force_frd_m_s2: Vector3::new(0.0, 0.0, -9.8),
+        };
+        let faults = FaultEffects::default();
+        let mut out = TickSamples::default();
+        let mut at = |out: &mut TickSamples, tick: u64| {
+            let t = SimTime::from_micros(tick * 1_000);
+            sensors.step(out, tick, t, &state, &truth, &env, &frame, 0.0, &faults);
+        };
+        at(&mut out, 0);
+        let every = (out.imu.is_some(), out.gps.is_some(), out.baro.is_some());
+        assert_eq!(every, (true, true, true));
+        assert!(out.mag.is_some());
+        at(&mut out, 1);
+        assert_eq!(out, TickSamples::default());
+    }
+
     #[test]
     fn a_stuck_imu_repeats_its_last_output_at_the_new_time() {
         let frame = LocalFrame::new(GeoPoint::from_deg(47.397, 8.546, 488.0));
@@ -599,12 +656,32 @@ mod tests {
         };
         let mut faults = FaultEffects::default();
         let t0 = SimTime::ZERO;
-        let first = sensors.step(0, t0, &state, &truth(-9.8), &env, &frame, 0.0, &faults);
+        let first = step(
+            &mut sensors,
+            0,
+            t0,
+            &state,
+            &truth(-9.8),
+            &env,
+            &frame,
+            0.0,
+            &faults,
+        );
         let first = first.imu.expect("an IMU sample");
         faults.imu.stuck = true;
         // 250 Hz on a 1 kHz physics: due every fourth tick.
         let t1 = SimTime::from_micros(4_000);
-        let stuck = sensors.step(4, t1, &state, &truth(-20.0), &env, &frame, 0.0, &faults);
+        let stuck = step(
+            &mut sensors,
+            4,
+            t1,
+            &state,
+            &truth(-20.0),
+            &env,
+            &frame,
+            0.0,
+            &faults,
+        );
         let stuck = stuck.imu.expect("an IMU sample");
         assert_eq!(stuck.time, t1);
         assert_eq!(
@@ -613,7 +690,17 @@ mod tests {
         );
         faults.imu.stuck = false;
         let t2 = SimTime::from_micros(8_000);
-        let free = sensors.step(8, t2, &state, &truth(-20.0), &env, &frame, 0.0, &faults);
+        let free = step(
+            &mut sensors,
+            8,
+            t2,
+            &state,
+            &truth(-20.0),
+            &env,
+            &frame,
+            0.0,
+            &faults,
+        );
         let free = free.imu.expect("an IMU sample");
         assert_eq!(free.time, t2);
         assert_ne!(free.accel_m_s2, first.accel_m_s2);
