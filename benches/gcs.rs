@@ -2,9 +2,7 @@
 //! upload through the protocol engine (decode, handle, compile, encode every
 //! frame both ways), one telemetry poll, and one parameter-list stream.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::rc::Rc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -17,6 +15,7 @@ use mavsitl::autopilot::gcs::{Endpoint, EndpointConfig};
 use mavsitl::autopilot::params::ParamStore;
 use mavsitl::autopilot::FlightStatus;
 use mavsitl::geo::{GeoPoint, LocalFrame};
+use mavsitl::shared::Shared;
 use mavsitl::time::SimTime;
 use mavsitl::wire::{self, Encoder, Outgoing};
 use nalgebra::{UnitQuaternion, Vector3};
@@ -55,8 +54,8 @@ fn endpoint() -> Endpoint {
             frame: LocalFrame::new(GeoPoint::from_deg(47.397742, 8.545594, 488.0)),
             epoch_unix_us: 0,
         },
-        Rc::new(RefCell::new(status)),
-        Rc::new(RefCell::new(VecDeque::new())),
+        Shared::new(status),
+        Shared::new(VecDeque::new()),
         ParamStore::default(),
         None,
     )

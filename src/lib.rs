@@ -40,7 +40,7 @@ pub use mavsitl_bridges as bridge;
 /// The kinds of vehicle, the built-in ones, and their firmware frames.
 pub use mavsitl_core::vehicle as vehicle_kind;
 pub use mavsitl_core::{
-    atmosphere, controller, failure, faults, geo, magnetic, param, rng, samples, time,
+    atmosphere, controller, failure, faults, geo, magnetic, param, rng, samples, shared, time,
 };
 pub use mavsitl_firmware as firmware;
 pub use mavsitl_guidance as guidance;

@@ -10,8 +10,7 @@
 //! car drives backwards at its magnitude. Steering is −1..1 of the steering
 //! lock, positive to the right, as AirSim's.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use mavsitl_core::shared::Shared;
 
 use rmpv::Value;
 
@@ -41,7 +40,7 @@ pub struct CarControls {
 
 /// The controls shared between the API, which sets them, and the
 /// [`CarDriver`], which hands them to the rover.
-pub type CarLink = Rc<RefCell<CarControls>>;
+pub type CarLink = Shared<CarControls>;
 
 impl CarControls {
     /// The controls of a `CarControls` map; a missing field keeps its
@@ -239,13 +238,13 @@ mod tests {
     /// neutral nothing; each control on the rover's own channel.
     #[test]
     fn the_driver_hands_the_controls_to_the_rovers_channels() {
-        let link: CarLink = Rc::new(RefCell::new(CarControls {
+        let link: CarLink = Shared::new(CarControls {
             throttle: 0.6,
             steering: 0.3,
             brake: 0.2,
             handbrake: true,
             ..CarControls::default()
-        }));
+        });
         let p = mavsitl_sim::physics::airframes::rover("f1tenth").expect("shipped");
         let mut d = CarDriver::new(link.clone(), CarChannels::of(&p), 1000);
         assert_eq!(d.rate_hz(), 1000);

@@ -170,8 +170,9 @@ pub enum ControllerError {
     Io(#[from] std::io::Error),
 }
 
-/// Anything that flies a vehicle in the lockstep loop.
-pub trait FlightController {
+/// Anything that flies a vehicle in the lockstep loop. `Send`: the loop may
+/// step a world's vehicles and their controllers on several threads.
+pub trait FlightController: Send {
     /// A short name for logs and errors.
     fn name(&self) -> &str;
 

@@ -29,5 +29,6 @@ pub mod magnetic;
 pub mod param;
 pub mod rng;
 pub mod samples;
+pub mod shared;
 pub mod time;
 pub mod vehicle;

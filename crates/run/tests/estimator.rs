@@ -1,8 +1,7 @@
 //! SimpleFlight's estimator against ground truth, in the simulation with the
 //! default (noisy) sensors.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use mavsitl_core::shared::Shared;
 
 use mavsitl_core::controller::{Actuators, ControllerError, FlightController, SensorFrame};
 use mavsitl_core::geo::{GeoPoint, LocalFrame};
@@ -23,7 +22,7 @@ struct Errors {
 struct Probe {
     est: Estimator,
     controls: Actuators,
-    errors: Rc<RefCell<Errors>>,
+    errors: Shared<Errors>,
     settle: SimTime,
 }
 
@@ -96,7 +95,7 @@ fn run(json: &str, controls: &[f64], secs: u64, initial_down: f64) -> Errors {
         scenario.home.alt_m,
     );
     let mag = earth_field_ned_gauss(&home, scenario.date.date()).expect("wmm");
-    let errors = Rc::new(RefCell::new(Errors::default()));
+    let errors = Shared::new(Errors::default());
     let probe = Probe {
         est: Estimator::new(
             EstimatorParams::default(),
@@ -113,7 +112,8 @@ fn run(json: &str, controls: &[f64], secs: u64, initial_down: f64) -> Errors {
     ls.run_until(SimTime::from_secs(secs), &mut ())
         .expect("run");
     drop(ls);
-    Rc::try_unwrap(errors).expect("unique").into_inner()
+    let taken = std::mem::take(&mut *errors.borrow_mut());
+    taken
 }
 
 fn report(name: &str, e: &Errors) {

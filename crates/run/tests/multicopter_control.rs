@@ -1,8 +1,7 @@
 //! The multicopter cascade flying the simulated quads on the estimator (noisy
 //! sensors, no ground truth in the loop).
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use mavsitl_core::shared::Shared;
 
 use mavsitl_core::controller::{Actuators, ControllerError, FlightController, SensorFrame};
 use mavsitl_core::geo::{GeoPoint, LocalFrame};
@@ -26,7 +25,7 @@ struct Pilot {
     est: Estimator,
     ctl: MulticopterControl,
     out: [f64; MAX_MOTORS],
-    log: Rc<RefCell<Log>>,
+    log: Shared<Log>,
 }
 
 fn setpoint(t: f64) -> Option<Vector3<f64>> {
@@ -101,7 +100,7 @@ fn fly(airframe: &str) -> Log {
     );
     let mag = earth_field_ned_gauss(&home, scenario.date.date()).expect("wmm");
     let af = airframes::multirotor(airframe).expect("airframe");
-    let log = Rc::new(RefCell::new(Log::default()));
+    let log = Shared::new(Log::default());
     let pilot = Pilot {
         est: Estimator::new(
             EstimatorParams::default(),
@@ -117,7 +116,8 @@ fn fly(airframe: &str) -> Log {
     ls.attach(0, Box::new(pilot)).expect("attach");
     ls.run_until(SimTime::from_secs(45), &mut ()).expect("run");
     drop(ls);
-    Rc::try_unwrap(log).expect("unique").into_inner()
+    let taken = std::mem::take(&mut *log.borrow_mut());
+    taken
 }
 
 fn check(airframe: &str) {

@@ -391,7 +391,7 @@ fn a_wind_gust_is_a_one_minus_cosine_pulse() {
 /// Records what links the loop reports, and claims mission item 3 reached
 /// from 5 s on.
 struct LinkWatcher {
-    seen: std::rc::Rc<std::cell::RefCell<Vec<(SimTime, LinkFaults)>>>,
+    seen: mavsitl_core::shared::Shared<Vec<(SimTime, LinkFaults)>>,
     now: SimTime,
 }
 
@@ -423,9 +423,9 @@ fn link_faults_reach_the_controller_and_item_triggers_follow_its_progress() {
     ];
     let mut ls = lockstep(QUAD, &faults);
     ls.detach(0);
-    let seen = std::rc::Rc::default();
+    let seen = mavsitl_core::shared::Shared::default();
     let watcher = LinkWatcher {
-        seen: std::rc::Rc::clone(&seen),
+        seen: seen.clone(),
         now: SimTime::ZERO,
     };
     ls.attach(0, Box::new(watcher)).unwrap();

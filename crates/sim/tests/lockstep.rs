@@ -256,7 +256,7 @@ fn a_vehicle_occupies_its_rotor_tips_or_its_furthest_fitting() {
 
 /// A controller at 250 Hz that notes when it is asked for commands and
 /// when its frames arrive, and with how many IMU samples.
-struct Clocked(std::rc::Rc<std::cell::RefCell<Vec<(char, u64, usize)>>>);
+struct Clocked(mavsitl_core::shared::Shared<Vec<(char, u64, usize)>>);
 
 impl mavsitl_core::controller::FlightController for Clocked {
     fn name(&self) -> &str {
@@ -285,7 +285,7 @@ impl mavsitl_core::controller::FlightController for Clocked {
 
 #[test]
 fn a_controller_is_asked_at_the_start_of_its_interval_and_answered_at_its_end() {
-    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let log = mavsitl_core::shared::Shared::new(Vec::new());
     let mut ls = build(&quads(&[(0.0, 0.0)]), &[]);
     ls.detach(0);
     ls.attach(0, Box::new(Clocked(log.clone()))).unwrap();

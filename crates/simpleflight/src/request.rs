@@ -7,9 +7,8 @@
 //! when it applies a request and logs a `refused` event if the situation
 //! changed in between (one control cycle, 4 ms of sim time).
 
-use std::cell::RefCell;
+use mavsitl_core::shared::Shared;
 use std::collections::VecDeque;
-use std::rc::Rc;
 
 use nalgebra::Vector3;
 
@@ -107,5 +106,6 @@ pub enum YawTarget {
     AlongVelocity,
 }
 
-/// The shared queue (single-threaded loop).
-pub type RequestQueue = Rc<RefCell<VecDeque<Request>>>;
+/// The queue shared by the ground-station endpoint, which pushes, and
+/// SimpleFlight, which takes.
+pub type RequestQueue = Shared<VecDeque<Request>>;

@@ -30,8 +30,7 @@ mod reactions;
 #[cfg(test)]
 mod test_support;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use mavsitl_core::shared::Shared;
 
 use nalgebra::{UnitQuaternion, Vector2, Vector3};
 use world_magnetic_model::time::Date;
@@ -267,8 +266,9 @@ impl Offboard {
     }
 }
 
-/// Shared view of the status (single-threaded loop).
-pub type StatusHandle = Rc<RefCell<FlightStatus>>;
+/// Shared view of the status: the flight's watch and the ground-station
+/// endpoint read it, SimpleFlight writes it.
+pub type StatusHandle = Shared<FlightStatus>;
 
 /// Everything SimpleFlight is configured with.
 #[derive(Debug, Clone)]
@@ -455,7 +455,7 @@ impl SimpleFlight {
             }
         };
         let n = cfg.mission.len();
-        let status: StatusHandle = Rc::new(RefCell::new(FlightStatus::default()));
+        let status: StatusHandle = Shared::new(FlightStatus::default());
         let start = Vector3::new(0.0, 0.0, cfg.initial_down_m);
         let fp = FlightParams::from_store(&cfg.params);
         let speed_xy = fp.mpc_xy_cruise_m_s;

@@ -1,10 +1,9 @@
 //! PX4's simulator port: the listening socket (TCP 4560 + instance) or the
 //! UDP socket, and a connection waiting for the next bridge.
 
-use std::cell::RefCell;
+use mavsitl_core::shared::Shared;
 use std::io::ErrorKind;
 use std::net::{SocketAddr, TcpListener, UdpSocket};
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use mavsitl_mavlink::transport::{bound_send_buffer, Link};
@@ -28,8 +27,8 @@ pub struct Px4Socket {
     pub(super) stats: Px4Stats,
 }
 
-/// Shared handle on the socket (single-threaded loop).
-pub type Px4Port = Rc<RefCell<Px4Socket>>;
+/// Shared handle on the socket.
+pub type Px4Port = Shared<Px4Socket>;
 
 impl Px4Socket {
     /// Listens on `addr`.
@@ -39,12 +38,12 @@ impl Px4Socket {
     pub fn listen(addr: SocketAddr) -> std::io::Result<Px4Port> {
         let listener = TcpListener::bind(addr)?;
         listener.set_nonblocking(true)?;
-        Ok(Rc::new(RefCell::new(Px4Socket {
+        Ok(Shared::new(Px4Socket {
             listener: Some(listener),
             pending: None,
             udp_local: None,
             stats: Px4Stats::default(),
-        })))
+        }))
     }
 
     /// The UDP variant: a socket bound at `local`, sending to PX4's
@@ -56,7 +55,7 @@ impl Px4Socket {
         let s = UdpSocket::bind(local)?;
         s.connect(px4)?;
         let udp_local = s.local_addr().ok();
-        Ok(Rc::new(RefCell::new(Px4Socket {
+        Ok(Shared::new(Px4Socket {
             listener: None,
             pending: Some(Link::Udp(s)),
             udp_local,
@@ -64,7 +63,7 @@ impl Px4Socket {
                 connections: 1,
                 ..Px4Stats::default()
             },
-        })))
+        }))
     }
 
     /// The listening address (TCP) or the local UDP address.
