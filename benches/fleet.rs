@@ -1,5 +1,6 @@
 //! Many vehicles in one world: the cost of a lockstep tick against the
-//! number of SimpleFlight quads, N = 1, 10, 100, each with its estimator,
+//! number of SimpleFlight quads, N = 1, 10, 100, 1 000, stepped on one
+//! thread and on two, each with its estimator,
 //! four sensors and 1 kHz physics, flying in a grid 30 m apart (take-off to
 //! 10 m, then holding), with the encounter sweep running. One sample is 1 s
 //! of sim time from 10 s on (in the air); the real-time factor is 1 s over
@@ -15,8 +16,9 @@ use mavsitl::time::SimTime;
 
 const TAKEOFF: &str = "QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t47.397742\t8.545594\t488\t1\n1\t0\t3\t22\t0\t0\t0\t0\t0\t0\t10\t1\n";
 
-/// N quads in a square grid 30 m apart, in the air after 10 s.
-fn airborne(n: usize) -> Lockstep {
+/// N quads in a square grid 30 m apart, in the air after 10 s (flown there
+/// on `threads` threads).
+fn airborne(n: usize, threads: usize) -> Lockstep {
     let side = (n as f64).sqrt().ceil() as usize;
     let vehicles: Vec<serde_json::Value> = (0..n)
         .map(|i| {
@@ -51,6 +53,7 @@ fn airborne(n: usize) -> Lockstep {
     } else {
         fleet(&scenario, &src, &plan).expect("fleet").lockstep
     };
+    ls.set_threads(threads).expect("threads");
     ls.run_until(SimTime::from_secs(10), &mut ())
         .expect("climb");
     ls
@@ -59,18 +62,26 @@ fn airborne(n: usize) -> Lockstep {
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("fleet");
     group.sample_size(10);
-    for n in [1usize, 10, 100] {
-        group.bench_with_input(BenchmarkId::new("one_sim_second", n), &n, |b, &n| {
-            b.iter_batched(
-                || airborne(n),
-                |mut ls| {
-                    let end = ls.sim().time() + 1_000_000;
-                    ls.run_until(end, &mut ()).expect("run");
-                    ls
-                },
-                criterion::BatchSize::LargeInput,
-            )
-        });
+    for threads in [1usize, 2] {
+        for n in [1usize, 10, 100, 1000] {
+            let id = BenchmarkId::new(format!("one_sim_second_{threads}_threads"), n);
+            group.bench_with_input(id, &n, |b, &n| {
+                b.iter_batched(
+                    || {
+                        let mut ls = airborne(n, threads);
+                        // Measured on exactly `threads`, whatever the default.
+                        ls.set_threads(threads).expect("threads");
+                        ls
+                    },
+                    |mut ls| {
+                        let end = ls.sim().time() + 1_000_000;
+                        ls.run_until(end, &mut ()).expect("run");
+                        ls
+                    },
+                    criterion::BatchSize::LargeInput,
+                )
+            });
+        }
     }
     group.finish();
 }

@@ -43,10 +43,16 @@ pub(super) fn run(args: &FlyArgs, inputs: FlightInputs) -> Result<(), CliError> 
     let firmware = (args.px4_build.as_deref(), args.ardupilot.as_deref());
     let (inputs, fleet) = mixed::assemble(inputs, firmware, args.record.as_deref(), &plan)?;
     let MixedFleet {
-        lockstep,
+        mut lockstep,
         mut members,
         mut firmware,
     } = fleet;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| mavsitl::sim::default_threads(inputs.scenario.vehicles.len()));
+    lockstep
+        .set_threads(threads)
+        .map_err(|e| CliError::run(e.to_string()))?;
     let mut run = mavsitl::recording::session(
         lockstep,
         &inputs.scenario,

@@ -66,6 +66,12 @@ pub struct FlyArgs {
     #[arg(long, value_name = "DIR", env = "PX4_BUILD_DIR")]
     pub px4_build: Option<PathBuf>,
 
+    /// Threads to step a scenario's vehicles on (default: every core for 100
+    /// vehicles or more, else 1). The run is the same to the bit whatever the
+    /// number.
+    #[arg(long, value_name = "N", value_parser = super::inputs::threads)]
+    pub threads: Option<usize>,
+
     /// An ArduPilot checkout or SITL binary, for a scenario's vehicles flown
     /// by ArduPilot (`"controller": {"kind": "ardupilot", "instance": N}`).
     #[arg(long, value_name = "PATH", env = "ARDUPILOT_HOME")]

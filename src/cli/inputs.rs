@@ -52,6 +52,19 @@ pub fn seconds_in(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + 
     }
 }
 
+/// The most threads a world may be stepped on.
+pub const MAX_THREADS: usize = 256;
+
+/// A clap parser for `--threads`: a whole number from 1 to [`MAX_THREADS`].
+pub fn threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{s}' threads: give a whole number from 1 to {MAX_THREADS}"
+        )),
+    }
+}
+
 pub(super) use mavsitl::setup::FlightInputs;
 
 /// The simulated world a flight flies in: scenario, home, seed, faults.

@@ -44,6 +44,11 @@ pub struct SimArgs {
     /// Frame of recorded positions, velocities and attitudes.
     #[arg(long, default_value = "ned", value_parser = super::export_frame_parser())]
     pub frame: ExportFrame,
+
+    /// Threads to step the vehicles on (default: every core for 100 vehicles
+    /// or more, else 1). The run is the same to the bit whatever the number.
+    #[arg(long, value_name = "N", value_parser = super::inputs::threads)]
+    pub threads: Option<usize>,
 }
 
 /// Runs `mavsitl sim`.
@@ -55,6 +60,7 @@ pub fn run(args: SimArgs) -> Result<(), CliError> {
         record: args.record.as_deref(),
         frame: args.frame,
         stop: &super::INTERRUPTED,
+        threads: args.threads,
     };
     let ran = run_sim(&scenario, &source, &plan)?;
     let name = args

@@ -179,6 +179,9 @@ pub struct OpenLoopPlan<'a> {
     pub frame: ExportFrame,
     /// Set by Ctrl-C: the run stops at the next tick, recordings flushed.
     pub stop: &'static AtomicBool,
+    /// The threads the vehicles are stepped on (`None`: as
+    /// [`mavsitl_sim::sim::default_threads`] says for the scenario).
+    pub threads: Option<usize>,
 }
 
 /// An open-loop run that ended.
@@ -208,12 +211,18 @@ pub fn run_sim(
             "e.g. --duration 600",
         ));
     }
-    let lockstep = scenario.build(source).map_err(|e| {
+    let mut lockstep = scenario.build(source).map_err(|e| {
         Failure::input(
             e.to_string(),
             "check the scenario against docs/reference/scenario.md",
         )
     })?;
+    let threads = plan
+        .threads
+        .unwrap_or_else(|| mavsitl_sim::sim::default_threads(scenario.vehicles.len()));
+    lockstep
+        .set_threads(threads)
+        .map_err(|e| Failure::run(e.to_string()))?;
     let end = SimTime::from_secs_f64(duration_s);
     let run_plan = RunPlan {
         record: plan.record,
@@ -226,7 +235,7 @@ pub fn run_sim(
     let mut run = crate::recording::session(lockstep, scenario, &run_plan)?;
     let mut driver = SimDriver::new(end);
     let wall = Instant::now();
-    let result = run.run(&mut driver);
+    let result = run.run_in_pool(&mut driver);
     let interrupted = plan.stop.load(Ordering::Relaxed) && run.world().sim().time() < end;
     let wall_s = wall.elapsed().as_secs_f64();
     driver.done();
@@ -381,6 +390,7 @@ mod tests {
             duration_s,
             record: None,
             frame: ExportFrame::Ned,
+            threads: None,
             stop,
         }
     }

@@ -45,11 +45,20 @@ pub trait World {
     fn sim(&self) -> &Simulation;
     /// Advances one physics tick, `observer` seeing the result.
     fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError>;
+    /// The threads its vehicles are stepped on, if more than one: the loop
+    /// then runs inside them.
+    fn pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+        None
+    }
 }
 
 impl World for Lockstep {
     fn sim(&self) -> &Simulation {
         Lockstep::sim(self)
+    }
+
+    fn pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+        Lockstep::pool(self)
     }
 
     fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError> {
@@ -178,6 +187,8 @@ impl<W: World> Session<W> {
 
     /// Runs until `driver`, the end, or an interrupt stops it; returns the
     /// run's outcome.
+    /// (The ticks of a world stepped on several threads are each handed to
+    /// them; [`Session::run_in_pool`] runs the whole loop there instead.)
     pub fn run(&mut self, driver: &mut dyn Driver<W>) -> Result<(), String> {
         let mut st = LoopState {
             last_service: None,
@@ -196,6 +207,19 @@ impl<W: World> Session<W> {
                 Taken::Restarted => st.last_service = None,
                 Taken::Go => {}
             }
+        }
+    }
+
+    /// [`Session::run`], on the threads the world's vehicles are stepped on
+    /// when it has them: the loop and its driver then run on one of them,
+    /// and each tick hands its work to the others without allocating.
+    pub fn run_in_pool(&mut self, driver: &mut (dyn Driver<W> + Send)) -> Result<(), String>
+    where
+        W: Send,
+    {
+        match self.world.pool() {
+            Some(pool) => pool.install(|| self.run(driver)),
+            None => self.run(driver),
         }
     }
 

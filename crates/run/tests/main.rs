@@ -9,3 +9,4 @@ mod multicopter_control;
 mod no_alloc;
 mod rover_twin;
 mod soak;
+mod threads;

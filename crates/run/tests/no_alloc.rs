@@ -82,6 +82,18 @@ const SCENARIO: &str = r#"{"environment":{"wind":{"speed_m_s":5,"from_deg":270},
 
 #[test]
 fn warm_ticks_allocate_nothing() {
+    warm_ticks(1);
+}
+
+/// Stepped on two threads, the loop's thread allocates nothing either:
+/// handing each tick's work to the pool and taking it back (the vehicles'
+/// own steps are the same code as on one thread).
+#[test]
+fn warm_ticks_on_two_threads_allocate_nothing_on_the_loops_thread() {
+    warm_ticks(2);
+}
+
+fn warm_ticks(threads: usize) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let _counting = CountThisThread::start();
     let src = ScenarioSource {
@@ -90,6 +102,8 @@ fn warm_ticks_allocate_nothing() {
     };
     let scenario = Scenario::from_json(SCENARIO, &src).expect("scenario");
     let mut ls = scenario.build(&src).expect("build");
+    ls.set_threads(threads).expect("threads");
+    assert_eq!(ls.threads(), threads);
     ls.run_until(SimTime::from_secs(1), &mut ())
         .expect("warm-up");
     let before = ALLOCATIONS.load(Ordering::Relaxed);

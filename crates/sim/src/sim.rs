@@ -98,6 +98,9 @@ pub struct Simulation {
     wrecked: Vec<bool>,
     /// The commands of a wrecked vehicle.
     idle: Actuators,
+    /// Each vehicle's zones entered and left in the tick (or its error),
+    /// written by the parallel step before they are read in order.
+    stepped: Vec<Result<(u64, u64), NonFiniteState>>,
 }
 
 impl Simulation {
@@ -132,6 +135,7 @@ impl Simulation {
             zone_events: Vec::with_capacity(64 + 4 * zones * vehicles.len()),
             faults: FaultSchedule::default(),
             reached: vec![None; vehicles.len()],
+            stepped: vec![Ok((0, 0)); vehicles.len()],
             vehicles,
         }
     }
@@ -296,6 +300,53 @@ impl Simulation {
         Ok(())
     }
 
+    /// [`Simulation::step`] with the vehicles stepped in parallel on the
+    /// current rayon pool. Each vehicle's tick depends only on its own
+    /// state, commands and noise streams and on the world, which no
+    /// vehicle changes; zone events, the first error and the encounter
+    /// sweep are then taken in vehicle order. So the result is the same
+    /// to the bit whatever the number of threads.
+    ///
+    /// # Errors
+    /// As [`Simulation::step`]: the first vehicle, in scenario order, whose
+    /// state stopped being finite.
+    pub fn step_parallel(&mut self) -> Result<(), SimError> {
+        use rayon::prelude::*;
+        self.update_faults();
+        let end = self.time + self.rate.period_us();
+        let end_tick = self.tick + 1;
+        let (world, wrecked, idle, dt) = (&self.world, &self.wrecked, &self.idle, self.dt_s);
+        self.vehicles
+            .par_iter_mut()
+            .zip(self.commands.par_iter())
+            .zip(self.stepped.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, ((v, cmd), out))| {
+                let cmd = if wrecked.get(i) == Some(&true) {
+                    idle
+                } else {
+                    cmd
+                };
+                *out = v.step(world, cmd, dt, end_tick, end);
+            });
+        for (i, (v, out)) in self.vehicles.iter().zip(&mut self.stepped).enumerate() {
+            let (entered, left) = std::mem::replace(out, Ok((0, 0)))?;
+            Self::note_zones(
+                &self.world,
+                &mut self.zone_events,
+                self.time,
+                i,
+                v,
+                entered,
+                left,
+            );
+        }
+        self.tick += 1;
+        self.time = end;
+        self.meet();
+        Ok(())
+    }
+
     /// After a tick: pairs meeting; a collision takes both vehicles out.
     fn meet(&mut self) {
         let Some(m) = self.encounters.as_mut() else {
@@ -396,12 +447,91 @@ struct Slot {
     vehicle: usize,
     rate: Rate,
     frame: SensorFrame,
+    /// This tick's commands, handed over before physics.
+    commands: Option<Result<Actuators, ControllerError>>,
+    /// This tick's delivery of the sensor frame, after physics, and the
+    /// mission item the controller then reported reached.
+    delivered: Result<(), ControllerError>,
+    reached: Option<u32>,
+}
+
+impl Slot {
+    /// The commands, if the controller's interval starts at `time`
+    /// (`tick`).
+    fn hand_over(&mut self, tick: u64, time: SimTime) {
+        self.commands = self
+            .rate
+            .is_due(tick)
+            .then(|| self.controller.actuators(time));
+    }
+
+    /// Collects the tick's samples of `vehicle` and, when the controller's
+    /// interval ends at `time` (`tick`), delivers the frame.
+    fn deliver(&mut self, vehicle: &Vehicle, tick: u64, time: SimTime) {
+        self.frame.collect(vehicle.samples());
+        if !self.rate.is_due(tick) {
+            return;
+        }
+        self.frame.time = time;
+        let b = vehicle.battery().state();
+        self.frame.battery = Some(mavsitl_core::controller::PowerModuleSample {
+            voltage_v: b.voltage_v,
+            current_a: b.current_a,
+            consumed_mah: b.consumed_mah,
+            consumed_j: b.consumed_j,
+            remaining: b.remaining,
+        });
+        self.frame.ground_truth = self
+            .controller
+            .wants_ground_truth()
+            .then(|| vehicle.ground_truth());
+        self.frame.links = vehicle.faults().links;
+        self.frame.esc = vehicle.esc_sample();
+        self.delivered = self.controller.receive(&self.frame);
+        self.frame.clear();
+        self.reached = self.controller.mission_progress();
+    }
+
+    fn error(&self, time: SimTime, source: ControllerError) -> SimError {
+        SimError::Controller {
+            name: self.controller.name().to_string(),
+            time,
+            source,
+        }
+    }
 }
 
 /// The lockstep loop: a simulation and the controllers flying its vehicles.
 pub struct Lockstep {
     sim: Simulation,
     slots: Vec<Slot>,
+    /// The threads the vehicles and their controllers are stepped on
+    /// (None: the calling thread alone).
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+}
+
+/// The fewest vehicles a world steps on several threads by default: below
+/// it, handing a tick's work to other threads costs more than it saves.
+pub const PARALLEL_MIN_VEHICLES: usize = 100;
+
+/// The threads a world of `vehicles` is stepped on when nobody says: every
+/// core the process may use from [`PARALLEL_MIN_VEHICLES`] vehicles on, else
+/// one.
+pub fn default_threads(vehicles: usize) -> usize {
+    if vehicles < PARALLEL_MIN_VEHICLES {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// A thread pool that could not be started.
+#[derive(Debug, Error)]
+#[error("cannot start {threads} threads: {source}")]
+pub struct ThreadsError {
+    /// How many were asked for.
+    pub threads: usize,
+    #[source]
+    source: rayon::ThreadPoolBuildError,
 }
 
 impl Lockstep {
@@ -410,7 +540,42 @@ impl Lockstep {
         Lockstep {
             sim,
             slots: Vec::new(),
+            pool: None,
         }
+    }
+
+    /// Steps the vehicles and their controllers on `threads` threads (1:
+    /// the calling thread alone, the default). The run is the same to the
+    /// bit whatever the number.
+    ///
+    /// # Errors
+    /// [`ThreadsError`] when the threads cannot be started.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), ThreadsError> {
+        self.pool = match threads {
+            0 | 1 => None,
+            n => Some(std::sync::Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .thread_name(|i| format!("mavsitl-step-{i}"))
+                    .build()
+                    .map_err(|source| ThreadsError { threads, source })?,
+            )),
+        };
+        Ok(())
+    }
+
+    /// The threads the vehicles are stepped on.
+    pub fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+    }
+
+    /// The pool the vehicles are stepped on, if more than one thread: a
+    /// loop that ticks from inside it ([`rayon::ThreadPool::install`])
+    /// hands each tick's work to the other threads without allocating (a
+    /// tick handed in from outside goes through a queue that allocates a
+    /// block every 63 ticks).
+    pub fn pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+        self.pool.clone()
     }
 
     /// Attaches `controller` to vehicle `vehicle`.
@@ -443,6 +608,9 @@ impl Lockstep {
             vehicle,
             rate,
             frame: SensorFrame::default(),
+            commands: None,
+            delivered: Ok(()),
+            reached: None,
         });
         Ok(())
     }
@@ -472,11 +640,24 @@ impl Lockstep {
     ///
     /// # Errors
     /// [`SimError`] from physics, a controller or an observer.
-    pub fn run_until(&mut self, end: SimTime, observer: &mut dyn Observer) -> Result<(), SimError> {
-        while self.sim.time < end {
-            self.tick(observer)?;
+    /// On several threads the loop runs inside their pool, so that each
+    /// tick hands its work to the others without allocating.
+    pub fn run_until(
+        &mut self,
+        end: SimTime,
+        observer: &mut (dyn Observer + Send),
+    ) -> Result<(), SimError> {
+        match self.pool.clone() {
+            Some(pool) if pool.current_thread_index().is_none() => {
+                pool.install(|| self.run_until(end, observer))
+            }
+            _ => {
+                while self.sim.time < end {
+                    self.tick(observer)?;
+                }
+                Ok(())
+            }
         }
-        Ok(())
     }
 
     /// One physics tick with the controller exchanges due around it.
@@ -484,52 +665,55 @@ impl Lockstep {
     /// # Errors
     /// [`SimError`] from physics, a controller or an observer.
     pub fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError> {
-        let tick = self.sim.tick;
-        for slot in &mut self.slots {
-            if slot.rate.is_due(tick) {
-                let a = slot.controller.actuators(self.sim.time).map_err(|source| {
-                    SimError::Controller {
-                        name: slot.controller.name().to_string(),
-                        time: self.sim.time,
-                        source,
-                    }
-                })?;
-                self.sim.set_actuators(slot.vehicle, a);
+        let (sim, slots) = (&mut self.sim, &mut self.slots);
+        match &self.pool {
+            Some(pool) if pool.current_thread_index().is_some() => {
+                Self::exchange(sim, slots, true)?
             }
-        }
-        self.sim.step()?;
-        for slot in &mut self.slots {
-            let vehicle = &self.sim.vehicles[slot.vehicle];
-            slot.frame.collect(vehicle.samples());
-            if slot.rate.is_due(tick + 1) {
-                slot.frame.time = self.sim.time;
-                let b = vehicle.battery().state();
-                slot.frame.battery = Some(mavsitl_core::controller::PowerModuleSample {
-                    voltage_v: b.voltage_v,
-                    current_a: b.current_a,
-                    consumed_mah: b.consumed_mah,
-                    consumed_j: b.consumed_j,
-                    remaining: b.remaining,
-                });
-                slot.frame.ground_truth = slot
-                    .controller
-                    .wants_ground_truth()
-                    .then(|| vehicle.ground_truth());
-                slot.frame.links = vehicle.faults().links;
-                slot.frame.esc = vehicle.esc_sample();
-                let delivered = slot.controller.receive(&slot.frame);
-                slot.frame.clear();
-                if let Some(seq) = slot.controller.mission_progress() {
-                    self.sim.note_item_reached(slot.vehicle, seq);
-                }
-                delivered.map_err(|source| SimError::Controller {
-                    name: slot.controller.name().to_string(),
-                    time: self.sim.time,
-                    source,
-                })?;
-            }
+            Some(pool) => pool.install(|| Self::exchange(sim, slots, true))?,
+            None => Self::exchange(sim, slots, false)?,
         }
         observer.on_tick(&self.sim)?;
+        Ok(())
+    }
+
+    /// The tick's commands, physics and sensor frames, each stage over every
+    /// slot or vehicle in parallel (`parallel`, inside a pool) or in turn;
+    /// then what the stage produced is taken in slot order, so that the
+    /// first error and the order of effects do not depend on the threads.
+    fn exchange(sim: &mut Simulation, slots: &mut [Slot], parallel: bool) -> Result<(), SimError> {
+        use rayon::prelude::*;
+        let (tick, time) = (sim.tick, sim.time);
+        if parallel {
+            slots.par_iter_mut().for_each(|s| s.hand_over(tick, time));
+        } else {
+            slots.iter_mut().for_each(|s| s.hand_over(tick, time));
+        }
+        for slot in slots.iter_mut() {
+            match slot.commands.take() {
+                Some(Ok(a)) => sim.set_actuators(slot.vehicle, a),
+                Some(Err(e)) => return Err(slot.error(time, e)),
+                None => {}
+            }
+        }
+        if parallel {
+            sim.step_parallel()?;
+        } else {
+            sim.step()?;
+        }
+        let (vehicles, end) = (&sim.vehicles, sim.time);
+        let deliver = |s: &mut Slot| s.deliver(&vehicles[s.vehicle], tick + 1, end);
+        if parallel {
+            slots.par_iter_mut().for_each(deliver);
+        } else {
+            slots.iter_mut().for_each(deliver);
+        }
+        for slot in slots.iter_mut() {
+            if let Some(seq) = slot.reached.take() {
+                sim.note_item_reached(slot.vehicle, seq);
+            }
+            std::mem::replace(&mut slot.delivered, Ok(())).map_err(|e| slot.error(end, e))?;
+        }
         Ok(())
     }
 }
