@@ -120,3 +120,87 @@ impl Driver<Lockstep> for MixedDriver<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use mavsitl_core::geo::ExportFrame;
+    use mavsitl_mavlink::mission::Mission;
+    use mavsitl_run::recording::{session, RunPlan};
+    use mavsitl_sim::scenario::{Scenario, ScenarioSource};
+
+    static NEVER: AtomicBool = AtomicBool::new(false);
+
+    /// Two SimpleFlight quads 20 m apart taking off to 5 m (on `threads`),
+    /// flown for at most `timeout_s`: each member's outcome.
+    fn flown(timeout_s: f64, threads: usize) -> Vec<Option<Result<(), String>>> {
+        let source = ScenarioSource {
+            name: "two.json".into(),
+            base_dir: ".".into(),
+        };
+        let scenario = Scenario::from_json(
+            r#"{"vehicles":[{"name":"a","kind":"multirotor","controller":{"kind":"simpleflight"}},
+                {"name":"b","kind":"multirotor","initial":{"north_m":20},"controller":{"kind":"simpleflight"}}]}"#,
+            &source,
+        )
+        .expect("scenario");
+        let home = &scenario.home;
+        let mission = Mission::parse(
+            &format!(
+                "QGC WPL 110\n0\t1\t0\t16\t0\t0\t0\t0\t{}\t{}\t{}\t1\n1\t0\t3\t22\t0\t0\t0\t0\t0\t0\t5\t1\n",
+                home.lat_deg, home.lon_deg, home.alt_m
+            ),
+            "up",
+        )
+        .expect("mission");
+        let inputs = FlightInputs {
+            mission,
+            mission_name: "up".into(),
+            scenario,
+            source,
+            param_text: None,
+        };
+        let plan = PlanOptions {
+            fly_plan: true,
+            ready_timeout_s: 60.0,
+            mission_timeout_s: timeout_s,
+            gcs_forward: None,
+            stop_run: &NEVER,
+            interrupted: &NEVER,
+        };
+        let (inputs, fleet) = assemble(inputs, (None, None), None, &plan).expect("fleet");
+        let MixedFleet {
+            mut lockstep,
+            mut members,
+            mut firmware,
+        } = fleet;
+        lockstep.set_threads(threads).expect("threads");
+        let run_plan = RunPlan {
+            record: None,
+            frame: ExportFrame::Ned,
+            mission_file: None,
+            builtin: "",
+            end_s: Some(timeout_s),
+            stop: &NEVER,
+        };
+        let mut run = session(lockstep, &inputs.scenario, &run_plan).expect("session");
+        let outcome = fly(&mut run, &mut members, &mut firmware, timeout_s);
+        assert!(firmware.is_empty());
+        let _ = outcome;
+        members.into_iter().map(|m| m.outcome).collect()
+    }
+
+    /// Every SimpleFlight member is flown to its end, on one thread or two;
+    /// one still flying at the time limit fails with it.
+    #[test]
+    fn every_member_flies_to_its_end_or_fails_at_the_time_limit() {
+        for threads in [1, 2] {
+            assert_eq!(flown(120.0, threads), vec![Some(Ok(())), Some(Ok(()))]);
+        }
+        let late = flown(3.0, 1);
+        let timeout = "timeout: mission not completed after 3 s of sim time".to_string();
+        assert_eq!(late, vec![Some(Err(timeout.clone())), Some(Err(timeout))]);
+    }
+}

@@ -435,6 +435,49 @@ mod tests {
         }
     }
 
+    /// The threads a driver was called on after each tick.
+    #[derive(Default)]
+    struct OnThread(Vec<Option<String>>);
+
+    impl Driver<Lockstep> for OnThread {
+        fn after_tick(&mut self, _w: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
+            tick.expect("tick");
+            self.0
+                .push(std::thread::current().name().map(str::to_string));
+            Step::Go
+        }
+    }
+
+    /// `run_in_pool` runs the whole loop, driver and all, on the threads
+    /// the world's vehicles are stepped on; with one thread, and with
+    /// `run`, the loop stays on the caller's.
+    #[test]
+    fn a_loop_run_in_the_pool_runs_on_its_threads() {
+        let pooled = |name: &Option<String>| {
+            name.as_deref()
+                .is_some_and(|n| n.starts_with("mavsitl-step-"))
+        };
+        for (threads, in_pool) in [(2, true), (1, false)] {
+            let mut w = world();
+            w.set_threads(threads).expect("threads");
+            let mut run = Session::new(w, 1_000).until(Some(SimTime::from_micros(4_000)));
+            let mut seen = OnThread::default();
+            run.run_in_pool(&mut seen).expect("run");
+            assert_eq!(seen.0.len(), 4);
+            assert!(
+                seen.0.iter().all(|n| pooled(n) == in_pool),
+                "{threads}: {:?}",
+                seen.0
+            );
+        }
+        let mut w = world();
+        w.set_threads(2).expect("threads");
+        let mut run = Session::new(w, 1_000).until(Some(SimTime::from_micros(4_000)));
+        let mut seen = OnThread::default();
+        run.run(&mut seen).expect("run");
+        assert!(!seen.0.iter().any(pooled), "{:?}", seen.0);
+    }
+
     #[test]
     fn a_run_stops_at_its_end_on_the_tick() {
         let mut run = Session::new(world(), 1_000).until(Some(SimTime::from_micros(37_000)));

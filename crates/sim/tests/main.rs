@@ -8,6 +8,7 @@ mod physics;
 mod record;
 mod rover;
 mod sensors;
+mod threads;
 mod tick;
 
 use mavsitl_sim::scenario::{Scenario, ScenarioSource};
