@@ -1,6 +1,7 @@
-//! Throughput of `mavsitl test`: the shipped SimpleFlight suite (7 cases × 3
-//! seeds = 21 pairs, each a child `fly` process with its recording checked)
-//! at -j 1 and -j 2. Pairs per minute = 21 × 60 / the time per iteration.
+//! Throughput of `mavsitl test`: the shipped SimpleFlight suite (10 cases ×
+//! 3 seeds = 30 pairs, each a `fly` flown in the test's own process, on its
+//! slot's thread, with its recording checked) at -j 1 and -j 2. Pairs per
+//! minute = 30 × 60 / the time per iteration.
 //! It runs the `mavsitl` program of the same profile: `cargo build
 //! --release` first.
 
@@ -38,7 +39,7 @@ fn run_suite(jobs: &str, out: &std::path::Path) {
 
 fn bench(c: &mut Criterion) {
     let out = std::env::temp_dir().join(format!("mavsitl-bench-suite-{}", std::process::id()));
-    let mut g = c.benchmark_group("simpleflight_suite_21_pairs");
+    let mut g = c.benchmark_group("simpleflight_suite_30_pairs");
     g.sample_size(10);
     for jobs in ["1", "2"] {
         g.bench_function(format!("j{jobs}"), |b| b.iter(|| run_suite(jobs, &out)));

@@ -24,8 +24,13 @@ pub(super) fn is_fleet(inputs: &FlightInputs) -> bool {
     inputs.scenario.vehicles.len() > 1
 }
 
-/// Runs `mavsitl fly` on a scenario of several vehicles.
-pub(super) fn run(args: &FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
+/// Runs `mavsitl fly` on a scenario of several vehicles, the summaries
+/// written to `out`.
+pub(super) fn run(
+    args: &FlyArgs,
+    inputs: FlightInputs,
+    out: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
     if args.gcs {
         return Err(CliError::input(
             "--gcs serves one vehicle; this scenario has several",
@@ -69,7 +74,7 @@ pub(super) fn run(args: &FlyArgs, inputs: FlightInputs) -> Result<(), CliError> 
     let run_outcome = mixed::fly(&mut run, &mut members, &mut firmware, args.timeout);
     let sim = run.world().sim();
     let flights = members.len() + firmware.len();
-    print_summaries(&members, sim, &inputs, wall.elapsed().as_secs_f64());
+    print_summaries(out, &members, sim, &inputs, wall.elapsed().as_secs_f64())?;
     let mut failed: Vec<String> = members
         .iter()
         .filter(|m| !matches!(m.outcome, Some(Ok(()))))
@@ -84,9 +89,12 @@ pub(super) fn run(args: &FlyArgs, inputs: FlightInputs) -> Result<(), CliError> 
     );
     failed.extend(super::firmware_instances::print_reports(&reports));
     run.finish(failed.is_empty()).map_err(CliError::run)?;
-    print!("{}", Encounters(run.world().sim()));
+    super::emit(out, format_args!("{}", Encounters(run.world().sim())))?;
     if let Some(dir) = &args.record {
-        println!("  recorded to         {}", dir.display());
+        super::emit(
+            out,
+            format_args!("  recorded to         {}\n", dir.display()),
+        )?;
     }
     if failed.is_empty() {
         Ok(())
@@ -101,7 +109,13 @@ pub(super) fn run(args: &FlyArgs, inputs: FlightInputs) -> Result<(), CliError> 
 }
 
 /// One summary per SimpleFlight vehicle.
-fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, wall_s: f64) {
+fn print_summaries(
+    out: &mut dyn std::io::Write,
+    members: &[Member],
+    sim: &Simulation,
+    inputs: &FlightInputs,
+    wall_s: f64,
+) -> Result<(), CliError> {
     for m in members {
         let st = m.pilot.status.borrow();
         let reached: std::collections::BTreeSet<usize> =
@@ -121,6 +135,7 @@ fn print_summaries(members: &[Member], sim: &Simulation, inputs: &FlightInputs, 
             items: (reached.len(), m.pilot.total_items),
             metrics: &m.metrics,
         };
-        print!("{summary}");
+        super::emit(out, format_args!("{summary}"))?;
     }
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! `mavsitl fly`: SimpleFlight flies a QGroundControl mission headless.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -86,8 +87,8 @@ pub fn load(args: &FlyArgs) -> Result<FlightInputs, CliError> {
 }
 
 /// Runs `mavsitl fly` for a one-vehicle world (a fleet is the fleet
-/// module's).
-pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
+/// module's), its summary written to `out`.
+pub fn run(args: FlyArgs, inputs: FlightInputs, out: &mut dyn Write) -> Result<(), CliError> {
     let flight = setup::flight(
         &inputs.mission,
         &inputs.mission_name,
@@ -135,9 +136,12 @@ pub fn run(args: FlyArgs, inputs: FlightInputs) -> Result<(), CliError> {
         stats: flown.watch.path_stats(),
         status: st,
     };
-    print!("{summary}{rows}");
+    super::emit(out, format_args!("{summary}{rows}"))?;
     if let Some(dir) = &args.record {
-        println!("  recorded to         {}", dir.display());
+        super::emit(
+            out,
+            format_args!("  recorded to         {}\n", dir.display()),
+        )?;
     }
     flown.outcome.map_err(CliError::run)
 }

@@ -166,11 +166,86 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 /// `mavsitl fly`: one vehicle, or a fleet when the scenario has several.
 fn fly_command(args: fly::FlyArgs) -> Result<(), CliError> {
     let inputs = fly::load(&args)?;
+    fly_to(args, inputs, &mut std::io::stdout())
+}
+
+/// `mavsitl fly` on loaded inputs, its summaries written to `out`.
+fn fly_to(
+    args: fly::FlyArgs,
+    inputs: inputs::FlightInputs,
+    out: &mut dyn std::io::Write,
+) -> Result<(), CliError> {
     if fleet::is_fleet(&inputs) {
-        fleet::run(&args, inputs)
+        fleet::run(&args, inputs, out)
     } else {
-        fly::run(args, inputs)
+        fly::run(args, inputs, out)
     }
+}
+
+/// Writes a summary's text to `out` (stdout, or a suite pair's `run.log`).
+fn emit(out: &mut dyn std::io::Write, text: std::fmt::Arguments<'_>) -> Result<(), CliError> {
+    out.write_fmt(text)
+        .map_err(|e| CliError::run(format!("cannot write the summary: {e}")))
+}
+
+/// A suite's SimpleFlight pair flown in this process (`mavsitl test`): the
+/// child's `fly` arguments parsed as the program would, the summary and
+/// any error in the pair's `run.log`, the exit code as the program's.
+/// `None` (a child then flies it) for arguments that are not a `fly`, that
+/// do not load, or a world with firmware vehicles, which need processes
+/// and ports of their own.
+pub fn fly_here(
+    c: &mavsitl::batch::children::ChildFlight,
+    _stop: &std::sync::atomic::AtomicBool,
+) -> Option<mavsitl::batch::children::ChildOutcome> {
+    let started = std::time::Instant::now();
+    let argv = std::iter::once(std::ffi::OsString::from("mavsitl")).chain(c.args.iter().cloned());
+    let Command::Fly(args) = Cli::try_parse_from(argv).ok()?.command else {
+        return None;
+    };
+    let inputs = fly::load(&args).ok()?;
+    let firmware = |c: &mavsitl::scenario::ControllerSpec| {
+        matches!(
+            c,
+            mavsitl::scenario::ControllerSpec::Px4(_)
+                | mavsitl::scenario::ControllerSpec::ArduPilot(_)
+        )
+    };
+    if inputs
+        .scenario
+        .vehicles
+        .iter()
+        .any(|v| firmware(&v.controller))
+    {
+        return None;
+    }
+    std::fs::create_dir_all(&c.dir).ok()?;
+    let mut log = std::fs::File::create(c.dir.join("run.log")).ok()?;
+    // A flight that panics fails its pair (exit 101, as a panicking child's),
+    // not the whole suite.
+    let flown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        fly_to(args, inputs, &mut log)
+    }));
+    use std::io::Write;
+    let code = match flown {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => {
+            let _ = writeln!(log, "error: {}", e.message);
+            if let Some(hint) = &e.hint {
+                let _ = writeln!(log, "hint: {hint}");
+            }
+            i32::from(e.code)
+        }
+        Err(_) => {
+            let _ = writeln!(log, "error: the flight panicked (the message is on stderr)");
+            101
+        }
+    };
+    Some(mavsitl::batch::children::ChildOutcome {
+        exit: Some(code),
+        timed_out: false,
+        wall_s: started.elapsed().as_secs_f64(),
+    })
 }
 
 /// `mavsitl airsim`: SimpleFlight flies, or the settings' PX4, or the

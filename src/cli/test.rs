@@ -75,6 +75,7 @@ fn options(args: TestArgs) -> Result<Options, CliError> {
         px4_build: args.px4_build,
         ardupilot: args.ardupilot,
         instance_base: args.instance_base,
+        fly_here: Some(super::fly_here),
         ..Options::new(exe, args.suites)
     })
 }

@@ -1,6 +1,8 @@
 //! Flights run as children of the `mavsitl` program (`fly`, `px4`,
 //! `ardupilot` with `--record`), several at a time: what a suite run and a
-//! comparison share. Each child's output goes to `run.log` in its
+//! comparison share. A flight that needs no process of its own (SimpleFlight
+//! alone, no firmware, no port) may instead be flown in this process, on
+//! the slot's thread, by a [`FlyHere`] the program hands over. Each child's output goes to `run.log` in its
 //! directory; a child past its wall time limit, or every child once the
 //! stop flag is raised (Ctrl-C), is stopped (SIGTERM, then SIGKILL after a
 //! grace period), so no run is left behind.
@@ -34,6 +36,12 @@ pub struct ChildFlight {
     pub wall_limit: Option<Duration>,
 }
 
+/// Flies a child's flight in this process instead, its output in the
+/// directory's `run.log`, its exit code as the program's would be; `None`
+/// when the flight needs a process of its own (firmware, ports), which is
+/// then started.
+pub type FlyHere = fn(&ChildFlight, &AtomicBool) -> Option<ChildOutcome>;
+
 /// How a child ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChildOutcome {
@@ -47,12 +55,13 @@ pub struct ChildOutcome {
 
 /// Runs `count` children, `parallel` at a time; `make(i, slot)` gives child
 /// `i` run in parallel slot `slot` (0-based, never two children at once).
+/// With `here`, each is first offered to it to fly in this process.
 /// Once `stop` is raised, stops the running children and starts no other.
 /// Returns (i, outcome) of the children run, in order of `i`.
 pub fn run_children(
     count: usize,
     parallel: usize,
-    stop: &AtomicBool,
+    (stop, here): (&AtomicBool, Option<FlyHere>),
     make: impl Fn(usize, usize) -> Result<ChildFlight, Failure> + Sync,
 ) -> Result<Vec<(usize, ChildOutcome)>, Failure> {
     let bar = progress(count);
@@ -68,7 +77,11 @@ pub fn run_children(
                 if i >= count || stopped() {
                     return;
                 }
-                match make(i, slot).and_then(|c| run_one(&c, stop)) {
+                let flown = make(i, slot).and_then(|c| match here.and_then(|h| h(&c, stop)) {
+                    Some(o) => Ok(o),
+                    None => run_one(&c, stop),
+                });
+                match flown {
                     Ok(o) => {
                         if let Some(b) = bar {
                             b.inc(1);
@@ -166,4 +179,70 @@ fn terminate(child: &mut Child) -> Option<std::process::ExitStatus> {
     }
     let _ = child.kill();
     child.wait().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Flies the jobs whose first argument is "here" with exit 7; leaves
+    /// the others to a child.
+    fn here(c: &ChildFlight, _stop: &AtomicBool) -> Option<ChildOutcome> {
+        (c.args.first().is_some_and(|a| a == "here")).then_some(ChildOutcome {
+            exit: Some(7),
+            timed_out: false,
+            wall_s: 0.0,
+        })
+    }
+
+    /// With a [`FlyHere`], the flights it takes are flown by it and the
+    /// others by a child each; without one, every flight is a child.
+    #[test]
+    fn a_flight_is_flown_here_when_it_can_be_and_by_a_child_otherwise() {
+        let dir = tempfile::tempdir().expect("dir");
+        let job = |i: usize| {
+            let args: Vec<OsString> = if i.is_multiple_of(2) {
+                vec!["here".into()]
+            } else {
+                vec!["-c".into(), "echo child; exit 3".into()]
+            };
+            ChildFlight {
+                exe: PathBuf::from("/bin/sh"),
+                args,
+                dir: dir.path().join(format!("{i}")),
+                wall_limit: None,
+            }
+        };
+        let never = AtomicBool::new(false);
+        let run = |h: Option<FlyHere>| {
+            run_children(5, 2, (&never, h), |i, _| Ok(job(i)))
+                .expect("run")
+                .into_iter()
+                .map(|(i, o)| (i, o.exit))
+                .collect::<Vec<_>>()
+        };
+        let with = run(Some(here));
+        assert_eq!(
+            with,
+            vec![
+                (0, Some(7)),
+                (1, Some(3)),
+                (2, Some(7)),
+                (3, Some(3)),
+                (4, Some(7))
+            ]
+        );
+        let log = std::fs::read_to_string(dir.path().join("1").join("run.log")).expect("log");
+        assert_eq!(log, "child\n");
+        assert!(
+            !dir.path().join("0").exists(),
+            "flown here, no child's directory"
+        );
+        // Without it, "here" is an argument /bin/sh cannot open (exit 127 or 2).
+        let without = run(None);
+        assert!(
+            without.iter().all(|(i, e)| (i % 2 == 1) == (*e == Some(3))),
+            "{without:?}"
+        );
+    }
 }

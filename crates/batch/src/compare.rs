@@ -326,7 +326,7 @@ pub fn fly(args: &Comparison, stop: &AtomicBool) -> Result<Compared, Failure> {
         .kind();
     check_firmware(args, kind)?;
     let started = std::time::Instant::now();
-    let outcomes = run_children(jobs.len(), args.parallel, stop, |i, slot| {
+    let outcomes = run_children(jobs.len(), args.parallel, (stop, None), |i, slot| {
         let job = jobs.get(i).ok_or_else(|| Failure::run("no such flight"))?;
         Ok(ChildFlight {
             exe: args.exe.clone(),

@@ -1,7 +1,9 @@
 //! Regression suites run: their (case, seed) pairs — in parallel, sharded,
-//! filtered — each a child flight (`fly`, `px4` or `ardupilot` with
-//! `--record`) judged on what it recorded, with the recording of every
-//! failed pair kept. The summary, JUnit XML and JSON come from
+//! filtered — each a flight (`fly`, `px4` or `ardupilot` with `--record`)
+//! judged on what it recorded, with the recording of every failed pair
+//! kept. A SimpleFlight pair is flown in this process, on its slot's
+//! thread, when the program hands over a [`FlyHere`]; firmware pairs, and
+//! any pair that needs ports, run as children. The summary, JUnit XML and JSON come from
 //! [`mavsitl_suite::report`].
 
 use std::ffi::OsString;
@@ -16,7 +18,7 @@ use mavsitl_mavlink::mission::Mission;
 use mavsitl_suite::report::{ReportFiles, Verdict};
 use mavsitl_suite::{evaluate, Case, Check, Controller, Evidence, Pair, Suite, Vehicle};
 
-use crate::children::{run_children, ChildFlight, ChildOutcome};
+use crate::children::{run_children, ChildFlight, ChildOutcome, FlyHere};
 
 /// How to run suites: what `mavsitl test` takes on its command line.
 #[derive(Debug, Clone)]
@@ -45,6 +47,9 @@ pub struct Options {
     pub ardupilot: Option<PathBuf>,
     /// Firmware instance of the first parallel slot; slot k uses BASE + k.
     pub instance_base: u8,
+    /// Flies a SimpleFlight pair in this process, on its slot's thread,
+    /// instead of in a child (None: every pair in a child).
+    pub fly_here: Option<FlyHere>,
 }
 
 impl Options {
@@ -64,6 +69,7 @@ impl Options {
             px4_build: None,
             ardupilot: None,
             instance_base: 1,
+            fly_here: None,
         }
     }
 }
@@ -136,29 +142,43 @@ pub fn run(opts: &Options, stop: &AtomicBool) -> Result<Outcome, Failure> {
         }
     }
     let started = std::time::Instant::now();
-    let outcomes = run_children(pairs.len(), opts.parallel, stop, |i, slot| {
-        let (s, c) = pairs
-            .get(i)
-            .and_then(case_of)
-            .ok_or_else(|| Failure::run("no such pair"))?;
-        let seed = pairs.get(i).map_or(0, |p| p.seed);
-        let dir = pair_dir(&opts.out, s, c, seed);
-        let _ = std::fs::remove_dir_all(&dir);
-        Ok(ChildFlight {
-            exe: opts.exe.clone(),
-            args: child_args(opts, c, seed, &dir, slot)?,
-            dir,
-            wall_limit: Some(mavsitl_core::time::saturating_duration(c.timeout_s)),
-        })
-    })?;
-    let verdicts: Vec<Verdict> = outcomes
-        .iter()
-        .filter_map(|(i, o)| {
-            let p = pairs.get(*i)?;
-            let (s, c) = case_of(p)?;
-            Some(judge(s, c, p.seed, pair_dir(&opts.out, s, c, p.seed), o))
-        })
-        .collect();
+    let outcomes = run_children(
+        pairs.len(),
+        opts.parallel,
+        (stop, opts.fly_here),
+        |i, slot| {
+            let (s, c) = pairs
+                .get(i)
+                .and_then(case_of)
+                .ok_or_else(|| Failure::run("no such pair"))?;
+            let seed = pairs.get(i).map_or(0, |p| p.seed);
+            let dir = pair_dir(&opts.out, s, c, seed);
+            let _ = std::fs::remove_dir_all(&dir);
+            Ok(ChildFlight {
+                exe: opts.exe.clone(),
+                args: child_args(opts, c, seed, &dir, slot)?,
+                dir,
+                wall_limit: Some(mavsitl_core::time::saturating_duration(c.timeout_s)),
+            })
+        },
+    )?;
+    // Judged `parallel` at a time too (each reads its recording back).
+    let judged = |(i, o): &(usize, ChildOutcome)| {
+        let p = pairs.get(*i)?;
+        let (s, c) = case_of(p)?;
+        Some(judge(s, c, p.seed, pair_dir(&opts.out, s, c, p.seed), o))
+    };
+    let per = outcomes.len().div_ceil(opts.parallel.max(1)).max(1);
+    let verdicts: Vec<Verdict> = std::thread::scope(|scope| {
+        let parts: Vec<_> = outcomes
+            .chunks(per)
+            .map(|part| scope.spawn(move || part.iter().filter_map(judged).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
     Ok(Outcome {
         verdicts,
         pairs: pairs.len(),
