@@ -28,7 +28,7 @@ fn world() -> Lockstep {
     crate::scenario(&text, &["wind_gust@0.5s+1s:peak_m_s=3"]).1
 }
 
-/// Every vehicle's state, battery and zones, the zone events, the
+/// Every vehicle's state, battery, last sensor samples and zones, the zone events, the
 /// collisions and the wrecks after `secs` on `threads` threads.
 fn run(threads: usize, secs: u64) -> String {
     let mut ls = world();
@@ -41,9 +41,10 @@ fn run(threads: usize, secs: u64) -> String {
     let mut out = String::new();
     for (i, v) in sim.vehicles().iter().enumerate() {
         out += &format!(
-            "{:?} {:?} {} {}\n",
+            "{:?} {:?} {:?} {} {}\n",
             v.ground_truth(),
             v.battery().state(),
+            v.samples(),
             v.zone_mask(),
             sim.is_wrecked(i)
         );
@@ -117,5 +118,63 @@ fn a_world_takes_every_core_from_a_hundred_vehicles_on() {
     assert_eq!(PARALLEL_MIN_VEHICLES, 100);
     for (n, threads) in [(0, 1), (1, 1), (99, 1), (100, cores), (5000, cores)] {
         assert_eq!(default_threads(n), threads, "{n} vehicles");
+    }
+}
+
+/// A controller that notes the thread it is asked for commands and handed
+/// its frames on.
+struct OnThread(mavsitl_core::shared::Shared<Vec<Option<String>>>);
+
+impl mavsitl_core::controller::FlightController for OnThread {
+    fn name(&self) -> &str {
+        "on-thread"
+    }
+    fn rate_hz(&self) -> u32 {
+        1000
+    }
+    fn actuators(
+        &mut self,
+        _now: SimTime,
+    ) -> Result<mavsitl_core::controller::Actuators, mavsitl_core::controller::ControllerError>
+    {
+        let name = std::thread::current().name().map(str::to_string);
+        self.0.borrow_mut().push(name);
+        Ok(Default::default())
+    }
+    fn receive(
+        &mut self,
+        _frame: &mavsitl_core::controller::SensorFrame,
+    ) -> Result<(), mavsitl_core::controller::ControllerError> {
+        let name = std::thread::current().name().map(str::to_string);
+        self.0.borrow_mut().push(name);
+        Ok(())
+    }
+}
+
+/// A tick taken from outside the pool (not through `run_until`) hands its
+/// controllers and vehicles to the world's own threads, not to rayon's
+/// global ones; on one thread they run on the caller's.
+#[test]
+fn a_tick_from_outside_runs_its_controllers_on_the_worlds_threads() {
+    for (threads, pooled) in [(2, true), (1, false)] {
+        let seen = mavsitl_core::shared::Shared::new(Vec::new());
+        let mut ls = world();
+        for v in 0..12 {
+            ls.detach(v);
+            ls.attach(v, Box::new(OnThread(seen.clone())))
+                .expect("attach");
+        }
+        ls.set_threads(threads).expect("threads");
+        for _ in 0..3 {
+            ls.tick(&mut ()).expect("tick");
+        }
+        let names = seen.borrow();
+        assert_eq!(names.len(), 3 * 12 * 2);
+        let ours =
+            |n: &Option<String>| n.as_deref().is_some_and(|n| n.starts_with("mavsitl-step-"));
+        assert!(
+            names.iter().all(|n| ours(n) == pooled),
+            "{threads}: {names:?}"
+        );
     }
 }
