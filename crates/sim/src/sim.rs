@@ -647,16 +647,16 @@ impl Lockstep {
         end: SimTime,
         observer: &mut (dyn Observer + Send),
     ) -> Result<(), SimError> {
-        match self.pool.clone() {
-            Some(pool) if pool.current_thread_index().is_none() => {
-                pool.install(|| self.run_until(end, observer))
+        let pool = self.pool.clone();
+        let mut run = || {
+            while self.sim.time < end {
+                self.tick(observer)?;
             }
-            _ => {
-                while self.sim.time < end {
-                    self.tick(observer)?;
-                }
-                Ok(())
-            }
+            Ok(())
+        };
+        match pool {
+            Some(pool) => pool.install(run),
+            None => run(),
         }
     }
 
@@ -666,10 +666,8 @@ impl Lockstep {
     /// [`SimError`] from physics, a controller or an observer.
     pub fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError> {
         let (sim, slots) = (&mut self.sim, &mut self.slots);
+        // (From inside the pool, `install` runs the stages at once.)
         match &self.pool {
-            Some(pool) if pool.current_thread_index().is_some() => {
-                Self::exchange(sim, slots, true)?
-            }
             Some(pool) => pool.install(|| Self::exchange(sim, slots, true))?,
             None => Self::exchange(sim, slots, false)?,
         }
