@@ -745,8 +745,9 @@ fn bounded(key: &str, v: f64, max: f64) -> Check {
     }
 }
 
+/// `v` within 0..=`max` (`max` finite, so NaN and infinities are outside).
 fn finite_nonneg(key: &str, v: f64, max: f64) -> Check {
-    if v.is_finite() && (0.0..=max).contains(&v) {
+    if (0.0..=max).contains(&v) {
         Ok(())
     } else {
         Err((key.to_string(), format!("{} is outside 0..={max}", show(v))))
@@ -755,13 +756,14 @@ fn finite_nonneg(key: &str, v: f64, max: f64) -> Check {
 
 /// Checks the home point.
 pub(crate) fn check_home(h: &Home) -> Check {
-    if !(h.lat_deg.is_finite() && (-90.0..=90.0).contains(&h.lat_deg)) {
+    // (NaN and infinities are outside the ranges.)
+    if !(-90.0..=90.0).contains(&h.lat_deg) {
         return Err((
             "lat_deg".into(),
             format!("{} is outside -90..=90", show(h.lat_deg)),
         ));
     }
-    if !(h.lon_deg.is_finite() && (-180.0..=180.0).contains(&h.lon_deg)) {
+    if !(-180.0..=180.0).contains(&h.lon_deg) {
         return Err((
             "lon_deg".into(),
             format!("{} is outside -180..=180", show(h.lon_deg)),
@@ -1018,6 +1020,180 @@ mod tests {
         assert_eq!(s.fault_zone("b"), Some(1));
         assert_eq!(s.fault_zone("a"), Some(0));
         assert_eq!(s.fault_zone("c"), None);
+    }
+
+    /// A vehicle's name is one path component of at most 64 bytes, not a
+    /// file of the fleet's own recording.
+    #[test]
+    fn a_vehicle_name_is_one_path_component_of_at_most_64_bytes() {
+        let long = "x".repeat(64);
+        for ok in ["q1", "boat two", long.as_str()] {
+            assert_eq!(name_problem(ok), None, "{ok}");
+        }
+        for (bad, says) in [
+            ("", "needs a name"),
+            (".", "not . or .."),
+            ("..", "not . or .."),
+            (&"x".repeat(65), "1 to 64 characters"),
+            ("meta.json", "a file of the fleet's own recording"),
+            ("encounters.csv", "a file of the fleet's own recording"),
+            ("a/b", "no '/'"),
+            ("a\\b", "no '/'"),
+            ("a\nb", "control characters"),
+        ] {
+            let why = name_problem(bad).unwrap_or_default();
+            assert!(why.contains(says), "{bad:?}: {why}");
+        }
+    }
+
+    /// A box zone's minimum may meet its maximum on an axis, not pass it;
+    /// a home's latitude and longitude are refused outside their ranges,
+    /// NaN and infinities included.
+    #[test]
+    fn a_box_zone_and_a_home_are_checked_axis_by_axis() {
+        let zone = |min: [f64; 3], max: [f64; 3]| crate::world::ZoneSpec {
+            shape: ZoneShape::Box {
+                min_ned_m: min,
+                max_ned_m: max,
+            },
+            ..serde_json::from_str(
+                r#"{"name":"z","shape":{"box":{"min_ned_m":[0,0,0],"max_ned_m":[1,1,1]}}}"#,
+            )
+            .expect("zone")
+        };
+        assert_eq!(check_zone(&zone([0.0, 2.0, -5.0], [1.0, 2.0, 0.0])), Ok(()));
+        let cylinder = |down_min_m: f64, down_max_m: f64| crate::world::ZoneSpec {
+            shape: ZoneShape::Cylinder {
+                center_ne_m: [3.0, 4.0],
+                radius_m: 5.0,
+                down_min_m,
+                down_max_m,
+            },
+            ..zone([0.0; 3], [1.0; 3])
+        };
+        assert_eq!(check_zone(&cylinder(-30.0, -30.0)), Ok(()));
+        assert_eq!(check_zone(&cylinder(-30.0, -10.0)), Ok(()));
+        let (key, why) = check_zone(&cylinder(-10.0, -30.0)).expect_err("min below max");
+        assert_eq!(key, "shape.cylinder.down_min_m");
+        assert_eq!(why, "-10 is below down_max_m -30");
+        let (key, why) =
+            check_zone(&zone([0.0, 2.5, -5.0], [1.0, 2.0, 0.0])).expect_err("min > max");
+        assert_eq!(key, "shape.box.min_ned_m[1]");
+        assert_eq!(why, "2.5 is above max 2");
+        let home = |lat: f64, lon: f64| Home {
+            lat_deg: lat,
+            lon_deg: lon,
+            ..Home::default()
+        };
+        assert_eq!(check_home(&home(-90.0, 180.0)), Ok(()));
+        for (lat, lon, key) in [
+            (90.5, 0.0, "lat_deg"),
+            (f64::NAN, 0.0, "lat_deg"),
+            (0.0, -180.5, "lon_deg"),
+            (0.0, f64::INFINITY, "lon_deg"),
+        ] {
+            assert_eq!(
+                check_home(&home(lat, lon)).map_err(|e| e.0),
+                Err(key.to_string())
+            );
+        }
+        assert_eq!(finite_nonneg("k", 2.0, 2.0), Ok(()));
+        for v in [2.5, -0.5, f64::NAN, f64::INFINITY] {
+            assert_eq!(
+                finite_nonneg("k", v, 2.0).map_err(|e| e.0),
+                Err("k".to_string()),
+                "{v}"
+            );
+        }
+    }
+
+    /// An RC script's rate divides 250 Hz, its times are finite, from 0 and
+    /// increasing, and each point has 1 to 18 channels of 800–2200 µs.
+    #[test]
+    fn an_rc_script_is_checked_rate_times_and_channels() {
+        let point = |t_s: f64, channels: Vec<u16>| super::super::RcPoint { t_s, channels };
+        let rc = |rate_hz: u32, script: Vec<super::super::RcPoint>| super::super::RcScript {
+            rate_hz,
+            script,
+        };
+        let key = |r: super::super::RcScript| check_rc(&r).err().map(|e| e.0);
+        let fine = || vec![point(0.0, vec![1500; 8]), point(2.5, vec![800, 2200])];
+        for rate in [1, 10, 25, 50, 125, 250] {
+            assert_eq!(key(rc(rate, fine())), None, "{rate} Hz");
+        }
+        for rate in [0, 3, 40, 100, 500] {
+            assert_eq!(key(rc(rate, fine())), Some("rate_hz".into()), "{rate} Hz");
+        }
+        assert_eq!(key(rc(50, vec![])), Some("script".into()));
+        let t = |times: &[f64]| {
+            key(rc(
+                50,
+                times.iter().map(|&t| point(t, vec![1500])).collect(),
+            ))
+        };
+        assert_eq!(t(&[0.0, 0.5, 7.0]), None);
+        assert_eq!(t(&[-0.5]), Some("script[0].t_s".into()));
+        assert_eq!(t(&[f64::NAN]), Some("script[0].t_s".into()));
+        assert_eq!(t(&[f64::INFINITY]), Some("script[0].t_s".into()));
+        assert_eq!(t(&[0.0, 1.0, 1.0]), Some("script[2].t_s".into()));
+        assert_eq!(t(&[0.0, 2.0, 1.0]), Some("script[2].t_s".into()));
+        let c = |channels: Vec<u16>| check_rc(&rc(50, vec![point(0.0, channels)])).err();
+        assert_eq!(c(vec![1500; 18]), None);
+        assert_eq!(c(vec![800, 2200]), None);
+        for (channels, why) in [
+            (vec![], "1 to 18 channels"),
+            (vec![1500; 19], "1 to 18 channels"),
+            (vec![1500, 799], "799 µs is outside 800–2200"),
+            (vec![2201], "2201 µs is outside 800–2200"),
+        ] {
+            assert_eq!(c(channels), Some(("script[0].channels".into(), why.into())));
+        }
+    }
+
+    /// A thruster failure is checked the same way: the twin-thruster boat
+    /// has thrusters 0 and 1, the rudder boat only 0, a quad none (it has
+    /// rotors), each refusal naming its key and the vehicle.
+    #[test]
+    fn a_thruster_failure_is_checked_against_the_boats_thrusters() {
+        let s = Scenario::from_json(
+            r#"{"vehicles":[{"name":"q","kind":"multirotor"},{"name":"twin","kind":"boat"},
+                {"name":"rudder","kind":"boat","airframe":"usv_rudder"}]}"#,
+            &src(),
+        )
+        .expect("scenario");
+        let problem = |arg: &str| {
+            let f = mavsitl_core::faults::parse_fault_arg(arg).expect("fault");
+            s.fault_target_problem(&f, &src())
+        };
+        assert_eq!(problem("thruster_failure@1s:thruster=1,vehicle=twin"), None);
+        assert_eq!(
+            problem("thruster_failure@1s:thruster=0,vehicle=rudder"),
+            None
+        );
+        // (The command line refuses a thruster above 1 already; a spec
+        // built otherwise still meets the scenario's check.)
+        let mut third = mavsitl_core::faults::parse_fault_arg("thruster_failure@1s:vehicle=twin")
+            .expect("fault");
+        third.thruster = Some(2);
+        let beyond = s.fault_target_problem(&third, &src());
+        let rudder = problem("thruster_failure@1s:thruster=1,vehicle=rudder");
+        for (found, vehicle, has) in [
+            (beyond, "twin", "it has 2, thrusters 0..=1"),
+            (rudder, "rudder", "it has 1, thrusters 0..=0"),
+        ] {
+            let (key, message) = found.expect("no such thruster");
+            assert_eq!(key, "thruster");
+            assert!(
+                message.contains(has) && message.contains(&format!("'{vehicle}'")),
+                "{message}"
+            );
+        }
+        let (key, message) = problem("thruster_failure@1s:thruster=0,vehicle=q").expect("a quad");
+        assert_eq!(key, "kind");
+        assert_eq!(
+            message,
+            "'q' is a multirotor: it has rotors (motor_failure), not thrusters"
+        );
     }
 
     #[test]
