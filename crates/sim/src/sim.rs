@@ -272,32 +272,9 @@ impl Simulation {
     ///
     /// # Errors
     /// [`SimError::NonFinite`] when a state stops being finite (the simulation
-    /// should not be stepped further).
+    /// should not be stepped further): the first vehicle's, in scenario order.
     pub fn step(&mut self) -> Result<(), SimError> {
-        self.update_faults();
-        let end = self.time + self.rate.period_us();
-        let end_tick = self.tick + 1;
-        for (i, (v, cmd)) in self.vehicles.iter_mut().zip(&self.commands).enumerate() {
-            let cmd = if self.wrecked.get(i) == Some(&true) {
-                &self.idle
-            } else {
-                cmd
-            };
-            let (entered, left) = v.step(&self.world, cmd, self.dt_s, end_tick, end)?;
-            Self::note_zones(
-                &self.world,
-                &mut self.zone_events,
-                self.time,
-                i,
-                v,
-                entered,
-                left,
-            );
-        }
-        self.tick += 1;
-        self.time = end;
-        self.meet();
-        Ok(())
+        self.step_vehicles(false)
     }
 
     /// [`Simulation::step`] with the vehicles stepped in parallel on the
@@ -308,27 +285,44 @@ impl Simulation {
     /// to the bit whatever the number of threads.
     ///
     /// # Errors
-    /// As [`Simulation::step`]: the first vehicle, in scenario order, whose
-    /// state stopped being finite.
+    /// As [`Simulation::step`].
     pub fn step_parallel(&mut self) -> Result<(), SimError> {
+        self.step_vehicles(true)
+    }
+
+    /// Steps every vehicle, in turn or in parallel, each into its place in
+    /// `stepped`; then takes the zones entered and left, or the first
+    /// error, in vehicle order, and runs the encounter sweep.
+    fn step_vehicles(&mut self, parallel: bool) -> Result<(), SimError> {
         use rayon::prelude::*;
         self.update_faults();
         let end = self.time + self.rate.period_us();
         let end_tick = self.tick + 1;
         let (world, wrecked, idle, dt) = (&self.world, &self.wrecked, &self.idle, self.dt_s);
-        self.vehicles
-            .par_iter_mut()
-            .zip(self.commands.par_iter())
-            .zip(self.stepped.par_iter_mut())
-            .enumerate()
-            .for_each(|(i, ((v, cmd), out))| {
-                let cmd = if wrecked.get(i) == Some(&true) {
-                    idle
-                } else {
-                    cmd
-                };
-                *out = v.step(world, cmd, dt, end_tick, end);
-            });
+        let one = |(i, ((v, cmd), out)): (usize, ((&mut Vehicle, &Actuators), &mut _))| {
+            let cmd = if wrecked.get(i) == Some(&true) {
+                idle
+            } else {
+                cmd
+            };
+            *out = v.step(world, cmd, dt, end_tick, end);
+        };
+        let (vehicles, commands, stepped) = (&mut self.vehicles, &self.commands, &mut self.stepped);
+        if parallel {
+            vehicles
+                .par_iter_mut()
+                .zip(commands.par_iter())
+                .zip(stepped.par_iter_mut())
+                .enumerate()
+                .for_each(one);
+        } else {
+            vehicles
+                .iter_mut()
+                .zip(commands)
+                .zip(stepped.iter_mut())
+                .enumerate()
+                .for_each(one);
+        }
         for (i, (v, out)) in self.vehicles.iter().zip(&mut self.stepped).enumerate() {
             let (entered, left) = std::mem::replace(out, Ok((0, 0)))?;
             Self::note_zones(
