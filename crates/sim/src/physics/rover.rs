@@ -595,25 +595,23 @@ fn tyre_step(w: &mut WheelState, p: &RoverParams, c_alpha: f64, v: Vector2<f64>,
     // du/dt = −V_s − (|V_x|/σ)·u, exactly over the step for V constant.
     let a = v.x.abs() / sigma;
     let decay = (-a * h).exp();
-    let gain = if a * h > 1e-9 { (1.0 - decay) / a } else { h };
+    // (1 − e^(−a·h)) / a, which is h at a = 0.
+    let gain = if a > 0.0 { -(-a * h).exp_m1() / a } else { h };
     w.deflection_m = w.deflection_m * decay - slip * gain;
     let k = Vector2::new(p.slip_stiffness, c_alpha) * (w.load_n / sigma);
+    // Slow, the spring is damped (a quarter of the mass on each), the
+    // damping fading out at LOW_SPEED_M_S.
     let speed = v.norm().max(rim.abs());
-    let damping = if speed < LOW_SPEED_M_S {
-        let quarter = 0.25 * p.mass_kg;
-        k.map(|k| 2.0 * LOW_SPEED_DAMPING_RATIO * (k * quarter).sqrt())
-            * (1.0 - speed / LOW_SPEED_M_S)
-    } else {
-        Vector2::zeros()
-    };
+    let fade = (1.0 - speed / LOW_SPEED_M_S).max(0.0);
+    let quarter = 0.25 * p.mass_kg;
+    let damping = k.map(|k| 2.0 * LOW_SPEED_DAMPING_RATIO * (k * quarter).sqrt()) * fade;
     let mut f = k.component_mul(&w.deflection_m) - damping.component_mul(&slip);
     let limit = w.mu * w.load_n;
-    let norm = f.norm();
-    if norm > limit {
-        let s = if norm > 0.0 { limit / norm } else { 0.0 };
-        f *= s;
-        w.deflection_m *= s;
-    }
+    // Within the friction circle: scaled back onto it from outside (a zero
+    // force, 0/0, stays as it is).
+    let s = (limit / f.norm()).min(1.0);
+    f *= s;
+    w.deflection_m *= s;
     w.patch_n = f;
     w.slip_angle_rad = if v.norm() > 1e-6 {
         v.y.atan2(v.x.abs())

@@ -549,3 +549,125 @@ fn the_brake_channels_brake_every_wheel_or_the_rear() {
         "brake_channel"
     );
 }
+
+/// A wheel state rolling with no load history: the given load and μ.
+fn fresh_wheel(load_n: f64, mu: f64) -> WheelState {
+    WheelState {
+        load_n,
+        mu,
+        ..WheelState::default()
+    }
+}
+
+/// The contact patch relaxes as the first-order lag it is: under a steady
+/// slip V_s at a rolling speed V_x the deflection after h is
+/// −V_s·(σ/|V_x|)·(1 − e^(−|V_x|·h/σ)), the force k·u with k = C·F_z/σ
+/// (fast enough that no low-speed damping acts); standing still (V_x = 0)
+/// it grows as −V_s·h, now with the low-speed damping 2ζ√(k·m/4) fading
+/// linearly to 1 m/s.
+#[test]
+fn a_tyres_patch_relaxes_over_its_length_and_is_damped_when_slow() {
+    let p = f1tenth();
+    let (sigma, r) = (p.relaxation_length_m, p.wheel_radius_m);
+    let c_alpha = 3.0 * p.slip_stiffness;
+    let load = 20.0;
+    let h = 0.004;
+    // 3 m/s forward, the rim at 2.9 m/s, sliding 0.05 m/s right.
+    let mut w = fresh_wheel(load, 1.0);
+    w.spin_rad_s = 2.9 / r;
+    let v = Vector2::new(3.0, 0.05);
+    tyre_step(&mut w, &p, c_alpha, v, h);
+    let a = 3.0 / sigma;
+    let gain = (1.0 - (-a * h).exp()) / a;
+    let want = Vector2::new(-(3.0 - 2.9) * gain, -0.05 * gain);
+    assert!(
+        (w.deflection_m - want).norm() < 1e-15,
+        "{:?}",
+        w.deflection_m
+    );
+    let k = Vector2::new(p.slip_stiffness, c_alpha) * (load / sigma);
+    let f = k.component_mul(&want);
+    assert!((w.patch_n - f).norm() < 1e-9 * f.norm(), "{:?}", w.patch_n);
+    assert!(f.x < 0.0 && f.y < 0.0);
+    // The patch's angle from the wheel's heading, its slip ratio.
+    assert!((w.slip_angle_rad - 0.05f64.atan2(3.0)).abs() < 1e-15);
+    assert!((w.slip_ratio - (2.9 - 3.0) / 3.0).abs() < 1e-15);
+    // Within a micrometre a second of rest: neither.
+    for v in [Vector2::new(0.0, 1e-6), Vector2::new(1e-6, 0.0)] {
+        let mut w = fresh_wheel(load, 1.0);
+        tyre_step(&mut w, &p, c_alpha, v, h);
+        assert_eq!((w.slip_angle_rad, w.slip_ratio), (0.0, 0.0));
+    }
+    // Standing, the rim still: 0.3 m/s of slide to the right, on a grip
+    // that holds it.
+    let mut w = fresh_wheel(load, 1e3);
+    let v = Vector2::new(0.0, 0.3);
+    tyre_step(&mut w, &p, c_alpha, v, h);
+    let u = Vector2::new(0.0, -0.3 * h);
+    assert!((w.deflection_m - u).norm() < 1e-15);
+    let quarter = 0.25 * p.mass_kg;
+    let damping_y = 2.0 * 0.5 * (k.y * quarter).sqrt() * (1.0 - 0.3);
+    let fy = k.y * u.y - damping_y * 0.3;
+    assert!(
+        (w.patch_n.y - fy).abs() < 1e-9 * fy.abs(),
+        "{} {fy}",
+        w.patch_n.y
+    );
+    assert!(w.patch_n.x.abs() < 1e-12);
+}
+
+/// The skid-steer's shaft power is both sides' |τ·ω|, each side's torque
+/// from its own DC motor law τ = T_stall·(u − ω/ω₀): in a pivot the two
+/// sides turn opposite ways and both do work.
+#[test]
+fn a_pivoting_skid_steer_draws_power_on_both_sides() {
+    let p = jackal();
+    let omega0 = p.top_speed_m_s / p.wheel_radius_m;
+    let mut d = Drive::new(p.clone());
+    d.run(2.0, &[1.0, -1.0], 0.8);
+    let side = |i: usize| {
+        let omega = d.rover.wheels[i].spin_rad_s;
+        let u = d.rover.motor_cmd[i % 2];
+        let tau = p.motor_stall_torque_nm * (u - omega / omega0).clamp(-1.0, 1.0);
+        (tau * omega).abs()
+    };
+    let (left, right) = (side(0), side(1));
+    assert!(d.rover.wheels[0].spin_rad_s > 1.0 && d.rover.wheels[1].spin_rad_s < -1.0);
+    assert!(left > 1.0 && right > 1.0, "{left} W, {right} W");
+    // The power is of the step just taken: compare with the spin before it.
+    let before = (side(0), side(1));
+    d.step(&[1.0, -1.0], [0.8; 4]);
+    let got = d.rover.shaft_power_w();
+    assert!((got / (before.0 + before.1) - 1.0).abs() < 0.01, "{got} W");
+}
+
+/// A tick is cut into the fewest sub-steps that keep the stiffest wheel's
+/// spin-against-tyre oscillation, ω_n = r·√(k/I) with k = C_κ·2F_z,max/σ,
+/// within SUBSTEP_PHASE_RAD a sub-step: more for a longer tick, and at most
+/// MAX_SUBSTEPS.
+#[test]
+fn a_tick_is_cut_into_the_fewest_stable_substeps() {
+    let mut seen_many = false;
+    for p in [jackal(), f1tenth()] {
+        let load = p.static_loads_n(G).iter().fold(0.0, |a: f64, b| a.max(*b));
+        let k = p.slip_stiffness * 2.0 * load / p.relaxation_length_m;
+        let inertia = match p.drive {
+            RoverDrive::SkidSteer => 2.0 * p.wheel_inertia_kg_m2,
+            RoverDrive::Ackermann => p.wheel_inertia_kg_m2,
+        };
+        let omega_n = p.wheel_radius_m * (k / inertia).sqrt();
+        let mut last = 0;
+        for dt in [0.00025, 0.001, 0.004] {
+            let n = Rover::new(p.clone(), dt, G).substeps;
+            let phase = |n: usize| omega_n * dt / n as f64;
+            assert!(phase(n) <= SUBSTEP_PHASE_RAD, "{dt}: {n}");
+            assert!(n == 1 || phase(n - 1) > SUBSTEP_PHASE_RAD, "{dt}: {n}");
+            assert!(n >= last);
+            last = n;
+            seen_many |= n > 1;
+        }
+        assert_eq!(Rover::new(p.clone(), 1e3, G).substeps, MAX_SUBSTEPS);
+        assert_eq!(Rover::new(p, f64::INFINITY, G).substeps, MAX_SUBSTEPS);
+    }
+    assert!(seen_many);
+}
