@@ -602,9 +602,9 @@ fn tyre_step(w: &mut WheelState, p: &RoverParams, c_alpha: f64, v: Vector2<f64>,
     // Slow, the spring is damped (a quarter of the mass on each), the
     // damping fading out at LOW_SPEED_M_S.
     let speed = v.norm().max(rim.abs());
-    let fade = (1.0 - speed / LOW_SPEED_M_S).max(0.0);
     let quarter = 0.25 * p.mass_kg;
-    let damping = k.map(|k| 2.0 * LOW_SPEED_DAMPING_RATIO * (k * quarter).sqrt()) * fade;
+    let damping =
+        k.map(|k| 2.0 * LOW_SPEED_DAMPING_RATIO * (k * quarter).sqrt()) * low_speed_fade(speed);
     let mut f = k.component_mul(&w.deflection_m) - damping.component_mul(&slip);
     let limit = w.mu * w.load_n;
     // Within the friction circle: scaled back onto it from outside (a zero
@@ -624,6 +624,12 @@ fn tyre_step(w: &mut WheelState, p: &RoverParams, c_alpha: f64, v: Vector2<f64>,
     } else {
         0.0
     };
+}
+
+/// The share of the low-speed damping at `speed` (m/s): 1 at rest, falling
+/// linearly to 0 at LOW_SPEED_M_S and beyond.
+fn low_speed_fade(speed: f64) -> f64 {
+    (1.0 - speed / LOW_SPEED_M_S).max(0.0)
 }
 
 /// Sub-steps per physics tick of `dt_s` for the stiffest wheel: a wheel's
