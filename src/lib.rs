@@ -46,6 +46,7 @@ pub use mavsitl_firmware as firmware;
 pub use mavsitl_guidance as guidance;
 pub use mavsitl_mavlink::traffic as adsb;
 pub use mavsitl_mavlink::{mission, mission_protocol, tlog, wire};
+pub use mavsitl_render as render;
 pub use mavsitl_run::{
     endpoint, fleet, flight, fly, home, inputs, launch, open_loop, pacing, recording, serve,
     session, setup, summary, traffic, StartError,

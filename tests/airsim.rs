@@ -77,8 +77,8 @@ fn airsims_client_flies_takeoff_move_box_yaw_and_land() {
     assert!(l[2].abs() < 0.3, "landed at {l:?}");
     assert_eq!(out["landed_state"], 0);
     assert_eq!(out["disarmed"], true);
-    let e = out["images_error"].as_str().expect("error text");
-    assert!(e.contains("no renderer"), "{e}");
+    let e = out["weather_error"].as_str().expect("error text");
+    assert!(e.contains("not supported by mavsitl"), "{e}");
 }
 
 #[test]
@@ -536,4 +536,110 @@ fn airsims_car_client_drives_a_square_by_throttle_and_steering() {
         num("speed_vs_truth_worst") < 1e-9 && num("speeds_compared") > 500.0,
         "{out}"
     );
+}
+
+/// AirSim's segmentation colours of ids 0 (the sky), 1 (the ground) and
+/// the blocks' 10–21.
+fn palette_of(id: usize) -> [u8; 3] {
+    mavsitl::render::palette::PALETTE[id]
+}
+
+#[test]
+fn hello_drones_images_and_a_lidar_come_through_airsims_client() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let settings = tmp.path().join("settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"SettingsVersion": 1.2, "SimMode": "Multirotor",
+            "Vehicles": {"Drone1": {"VehicleType": "SimpleFlight",
+              "Sensors": {"Lidar1": {"SensorType": 6, "Enabled": true, "PointsPerSecond": 20000}},
+              "Cameras": {"front_left": {"CaptureSettings": [
+                 {"ImageType": 0, "Width": 320, "Height": 240, "FOV_Degrees": 90}]}}}}}"#,
+    )
+    .expect("settings");
+    let s = server(&[
+        "--clock-speed",
+        "10",
+        "--settings",
+        settings.to_str().expect("utf8"),
+    ]);
+    let out_dir = tmp.path().join("images");
+    std::fs::create_dir_all(&out_dir).expect("dir");
+    let o = Command::new(python())
+        .arg(root().join("tests/python/airsim_vision.py"))
+        .arg(s.port.to_string())
+        .arg(&out_dir)
+        .output()
+        .expect("python");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "client failed: {}\n{text}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out: serde_json::Value =
+        serde_json::from_str(text.lines().last().unwrap_or_default()).expect("json");
+    // hello_drone's four: DepthVis PNG of camera 0 (front_center, AirSim's
+    // 256 × 144), camera 1's perspective depth as floats, its scene as a
+    // PNG and as raw bytes.
+    let hello = out["hello"].as_array().expect("hello");
+    assert_eq!(hello.len(), 4);
+    let row = |i: usize| -> Vec<i64> {
+        hello[i].as_array().expect("row")[..5]
+            .iter()
+            .map(|v| v.as_i64().expect("number"))
+            .collect()
+    };
+    assert_eq!(row(0)[..3], [3, 256, 144]);
+    assert_eq!(row(1), [2, 256, 144, 0, 256 * 144]);
+    assert_eq!(row(2)[..3], [0, 256, 144]);
+    assert_eq!(row(3), [0, 256, 144, 256 * 144 * 3, 0]);
+    assert_eq!(out["png_shape"], serde_json::json!([144, 256, 3]));
+    assert_eq!(out["raw_equals_png"], true);
+    // Files as the script writes them: PNGs, and a PFM of 4 bytes a pixel.
+    let saved = out["saved"].as_array().expect("saved");
+    assert!(saved[1].as_u64().expect("size") > 256 * 144 * 4);
+    assert!(saved.iter().all(|s| s.as_u64().expect("size") > 100));
+    // From 10 m up looking level, the lower half sees the ground.
+    let share = out["depth_finite_share"].as_f64().expect("share");
+    assert!((0.4..=0.95).contains(&share), "{share}");
+    // One instant for the pair, on the IMU's clock.
+    let stamps = out["stamps"].as_array().expect("stamps");
+    let first = stamps[0].as_i64().expect("stamp");
+    assert!(
+        (0..5_000_000).contains(&first),
+        "{first} ns after the IMU's"
+    );
+    assert!(stamps.iter().all(|s| s.as_i64() == Some(first)));
+    // The stereo pair 0.12 m apart; the settings' field of view.
+    let gap = out["camera_gap"].as_f64().expect("gap");
+    assert!((gap - 0.12).abs() < 1e-6, "{gap}");
+    assert_eq!(out["fov"], 90.0);
+    // Segmentation colours are AirSim's palette's: sky, ground, blocks.
+    let known: Vec<[u8; 3]> = [0, 1].into_iter().chain(10..22).map(palette_of).collect();
+    let colours = out["seg_colours"].as_array().expect("colours");
+    assert!(colours.len() >= 2);
+    for c in colours {
+        let c: Vec<u8> = c
+            .as_array()
+            .expect("rgb")
+            .iter()
+            .map(|x| x.as_u64().expect("byte") as u8)
+            .collect();
+        assert!(known.contains(&[c[0], c[1], c[2]]), "{c:?}");
+    }
+    let objects = out["objects"].as_array().expect("objects");
+    assert_eq!(objects.len(), 4, "{objects:?}");
+    assert_eq!(out["ball_id"], 10);
+    // The LiDAR: points since the start (at most a second's), one id each.
+    let n = out["lidar_points"].as_u64().expect("points");
+    assert!((1_000..=20_000).contains(&n), "{n}");
+    assert_eq!(out["lidar_segmentation"].as_u64(), Some(n));
+    let e = out["lidar_error"].as_str().expect("lidar error");
+    assert!(
+        e.contains("No lidar with name NoSuchLidar exist on vehicle"),
+        "{e}"
+    );
+    let e = out["camera_error"].as_str().expect("camera error");
+    assert!(e.contains("'nowhere' is not available"), "{e}");
 }

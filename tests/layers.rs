@@ -10,7 +10,8 @@ const GRAPH: &[(&str, &[&str])] = &[
     ("mavsitl-core", &[]),
     ("mavsitl-guidance", &[]),
     ("mavsitl-mavlink", &["mavsitl-core"]),
-    ("mavsitl-sim", &["mavsitl-core"]),
+    ("mavsitl-render", &[]),
+    ("mavsitl-sim", &["mavsitl-core", "mavsitl-render"]),
     (
         "mavsitl-simpleflight",
         &["mavsitl-core", "mavsitl-guidance", "mavsitl-mavlink"],
@@ -65,6 +66,7 @@ const GRAPH: &[(&str, &[&str])] = &[
         &[
             "mavsitl-core",
             "mavsitl-mavlink",
+            "mavsitl-render",
             "mavsitl-sim",
             "mavsitl-simpleflight",
             "mavsitl-run",
@@ -76,6 +78,7 @@ const GRAPH: &[(&str, &[&str])] = &[
             "mavsitl-core",
             "mavsitl-guidance",
             "mavsitl-mavlink",
+            "mavsitl-render",
             "mavsitl-sim",
             "mavsitl-simpleflight",
             "mavsitl-bridges",

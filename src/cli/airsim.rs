@@ -31,6 +31,12 @@ pub struct AirSimArgs {
     #[arg(long, value_name = "FILE")]
     pub settings: Option<PathBuf>,
 
+    /// The geometry the cameras and LiDARs see (a scene JSON file; see
+    /// docs/reference/scene.md) [default: the scenario's, else a small
+    /// world of blocks].
+    #[arg(long, value_name = "FILE")]
+    pub scene: Option<PathBuf>,
+
     /// TCP port of the RPC server (AirSim's is 41451).
     #[arg(long, default_value_t = 41451)]
     pub port: u16,
@@ -83,7 +89,11 @@ pub struct AirSimArgs {
 /// Loads `mavsitl airsim`'s world: from settings.json or a scenario, the
 /// recording directory made.
 pub(super) fn load(args: &AirSimArgs) -> Result<Loaded, CliError> {
-    let files = (args.settings.as_deref(), args.scenario.as_ref());
+    let files = (
+        args.settings.as_deref(),
+        args.scenario.as_ref(),
+        args.scene.as_deref(),
+    );
     let record = args.record.as_deref();
     start::load(files, args.seed, args.clock_speed, record)
 }

@@ -26,6 +26,7 @@ use rmpv::Value;
 use super::car::{CarControls, CarLink};
 use super::rpc::{Call, ConnId};
 use super::types::{self, f64_of, map, vector3r, Kinematics};
+use super::vision;
 use mavsitl_core::time::SimTime;
 use mavsitl_run::setup::Flight;
 use mavsitl_sim::replay::KinematicState;
@@ -264,6 +265,8 @@ pub struct AirSimApi {
     /// vehicle is where the client's poses put it; this is the kinematic
     /// state replayed.
     external: Option<External>,
+    /// Camera frames and LiDAR points being served.
+    renders: vision::Renders,
 }
 
 /// The pose-driven state of external physics.
@@ -328,6 +331,7 @@ impl AirSimApi {
             continue_until: None,
             stamp_offset_us: 0,
             external: None,
+            renders: vision::Renders::default(),
         }
     }
 
@@ -606,8 +610,11 @@ impl AirSimApi {
         let m = call.method.as_str();
         if UNRENDERED.contains(&m) {
             return now(Err(format!(
-                "{m}: mavsitl has no renderer (no cameras, lidar, scene objects or weather)"
+                "{m}: not supported by mavsitl (its scene is fixed geometry: no spawning, weather, lighting or levels)"
             )));
+        }
+        if let Some(answer) = self.scene_call(call) {
+            return now(answer);
         }
         let v = match self.vehicle_of(call) {
             Ok(v) => v,
@@ -670,6 +677,11 @@ impl AirSimApi {
             "simGetGroundTruthEnvironment" => now(Ok(self.ground_truth_environment(v))),
             "simGetCollisionInfo" => now(Ok(self.collision_info(v))),
             "simSetWind" => now(self.set_wind(call)),
+            "simGetImages"
+            | "simGetImage"
+            | "simGetCameraInfo"
+            | "getLidarData"
+            | "simGetLidarSegmentation" => now(self.vision_call(call)),
             "simSetVehiclePose" => now(self.set_pose(v, call, replies)),
             "reset" => now(self.reset(replies)),
             "cancelLastTask" => {
@@ -739,26 +751,124 @@ const MULTIROTOR_ONLY: &[&str] = &[
 /// The car API's own methods: refused for a multirotor.
 const CAR_ONLY: &[&str] = &["setCarControls", "getCarControls", "getCarState"];
 
-/// Methods that need Unreal's scene.
+/// Methods that need Unreal's world: a scene that changes its make-up,
+/// weather, lighting or level.
 const UNRENDERED: &[&str] = &[
-    "simGetImage",
-    "simGetImages",
-    "getLidarData",
-    "simGetObjectPose",
-    "simSetObjectPose",
-    "simListSceneObjects",
     "simSpawnObject",
     "simDestroyObject",
     "simEnableWeather",
     "simSetWeatherParameter",
     "simSetTimeOfDay",
-    "simGetCameraInfo",
     "simSetCameraPose",
-    "simSetSegmentationObjectID",
-    "simGetSegmentationObjectID",
     "simGetDetections",
     "simLoadLevel",
 ];
+
+// Cameras, LiDARs and the scene's objects.
+impl AirSimApi {
+    /// The vehicle named by argument `i` (absent or "": the first).
+    fn vehicle_at(&self, call: &Call, i: usize) -> Result<usize, String> {
+        match call.params.get(i).and_then(Value::as_str) {
+            None | Some("") => Ok(0),
+            Some(name) => self.drones.iter().position(|d| d.name == name).ok_or_else(|| {
+                format!(
+                    "Vehicle API for '{name}' is not available. This could either because this is simulation-only API or this vehicle does not exist"
+                )
+            }),
+        }
+    }
+
+    /// The scene's own calls, which name no vehicle; None for other calls.
+    fn scene_call(&mut self, call: &Call) -> Option<Result<Value, String>> {
+        let sim = self.lockstep.sim();
+        let text = |i: usize| -> Result<String, String> {
+            arg(call, i)?
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| format!("{}: argument {i} is not a string", call.method))
+        };
+        Some(match call.method.as_str() {
+            "simListSceneObjects" => {
+                let pattern = call.params.first().and_then(Value::as_str).unwrap_or(".*");
+                vision::list_objects(sim, pattern)
+            }
+            "simGetObjectPose" => text(0).map(|n| vision::object_pose(sim, &n)),
+            "simGetSegmentationObjectID" => text(0).map(|n| vision::segmentation_id(sim, &n)),
+            "simSetObjectPose" => text(0).and_then(|n| {
+                let pose = arg(call, 1)?.clone();
+                Ok(Value::from(vision::set_object_pose(
+                    self.lockstep.sim_mut(),
+                    &n,
+                    &pose,
+                )))
+            }),
+            "simSetSegmentationObjectID" => text(0).and_then(|n| {
+                let id = arg(call, 1)?
+                    .as_i64()
+                    .ok_or("simSetSegmentationObjectID: the id is not an integer")?;
+                let regex = call.params.get(2).and_then(Value::as_bool).unwrap_or(false);
+                vision::set_segmentation_id(self.lockstep.sim_mut(), &n, id, regex).map(Value::from)
+            }),
+            _ => return None,
+        })
+    }
+
+    /// Images, camera information and LiDAR points.
+    fn vision_call(&mut self, call: &Call) -> Result<Value, String> {
+        let m = call.method.as_str();
+        // The vehicle's argument, and AirSim's `external` flag after it.
+        let at = match m {
+            "simGetImage" => 2,
+            _ => 1,
+        };
+        if call.params.get(at + 1).and_then(Value::as_bool) == Some(true) {
+            return Err(format!(
+                "{m}: external cameras are not fitted in mavsitl; give the vehicle's cameras in settings.json's Cameras"
+            ));
+        }
+        let d = &self.drones[self.vehicle_at(call, at)?];
+        let t = vision::Target {
+            index: d.index,
+            name: &d.name,
+            origin: d.origin,
+        };
+        let offset = self.stamp_offset_us;
+        let stamp = move |us: u64| us.saturating_add(offset).saturating_mul(1000);
+        let sim = self.lockstep.sim();
+        let now_ns = stamp(sim.time().as_micros());
+        let name = |i: usize| match call.params.get(i) {
+            Some(Value::String(s)) => Ok(s.as_str().unwrap_or_default().to_string()),
+            Some(v) => v
+                .as_i64()
+                .map(|i| i.to_string())
+                .ok_or_else(|| format!("{m}: argument {i} is not a name")),
+            None => Ok(String::new()),
+        };
+        match m {
+            "simGetImages" => {
+                let requests = vision::requests_of(arg(call, 0)?)?;
+                self.renders.images(sim, t, &requests, now_ns)
+            }
+            "simGetImage" => {
+                let ty = arg(call, 1)?
+                    .as_i64()
+                    .ok_or("simGetImage: the image type is not an integer")?;
+                self.renders.image(sim, t, &name(0)?, ty)
+            }
+            "simGetCameraInfo" => vision::camera_info(sim, t, &name(0)?),
+            "getLidarData" => {
+                let n = name(0)?;
+                self.renders
+                    .lidar_data(self.lockstep.sim_mut(), t, &n, stamp)
+            }
+            _ => {
+                let n = name(0)?;
+                self.renders
+                    .lidar_segmentation(self.lockstep.sim_mut(), t, &n)
+            }
+        }
+    }
+}
 
 // The car API.
 impl AirSimApi {

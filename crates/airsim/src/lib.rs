@@ -31,6 +31,7 @@ pub mod serve;
 pub mod settings;
 pub mod start;
 pub mod types;
+pub mod vision;
 
 pub use api::AirSimApi;
 pub use rpc::{Call, Incoming, Server};

@@ -110,7 +110,6 @@ const PX4_RELAY_KEYS: &[&str] = &[
 const IGNORED_TOP: &[&str] = &[
     "ViewMode",
     "Recording",
-    "CameraDefaults",
     "SubWindows",
     "SegmentationSettings",
     "PawnPaths",
@@ -172,9 +171,9 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
                 _ => w.push(format!("{name}: PhysicsEngineName {v}: mavsitl runs its own physics")),
             },
             "Wind" => scenario["environment"] = json!({ "wind": wind(v, name)? }),
-            "SettingsVersion" | "ClockType" | "DefaultSensors" | "Vehicles" => {}
+            "SettingsVersion" | "ClockType" | "DefaultSensors" | "Vehicles" | "CameraDefaults" => {}
             k if IGNORED_TOP.contains(&k) => {
-                w.push(format!("{name}: {k} is not used (no renderer in mavsitl)"))
+                w.push(format!("{name}: {k} is not used by mavsitl (a view, a window or Unreal's)"))
             }
             k => w.push(format!("{name}: {k} is not a setting mavsitl knows; ignored")),
         }
@@ -200,7 +199,14 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
     let mut vehicle_type = VehicleType::SimpleFlight;
     for (vname, v) in &list {
         let mut own = Vec::new();
-        let (vehicle, kind) = vehicle(vname, v, defaults, name, &mut own, &mut w)?;
+        let (vehicle, kind) = vehicle(
+            vname,
+            v,
+            (defaults, top.get("CameraDefaults")),
+            name,
+            &mut own,
+            &mut w,
+        )?;
         if car_mode != (kind == VehicleType::Car) {
             return Err(format!(
                 "{name}: Vehicles.{vname}: SimMode \"{}\" takes {} vehicles",
@@ -278,7 +284,7 @@ fn wind(v: &Value, name: &str) -> Result<Value, String> {
 fn vehicle(
     vname: &str,
     v: &Value,
-    defaults: Option<&Value>,
+    (defaults, camera_defaults): (Option<&Value>, Option<&Value>),
     name: &str,
     sf_params: &mut Vec<(String, String)>,
     w: &mut Vec<String>,
@@ -306,7 +312,7 @@ fn vehicle(
             }
         }
         match k.as_str() {
-            "VehicleType" | "Sensors" | "AutoCreate" => {}
+            "VehicleType" | "Sensors" | "AutoCreate" | "Cameras" => {}
             "Parameters" => sf_params.extend(parameters(x, &format!("{name}: {at}"))?),
             "X" | "Y" | "Z" | "Yaw" | "Pitch" | "Roll" => {
                 let n = x
@@ -327,17 +333,58 @@ fn vehicle(
         }
     }
     let mut sensors = Map::new();
+    let mut lidars: Vec<Value> = Vec::new();
     for (source, set) in [("DefaultSensors", defaults), ("Sensors", v.get("Sensors"))] {
         let Some(set) = set else { continue };
         let set = set
             .as_object()
             .ok_or_else(|| format!("{name}: {source} is not an object"))?;
+        // A vehicle's LiDARs replace the default ones, as any sensor kind.
+        let own_lidars = set
+            .values()
+            .any(|s| s.get("SensorType").and_then(Value::as_u64) == Some(6));
+        if own_lidars {
+            lidars.clear();
+        }
         for (sname, s) in set {
-            if let Some((key, params)) = sensor(s, &format!("{source}.{sname}"), name, w)? {
+            let Some((key, mut params)) = sensor(s, &format!("{source}.{sname}"), name, w)? else {
+                continue;
+            };
+            if key == "lidars" {
+                params["name"] = json!(sname);
+                lidars.push(params);
+            } else {
                 sensors.insert(key.into(), params);
             }
         }
     }
+    let is_car = vehicle_type == VehicleType::Car;
+    for l in &mut lidars {
+        // AirSim's car LiDAR looks ±10° about the level.
+        if is_car {
+            for (k, d) in [
+                ("vertical_fov_upper_deg", 10.0),
+                ("vertical_fov_lower_deg", -10.0),
+            ] {
+                if l.get(k).is_none() {
+                    l[k] = json!(d);
+                }
+            }
+        }
+    }
+    if !lidars.is_empty() {
+        sensors.insert("lidars".into(), Value::Array(lidars));
+    }
+    sensors.insert(
+        "cameras".into(),
+        cameras(
+            v.get("Cameras"),
+            camera_defaults,
+            &format!("Vehicles.{vname}.Cameras"),
+            name,
+            w,
+        )?,
+    );
     let mut out = json!({
         "name": vname,
         "kind": "multirotor",
@@ -467,9 +514,10 @@ fn sensor(
             "rangefinder",
             &[("MinDistance", "min_m"), ("MaxDistance", "max_m")],
         ),
+        6 => return lidar(s, at, name, w),
         k => {
             w.push(format!(
-                "{name}: {at}: SensorType {k} (lidar or other) needs a renderer; not fitted"
+                "{name}: {at}: SensorType {k} is not one mavsitl fits (1 barometer, 2 IMU, 3 GPS, 4 magnetometer, 5 distance, 6 LiDAR)"
             ));
             return Ok(None);
         }
@@ -530,9 +578,339 @@ fn sensor(
     Ok(Some((key, Value::Object(out))))
 }
 
+/// AirSim's LiDAR keys and mavsitl's.
+const LIDAR_KEYS: &[(&str, &str)] = &[
+    ("NumberOfChannels", "channels"),
+    ("Range", "range_m"),
+    ("PointsPerSecond", "points_per_second"),
+    ("RotationsPerSecond", "rotations_per_second"),
+    ("VerticalFOVUpper", "vertical_fov_upper_deg"),
+    ("VerticalFOVLower", "vertical_fov_lower_deg"),
+    ("HorizontalFOVStart", "horizontal_fov_start_deg"),
+    ("HorizontalFOVEnd", "horizontal_fov_end_deg"),
+];
+
+/// A LiDAR (SensorType 6) as scenario JSON, None when not `Enabled` (a
+/// listed sensor without `Enabled` is off, as in AirSim).
+fn lidar(
+    s: &Value,
+    at: &str,
+    name: &str,
+    w: &mut Vec<String>,
+) -> Result<Option<(&'static str, Value)>, String> {
+    let mut out = Map::new();
+    let mut mount = Map::new();
+    let mut enabled = false;
+    for (k, x) in s.as_object().into_iter().flatten() {
+        let bad = || format!("{name}: {at}.{k} is not a number: {x}");
+        match k.as_str() {
+            "SensorType" => {}
+            "Enabled" => {
+                enabled = x
+                    .as_bool()
+                    .ok_or_else(|| format!("{name}: {at}.Enabled is not a boolean"))?;
+            }
+            "DataFrame" => {
+                let f = x
+                    .as_str()
+                    .filter(|f| matches!(*f, "SensorLocalFrame" | "VehicleInertialFrame"));
+                let f = f.ok_or_else(|| {
+                    format!("{name}: {at}.DataFrame {x}: give \"SensorLocalFrame\" or \"VehicleInertialFrame\"")
+                })?;
+                out.insert("data_frame".into(), json!(f));
+            }
+            "X" | "Y" | "Z" | "Roll" | "Pitch" | "Yaw" => {
+                mount.insert(mount_key(k).into(), json!(x.as_f64().ok_or_else(bad)?));
+            }
+            "NumberOfChannels" | "PointsPerSecond" => {
+                let n = x
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| {
+                        format!("{name}: {at}.{k} {x} is not a whole number up to 4294967295")
+                    })?;
+                let ours = LIDAR_KEYS
+                    .iter()
+                    .find(|(a, _)| a == k)
+                    .map_or(k.as_str(), |(_, o)| o);
+                out.insert(ours.into(), json!(n));
+            }
+            k => match LIDAR_KEYS.iter().find(|(a, _)| *a == k) {
+                Some((_, ours)) => {
+                    out.insert((*ours).into(), json!(x.as_f64().ok_or_else(bad)?));
+                }
+                None => w.push(format!(
+                    "{name}: {at}.{k} is not used by mavsitl's LiDAR; ignored"
+                )),
+            },
+        }
+    }
+    if !mount.is_empty() {
+        out.insert("mount".into(), Value::Object(mount));
+    }
+    if !enabled {
+        w.push(format!(
+            "{name}: {at}: a LiDAR without \"Enabled\": true is off, as AirSim reads it"
+        ));
+    }
+    Ok(enabled.then_some(("lidars", Value::Object(out))))
+}
+
+/// A sensor's or camera's pose key as the scenario's mount key.
+fn mount_key(k: &str) -> &'static str {
+    match k {
+        "X" => "x_m",
+        "Y" => "y_m",
+        "Z" => "z_m",
+        "Roll" => "roll_deg",
+        "Pitch" => "pitch_deg",
+        _ => "yaw_deg",
+    }
+}
+
+/// The capture keys mavsitl renders by; the rest of a CaptureSettings entry
+/// is warned about.
+const CAPTURE_KEYS: &[(&str, &str)] = &[
+    ("Width", "width"),
+    ("Height", "height"),
+    ("FOV_Degrees", "fov_deg"),
+];
+
+/// One camera's size and field of view from its `CaptureSettings` list
+/// (`at` names it), over `into`: ImageType 0's entry, else the first.
+fn capture(
+    list: &Value,
+    at: &str,
+    name: &str,
+    into: &mut Map<String, Value>,
+    w: &mut Vec<String>,
+) -> Result<(), String> {
+    let entries = list
+        .as_array()
+        .ok_or_else(|| format!("{name}: {at}.CaptureSettings is not a list"))?;
+    let scene = entries
+        .iter()
+        .find(|e| e.get("ImageType").and_then(Value::as_i64) == Some(0))
+        .or_else(|| entries.first());
+    let Some(entry) = scene else { return Ok(()) };
+    for e in entries {
+        let differs = CAPTURE_KEYS
+            .iter()
+            .any(|(k, _)| e.get(*k).is_some() && e.get(*k) != entry.get(*k));
+        if differs {
+            w.push(format!(
+                "{name}: {at}.CaptureSettings: mavsitl renders every image type of a camera at one size and field of view, ImageType 0's (or the first entry's)"
+            ));
+            break;
+        }
+    }
+    for (k, x) in entry.as_object().into_iter().flatten() {
+        match CAPTURE_KEYS.iter().find(|(a, _)| a == k) {
+            Some((_, "fov_deg")) => {
+                let f = x.as_f64().ok_or_else(|| {
+                    format!("{name}: {at}.CaptureSettings.{k} is not a number: {x}")
+                })?;
+                into.insert("fov_deg".into(), json!(f));
+            }
+            Some((_, ours)) => {
+                let n = x
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "{name}: {at}.CaptureSettings.{k} {x} is not a whole number of pixels"
+                        )
+                    })?;
+                into.insert((*ours).into(), json!(n));
+            }
+            None if k == "ImageType" => {}
+            None => w.push(format!(
+                "{name}: {at}.CaptureSettings.{k} is not used by mavsitl's renderer; ignored"
+            )),
+        }
+    }
+    Ok(())
+}
+
+/// A vehicle's cameras as scenario JSON: AirSim's five (`front_center`,
+/// `front_right`, `front_left`, `bottom_center`, `back_center`) with
+/// `CameraDefaults`' capture settings, then the vehicle's `Cameras`, each
+/// replacing the one of its name or added.
+fn cameras(
+    own: Option<&Value>,
+    defaults: Option<&Value>,
+    at: &str,
+    name: &str,
+    w: &mut Vec<String>,
+) -> Result<Value, String> {
+    let mut default_capture = Map::new();
+    if let Some(list) = defaults.and_then(|d| d.get("CaptureSettings")) {
+        capture(list, "CameraDefaults", name, &mut default_capture, w)?;
+    }
+    let mut list: Vec<Map<String, Value>> =
+        mavsitl_sim::sensors::vision::CameraSpec::airsim_defaults()
+            .iter()
+            .map(|c| {
+                let mut m = match serde_json::to_value(c) {
+                    Ok(Value::Object(m)) => m,
+                    _ => Map::new(),
+                };
+                m.extend(default_capture.clone());
+                m
+            })
+            .collect();
+    let Some(own) = own else {
+        return Ok(Value::Array(list.into_iter().map(Value::Object).collect()));
+    };
+    let own = own
+        .as_object()
+        .ok_or_else(|| format!("{name}: {at} is not an object"))?;
+    for (cname, c) in own {
+        let here = format!("{at}.{cname}");
+        let mut cam = list
+            .iter()
+            .position(|m| m.get("name").and_then(Value::as_str) == Some(cname.as_str()))
+            .map(|i| list.remove(i))
+            .unwrap_or_else(|| {
+                let mut m = default_capture.clone();
+                m.insert("name".into(), json!(cname));
+                m
+            });
+        let mut mount = cam
+            .remove("mount")
+            .and_then(|m| m.as_object().cloned())
+            .unwrap_or_default();
+        for (k, x) in c
+            .as_object()
+            .ok_or_else(|| format!("{name}: {here} is not an object"))?
+        {
+            match k.as_str() {
+                "CaptureSettings" => capture(x, &here, name, &mut cam, w)?,
+                "X" | "Y" | "Z" | "Roll" | "Pitch" | "Yaw" => {
+                    let n = x
+                        .as_f64()
+                        .ok_or_else(|| format!("{name}: {here}.{k} is not a number: {x}"))?;
+                    mount.insert(mount_key(k).into(), json!(n));
+                }
+                k => w.push(format!(
+                    "{name}: {here}.{k} is not used by mavsitl's renderer; ignored"
+                )),
+            }
+        }
+        cam.insert("mount".into(), Value::Object(mount));
+        list.push(cam);
+    }
+    Ok(Value::Array(list.into_iter().map(Value::Object).collect()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cameras_and_lidars_map_onto_the_vehicles_sensors() {
+        let text = r#"{
+          "SimMode": "Multirotor",
+          "CameraDefaults": {"CaptureSettings": [{"ImageType": 0, "Width": 640, "Height": 480, "TargetGamma": 1.5}]},
+          "Vehicles": {"Drone1": {"VehicleType": "SimpleFlight",
+             "Cameras": {"front_left": {"CaptureSettings": [{"ImageType": 0, "Width": 320, "Height": 240, "FOV_Degrees": 70},
+                                                            {"ImageType": 1, "Width": 160}], "Y": -0.1, "Pitch": -10},
+                         "rear_low": {"X": -0.3, "Z": 0.1, "Yaw": 180}},
+             "Sensors": {"Lidar1": {"SensorType": 6, "Enabled": true, "NumberOfChannels": 32, "PointsPerSecond": 300000,
+                                    "DataFrame": "VehicleInertialFrame", "Z": -0.2, "DrawDebugPoints": true},
+                         "Lidar2": {"SensorType": 6}}}}
+        }"#;
+        let i = import(text, "s.json").expect("import");
+        let sensors = &i.scenario["vehicles"][0]["sensors"];
+        let cams = sensors["cameras"].as_array().expect("cameras");
+        let names: Vec<&str> = cams
+            .iter()
+            .map(|c| c["name"].as_str().expect("name"))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "front_center",
+                "front_right",
+                "bottom_center",
+                "back_center",
+                "front_left",
+                "rear_low"
+            ]
+        );
+        // CameraDefaults give every camera its size; a camera's own wins.
+        assert_eq!(
+            (cams[0]["width"].as_u64(), cams[0]["height"].as_u64()),
+            (Some(640), Some(480))
+        );
+        let left = &cams[4];
+        assert_eq!(
+            (left["width"].as_u64(), left["height"].as_u64()),
+            (Some(320), Some(240))
+        );
+        assert_eq!(left["fov_deg"], 70.0);
+        assert_eq!(left["mount"]["y_m"], -0.1);
+        assert_eq!(left["mount"]["pitch_deg"], -10.0);
+        // Its default mount's other values stay.
+        assert_eq!(left["mount"]["x_m"], 0.25);
+        assert_eq!(cams[5]["mount"]["yaw_deg"], 180.0);
+        assert_eq!(cams[5]["width"], 640);
+        let lidars = sensors["lidars"].as_array().expect("lidars");
+        // Lidar2 lists no Enabled: off, as AirSim parses it.
+        assert_eq!(lidars.len(), 1);
+        assert_eq!(lidars[0]["name"], "Lidar1");
+        assert_eq!(lidars[0]["channels"], 32);
+        assert_eq!(lidars[0]["points_per_second"], 300000);
+        assert_eq!(lidars[0]["data_frame"], "VehicleInertialFrame");
+        assert_eq!(lidars[0]["mount"]["z_m"], -0.2);
+        for said in ["TargetGamma", "one size", "DrawDebugPoints"] {
+            assert!(
+                i.warnings.iter().any(|w| w.contains(said)),
+                "{said}: {:?}",
+                i.warnings
+            );
+        }
+        // The scenario checks what the settings ask.
+        let src = mavsitl_sim::scenario::ScenarioSource {
+            name: "s.json".into(),
+            base_dir: std::path::PathBuf::new(),
+        };
+        assert!(mavsitl_sim::scenario::Scenario::from_json(&i.scenario.to_string(), &src).is_ok());
+        let huge = text.replace("\"Width\": 320", "\"Width\": 100000");
+        let i = import(&huge, "s.json").expect("import");
+        let e = mavsitl_sim::scenario::Scenario::from_json(&i.scenario.to_string(), &src)
+            .expect_err("too wide")
+            .to_string();
+        assert!(
+            e.contains("cameras[4].width: 100000 is outside 1..=4096 px"),
+            "{e}"
+        );
+        let fast = text.replace("300000", "1000000000");
+        let i = import(&fast, "s.json").expect("import");
+        let e = mavsitl_sim::scenario::Scenario::from_json(&i.scenario.to_string(), &src)
+            .expect_err("too many points")
+            .to_string();
+        assert!(
+            e.contains("points_per_second: 1000000000 is outside 32..=5000000"),
+            "{e}"
+        );
+        let bad = text.replace("VehicleInertialFrame", "World");
+        assert!(import(&bad, "s.json")
+            .expect_err("frame")
+            .contains("DataFrame \"World\""));
+    }
+
+    #[test]
+    fn a_cars_lidar_looks_level_and_a_vehicle_without_cameras_gets_airsims_five() {
+        let text = r#"{"SimMode": "Car", "Vehicles": {"Car1": {"VehicleType": "PhysXCar",
+            "Sensors": {"L": {"SensorType": 6, "Enabled": true, "VerticalFOVLower": -20}}}}}"#;
+        let i = import(text, "s.json").expect("import");
+        let s = &i.scenario["vehicles"][0]["sensors"];
+        assert_eq!(s["lidars"][0]["vertical_fov_upper_deg"], 10.0);
+        assert_eq!(s["lidars"][0]["vertical_fov_lower_deg"], -20.0);
+        assert_eq!(s["cameras"].as_array().map(Vec::len), Some(5));
+        assert_eq!(s["cameras"][3]["mount"]["pitch_deg"], -90.0);
+    }
 
     #[test]
     fn a_typical_settings_file_maps_onto_a_scenario() {
@@ -559,8 +937,12 @@ mod tests {
         // The vehicle's sensor replaces the default one of the same kind.
         assert_eq!(v["sensors"]["imu"]["rate_hz"], 500);
         assert_eq!(v["sensors"]["imu"]["velocity_random_walk_mg_sqrt_hz"], 0.5);
-        assert!(i.warnings.iter().any(|w| w.contains("CameraDefaults")));
-        assert!(i.warnings.iter().any(|w| w.contains("Lidar1")));
+        // CameraDefaults is read now; a LiDAR listed without Enabled is off.
+        assert!(!i.warnings.iter().any(|w| w.contains("CameraDefaults")));
+        assert!(i
+            .warnings
+            .iter()
+            .any(|w| w.contains("Lidar1") && w.contains("off")));
         // And the scenario loads.
         let src = mavsitl_sim::scenario::ScenarioSource {
             name: "settings.json".into(),

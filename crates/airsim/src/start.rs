@@ -288,12 +288,12 @@ pub struct Loaded {
 /// A file that cannot be read or imported, a directory that cannot be made
 /// (exit 2).
 pub fn load(
-    (settings, scenario): (Option<&Path>, Option<&PathBuf>),
+    (settings, scenario, scene): (Option<&Path>, Option<&PathBuf>, Option<&Path>),
     seed: Option<u64>,
     clock_speed: Option<Speedup>,
     record: Option<&Path>,
 ) -> Result<Loaded, Failure> {
-    let (inputs, imported) = match settings {
+    let (mut inputs, imported) = match settings {
         Some(path) => {
             let (inputs, imported) = from_settings(path, seed)?;
             (inputs, Some(imported))
@@ -312,6 +312,7 @@ pub fn load(
             (mavsitl_run::inputs::load_inputs(&args, false)?, None)
         }
     };
+    fit_vision(&mut inputs.scenario, scene)?;
     let clock_speed = clock_speed
         .or(imported
             .as_ref()
@@ -337,6 +338,34 @@ pub fn load(
             sf_params: Vec::new(),
         },
     })
+}
+
+/// Gives the world its scene — `scene` (a scene file), else the
+/// scenario's, else [`crate::vision::blocks`] — and every vehicle without
+/// cameras AirSim's five.
+///
+/// # Errors
+/// A scene file that cannot be read or does not check (exit 2).
+pub fn fit_vision(scenario: &mut Scenario, scene: Option<&Path>) -> Result<(), Failure> {
+    if let Some(path) = scene {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::input(format!("{name}: cannot read: {e}"), ""))?;
+        let spec: mavsitl_render::SceneSpec = serde_json::from_str(&text)
+            .map_err(|e| Failure::input(format!("{name}: {e}"), "see docs/reference/scene.md"))?;
+        mavsitl_render::Scene::build(&spec)
+            .map_err(|e| Failure::input(format!("{name}: {e}"), "see docs/reference/scene.md"))?;
+        scenario.scene = Some(spec);
+    }
+    if scenario.scene.is_none() {
+        scenario.scene = Some(crate::vision::blocks());
+    }
+    for v in &mut scenario.vehicles {
+        if v.sensors.cameras.is_empty() {
+            v.sensors.cameras = mavsitl_sim::sensors::vision::CameraSpec::airsim_defaults();
+        }
+    }
+    Ok(())
 }
 
 /// How the start-up line tells the clock: "clock speed 2", or as fast as

@@ -44,6 +44,14 @@ pub fn noise_rng(seed: u64, vehicle_id: u32, source: NoiseSource) -> NoiseRng {
     rng
 }
 
+/// A fresh RNG for the `index`th LiDAR of a vehicle: streams 256 + index,
+/// apart from every [`NoiseSource`].
+pub fn lidar_rng(seed: u64, vehicle_id: u32, index: u8) -> NoiseRng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream((u64::from(vehicle_id) << 32) | (256 + u64::from(index)));
+    rng
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

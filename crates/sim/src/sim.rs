@@ -248,6 +248,20 @@ impl Simulation {
         }
     }
 
+    /// The geometry cameras and LiDARs see, to change (an object moved).
+    pub fn scene_mut(&mut self) -> Option<&mut mavsitl_render::Scene> {
+        self.world.scene_mut()
+    }
+
+    /// The `lidar`th LiDAR of vehicle `index`, to read its points.
+    pub fn lidar_mut(
+        &mut self,
+        index: usize,
+        lidar: usize,
+    ) -> Option<&mut crate::sensors::vision::LidarUnit> {
+        self.vehicles.get_mut(index)?.lidars_mut().get_mut(lidar)
+    }
+
     /// Sets the mean wind outside zones, NED m/s (a scripted change).
     pub fn set_wind_ned_m_s(&mut self, wind: nalgebra::Vector3<f64>) {
         self.world.set_wind_ned_m_s(wind);

@@ -13,6 +13,7 @@ use crate::physics::{
     StepInputs,
 };
 use crate::replay::KinematicState;
+use crate::sensors::vision::{CameraSpec, LidarUnit};
 use crate::sensors::{ImuTruth, Sensors, TickSamples};
 use crate::world::{Environment, IsaCache, Turbulence, World};
 use mavsitl_core::controller::{Actuators, GroundTruth};
@@ -61,6 +62,8 @@ pub struct Vehicle {
     ang_accel_frd_rad_s2: Vector3<f64>,
     sensors: Sensors,
     samples: TickSamples,
+    lidars: Vec<LidarUnit>,
+    start_ned_m: Vector3<f64>,
     air: IsaCache,
     battery: Battery,
     faults: FaultEffects,
@@ -127,6 +130,15 @@ impl Vehicle {
             .gravity_ned_m_s2;
         let specific = body.state.att_ned_frd.inverse() * (-g);
         let collision_radius_m = default_collision_radius_m(&model);
+        let lidars = sensors
+            .spec()
+            .lidars
+            .iter()
+            .enumerate()
+            .map(|(i, l)| LidarUnit::new(l.clone(), seed, id, i))
+            .collect();
+        // On the ground below its start, as AirSim's vehicle frames are.
+        let start_ned_m = Vector3::new(body.state.pos_ned_m.x, body.state.pos_ned_m.y, 0.0);
         Vehicle {
             name,
             id,
@@ -142,6 +154,8 @@ impl Vehicle {
             ang_accel_frd_rad_s2: Vector3::zeros(),
             sensors,
             samples: TickSamples::default(),
+            lidars,
+            start_ned_m,
             air: IsaCache::default(),
             battery: Battery::new(BatteryParams::default()),
             faults: FaultEffects::default(),
@@ -455,6 +469,40 @@ impl Vehicle {
             &self.faults,
         );
         self.env = Some(env);
+        if let Some(scene) = world.scene() {
+            let s = &self.body.state;
+            for l in &mut self.lidars {
+                l.step(
+                    scene,
+                    end_time.as_micros(),
+                    &s.pos_ned_m,
+                    &s.att_ned_frd,
+                    &self.start_ned_m,
+                );
+            }
+        }
+    }
+
+    /// Its LiDARs, in the order the scenario gives them.
+    pub fn lidars_mut(&mut self) -> &mut [LidarUnit] {
+        &mut self.lidars
+    }
+
+    /// Its LiDARs.
+    pub fn lidars(&self) -> &[LidarUnit] {
+        &self.lidars
+    }
+
+    /// Its cameras, in the order the scenario gives them.
+    pub fn cameras(&self) -> &[CameraSpec] {
+        &self.sensors.spec().cameras
+    }
+
+    /// Where it started, on home's ground plane: north and east of its
+    /// start, down 0 (AirSim's vehicle frame origin, that of a LiDAR's
+    /// `VehicleInertialFrame`), NED m.
+    pub fn start_ned_m(&self) -> Vector3<f64> {
+        self.start_ned_m
     }
 }
 

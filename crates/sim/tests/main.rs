@@ -10,6 +10,7 @@ mod rover;
 mod sensors;
 mod threads;
 mod tick;
+mod vision;
 
 use mavsitl_sim::scenario::{Scenario, ScenarioSource};
 use mavsitl_sim::sim::Lockstep;

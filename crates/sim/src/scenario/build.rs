@@ -23,14 +23,22 @@ impl Scenario {
     /// The world this scenario describes.
     pub fn world(&self) -> World {
         let env = &self.environment;
-        World::new(
+        let mut world = World::new(
             LocalFrame::new(self.home_point()),
             env.gravity,
             env.wind,
             env.current,
             env.turbulence,
             env.zones.clone(),
-        )
+        );
+        if let Some(spec) = &self.scene {
+            // Checked at load ([`Scenario::validate`]).
+            match mavsitl_render::Scene::build(spec) {
+                Ok(scene) => world.set_scene(scene),
+                Err(e) => tracing::error!("scene: {e}"),
+            }
+        }
+        world
     }
 
     /// Builds the simulation with its vehicles at their initial poses, and the

@@ -113,6 +113,8 @@ struct ScenarioFile<'a> {
     faults: Vec<mavsitl_core::faults::FaultSpec>,
     #[serde(default = "default_proximity")]
     proximity_m: f64,
+    #[serde(default)]
+    scene: Option<mavsitl_render::SceneSpec>,
 }
 
 fn default_proximity() -> f64 {
@@ -308,6 +310,7 @@ impl Scenario {
             record: raw.record,
             faults: raw.faults,
             proximity_m: raw.proximity_m,
+            scene: raw.scene,
         };
         scenario.validate(source)?;
         Ok(scenario)
@@ -381,7 +384,13 @@ impl Scenario {
                 .or_else(|(k, m)| bad(&format!("{key}.controller.{k}"), m))?;
         }
         self.validate_faults(&actuators)
-            .or_else(|(k, m)| bad(&k, m))
+            .or_else(|(k, m)| bad(&k, m))?;
+        if let Some(scene) = &self.scene {
+            if let Err(e) = mavsitl_render::Scene::build(scene) {
+                return bad("scene", e.to_string());
+            }
+        }
+        Ok(())
     }
 
     /// Wind, current, turbulence and zones.

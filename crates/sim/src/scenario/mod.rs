@@ -58,6 +58,8 @@ pub struct Scenario {
     /// Pairs of vehicles closer than this are encounters (closest approach
     /// recorded), m.
     pub proximity_m: f64,
+    /// The geometry cameras and LiDARs see (none: no scene).
+    pub scene: Option<mavsitl_render::SceneSpec>,
 }
 
 /// The home point.

@@ -16,6 +16,7 @@ pub mod mag;
 pub mod mount;
 pub mod noise;
 pub mod rangefinder;
+pub mod vision;
 
 use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
@@ -55,6 +56,12 @@ pub struct SensorsSpec {
     pub mag: MagParams,
     /// The rangefinder (none unless enabled).
     pub rangefinder: RangefinderParams,
+    /// Cameras, rendered on request (none unless given; at most 16).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cameras: Vec<vision::CameraSpec>,
+    /// Spinning LiDARs (none unless given; at most 16).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lidars: Vec<vision::LidarSpec>,
 }
 
 /// Why a vehicle's sensors could not be built.
@@ -81,6 +88,14 @@ pub enum SensorError {
     /// The magnetic model cannot be evaluated.
     #[error("mag: {0}")]
     Field(#[from] FieldError),
+    /// A camera or LiDAR out of range, or one too many.
+    #[error("{key}.{problem}")]
+    Vision {
+        /// `cameras[i]` or `lidars[i]`.
+        key: String,
+        /// What is wrong, with its key.
+        problem: String,
+    },
 }
 
 impl SensorsSpec {
@@ -115,6 +130,48 @@ impl SensorsSpec {
         if self.rangefinder.enabled {
             rate("rangefinder", self.rangefinder.rate_hz)?;
             self.rangefinder.validate().map_err(param("rangefinder"))?;
+        }
+        self.validate_vision()
+    }
+
+    fn validate_vision(&self) -> Result<(), SensorError> {
+        let problems = [
+            (
+                "cameras",
+                self.cameras.len(),
+                self.cameras
+                    .iter()
+                    .map(|c| (c.name.as_str(), c.problem()))
+                    .collect::<Vec<_>>(),
+            ),
+            (
+                "lidars",
+                self.lidars.len(),
+                self.lidars
+                    .iter()
+                    .map(|l| (l.name.as_str(), l.problem()))
+                    .collect(),
+            ),
+        ];
+        for (kind, n, each) in problems {
+            if n > vision::MAX_PER_VEHICLE {
+                return Err(SensorError::Vision {
+                    key: kind.into(),
+                    problem: format!("len: {n} is more than {}", vision::MAX_PER_VEHICLE),
+                });
+            }
+            for (i, (name, problem)) in each.iter().enumerate() {
+                let twice = each[..i].iter().any(|(other, _)| other == name);
+                let problem = problem
+                    .clone()
+                    .or_else(|| twice.then(|| format!("name: \"{name}\" is given twice")));
+                if let Some(problem) = problem {
+                    return Err(SensorError::Vision {
+                        key: format!("{kind}[{i}]"),
+                        problem,
+                    });
+                }
+            }
         }
         Ok(())
     }
@@ -168,6 +225,8 @@ impl Sensors {
                     ..Default::default()
                 },
                 rangefinder: RangefinderParams::default(),
+                cameras: Vec::new(),
+                lidars: Vec::new(),
             },
             streams: [
                 ("imu", 0),

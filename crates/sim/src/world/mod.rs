@@ -57,6 +57,7 @@ pub struct World {
     current_ned_m_s: Vector3<f64>,
     turbulence: Option<TurbulenceSpec>,
     zones: Zones,
+    scene: Option<std::sync::Arc<mavsitl_render::Scene>>,
 }
 
 impl World {
@@ -76,7 +77,23 @@ impl World {
             current_ned_m_s: current.velocity_ned_m_s(),
             turbulence,
             zones: Zones::new(zones),
+            scene: None,
         }
+    }
+
+    /// The geometry cameras and LiDARs see (none: nothing to see).
+    pub fn scene(&self) -> Option<&mavsitl_render::Scene> {
+        self.scene.as_deref()
+    }
+
+    /// Sets the geometry cameras and LiDARs see.
+    pub fn set_scene(&mut self, scene: mavsitl_render::Scene) {
+        self.scene = Some(std::sync::Arc::new(scene));
+    }
+
+    /// The geometry, to change (AirSim's `simSetObjectPose`).
+    pub fn scene_mut(&mut self) -> Option<&mut mavsitl_render::Scene> {
+        self.scene.as_mut().map(std::sync::Arc::make_mut)
     }
 
     /// A calm world (constant gravity, no wind, no current, no zones) at `frame`.

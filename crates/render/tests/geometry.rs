@@ -1,0 +1,383 @@
+//! Cameras and LiDAR against analytic geometry: depths of a face at a
+//! known pose, a silhouette's pixel count from the pinhole model, a flat
+//! ground's ranges h / sin(elevation), and the scene's checks.
+
+use mavsitl_render::camera::{render, CameraPose, Frame, Intrinsics};
+use mavsitl_render::lidar::{DataFrame, Lidar, LidarParams, Point, SensorPose};
+use mavsitl_render::palette::PALETTE;
+use mavsitl_render::scene::{attitude, ObjectSpec, ShapeSpec, SKY_ID};
+use mavsitl_render::texture::TextureSpec;
+use mavsitl_render::{Scene, SceneError, SceneSpec};
+use nalgebra::{UnitQuaternion, Vector3};
+
+fn object(name: &str, shape: ShapeSpec, at: [f64; 3]) -> ObjectSpec {
+    ObjectSpec {
+        name: name.into(),
+        shape,
+        position_ned_m: at,
+        roll_deg: 0.0,
+        pitch_deg: 0.0,
+        yaw_deg: 0.0,
+        segmentation_id: None,
+        texture: TextureSpec::object(),
+    }
+}
+
+/// A camera at (3, −4, −2.5) NED turned 30° right and 10° up, and a
+/// 2 m cube turned as the camera is, centred 12 m along its optical axis.
+fn facing_box() -> (Scene, CameraPose, f64) {
+    let q = attitude(0.0, 10.0, 30.0);
+    let eye = Vector3::new(3.0, -4.0, -2.5);
+    let centre = eye + q * Vector3::new(12.0, 0.0, 0.0);
+    let mut cube = object("cube", ShapeSpec::Box { size_m: [2.0; 3] }, centre.into());
+    cube.pitch_deg = 10.0;
+    cube.yaw_deg = 30.0;
+    cube.segmentation_id = Some(42);
+    let spec = SceneSpec {
+        objects: vec![cube],
+        ..SceneSpec::default()
+    };
+    let scene = Scene::build(&spec).expect("scene");
+    let pose = CameraPose {
+        position_ned_m: eye,
+        attitude: q,
+    };
+    (scene, pose, 11.0)
+}
+
+#[test]
+fn a_face_square_to_the_camera_is_at_its_analytic_depth_in_every_pixel() {
+    let (scene, pose, face_m) = facing_box();
+    // Odd sizes: the centre pixel's ray is the optical axis.
+    let k = Intrinsics::from_fov(201, 151, 60.0);
+    let mut frame = Frame::default();
+    render(&scene, &k, &pose, &mut frame);
+    let centre = frame.texels[75 * 201 + 100];
+    assert!((f64::from(centre.depth_planar_m) - face_m).abs() < 1e-3);
+    assert!((f64::from(centre.depth_perspective_m) - face_m).abs() < 1e-3);
+    assert_eq!(centre.segmentation_id, 42);
+    // Off the axis the planar depth stays; the perspective one grows as
+    // the ray's length.
+    let (col, row) = (110, 68);
+    let t = frame.texels[row * 201 + col];
+    let ray = k.ray(col as u32, row as u32);
+    assert!((f64::from(t.depth_planar_m) - face_m).abs() < 1e-3);
+    assert!((f64::from(t.depth_perspective_m) - face_m * ray.norm()).abs() < 1e-3);
+    assert!(ray.norm() > 1.001);
+}
+
+#[test]
+fn the_cube_covers_the_pixels_the_pinhole_model_puts_it_on() {
+    let (scene, pose, face_m) = facing_box();
+    let k = Intrinsics::from_fov(201, 151, 60.0);
+    let mut frame = Frame::default();
+    render(&scene, &k, &pose, &mut frame);
+    // Half the face (1 m) at 11 m: 174.07 px × 1 / 11 = 15.8 px either
+    // side of the axis, so pixel centres −15…15: 31 columns and 31 rows.
+    let half_px = k.fx / face_m;
+    assert!((half_px - 15.825).abs() < 0.01);
+    let on_cube = frame
+        .texels
+        .iter()
+        .filter(|t| t.segmentation_id == 42)
+        .count();
+    assert_eq!(on_cube, 31 * 31);
+    for (i, t) in frame.texels.iter().enumerate() {
+        let (col, row) = ((i % 201) as f64 - 100.0, (i / 201) as f64 - 75.0);
+        let inside = col.abs() < half_px && row.abs() < half_px;
+        assert_eq!(t.segmentation_id == 42, inside, "pixel {col} {row}");
+    }
+}
+
+#[test]
+fn looking_down_from_a_height_sees_the_ground_at_that_depth() {
+    let spec = SceneSpec::default();
+    let scene = Scene::build(&spec).expect("scene");
+    let pose = CameraPose {
+        position_ned_m: Vector3::new(7.0, -2.0, -5.0),
+        attitude: attitude(0.0, -90.0, 0.0),
+    };
+    let k = Intrinsics::from_fov(64, 48, 90.0);
+    let mut frame = Frame::default();
+    render(&scene, &k, &pose, &mut frame);
+    for t in &frame.texels {
+        assert!((t.depth_planar_m - 5.0).abs() < 1e-4);
+        assert_eq!(t.segmentation_id, 1);
+    }
+    // Looking level from 5 m up: the upper half is sky, the lower ground.
+    let level = CameraPose {
+        attitude: UnitQuaternion::identity(),
+        ..pose
+    };
+    render(&scene, &k, &level, &mut frame);
+    let top = frame.texels[0];
+    assert_eq!(top.segmentation_id, SKY_ID);
+    assert!(top.depth_planar_m.is_infinite());
+    let bottom = frame.texels[47 * 64 + 32];
+    assert_eq!(bottom.segmentation_id, 1);
+    // Row 47's ray drops 23.5 px in 32 px of focal length: the ground 5 m
+    // below is 5 · 32 / 23.5 m ahead.
+    assert!((f64::from(bottom.depth_planar_m) - 5.0 * 32.0 / 23.5).abs() < 1e-3);
+}
+
+#[test]
+fn the_checker_alternates_along_the_ground_and_shading_follows_the_sun() {
+    let scene = Scene::build(&SceneSpec::default()).expect("scene");
+    let pose = CameraPose {
+        position_ned_m: Vector3::new(0.5, 0.5, -2.0),
+        attitude: attitude(0.0, -90.0, 0.0),
+    };
+    // A 1 m square seen from 2 m with a 90° view 8 px wide: 2 px a metre.
+    let k = Intrinsics::from_fov(8, 8, 90.0);
+    let mut frame = Frame::default();
+    render(&scene, &k, &pose, &mut frame);
+    let px = |c: usize, r: usize| frame.texels[r * 8 + c].rgb;
+    // Camera looking down with yaw 0: image right is east, image down
+    // is south. Pixels a metre apart east differ; two metres match.
+    assert_ne!(px(1, 4), px(3, 4));
+    assert_eq!(px(1, 4), px(5, 4));
+    // Lit ground: the sun 50° up gives 0.35 + 0.65 · sin 50° of the albedo.
+    let light = 0.35 + 0.65 * 50f64.to_radians().sin();
+    let lit: Vec<u8> = [150.0, 150.0, 140.0, 90.0, 95.0, 85.0]
+        .iter()
+        .map(|c: &f64| (c * light).round() as u8)
+        .collect();
+    let seen = [px(1, 4), px(3, 4)];
+    assert!(seen.contains(&[lit[0], lit[1], lit[2]]), "{seen:?} {lit:?}");
+    assert!(seen.contains(&[lit[3], lit[4], lit[5]]), "{seen:?} {lit:?}");
+}
+
+#[test]
+fn a_sphere_and_a_cylinder_are_met_at_their_surfaces() {
+    let mut ball = object(
+        "ball",
+        ShapeSpec::Sphere { radius_m: 1.5 },
+        [20.0, 0.0, -3.0],
+    );
+    ball.segmentation_id = Some(7);
+    let mut post = object(
+        "post",
+        ShapeSpec::Cylinder {
+            radius_m: 0.5,
+            height_m: 6.0,
+        },
+        [0.0, 10.0, -3.0],
+    );
+    post.segmentation_id = Some(9);
+    let spec = SceneSpec {
+        objects: vec![ball, post],
+        ..SceneSpec::default()
+    };
+    let scene = Scene::build(&spec).expect("scene");
+    let o = parry3d::math::Vector::new(0.0, 0.0, -3.0);
+    let north = scene
+        .cast(o, parry3d::math::Vector::new(1.0, 0.0, 0.0), 100.0)
+        .expect("ball");
+    assert!((north.t - 18.5).abs() < 1e-3);
+    assert_eq!(scene.segmentation_id(Some(north.surface)), 7);
+    assert!((north.normal_ned[0] + 1.0).abs() < 1e-4);
+    let east = scene
+        .cast(o, parry3d::math::Vector::new(0.0, 1.0, 0.0), 100.0)
+        .expect("post");
+    assert!((east.t - 9.5).abs() < 1e-3);
+    assert_eq!(scene.segmentation_id(Some(east.surface)), 9);
+    // The post stands 6 m tall on the ground: over its top (7 m up) the
+    // ray passes.
+    let over = scene.cast(
+        parry3d::math::Vector::new(0.0, 0.0, -6.5),
+        parry3d::math::Vector::new(0.0, 1.0, 0.0),
+        100.0,
+    );
+    assert!(over.is_none());
+    // Upward rays never meet the ground.
+    assert!(scene
+        .cast(o, parry3d::math::Vector::new(0.0, 0.0, -1.0), 100.0)
+        .is_none());
+}
+
+fn flat_ground_lidar(params: LidarParams, h: f64, until_us: u64) -> Vec<Point> {
+    let scene = Scene::build(&SceneSpec::default()).expect("scene");
+    let mut lidar = Lidar::new(params);
+    let pose = SensorPose {
+        position_ned_m: Vector3::new(4.0, 5.0, -h),
+        attitude: attitude(0.0, 0.0, 25.0),
+    };
+    let mut n = 0u64;
+    let mut noise = || {
+        // A fixed ±1 sequence: mean 0, σ 1.
+        n += 1;
+        if n.is_multiple_of(2) {
+            1.0
+        } else {
+            -1.0
+        }
+    };
+    for t in (1_000..=until_us).step_by(1_000) {
+        lidar.step(&scene, t, &pose, &Vector3::zeros(), &mut noise);
+    }
+    let mut out = Vec::new();
+    lidar.take(&mut out);
+    out
+}
+
+#[test]
+fn a_sweep_over_flat_ground_returns_h_over_the_sine_of_each_elevation() {
+    let h = 10.0;
+    let params = LidarParams {
+        points_per_second: 16_000,
+        ..LidarParams::default()
+    };
+    let points = flat_ground_lidar(params, h, 100_000);
+    // 1 000 firings a second for 0.1 s, 16 lasers, all on the ground
+    // (the azimuth skips 359°…360°: none of the first 100).
+    assert_eq!(points.len(), 100 * 16);
+    for p in &points {
+        let el = -15.0 - 2.0 * f64::from(p.channel);
+        let r = f64::from(p.xyz[0])
+            .hypot(f64::from(p.xyz[1]))
+            .hypot(f64::from(p.xyz[2]));
+        let want = h / el.to_radians().sin().abs();
+        assert!((r - want).abs() < 1e-3, "channel {} {r} {want}", p.channel);
+        // Sensor axes: the ground is h below, whatever the heading.
+        assert!((f64::from(p.xyz[2]) - h).abs() < 1e-3);
+    }
+    // Firing k at k ms turns 3.6° each.
+    let p = points.iter().find(|p| p.t_us == 25_000).expect("firing 25");
+    let az = f64::from(p.xyz[1]).atan2(f64::from(p.xyz[0])).to_degrees();
+    assert!((az - 90.0).abs() < 1e-3, "{az}");
+}
+
+#[test]
+fn range_noise_moves_each_return_along_its_ray_by_sigma() {
+    let h = 10.0;
+    let sigma = 0.05;
+    let params = LidarParams {
+        points_per_second: 16_000,
+        range_noise_m: sigma,
+        ..LidarParams::default()
+    };
+    let points = flat_ground_lidar(params, h, 20_000);
+    assert_eq!(points.len(), 20 * 16);
+    let mut above = 0;
+    for p in &points {
+        let el = -15.0 - 2.0 * f64::from(p.channel);
+        let r = f64::from(p.xyz[0])
+            .hypot(f64::from(p.xyz[1]))
+            .hypot(f64::from(p.xyz[2]));
+        let e = r - h / el.to_radians().sin().abs();
+        assert!((e.abs() - sigma).abs() < 1e-3, "{e}");
+        above += usize::from(e > 0.0);
+    }
+    assert_eq!(above, points.len() / 2);
+}
+
+#[test]
+fn the_horizontal_field_keeps_only_its_azimuths_and_the_inertial_frame_is_ned() {
+    let h = 8.0;
+    let params = LidarParams {
+        points_per_second: 16_000,
+        horizontal_fov_start_deg: 0.0,
+        horizontal_fov_end_deg: 90.0,
+        data_frame: DataFrame::VehicleInertial,
+        ..LidarParams::default()
+    };
+    let points = flat_ground_lidar(params, h, 100_000);
+    // Azimuths 0°, 3.6° … 90°: firings 0 to 25, and 100 ms is one turn.
+    assert_eq!(points.len(), 26 * 16);
+    for p in &points {
+        // NED: every return on the ground (down 0), north-east of (4, 5)
+        // within 25°…115° of north (the sensor faces 25°).
+        assert!(f64::from(p.xyz[2]).abs() < 1e-3);
+        let bearing = f64::from(p.xyz[1] - 5.0)
+            .atan2(f64::from(p.xyz[0] - 4.0))
+            .to_degrees();
+        assert!((25.0 - 1e-3..=115.0 + 1e-3).contains(&bearing), "{bearing}");
+    }
+}
+
+#[test]
+fn unread_points_give_way_after_a_second() {
+    let params = LidarParams {
+        points_per_second: 16_000,
+        ..LidarParams::default()
+    };
+    let points = flat_ground_lidar(params, 10.0, 2_000_000);
+    assert_eq!(points.len(), 16_000);
+    assert_eq!(points[0].t_us, 1_000_000);
+}
+
+#[test]
+fn a_degenerate_or_out_of_range_scene_is_refused_by_key() {
+    let build = |o: ObjectSpec| {
+        Scene::build(&SceneSpec {
+            objects: vec![o],
+            ..SceneSpec::default()
+        })
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    };
+    let flat = object(
+        "slab",
+        ShapeSpec::Box {
+            size_m: [1.0, 0.0, 1.0],
+        },
+        [0.0; 3],
+    );
+    assert_eq!(
+        build(flat),
+        Err("objects[0].shape.box.size_m[1]: 0 is outside 0.001..=10000 m".into())
+    );
+    let nan = object("n", ShapeSpec::Sphere { radius_m: f64::NAN }, [0.0; 3]);
+    assert_eq!(
+        build(nan),
+        Err("objects[0].shape.sphere.radius_m: NaN is outside 0.001..=10000 m".into())
+    );
+    let mut id = object("i", ShapeSpec::Sphere { radius_m: 1.0 }, [0.0; 3]);
+    id.segmentation_id = Some(256);
+    assert_eq!(
+        build(id),
+        Err("objects[0].segmentation_id: 256 is outside 0..=255".into())
+    );
+    let mut bricks = object("b", ShapeSpec::Sphere { radius_m: 1.0 }, [0.0; 3]);
+    bricks.texture = TextureSpec::Brick {
+        width_m: 0.4,
+        height_m: 0.2,
+        mortar_m: 0.1,
+        colors: [[1, 2, 3], [4, 5, 6]],
+    };
+    assert_eq!(
+        build(bricks),
+        Err("objects[0].texture.brick.mortar_m: 0.1 is outside less than half the brick's width and height".into())
+    );
+    let far = object("f", ShapeSpec::Sphere { radius_m: 1.0 }, [0.0, 1e6, 0.0]);
+    assert_eq!(
+        build(far),
+        Err("objects[0].position_ned_m[1]: 1000000 is outside ±100000 m".into())
+    );
+    let two = SceneSpec {
+        objects: vec![
+            object("a", ShapeSpec::Sphere { radius_m: 1.0 }, [0.0; 3]),
+            object("a", ShapeSpec::Sphere { radius_m: 1.0 }, [5.0; 3]),
+        ],
+        ..SceneSpec::default()
+    };
+    assert!(matches!(
+        Scene::build(&two),
+        Err(SceneError::Duplicate { key, .. }) if key == "objects[1].name"
+    ));
+}
+
+#[test]
+fn a_scene_reads_from_json_with_defaults_and_unknown_keys_refused() {
+    let s: SceneSpec = serde_json::from_str(
+        r#"{"objects": [{"name": "tower", "shape": {"cylinder": {"radius_m": 2, "height_m": 30}},
+            "position_ned_m": [40, 0, -15], "texture": {"brick": {"width_m": 0.4, "height_m": 0.2,
+            "mortar_m": 0.02, "colors": [[170, 80, 60], [200, 200, 190]]}}}]}"#,
+    )
+    .expect("scene");
+    let scene = Scene::build(&s).expect("build");
+    assert_eq!(scene.objects()[0].segmentation_id, 2);
+    assert_eq!(scene.object_named("tower"), Some(0));
+    assert!(serde_json::from_str::<SceneSpec>(r#"{"ground": {"colour": 1}}"#).is_err());
+    assert_eq!(PALETTE[2], [112, 105, 191]);
+}
