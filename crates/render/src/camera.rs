@@ -185,8 +185,10 @@ fn sky(down: f32) -> [u8; 3] {
     [0, 1, 2].map(|i| to_u8(horizon[i] + (zenith[i] - horizon[i]) * up))
 }
 
+/// A fraction 0–1 as 0–255, to the nearest (half up: the value is never
+/// negative here).
 fn to_u8(c: f32) -> u8 {
-    (c.clamp(0.0, 1.0) * 255.0).round() as u8
+    (c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
 }
 
 #[cfg(test)]

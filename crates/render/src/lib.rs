@@ -2,7 +2,8 @@
 //!
 //! - [`scene`]: a ground plane and named boxes, cylinders and spheres, each
 //!   with a segmentation id and a [`texture`], checked at load and held in
-//!   a bounding-volume hierarchy (dimforge's parry3d) for ray casts.
+//!   a bounding-volume hierarchy (dimforge's parry3d) for ray casts against
+//!   each [`primitive`]'s closed form.
 //! - [`camera`]: a pinhole camera, one ray per pixel, rows in parallel:
 //!   scene colour, planar and perspective depth, segmentation.
 //! - [`lidar`]: AirSim's spinning LiDAR, fired over the sim time its points
@@ -17,6 +18,7 @@ pub mod camera;
 pub mod image;
 pub mod lidar;
 pub mod palette;
+pub mod primitive;
 pub mod scene;
 pub mod texture;
 

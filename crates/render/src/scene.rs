@@ -10,9 +10,12 @@
 //! about 0.1 mm.
 
 use nalgebra::{UnitQuaternion, Vector3};
+use parry3d::bounding_volume::Aabb;
 use parry3d::math::{Pose, Rotation, Vector};
+use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use parry3d::query::Ray;
-use parry3d::shape::{CompositeShapeRef, Compound, SharedShape};
+
+use crate::primitive::Primitive;
 use serde::{Deserialize, Serialize};
 
 use crate::texture::{Texture, TextureSpec};
@@ -149,19 +152,23 @@ impl ShapeSpec {
         }
     }
 
-    /// parry3d's shape: half extents for a box; a cylinder's axis is
-    /// parry's y, turned onto z by the caller.
-    fn shared(&self) -> SharedShape {
+    /// The primitive, single precision.
+    fn primitive(&self) -> Primitive {
         match *self {
-            ShapeSpec::Box { size_m } => SharedShape::cuboid(
-                (size_m[0] / 2.0) as f32,
-                (size_m[1] / 2.0) as f32,
-                (size_m[2] / 2.0) as f32,
-            ),
-            ShapeSpec::Cylinder { radius_m, height_m } => {
-                SharedShape::cylinder((height_m / 2.0) as f32, radius_m as f32)
-            }
-            ShapeSpec::Sphere { radius_m } => SharedShape::ball(radius_m as f32),
+            ShapeSpec::Box { size_m } => Primitive::Box {
+                half: Vector::new(
+                    (size_m[0] / 2.0) as f32,
+                    (size_m[1] / 2.0) as f32,
+                    (size_m[2] / 2.0) as f32,
+                ),
+            },
+            ShapeSpec::Cylinder { radius_m, height_m } => Primitive::Cylinder {
+                radius: radius_m as f32,
+                half_height: (height_m / 2.0) as f32,
+            },
+            ShapeSpec::Sphere { radius_m } => Primitive::Sphere {
+                radius: radius_m as f32,
+            },
         }
     }
 }
@@ -197,6 +204,23 @@ pub struct Object {
     pub texture: Texture,
     /// World (NED) → its own axes.
     world_to_local: Pose,
+    /// Its own axes → world.
+    local_to_world: Pose,
+    /// Its shape in its own axes.
+    primitive: Primitive,
+}
+
+impl Object {
+    /// Its bounding box in the world.
+    fn aabb(&self) -> Aabb {
+        let h = self.primitive.half_extents();
+        let r = self.local_to_world.rotation;
+        let half = (r * Vector::new(h.x, 0.0, 0.0)).abs()
+            + (r * Vector::new(0.0, h.y, 0.0)).abs()
+            + (r * Vector::new(0.0, 0.0, h.z)).abs();
+        let c = self.local_to_world.translation;
+        Aabb::new(c - half, c + half)
+    }
 }
 
 /// The ground, built.
@@ -210,7 +234,8 @@ struct Ground {
 /// A scene ready for ray casts. Shared read-only by every camera and LiDAR.
 #[derive(Clone)]
 pub struct Scene {
-    compound: Option<Compound>,
+    /// The primitives' bounding boxes (none without primitives).
+    bvh: Option<Bvh>,
     objects: Vec<Object>,
     ground: Option<Ground>,
     /// Counts changes (a pose, an id), so that a picture of an older
@@ -225,6 +250,16 @@ impl std::fmt::Debug for Scene {
             .field("ground", &self.ground.is_some())
             .finish()
     }
+}
+
+/// The bounding-volume hierarchy over the objects' boxes.
+fn bvh_of(objects: &[Object]) -> Option<Bvh> {
+    (!objects.is_empty()).then(|| {
+        Bvh::from_iter(
+            BvhBuildStrategy::Binned,
+            objects.iter().enumerate().map(|(i, o)| (i, o.aabb())),
+        )
+    })
 }
 
 /// A value out of its range: `key` and the range allowed.
@@ -280,7 +315,6 @@ impl Scene {
             ));
         }
         let mut objects = Vec::with_capacity(spec.objects.len());
-        let mut parts = Vec::with_capacity(spec.objects.len());
         let mut names = std::collections::BTreeSet::new();
         for (i, o) in spec.objects.iter().enumerate() {
             let at = format!("objects[{i}]");
@@ -325,26 +359,18 @@ impl Scene {
             let q = attitude(o.roll_deg, o.pitch_deg, o.yaw_deg);
             let centre = Vector3::from(o.position_ned_m);
             let local_to_world = Pose::from_parts(vector(&centre), rotation(&q));
-            // parry's cylinder stands on its y axis: turn y onto z.
-            let shape_pose = match o.shape {
-                ShapeSpec::Cylinder { .. } => {
-                    let y_to_z =
-                        UnitQuaternion::from_euler_angles(std::f64::consts::FRAC_PI_2, 0.0, 0.0);
-                    Pose::from_parts(vector(&centre), rotation(&(q * y_to_z)))
-                }
-                _ => local_to_world,
-            };
-            parts.push((shape_pose, o.shape.shared()));
             objects.push(Object {
                 name: o.name.clone(),
                 segmentation_id: id,
                 texture,
                 world_to_local: local_to_world.inverse(),
+                local_to_world,
+                primitive: o.shape.primitive(),
             });
         }
-        let compound = (!parts.is_empty()).then(|| Compound::new(parts));
+        let bvh = bvh_of(&objects);
         Ok(Scene {
-            compound,
+            bvh,
             objects,
             ground,
             generation: 0,
@@ -402,19 +428,30 @@ impl Scene {
                 }
             }
         }
-        if let Some(c) = &self.compound {
+        if let Some(bvh) = &self.bvh {
             let limit = best.map_or(max_t, |b| b.t);
-            if let Some((part, hit)) =
-                CompositeShapeRef(c).cast_local_ray_and_get_normal(&ray, limit, true)
-            {
-                if hit.time_of_impact > 0.0 && best.is_none_or(|b| hit.time_of_impact < b.t) {
-                    let n = hit.normal;
-                    best = Some(Hit {
-                        t: hit.time_of_impact,
-                        surface: Surface::Object(part),
-                        normal_ned: [n.x, n.y, n.z],
-                    });
-                }
+            let local = |i: u32| {
+                let o = &self.objects[i as usize];
+                (
+                    o,
+                    o.world_to_local.transform_point(origin),
+                    o.world_to_local.transform_vector(dir),
+                )
+            };
+            let found = bvh.cast_ray(&ray, limit, |i, so_far| {
+                let (o, lo, ld) = local(i);
+                o.primitive.cast(lo, ld, so_far)
+            });
+            if let Some((i, t)) = found {
+                let (o, lo, ld) = local(i);
+                let n = o
+                    .local_to_world
+                    .transform_vector(o.primitive.normal(lo + ld * t));
+                best = Some(Hit {
+                    t,
+                    surface: Surface::Object(i),
+                    normal_ned: [n.x, n.y, n.z],
+                });
             }
         }
         best
@@ -461,25 +498,15 @@ impl Scene {
         }
     }
 
-    /// Moves the primitive `i` to a new pose (AirSim's `simSetObjectPose`).
+    /// Moves the primitive `i` to a new pose (AirSim's `simSetObjectPose`):
+    /// its centre, NED m, and attitude (its axes → NED).
     pub fn set_pose(&mut self, i: usize, pos_ned: &Vector3<f64>, q: &UnitQuaternion<f64>) -> bool {
-        let Some(c) = &self.compound else {
+        let Some(o) = self.objects.get_mut(i) else {
             return false;
         };
-        if i >= self.objects.len() {
-            return false;
-        }
-        let mut parts: Vec<(Pose, SharedShape)> = c.shapes().to_vec();
-        let local_to_world = Pose::from_parts(vector(pos_ned), rotation(q));
-        let is_cylinder = parts[i].1.as_cylinder().is_some();
-        parts[i].0 = if is_cylinder {
-            let y_to_z = UnitQuaternion::from_euler_angles(std::f64::consts::FRAC_PI_2, 0.0, 0.0);
-            Pose::from_parts(vector(pos_ned), rotation(&(q * y_to_z)))
-        } else {
-            local_to_world
-        };
-        self.objects[i].world_to_local = local_to_world.inverse();
-        self.compound = Some(Compound::new(parts));
+        o.local_to_world = Pose::from_parts(vector(pos_ned), rotation(q));
+        o.world_to_local = o.local_to_world.inverse();
+        self.bvh = bvh_of(&self.objects);
         self.generation += 1;
         true
     }
@@ -499,9 +526,8 @@ impl Scene {
     /// The primitive `i`'s pose: centre (NED m) and attitude (its axes → NED).
     pub fn pose(&self, i: usize) -> Option<(Vector3<f64>, UnitQuaternion<f64>)> {
         let o = self.objects.get(i)?;
-        let w = o.world_to_local.inverse();
-        let t = w.translation;
-        let r = w.rotation;
+        let t = o.local_to_world.translation;
+        let r = o.local_to_world.rotation;
         Some((
             Vector3::new(f64::from(t.x), f64::from(t.y), f64::from(t.z)),
             UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
