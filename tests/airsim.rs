@@ -603,6 +603,16 @@ fn hello_drones_images_and_a_lidar_come_through_airsims_client() {
     // From 10 m up looking level, the lower half sees the ground.
     let share = out["depth_finite_share"].as_f64().expect("share");
     assert!((0.4..=0.95).contains(&share), "{share}");
+    // The collection's three files: the left camera's 320 × 240 scene and
+    // segmentation PNGs and its depth as a PFM of 4 bytes a pixel.
+    let files: Vec<u64> = out["collection_files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f.as_u64().expect("size"))
+        .collect();
+    assert!(files[1] > 320 * 240 * 4, "{files:?}");
+    assert!(files[0] > 1000 && files[2] > 100, "{files:?}");
     // One instant for the pair, on the IMU's clock.
     let stamps = out["stamps"].as_array().expect("stamps");
     let first = stamps[0].as_i64().expect("stamp");

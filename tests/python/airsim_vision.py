@@ -92,6 +92,12 @@ def main():
         airsim.ImageRequest("front_left", airsim.ImageType.Segmentation),
         airsim.ImageRequest("front_right", airsim.ImageType.Scene)])
     out["stamps"] = [r.time_stamp - t0 for r in shots]
+    # Saved as a collection script saves them.
+    airsim.write_file(os.path.join(out_dir, "left.png"), shots[0].image_data_uint8)
+    airsim.write_pfm(os.path.join(out_dir, "left_depth.pfm"), airsim.get_pfm_array(shots[1]))
+    airsim.write_file(os.path.join(out_dir, "left_seg.png"), shots[2].image_data_uint8)
+    out["collection_files"] = [os.path.getsize(os.path.join(out_dir, f))
+                               for f in ("left.png", "left_depth.pfm", "left_seg.png")]
     seg = decoded(shots[2])
     colours = {tuple(int(c) for c in px[::-1]) for px in seg.reshape(-1, 3)}
     out["seg_colours"] = sorted(list(c) for c in colours)

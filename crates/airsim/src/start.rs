@@ -431,15 +431,15 @@ mod tests {
 
     impl Car {
         fn new() -> Self {
+            Self::from(r#"{"vehicles":[{"kind":"rover","airframe":"f1tenth"}]}"#)
+        }
+
+        fn from(text: &str) -> Self {
             let source = ScenarioSource {
                 name: "car.json".into(),
                 base_dir: PathBuf::from("."),
             };
-            let scenario = Scenario::from_json(
-                r#"{"vehicles":[{"kind":"rover","airframe":"f1tenth"}]}"#,
-                &source,
-            )
-            .expect("scenario");
+            let scenario = Scenario::from_json(text, &source).expect("scenario");
             let inputs = FlightInputs {
                 mission: Mission::default(),
                 mission_name: "none".into(),
@@ -488,6 +488,152 @@ mod tests {
             let t = self.0.sim().vehicles()[0].ground_truth();
             (t.att_ned_frd.inverse() * t.vel_ned_m_s).x
         }
+    }
+
+    /// The image, LiDAR and scene calls through the API's dispatch: each
+    /// finds its vehicle by its own argument (`simGetImage`'s third, the
+    /// others' second), refuses an external camera, and the scene's calls
+    /// name no vehicle.
+    #[test]
+    fn cameras_lidar_and_scene_objects_answer_through_the_dispatch() {
+        use rmpv::Value;
+        let mut car = Car::from(
+            r#"{"vehicles":[{"kind":"rover","airframe":"f1tenth","sensors":{
+                  "cameras":[{"name":"front_center","width":4,"height":3}],
+                  "lidars":[{"name":"L","points_per_second":1600}]}}],
+                "scene":{"objects":[{"name":"Crate","shape":{"box":{"size_m":[1,1,1]}},
+                                     "position_ned_m":[5,0,-0.5],"segmentation_id":9}]}}"#,
+        );
+        car.drive_for(0.1);
+        let request = crate::types::map(vec![
+            ("camera_name", Value::from("0")),
+            ("image_type", Value::from(1)),
+            ("pixels_as_float", Value::from(true)),
+        ]);
+        let list = || Value::Array(vec![request.clone()]);
+        let out = car
+            .call(
+                "simGetImages",
+                vec![list(), Value::from("Car1"), Value::from(false)],
+            )
+            .expect("images");
+        let floats = crate::types::field(&out.as_array().expect("list")[0], "image_data_float")
+            .and_then(Value::as_array)
+            .map(Vec::len);
+        assert_eq!(floats, Some(12));
+        let e = car
+            .call(
+                "simGetImages",
+                vec![list(), Value::from("Car9"), Value::from(false)],
+            )
+            .expect_err("no such car");
+        assert!(
+            e.starts_with("Vehicle API for 'Car9' is not available"),
+            "{e}"
+        );
+        let e = car
+            .call(
+                "simGetImages",
+                vec![list(), Value::from(""), Value::from(true)],
+            )
+            .expect_err("external");
+        assert!(e.contains("external cameras are not fitted"), "{e}");
+        let png = car
+            .call(
+                "simGetImage",
+                vec![
+                    Value::from("0"),
+                    Value::from(0),
+                    Value::from("Car1"),
+                    Value::from(false),
+                ],
+            )
+            .expect("png");
+        assert!(matches!(png, Value::Binary(ref b) if b.starts_with(b"\x89PNG")));
+        let e = car
+            .call(
+                "simGetImage",
+                vec![Value::from("0"), Value::from(0), Value::from("Car9")],
+            )
+            .expect_err("no such car");
+        assert!(e.contains("'Car9'"), "{e}");
+        let info = car
+            .call(
+                "simGetCameraInfo",
+                vec![Value::from("front_center"), Value::from("Car1")],
+            )
+            .expect("info");
+        assert_eq!(
+            crate::types::field(&info, "fov").and_then(Value::as_f64),
+            Some(90.0)
+        );
+        let lidar = car
+            .call("getLidarData", vec![Value::from("L"), Value::from("Car1")])
+            .expect("lidar");
+        let cloud = crate::types::field(&lidar, "point_cloud").and_then(Value::as_array);
+        assert_eq!(cloud.map(Vec::len), Some(3 * 16 * 10));
+        let ids = car
+            .call(
+                "simGetLidarSegmentation",
+                vec![Value::from("L"), Value::from("Car1")],
+            )
+            .expect("ids");
+        assert_eq!(ids, Value::Array(Vec::new()));
+        let e = car
+            .call("getLidarData", vec![Value::from("X"), Value::from("Car1")])
+            .expect_err("none");
+        assert_eq!(e, "No lidar with name X exist on vehicle");
+        // The scene's calls: a pattern or a name, never a vehicle.
+        let names = car.call("simListSceneObjects", vec![Value::from("Cr.*")]);
+        assert_eq!(names, Ok(Value::Array(vec![Value::from("Crate")])));
+        let all = car.call("simListSceneObjects", Vec::new()).expect("all");
+        assert_eq!(all.as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            car.call("simGetSegmentationObjectID", vec![Value::from("Crate")]),
+            Ok(Value::from(9))
+        );
+        let relabel = vec![Value::from("Crate"), Value::from(12), Value::from(false)];
+        assert_eq!(
+            car.call("simSetSegmentationObjectID", relabel),
+            Ok(Value::from(true))
+        );
+        assert_eq!(
+            car.call("simGetSegmentationObjectID", vec![Value::from("Crate")]),
+            Ok(Value::from(12))
+        );
+        let pose = crate::types::pose(
+            &nalgebra::Vector3::new(7.0, 1.0, -0.5),
+            &nalgebra::UnitQuaternion::identity(),
+        );
+        let moved = car.call(
+            "simSetObjectPose",
+            vec![Value::from("Crate"), pose, Value::from(true)],
+        );
+        assert_eq!(moved, Ok(Value::from(true)));
+        let at = car
+            .call("simGetObjectPose", vec![Value::from("Crate")])
+            .expect("pose");
+        let p = crate::types::field(&at, "position").and_then(crate::types::vector3r_of);
+        assert!((p.expect("position") - nalgebra::Vector3::new(7.0, 1.0, -0.5)).norm() < 1e-6);
+        let e = car
+            .call("simGetObjectPose", vec![Value::from(3)])
+            .expect_err("not a name");
+        assert_eq!(e, "simGetObjectPose: argument 0 is not a string");
+        let e = car.call(
+            "simSetSegmentationObjectID",
+            vec![Value::from("Crate"), Value::from("x")],
+        );
+        assert_eq!(
+            e,
+            Err("simSetSegmentationObjectID: the id is not an integer".into())
+        );
+        let e = car
+            .call("simEnableWeather", vec![Value::from(true)])
+            .expect_err("weather");
+        assert!(
+            e.starts_with("simEnableWeather: not supported by mavsitl"),
+            "{e}"
+        );
     }
 
     /// setCarControls needs API control, as AirSim's car; the controls set

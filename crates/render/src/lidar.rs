@@ -146,11 +146,6 @@ impl Lidar {
         }
     }
 
-    /// The parameters.
-    pub fn params(&self) -> &LidarParams {
-        &self.params
-    }
-
     /// Firings per second.
     fn firing_rate(&self) -> u64 {
         u64::from(self.params.points_per_second / self.params.channels.max(1))
@@ -184,6 +179,9 @@ impl Lidar {
     ) {
         let due = self.due(t_us);
         let rate = self.firing_rate().max(1);
+        // More than a second's firings at once (a first step late in a
+        // run): only the last second's could be kept, so only those fire.
+        self.fired = self.fired.max(due.saturating_sub(rate));
         let o = vector(&pose.position_ned_m);
         let (lo, hi) = (
             self.params.horizontal_fov_start_deg,

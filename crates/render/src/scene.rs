@@ -416,10 +416,11 @@ impl Scene {
         let ray = Ray::new(origin, dir);
         let mut best: Option<Hit> = None;
         if let Some(g) = &self.ground {
-            // The plane z = down faces up (−z).
-            if dir.z != 0.0 {
+            // The plane z = down faces up (−z): met going down, from
+            // above it.
+            if dir.z > 0.0 {
                 let t = (g.down_m - origin.z) / dir.z;
-                if t > 0.0 && t <= max_t && origin.z < g.down_m {
+                if t > 0.0 && t <= max_t {
                     best = Some(Hit {
                         t,
                         surface: Surface::Ground,

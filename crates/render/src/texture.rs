@@ -169,7 +169,8 @@ impl Texture {
             Texture::Solid(c) => c,
             Texture::Checker { inv_size, colors } => {
                 let (i, j) = ((u * inv_size).floor() as i64, (v * inv_size).floor() as i64);
-                colors[((i + j) & 1) as usize]
+                // The squares' parity: i + j's, which is i ^ j's.
+                colors[((i ^ j) & 1) as usize]
             }
             Texture::Noise {
                 seed,
@@ -224,7 +225,8 @@ fn hash01(i: i64, j: i64, seed: u64) -> f32 {
         .wrapping_add((j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F));
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
+    // The top 24 bits: SplitMix64's last step (z ^= z >> 31) leaves them
+    // as they are.
     (z >> 40) as f32 / (1u64 << 24) as f32
 }
 
@@ -241,4 +243,167 @@ fn value_noise(seed: u64, x: f32, y: f32) -> f32 {
     let top = a + (b - a) * fx;
     let bottom = c + (d - c) * fx;
     top + (bottom - top) * fy
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: Rgb = [255, 0, 0];
+    const B: Rgb = [0, 51, 255];
+
+    #[test]
+    fn the_lattice_hash_is_splitmix64s_finaliser() {
+        // SplitMix64's first output from state 0 is 0xE220A8397B1DCDAF:
+        // the point (1, 0) of seed 0 adds the golden gamma once.
+        assert_eq!(hash01(1, 0, 0), 0xE2_20A8 as f32 / (1u64 << 24) as f32);
+        assert_eq!(hash01(0, 0, 0), 0.0);
+        let h = hash01(-3, 7, 42);
+        assert!((0.0..1.0).contains(&h));
+        assert_ne!(hash01(-3, 7, 42), hash01(-3, 7, 43));
+        assert_ne!(hash01(7, -3, 42), h);
+    }
+
+    #[test]
+    fn value_noise_meets_the_lattice_and_blends_by_a_smoothstep() {
+        let (a, b) = (hash01(2, 5, 9), hash01(3, 5, 9));
+        let c = hash01(2, 6, 9);
+        assert_eq!(value_noise(9, 2.0, 5.0), a);
+        assert!((value_noise(9, 2.5, 5.0) - (a + b) / 2.0).abs() < 1e-6);
+        // smoothstep(0.25) = 0.15625.
+        assert!((value_noise(9, 2.25, 5.0) - (a + (b - a) * 0.15625)).abs() < 1e-6);
+        assert!((value_noise(9, 2.0, 5.75) - (a + (c - a) * 0.84375)).abs() < 1e-6);
+        // Inside a cell all four corners count: the mean at its centre.
+        let d = hash01(3, 6, 9);
+        assert!((value_noise(9, 2.5, 5.5) - (a + b + c + d) / 4.0).abs() < 1e-6);
+        // Three octaves at a lattice point of all of them.
+        let t = TextureSpec::Noise {
+            seed: 7,
+            scale_m: 0.5,
+            colors: [A, B],
+        }
+        .build("t")
+        .expect("noise");
+        // Seed 7's octaves draw on seeds 7, 6 and 5.
+        let n = 0.5 * hash01(3, 5, 7) + 0.3 * hash01(6, 10, 6) + 0.2 * hash01(12, 20, 5);
+        let got = t.at(1.5, 2.5);
+        // A + (B − A)·n, channel by channel.
+        let want = [1.0 - n, 0.2 * n, n];
+        for i in 0..3 {
+            assert!((got[i] - want[i]).abs() < 1e-6, "{got:?} {want:?}");
+        }
+    }
+
+    #[test]
+    fn a_checker_alternates_on_both_sides_of_zero() {
+        let t = TextureSpec::Checker {
+            size_m: 0.5,
+            colors: [A, B],
+        }
+        .build("t")
+        .expect("checker");
+        assert_eq!(t.at(0.1, 0.1), linear(A));
+        assert_eq!(t.at(0.6, 0.1), linear(B));
+        assert_eq!(t.at(0.6, 0.6), linear(A));
+        assert_eq!(t.at(-0.1, 0.1), linear(B));
+        assert_eq!(t.at(-0.1, -0.1), linear(A));
+        let s = TextureSpec::Solid { color: B }.build("t").expect("solid");
+        assert_eq!(s.at(3.0, -8.0), linear(B));
+        assert_eq!(linear(B), [0.0, 0.2, 1.0]);
+    }
+
+    #[test]
+    fn bricks_lie_in_a_running_bond_with_mortar_joints() {
+        let t = TextureSpec::Brick {
+            width_m: 0.4,
+            height_m: 0.2,
+            mortar_m: 0.02,
+            colors: [[200, 100, 50], B],
+        }
+        .build("t")
+        .expect("brick");
+        let shade = |course: i64, brick: i64| {
+            let k = 0.9 + 0.2 * hash01(course, brick, 0x9e37);
+            linear([200, 100, 50]).map(|c| (c * k).min(1.0))
+        };
+        // Course 0 from u = 0; a joint at each brick's start and the
+        // course's foot.
+        assert_eq!(t.at(0.05, 0.05), shade(0, 0));
+        assert_eq!(t.at(0.45, 0.05), shade(0, 1));
+        assert_eq!(t.at(0.01, 0.05), linear(B));
+        assert_eq!(t.at(0.05, 0.21), linear(B));
+        // Course 1 is shifted by half a brick: no joint at u = 0.01.
+        // Its joints are at u = 0.2, 0.6, …
+        assert_eq!(t.at(0.01, 0.25), shade(1, 0));
+        assert_eq!(t.at(0.19, 0.25), shade(1, 0));
+        assert_eq!(t.at(0.21, 0.25), linear(B));
+        assert_eq!(t.at(0.25, 0.25), shade(1, 1));
+        // Below zero, course −1 is odd too.
+        assert_eq!(t.at(0.01, -0.1), shade(-1, 0));
+        // Each brick its own shade within ±10 %.
+        for b in 0..20 {
+            let s = shade(0, b)[0] / linear([200, 100, 50])[0];
+            assert!((0.9..=1.1).contains(&s), "{s}");
+        }
+        assert_ne!(shade(0, 0), shade(0, 1));
+    }
+
+    #[test]
+    fn sizes_out_of_range_are_refused_by_key() {
+        let e = |spec: TextureSpec| {
+            spec.build("objects[1].texture")
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            e(TextureSpec::Checker {
+                size_m: 0.0,
+                colors: [A, B]
+            }),
+            Err("objects[1].texture.checker.size_m: 0 is outside 0.001..=1000 m".into())
+        );
+        assert_eq!(
+            e(TextureSpec::Noise {
+                seed: 1,
+                scale_m: 1000.5,
+                colors: [A, B]
+            }),
+            Err("objects[1].texture.noise.scale_m: 1000.5 is outside 0.001..=1000 m".into())
+        );
+        assert!(e(TextureSpec::Checker {
+            size_m: f64::NAN,
+            colors: [A, B]
+        })
+        .is_err());
+        assert!(e(TextureSpec::Checker {
+            size_m: 0.001,
+            colors: [A, B]
+        })
+        .is_ok());
+        assert!(e(TextureSpec::Checker {
+            size_m: 1000.0,
+            colors: [A, B]
+        })
+        .is_ok());
+        let brick = |w: f64, h: f64, m: f64| TextureSpec::Brick {
+            width_m: w,
+            height_m: h,
+            mortar_m: m,
+            colors: [A, B],
+        };
+        assert!(e(brick(0.4, 0.2, 0.099)).is_ok());
+        assert!(e(brick(0.4, 0.2, 0.1)).is_err());
+        assert!(e(brick(0.2, 0.4, 0.1)).is_err());
+        assert!(e(brick(0.0, 0.2, 0.01))
+            .expect_err("width")
+            .contains("brick.width_m"));
+        assert!(e(brick(0.4, 2000.0, 0.01))
+            .expect_err("height")
+            .contains("brick.height_m"));
+        assert!(e(brick(0.4, 0.2, 0.0))
+            .expect_err("mortar")
+            .contains("brick.mortar_m"));
+        // The defaults are within range.
+        assert!(e(TextureSpec::ground()).is_ok() && e(TextureSpec::object()).is_ok());
+    }
 }

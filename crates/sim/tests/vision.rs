@@ -202,8 +202,18 @@ fn the_loop_fires_the_lidar_each_tick_from_the_vehicles_pose_the_same_on_two_thr
             .lidar_mut(0, 0)
             .expect("lidar")
             .take(&mut points);
-        let z = ls.sim().vehicles()[0].body().state.pos_ned_m.z;
-        (points, z)
+        assert!(ls.sim_mut().lidar_mut(0, 1).is_none());
+        assert!(ls.sim_mut().lidar_mut(1, 0).is_none());
+        let v = &ls.sim().vehicles()[0];
+        let body = v.body().state.pos_ned_m;
+        // The LiDAR's pose at its last firing: 0.1 m above the centre of
+        // mass; the vehicle's start on the ground below where it began.
+        let pose = v.lidars()[0].pose().expect("fired");
+        assert!((pose.position_ned_m - body - Vector3::new(0.0, 0.0, -0.1)).norm() < 1e-12);
+        assert_eq!(v.start_ned_m(), Vector3::new(3.0, -2.0, 0.0));
+        assert_eq!(v.lidars()[0].spec().name, "l");
+        assert!(v.cameras().is_empty());
+        (points, body.z)
     };
     let (points, body_z) = run(1);
     // 50 ms: 50 firings of 16 lasers, all on the ground under the quad.
@@ -233,4 +243,35 @@ fn the_loop_fires_the_lidar_each_tick_from_the_vehicles_pose_the_same_on_two_thr
     );
     assert_eq!(l.data_frame, LidarFrame::SensorLocalFrame);
     assert!(l.problem().is_none());
+}
+
+#[test]
+fn the_worlds_scene_is_built_from_the_scenario_and_can_be_changed() {
+    let s = load(
+        r#"{"vehicles": [{"kind": "multirotor", "sensors": {"cameras": [{"name": "c", "width": 8, "height": 6}]}}],
+            "scene": {"objects": [{"name": "box", "shape": {"box": {"size_m": [1, 1, 1]}},
+                                   "position_ned_m": [5, 0, -0.5]}]}}"#,
+    )
+    .expect("scenario");
+    let src = ScenarioSource {
+        name: "v.json".into(),
+        base_dir: ".".into(),
+    };
+    let mut sim = s.build_simulation(&src).expect("sim");
+    assert_eq!(sim.vehicles()[0].cameras()[0].width, 8);
+    let scene = sim.world().scene().expect("scene");
+    assert_eq!(scene.object_named("box"), Some(0));
+    assert_eq!(scene.generation(), 0);
+    let q = UnitQuaternion::identity();
+    assert!(sim
+        .scene_mut()
+        .expect("scene")
+        .set_pose(0, &Vector3::new(9.0, 1.0, -0.5), &q));
+    let (at, _) = sim.world().scene().expect("scene").pose(0).expect("pose");
+    assert!((at - Vector3::new(9.0, 1.0, -0.5)).norm() < 1e-6);
+    // A scenario without a scene has none.
+    let bare = load(r#"{"vehicles": [{"kind": "multirotor"}]}"#).expect("bare");
+    let mut sim = bare.build_simulation(&src).expect("sim");
+    assert!(sim.world().scene().is_none());
+    assert!(sim.scene_mut().is_none());
 }
