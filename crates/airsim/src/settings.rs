@@ -903,11 +903,39 @@ mod tests {
     #[test]
     fn a_cars_lidar_looks_level_and_a_vehicle_without_cameras_gets_airsims_five() {
         let text = r#"{"SimMode": "Car", "Vehicles": {"Car1": {"VehicleType": "PhysXCar",
-            "Sensors": {"L": {"SensorType": 6, "Enabled": true, "VerticalFOVLower": -20}}}}}"#;
+            "Sensors": {"L": {"SensorType": 6, "Enabled": true, "VerticalFOVLower": -20},
+                        "M": {"SensorType": 6, "Enabled": true}}}}}"#;
         let i = import(text, "s.json").expect("import");
         let s = &i.scenario["vehicles"][0]["sensors"];
         assert_eq!(s["lidars"][0]["vertical_fov_upper_deg"], 10.0);
         assert_eq!(s["lidars"][0]["vertical_fov_lower_deg"], -20.0);
+        assert_eq!(s["lidars"][1]["vertical_fov_lower_deg"], -10.0);
+        // The keys read are not warned about; a view setting and an
+        // unknown key are, differently.
+        assert!(!i
+            .warnings
+            .iter()
+            .any(|w| w.contains("Car1.Sensors") || w.contains("VehicleType")));
+        let text = r#"{"ViewMode": "NoDisplay", "Colour": 1,
+            "DefaultSensors": {"L": {"SensorType": 6, "Enabled": true}},
+            "Vehicles": {"D": {"VehicleType": "SimpleFlight", "AutoCreate": true,
+               "Cameras": {"c": {}}, "Sensors": {"Imu": {"SensorType": 2, "Enabled": true}}}}}"#;
+        let i = import(text, "s.json").expect("import");
+        let said = |s: &str| i.warnings.iter().any(|w| w.contains(s));
+        assert!(said(
+            "ViewMode is not used by mavsitl (a view, a window or Unreal's)"
+        ));
+        assert!(said("Colour is not a setting mavsitl knows"));
+        assert!(
+            !said("Cameras is not used") && !said("AutoCreate"),
+            "{:?}",
+            i.warnings
+        );
+        // The vehicle's IMU replaces the default IMU only: the default
+        // LiDAR stays.
+        let own = &i.scenario["vehicles"][0]["sensors"];
+        assert_eq!(own["lidars"].as_array().map(Vec::len), Some(1));
+        assert_eq!(own["cameras"].as_array().map(Vec::len), Some(6));
         assert_eq!(s["cameras"].as_array().map(Vec::len), Some(5));
         assert_eq!(s["cameras"][3]["mount"]["pitch_deg"], -90.0);
     }

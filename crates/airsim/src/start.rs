@@ -490,6 +490,48 @@ mod tests {
         }
     }
 
+    /// A world without a scene gets the blocks, a vehicle without cameras
+    /// AirSim's five; a scene file replaces the scenario's; a bad one is
+    /// refused naming the file.
+    #[test]
+    fn the_scene_and_cameras_are_fitted_for_the_api() {
+        let source = ScenarioSource {
+            name: "s.json".into(),
+            base_dir: PathBuf::from("."),
+        };
+        let mut s = Scenario::from_json(
+            r#"{"vehicles":[{"kind":"multirotor"},{"kind":"multirotor","sensors":{"cameras":[{"name":"only"}]}}]}"#,
+            &source,
+        )
+        .expect("scenario");
+        fit_vision(&mut s, None).expect("fit");
+        assert_eq!(s.scene, Some(crate::vision::blocks()));
+        assert_eq!(s.vehicles[0].sensors.cameras.len(), 5);
+        assert_eq!(s.vehicles[1].sensors.cameras.len(), 1);
+        let dir = std::env::temp_dir().join(format!("mavsitl-scene-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let good = dir.join("good.json");
+        std::fs::write(&good, r#"{"objects":[{"name":"a","shape":{"sphere":{"radius_m":1}},"position_ned_m":[3,0,-1]}]}"#)
+            .expect("write");
+        fit_vision(&mut s, Some(&good)).expect("fit");
+        assert_eq!(s.scene.as_ref().map(|c| c.objects.len()), Some(1));
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, r#"{"objects":[{"name":"a","shape":{"sphere":{"radius_m":0}},"position_ned_m":[3,0,-1]}]}"#)
+            .expect("write");
+        let e = fit_vision(&mut s, Some(&bad))
+            .map_err(|f| f.message)
+            .expect_err("flat");
+        assert!(
+            e.contains("bad.json") && e.contains("radius_m: 0 is outside"),
+            "{e}"
+        );
+        let e = fit_vision(&mut s, Some(&dir.join("none.json")))
+            .map_err(|f| f.message)
+            .expect_err("missing");
+        assert!(e.contains("none.json: cannot read"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     /// The image, LiDAR and scene calls through the API's dispatch: each
     /// finds its vehicle by its own argument (`simGetImage`'s third, the
     /// others' second), refuses an external camera, and the scene's calls
@@ -553,7 +595,12 @@ mod tests {
         let e = car
             .call(
                 "simGetImage",
-                vec![Value::from("0"), Value::from(0), Value::from("Car9")],
+                vec![
+                    Value::from("0"),
+                    Value::from(0),
+                    Value::from("Car9"),
+                    Value::from(false),
+                ],
             )
             .expect_err("no such car");
         assert!(e.contains("'Car9'"), "{e}");

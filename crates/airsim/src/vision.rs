@@ -493,12 +493,15 @@ pub fn set_object_pose(sim: &mut Simulation, name: &str, pose: &Value) -> bool {
     ) else {
         return false;
     };
-    let v = [x, y, z, w, i, j, k];
-    if v.iter().any(|c| !c.is_finite() || c.abs() > 1e5) || (w * w + i * i + j * j + k * k) < 1e-12
-    {
+    // Within the scene's ±100 km (NaN is not), turned by a quaternion of
+    // some length.
+    let within = |c: f64| c.abs() <= mavsitl_render::scene::MAX_POSITION_M;
+    if !(within(x) && within(y) && within(z)) || [w, i, j, k].iter().any(|c| !c.is_finite()) {
         return false;
     }
-    let q = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(w, i, j, k));
+    let Some(q) = UnitQuaternion::try_new(nalgebra::Quaternion::new(w, i, j, k), 1e-6) else {
+        return false;
+    };
     let Some(scene) = sim.scene_mut() else {
         return false;
     };
@@ -769,10 +772,11 @@ mod tests {
             ask("front_center", 2, true, false),
             ask("front_center", 5, false, false),
             ask("front_center", 3, false, false),
+            ask("front_center", 2, false, false),
         ];
         let out = r.images(&sim, target(), &reqs, 1234).expect("images");
         let out = out.as_array().expect("list");
-        assert_eq!(out.len(), 4);
+        assert_eq!(out.len(), 5);
         let centre = 24 * 65 + 32;
         // 10 m north, the camera 0.25 m ahead of the centre of mass.
         let planar = floats(&out[0]);
@@ -792,6 +796,11 @@ mod tests {
         // DepthVis: 9.75 m of 100 m white.
         let vis = bytes(&out[3]);
         assert_eq!(vis[3 * centre], (9.75f32 / 100.0 * 255.0).round() as u8);
+        // DepthPerspective as bytes: the ray's length, greyed the same way.
+        let grey = |d: f32| (d / 100.0 * 255.0).round() as u8;
+        let persp_bytes = bytes(&out[4]);
+        assert_eq!(persp_bytes[3 * corner], grey(persp[corner]));
+        assert_ne!(persp_bytes[3 * corner], vis[3 * corner]);
         // The pose and stamp of the render.
         assert_eq!(field(&out[0], "time_stamp").as_u64(), Some(1234));
         assert_eq!(field(&out[0], "width").as_u64(), Some(65));
@@ -897,6 +906,22 @@ mod tests {
             requests_of(&ok).expect("one"),
             vec![ask("3", 1, true, true)]
         );
+        // Flags as integers, as some clients send them.
+        let ints = Value::Array(vec![map(vec![
+            ("camera_name", Value::from("0")),
+            ("image_type", Value::from(2)),
+            ("pixels_as_float", Value::from(1)),
+            ("compress", Value::from(0)),
+        ])]);
+        assert_eq!(
+            requests_of(&ints).expect("one"),
+            vec![ask("0", 2, true, false)]
+        );
+        let at_most = Value::Array(vec![
+            ints.as_array().expect("list")[0].clone();
+            MAX_REQUESTS
+        ]);
+        assert_eq!(requests_of(&at_most).map(|r| r.len()), Ok(MAX_REQUESTS));
         assert!(requests_of(&Value::from(1)).is_err());
         assert!(requests_of(&Value::Array(vec![Value::from("x")])).is_err());
     }
@@ -908,9 +933,20 @@ mod tests {
             sim.step().expect("step");
         }
         let mut r = Renders::default();
+        let from = Target {
+            origin: Vector3::new(1.0, 2.0, 0.0),
+            ..target()
+        };
         let out = r
-            .lidar_data(&mut sim, target(), "", |us| us * 1000)
+            .lidar_data(&mut sim, from, "", |us| us * 1000)
             .expect("lidar");
+        // Its pose from the vehicle's origin.
+        let p = types::vector3r_of(field(field(&out, "pose"), "position")).expect("pose");
+        let body = sim.vehicles()[0].body().state.pos_ned_m;
+        assert!(
+            (p - (body - Vector3::new(1.0, 2.0, 0.0))).norm() < 1e-9,
+            "{p}"
+        );
         let cloud = field(&out, "point_cloud").as_array().expect("cloud").len();
         let seg = field(&out, "segmentation").as_array().expect("ids").len();
         // 1 000 firings a second of 16 lasers for 0.1 s, all on the ground
@@ -971,6 +1007,56 @@ mod tests {
         assert!(!set_object_pose(&mut sim, "Nothing", &pose));
         let far = types::pose(&Vector3::new(1e6, 0.0, 0.0), &UnitQuaternion::identity());
         assert!(!set_object_pose(&mut sim, "Wall", &far));
+        // At the scene's edge, and a step beyond it on each axis.
+        let turned = |p: [f64; 3], q: [f64; 4]| {
+            map(vec![
+                ("position", types::vector3r(&Vector3::from(p))),
+                (
+                    "orientation",
+                    map(vec![
+                        ("w_val", Value::from(q[0])),
+                        ("x_val", Value::from(q[1])),
+                        ("y_val", Value::from(q[2])),
+                        ("z_val", Value::from(q[3])),
+                    ]),
+                ),
+            ])
+        };
+        let level = [1.0, 0.0, 0.0, 0.0];
+        assert!(set_object_pose(
+            &mut sim,
+            "CubeA",
+            &turned([1e5, -1e5, 1e5], level)
+        ));
+        for p in [
+            [1e5 + 1.0, 0.0, 0.0],
+            [0.0, -1e5 - 1.0, 0.0],
+            [0.0, 0.0, 1e5 + 1.0],
+            [f64::NAN, 0.0, 0.0],
+        ] {
+            assert!(
+                !set_object_pose(&mut sim, "CubeA", &turned(p, level)),
+                "{p:?}"
+            );
+        }
+        // A quaternion of any length is normalised; one of none, or NaN, is refused.
+        assert!(set_object_pose(
+            &mut sim,
+            "CubeA",
+            &turned([0.0, 30.0, -0.5], [2.0, 0.0, 0.0, 0.0])
+        ));
+        let (_, q) = sim.world().scene().expect("scene").pose(1).expect("pose");
+        assert!((q.w - 1.0).abs() < 1e-6);
+        for q in [
+            [0.0, 0.0, 0.0, 1e-7],
+            [f64::NAN, 0.0, 0.0, 1.0],
+            [1.0, 0.0, f64::INFINITY, 0.0],
+        ] {
+            assert!(
+                !set_object_pose(&mut sim, "CubeA", &turned([0.0, 30.0, -0.5], q)),
+                "{q:?}"
+            );
+        }
         let after = r
             .images(&sim, target(), &[ask("0", 1, true, false)], 0)
             .expect("images");

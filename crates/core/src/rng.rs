@@ -68,4 +68,30 @@ mod tests {
         assert_ne!(draw(7, 0, NoiseSource::Imu), draw(7, 1, NoiseSource::Imu));
         assert_ne!(draw(7, 0, NoiseSource::Imu), draw(8, 0, NoiseSource::Imu));
     }
+
+    /// A LiDAR's stream is ChaCha8's stream (vehicle << 32) | (256 + index):
+    /// the same draws as a generator set to that stream by hand, apart from
+    /// every other source's, vehicle's and LiDAR's.
+    #[test]
+    fn lidar_streams_sit_above_the_sources_per_vehicle_and_index() {
+        let take = |mut r: NoiseRng| (0..4).map(|_| r.next_u64()).collect::<Vec<_>>();
+        let mut by_hand = ChaCha8Rng::seed_from_u64(5);
+        by_hand.set_stream((3u64 << 32) | 258);
+        assert_eq!(take(lidar_rng(5, 3, 2)), take(by_hand));
+        assert_eq!(lidar_rng(5, 3, 2).get_stream(), (3u64 << 32) | 258);
+        assert_eq!(lidar_rng(5, 0, 0).get_stream(), 256);
+        assert_ne!(take(lidar_rng(5, 3, 2)), take(lidar_rng(5, 3, 1)));
+        assert_ne!(take(lidar_rng(5, 3, 2)), take(lidar_rng(5, 2, 2)));
+        assert_ne!(take(lidar_rng(5, 3, 2)), take(lidar_rng(6, 3, 2)));
+        for source in [
+            NoiseSource::Imu,
+            NoiseSource::Rangefinder,
+            NoiseSource::Turbulence,
+        ] {
+            assert_ne!(
+                lidar_rng(5, 3, 0).get_stream(),
+                noise_rng(5, 3, source).get_stream()
+            );
+        }
+    }
 }

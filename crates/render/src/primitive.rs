@@ -350,6 +350,9 @@ mod tests {
         assert_eq!(c.cast(v(-5.0, 0.0, -2.5), v(1.0, 0.0, 0.0), 100.0), None);
         assert_eq!(c.cast(v(-5.0, 1.5, 0.0), v(1.0, 0.0, 0.0), 100.0), None);
         assert_eq!(c.cast(v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), 100.0), None);
+        // From its side or its top, inwards: on it, so not entered.
+        assert_eq!(c.cast(v(-1.0, 0.0, 0.0), v(1.0, 0.0, 0.0), 100.0), None);
+        assert_eq!(c.cast(v(0.5, 0.0, -2.0), v(0.0, 0.0, 1.0), 100.0), None);
         // From inside towards a cap, or up its axis from below: inside.
         assert_eq!(c.cast(v(0.3, 0.2, 1.0), v(0.0, 0.0, 1.0), 100.0), None);
         assert_eq!(c.cast(v(0.3, 0.2, -1.0), v(0.1, 0.0, -1.0), 100.0), None);

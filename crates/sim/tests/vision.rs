@@ -119,6 +119,10 @@ fn cameras_and_lidars_out_of_range_are_refused_by_key() {
                         "horizontal_fov_start_deg": 0, "horizontal_fov_end_deg": 360, "range_noise_m": 10}]}"#,
     )
     .expect("edges");
+    let long = |n: usize| format!(r#"{{"cameras": [{{"name": "{}"}}]}}"#, "n".repeat(n));
+    with_sensors(&long(64)).expect("64 bytes");
+    let e = with_sensors(&long(65)).expect_err("65 bytes");
+    assert!(e.contains("must be 1 to 64 bytes"), "{e}");
     let sixteen: Vec<String> = (0..16).map(|i| format!(r#"{{"name": "c{i}"}}"#)).collect();
     with_sensors(&format!(r#"{{"cameras": [{}]}}"#, sixteen.join(","))).expect("sixteen");
 }
@@ -175,6 +179,17 @@ fn a_mounted_camera_sits_and_looks_where_its_mount_puts_it() {
         ]
     );
     assert!((five[1].mount.y_m - five[2].mount.y_m - 0.12).abs() < 1e-12);
+    let xz: Vec<(f64, f64)> = five.iter().map(|c| (c.mount.x_m, c.mount.z_m)).collect();
+    assert_eq!(
+        xz,
+        [
+            (0.25, 0.0),
+            (0.25, 0.0),
+            (0.25, 0.0),
+            (0.0, 0.1),
+            (-0.25, 0.0)
+        ]
+    );
     assert_eq!(five[3].mount.pitch_deg, -90.0);
     assert_eq!(five[4].mount.yaw_deg, 180.0);
     assert!(five.iter().all(|c| c.problem().is_none()));
@@ -242,6 +257,24 @@ fn the_loop_fires_the_lidar_each_tick_from_the_vehicles_pose_the_same_on_two_thr
         (16, 100_000, 100.0)
     );
     assert_eq!(l.data_frame, LidarFrame::SensorLocalFrame);
+    assert_eq!(
+        (
+            l.rotations_per_second,
+            l.vertical_fov_upper_deg,
+            l.vertical_fov_lower_deg,
+            l.horizontal_fov_start_deg,
+            l.horizontal_fov_end_deg
+        ),
+        (10.0, -15.0, -45.0, 0.0, 359.0)
+    );
+    // The same defaults when read from a scenario with the name alone.
+    let read = with_sensors(r#"{"lidars": [{"name": "x"}]}"#).expect("lidar");
+    assert_eq!(read.vehicles[0].sensors.lidars[0], l);
+    let cam = with_sensors(r#"{"cameras": [{"name": "c"}]}"#).expect("camera");
+    assert_eq!(
+        cam.vehicles[0].sensors.cameras[0],
+        CameraSpec::new("c", Mount::default())
+    );
     assert!(l.problem().is_none());
 }
 
