@@ -854,6 +854,8 @@ mod tests {
         // Its default mount's other values stay.
         assert_eq!(left["mount"]["x_m"], 0.25);
         assert_eq!(cams[5]["mount"]["yaw_deg"], 180.0);
+        assert_eq!(cams[5]["mount"]["x_m"], -0.3);
+        assert_eq!(cams[5]["mount"]["z_m"], 0.1);
         assert_eq!(cams[5]["width"], 640);
         let lidars = sensors["lidars"].as_array().expect("lidars");
         // Lidar2 lists no Enabled: off, as AirSim parses it.
@@ -870,6 +872,26 @@ mod tests {
                 i.warnings
             );
         }
+        assert!(
+            !i.warnings
+                .iter()
+                .any(|w| w.contains("CaptureSettings.ImageType")),
+            "{:?}",
+            i.warnings
+        );
+        // Entries of one size for several types: no warning; a LiDAR's
+        // Roll and X read as its mount's.
+        let same = r#"{"Vehicles": {"D": {"VehicleType": "SimpleFlight",
+            "Cameras": {"c": {"Roll": 5, "CaptureSettings": [{"ImageType": 0, "Width": 64, "Height": 48},
+                                            {"ImageType": 5, "Width": 64, "Height": 48}]}},
+            "Sensors": {"L": {"SensorType": 6, "Enabled": true, "Roll": 3, "X": 0.2}}}}}"#;
+        let one = import(same, "s.json").expect("import");
+        assert!(one.warnings.is_empty(), "{:?}", one.warnings);
+        let s1 = &one.scenario["vehicles"][0]["sensors"];
+        assert_eq!(s1["lidars"][0]["mount"]["roll_deg"], 3.0);
+        assert_eq!(s1["lidars"][0]["mount"]["x_m"], 0.2);
+        assert_eq!(s1["cameras"][5]["mount"]["roll_deg"], 5.0);
+        assert_eq!(s1["cameras"][5]["width"], 64);
         // The scenario checks what the settings ask.
         let src = mavsitl_sim::scenario::ScenarioSource {
             name: "s.json".into(),

@@ -1080,6 +1080,30 @@ mod tests {
     }
 
     #[test]
+    fn the_blocks_are_twelve_objects_with_ids_ten_to_twenty_one() {
+        let spec = blocks();
+        assert_eq!(spec.objects.len(), 12);
+        let ids: Vec<u32> = spec
+            .objects
+            .iter()
+            .filter_map(|o| o.segmentation_id)
+            .collect();
+        assert_eq!(ids, (10..22).collect::<Vec<u32>>());
+        assert_eq!(spec.objects[0].name, "OrangeBall");
+        let scene = mavsitl_render::Scene::build(&spec).expect("blocks");
+        assert_eq!(scene.object_named("Tower"), Some(3));
+        // Every block stands on the ground: its lowest point at down 0.
+        for o in &spec.objects {
+            let half = match o.shape {
+                mavsitl_render::scene::ShapeSpec::Box { size_m } => size_m[2] / 2.0,
+                mavsitl_render::scene::ShapeSpec::Cylinder { height_m, .. } => height_m / 2.0,
+                mavsitl_render::scene::ShapeSpec::Sphere { radius_m } => radius_m,
+            };
+            assert!((o.position_ned_m[2] + half).abs() < 1e-9, "{}", o.name);
+        }
+    }
+
+    #[test]
     fn camera_info_gives_the_pose_the_view_and_the_projection() {
         let sim = world();
         let info = camera_info(&sim, target(), "front_center").expect("info");

@@ -133,7 +133,9 @@ fn enter_cylinder(o: Vector, d: Vector, r: f32, hh: f32) -> Option<f32> {
         let cap = -hh.copysign(d.z);
         let t = (cap - o.z) / d.z;
         let (x, y) = (o.x + t * d.x, o.y + t * d.y);
-        if t > 0.0 && x * x + y * y <= r * r && best.is_none_or(|b| t < b) {
+        // A ray that enters through this cap crosses the side's surface
+        // above or below the body, so at most one of the two is met.
+        if t > 0.0 && x * x + y * y <= r * r {
             best = Some(t);
         }
     }

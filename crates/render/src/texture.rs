@@ -249,7 +249,7 @@ fn value_noise(seed: u64, x: f32, y: f32) -> f32 {
 mod tests {
     use super::*;
 
-    const A: Rgb = [255, 0, 0];
+    const A: Rgb = [255, 0, 51];
     const B: Rgb = [0, 51, 255];
 
     #[test]
@@ -288,7 +288,7 @@ mod tests {
         let n = 0.5 * hash01(3, 5, 7) + 0.3 * hash01(6, 10, 6) + 0.2 * hash01(12, 20, 5);
         let got = t.at(1.5, 2.5);
         // A + (B − A)·n, channel by channel.
-        let want = [1.0 - n, 0.2 * n, n];
+        let want = [1.0 - n, 0.2 * n, 0.2 + 0.8 * n];
         for i in 0..3 {
             assert!((got[i] - want[i]).abs() < 1e-6, "{got:?} {want:?}");
         }
