@@ -1092,6 +1092,23 @@ mod tests {
         assert_eq!(spec.objects[0].name, "OrangeBall");
         let scene = mavsitl_render::Scene::build(&spec).expect("blocks");
         assert_eq!(scene.object_named("Tower"), Some(3));
+        // Where docs/reference/scene.md's table puts them, NED m.
+        let table = [
+            [15.0, 0.0, -1.5],
+            [25.0, -6.0, -2.0],
+            [20.0, 10.0, -3.0],
+            [35.0, 5.0, -6.0],
+            [0.0, -20.0, -2.5],
+            [-20.0, 0.0, -1.5],
+            [0.0, 20.0, -4.0],
+            [-12.0, 14.0, -2.0],
+            [60.0, -15.0, -5.0],
+            [10.0, -12.0, -0.25],
+            [30.0, -20.0, -1.0],
+            [-8.0, -6.0, -2.5],
+        ];
+        let at: Vec<[f64; 3]> = spec.objects.iter().map(|o| o.position_ned_m).collect();
+        assert_eq!(at, table);
         // Every block stands on the ground: its lowest point at down 0.
         for o in &spec.objects {
             let half = match o.shape {
