@@ -35,6 +35,10 @@ use mavsitl_render::palette::PALETTE;
 use mavsitl_sim::sensors::vision::CameraSpec;
 use mavsitl_sim::sim::Simulation;
 
+/// Pixels in one `simGetImages` call, at most (one 4096 × 4096 image):
+/// a float pixel costs 16 bytes in the answer, so an answer stays under
+/// 300 MB.
+pub const MAX_PIXELS_PER_CALL: u64 = 4096 * 4096;
 /// Requests in one `simGetImages` call, at most.
 pub const MAX_REQUESTS: usize = 64;
 /// DepthVis's white, m.
@@ -204,6 +208,16 @@ impl Renders {
             .get(t.index)
             .map(|v| v.cameras().to_vec())
             .unwrap_or_default();
+        let mut pixels = 0u64;
+        for r in requests {
+            let c = camera_index(&cameras, &r.camera_name, t.name)?;
+            pixels += u64::from(cameras[c].width) * u64::from(cameras[c].height);
+        }
+        if pixels > MAX_PIXELS_PER_CALL {
+            return Err(format!(
+                "simGetImages: {pixels} pixels asked in one call; at most {MAX_PIXELS_PER_CALL}: ask fewer images at a time"
+            ));
+        }
         let mut out = Vec::with_capacity(requests.len());
         for r in requests {
             let c = camera_index(&cameras, &r.camera_name, t.name)?;
@@ -893,6 +907,38 @@ mod tests {
                 .expect_err("refused");
             assert!(e.contains(want), "{t}: {e}");
         }
+        // 64 requests of a 65 × 49 camera fit; the pixels of one call are
+        // capped (a world of 4096-pixel cameras would ask 1 G floats).
+        let sixty_four = vec![ask("0", 0, false, true); 64];
+        assert_eq!(
+            r.images(&sim, target(), &sixty_four, 0)
+                .map(|v| v.as_array().map(Vec::len)),
+            Ok(Some(64))
+        );
+        let source = ScenarioSource {
+            name: "big.json".into(),
+            base_dir: std::path::PathBuf::new(),
+        };
+        let big = Scenario::from_json(
+            r#"{"vehicles": [{"kind": "multirotor", "sensors": {"cameras": [
+                 {"name": "wide", "width": 4096, "height": 4096}]}}], "scene": {}}"#,
+            &source,
+        )
+        .expect("scenario")
+        .build_simulation(&source)
+        .expect("sim");
+        let e = r
+            .images(
+                &big,
+                target(),
+                &[ask("wide", 1, true, false), ask("wide", 2, true, false)],
+                0,
+            )
+            .expect_err("two 16 Mpx images");
+        assert_eq!(
+            e,
+            "simGetImages: 33554432 pixels asked in one call; at most 16777216: ask fewer images at a time"
+        );
         let many = Value::Array(vec![Value::Nil; MAX_REQUESTS + 1]);
         assert!(requests_of(&many)
             .expect_err("too many")
