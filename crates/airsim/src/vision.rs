@@ -213,11 +213,7 @@ impl Renders {
             let c = camera_index(&cameras, &r.camera_name, t.name)?;
             pixels += u64::from(cameras[c].width) * u64::from(cameras[c].height);
         }
-        if pixels > MAX_PIXELS_PER_CALL {
-            return Err(format!(
-                "simGetImages: {pixels} pixels asked in one call; at most {MAX_PIXELS_PER_CALL}: ask fewer images at a time"
-            ));
-        }
+        pixels_allowed(pixels)?;
         let mut out = Vec::with_capacity(requests.len());
         for r in requests {
             let c = camera_index(&cameras, &r.camera_name, t.name)?;
@@ -334,6 +330,16 @@ impl Renders {
             pose,
         })
     }
+}
+
+/// Refuses a call asking more than [`MAX_PIXELS_PER_CALL`] pixels.
+fn pixels_allowed(pixels: u64) -> Result<(), String> {
+    if pixels > MAX_PIXELS_PER_CALL {
+        return Err(format!(
+            "simGetImages: {pixels} pixels asked in one call; at most {MAX_PIXELS_PER_CALL}: ask fewer images at a time"
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses the image types and float requests not rendered.
@@ -939,6 +945,9 @@ mod tests {
             e,
             "simGetImages: 33554432 pixels asked in one call; at most 16777216: ask fewer images at a time"
         );
+        // Exactly one 4096 × 4096 image's pixels are allowed.
+        assert_eq!(pixels_allowed(MAX_PIXELS_PER_CALL), Ok(()));
+        assert!(pixels_allowed(MAX_PIXELS_PER_CALL + 1).is_err());
         let many = Value::Array(vec![Value::Nil; MAX_REQUESTS + 1]);
         assert!(requests_of(&many)
             .expect_err("too many")
