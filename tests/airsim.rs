@@ -554,14 +554,21 @@ fn hello_drones_images_and_a_lidar_come_through_airsims_client() {
             "Vehicles": {"Drone1": {"VehicleType": "SimpleFlight",
               "Sensors": {"Lidar1": {"SensorType": 6, "Enabled": true, "PointsPerSecond": 20000}},
               "Cameras": {"front_left": {"CaptureSettings": [
-                 {"ImageType": 0, "Width": 320, "Height": 240, "FOV_Degrees": 90}]}}}}}"#,
+                 {"ImageType": 0, "Width": 320, "Height": 240, "FOV_Degrees": 90}]}}}},
+            "Recording": {"RecordInterval": 0.1, "Cameras": [
+               {"CameraName": "front_left", "ImageType": 0},
+               {"CameraName": "front_right", "ImageType": 0},
+               {"CameraName": "front_left", "ImageType": 1}]}}"#,
     )
     .expect("settings");
+    let record = tmp.path().join("rec");
     let s = server(&[
         "--clock-speed",
         "10",
         "--settings",
         settings.to_str().expect("utf8"),
+        "--record",
+        record.to_str().expect("utf8"),
     ]);
     let out_dir = tmp.path().join("images");
     std::fs::create_dir_all(&out_dir).expect("dir");
@@ -652,4 +659,89 @@ fn hello_drones_images_and_a_lidar_come_through_airsims_client() {
     );
     let e = out["camera_error"].as_str().expect("camera error");
     assert!(e.contains("'nowhere' is not available"), "{e}");
+    stop(s);
+    euroc_recording_opens(&record);
+}
+
+/// Stops a server as Ctrl-C does, and waits for it to close its recording.
+fn stop(server: Server) {
+    let child = server.into_child();
+    // SAFETY: kill(2) on our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(130));
+}
+
+/// The recording of the flight above, opened as a EuRoC-style data set by
+/// OpenCV, NumPy and PyYAML (tests/python/euroc_check.py).
+fn euroc_recording_opens(dir: &Path) {
+    let o = Command::new(python())
+        .arg(root().join("tests/python/euroc_check.py"))
+        .arg(dir)
+        .output()
+        .expect("python");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "the data set did not open: {}\n{text}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let d: serde_json::Value = serde_json::from_str(text.trim()).expect("json");
+    assert!(d["imu_rows"].as_u64().expect("imu") > 100, "{d}");
+    assert_eq!(d["imu_identity"], true);
+    // The settings' stereo pair (cam0 front_left at 320 × 240, cam1
+    // front_right at AirSim's 256 × 144) and front_left's depth, 10 frames
+    // a second, each frame at an IMU sample's time.
+    let cams = d["cameras"].as_object().expect("cameras");
+    let names: Vec<&String> = cams.keys().collect();
+    assert_eq!(names, ["cam0", "cam1", "depth0", "depth1"], "{d}");
+    for (name, c) in cams {
+        assert!(c["frames"].as_u64().expect("frames") >= 10, "{name}: {c}");
+        assert_eq!(c["on_imu_clock"], true, "{name}");
+        assert_eq!(c["rigid"], true, "{name}");
+        assert!(
+            (c["rate_hz"].as_f64().expect("rate") - 10.0).abs() < 1e-9,
+            "{name}: {c}"
+        );
+    }
+    assert_eq!(cams["cam0"]["shapes"], serde_json::json!([[240, 320, 3]]));
+    assert_eq!(cams["cam0"]["dtypes"], serde_json::json!(["uint8"]));
+    assert_eq!(cams["cam1"]["shapes"], serde_json::json!([[144, 256, 3]]));
+    assert_eq!(cams["depth0"]["shapes"], serde_json::json!([[240, 320]]));
+    assert_eq!(cams["depth0"]["dtypes"], serde_json::json!(["uint16"]));
+    let intrinsics: Vec<f64> = cams["cam0"]["intrinsics"]
+        .as_array()
+        .expect("intrinsics")
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .collect();
+    assert_eq!(intrinsics, [160.0, 160.0, 159.5, 119.5]);
+    // front_left 0.06 m left of the centre, front_right 0.06 m right.
+    let y = |c: &str| cams[c]["t"][1].as_f64().expect("t");
+    assert!((y("cam0") + 0.06).abs() < 1e-9 && (y("cam1") - 0.06).abs() < 1e-9);
+    let k = &d["kalibr"];
+    assert_eq!(k["chain"], serde_json::json!(["cam0", "cam1"]));
+    assert_eq!(k["T_cam_imu_inverts_T_BS"], serde_json::json!([true, true]));
+    let baseline = k["baselines"][0].as_f64().expect("baseline");
+    assert!((baseline - 0.12).abs() < 1e-9, "{baseline}");
+    assert_eq!(
+        k["imu_keys"],
+        serde_json::json!([
+            "accelerometer_noise_density",
+            "accelerometer_random_walk",
+            "gyroscope_noise_density",
+            "gyroscope_random_walk",
+            "rostopic",
+            "update_rate"
+        ])
+    );
+    // The LiDAR: AirSim's 10 turns a second, 16 lasers, a PCD per turn.
+    let l = &d["lidars"]["lidar0"];
+    assert!(l["sweeps"].as_u64().expect("sweeps") >= 10, "{l}");
+    assert_eq!(l["counts_match"], true);
+    assert_eq!(l["rings"], 16);
+    assert!(l["t_max_s"].as_f64().expect("t") < 0.1, "{l}");
+    assert_eq!(l["fields"], serde_json::json!(["x y z t ring label"]));
 }

@@ -109,7 +109,6 @@ const PX4_RELAY_KEYS: &[&str] = &[
 /// Keys of a settings file that only concern rendering or the editor.
 const IGNORED_TOP: &[&str] = &[
     "ViewMode",
-    "Recording",
     "SubWindows",
     "SegmentationSettings",
     "PawnPaths",
@@ -141,7 +140,10 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
         return Err(format!("{name}: the settings are not a JSON object"));
     };
     let mut w = Vec::new();
-    let mut scenario = json!({"vehicles": []});
+    // AirSim's own recording unless the settings give theirs: camera "0"'s
+    // scene every 0.05 s.
+    let mut scenario = json!({"vehicles": [], "record": {
+        "camera_rate_hz": 20, "images": ["scene"], "cameras": ["front_center"]}});
     let mut clock_speed = None;
     let mut external_physics = false;
     let mut car_mode = false;
@@ -171,6 +173,7 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
                 _ => w.push(format!("{name}: PhysicsEngineName {v}: mavsitl runs its own physics")),
             },
             "Wind" => scenario["environment"] = json!({ "wind": wind(v, name)? }),
+            "Recording" => scenario["record"] = recording(v, name, &mut w)?,
             "SettingsVersion" | "ClockType" | "DefaultSensors" | "Vehicles" | "CameraDefaults" => {}
             k if IGNORED_TOP.contains(&k) => {
                 w.push(format!("{name}: {k} is not used by mavsitl (a view, a window or Unreal's)"))
@@ -252,6 +255,63 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
         simpleflight_parameters,
         warnings: w,
     })
+}
+
+/// AirSim's `Recording` as the scenario's `record`: `RecordInterval` (s)
+/// as the camera rate, the `Cameras` named (AirSim's "0"–"4" as their
+/// names) and the images their `ImageType`s ask for, for every camera
+/// named (0 the scene; 1–4 the depths, recorded as planar depth; 5 the
+/// segmentation). Where and when to record is `--record DIR`'s.
+fn recording(v: &Value, name: &str, w: &mut Vec<String>) -> Result<Value, String> {
+    let obj = v
+        .as_object()
+        .ok_or_else(|| format!("{name}: Recording is not an object"))?;
+    let interval = num(v, "RecordInterval", name)?.unwrap_or(0.05);
+    let hz = 1.0 / interval;
+    if !(hz.is_finite() && (1.0..=1000.0).contains(&hz) && (hz - hz.round()).abs() < 1e-6) {
+        return Err(format!(
+            "{name}: Recording.RecordInterval {interval}: give 0.001 to 1 s, a whole number of frames a second"
+        ));
+    }
+    let mut cameras: Vec<String> = Vec::new();
+    let mut images: Vec<&str> = Vec::new();
+    let list = match obj.get("Cameras") {
+        None => &vec![json!({"CameraName": "0", "ImageType": 0})],
+        Some(l) => l
+            .as_array()
+            .ok_or_else(|| format!("{name}: Recording.Cameras is not a list"))?,
+    };
+    for (i, c) in list.iter().enumerate() {
+        let at = format!("Recording.Cameras[{i}]");
+        let cam = c
+            .get("CameraName")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{name}: {at}.CameraName is not a string"))?;
+        let cam = crate::vision::airsim_camera_name(cam).to_string();
+        let kind = match c.get("ImageType").map_or(Some(0), Value::as_i64) {
+            Some(0) => "scene",
+            Some(1..=4) => "depth",
+            Some(5) => "segmentation",
+            t => {
+                w.push(format!("{name}: {at}.ImageType {t:?}: mavsitl records the scene (0), depth (1-4) and segmentation (5); ignored"));
+                continue;
+            }
+        };
+        if !cameras.contains(&cam) {
+            cameras.push(cam);
+        }
+        if !images.contains(&kind) {
+            images.push(kind);
+        }
+    }
+    for k in obj.keys() {
+        if !matches!(k.as_str(), "RecordInterval" | "Cameras") {
+            w.push(format!(
+                "{name}: Recording.{k}: mavsitl records what --record DIR asks for; ignored"
+            ));
+        }
+    }
+    Ok(json!({"camera_rate_hz": hz.round() as u32, "images": images, "cameras": cameras}))
 }
 
 fn num(v: &Value, key: &str, name: &str) -> Result<Option<f64>, String> {
@@ -999,6 +1059,67 @@ mod tests {
             base_dir: ".".into(),
         };
         mavsitl_sim::scenario::Scenario::from_json(&s.to_string(), &src).expect("scenario");
+    }
+
+    #[test]
+    fn airsims_recording_settings_become_the_recordings_cameras() {
+        // None given: AirSim's own, camera "0"'s scene every 0.05 s.
+        let i = import("{}", "s.json").expect("import");
+        assert_eq!(
+            i.scenario["record"],
+            json!({"camera_rate_hz": 20, "images": ["scene"], "cameras": ["front_center"]})
+        );
+        let text = r#"{"Recording": {"RecordOnMove": false, "RecordInterval": 0.1, "Folder": "",
+            "Cameras": [
+              {"CameraName": "2", "ImageType": 0, "PixelsAsFloat": false, "Compress": true},
+              {"CameraName": "front_right", "ImageType": 0},
+              {"CameraName": "front_left", "ImageType": 1},
+              {"CameraName": "front_left", "ImageType": 2},
+              {"CameraName": "1", "ImageType": 5},
+              {"CameraName": "0", "ImageType": 7}]}}"#;
+        let i = import(text, "s.json").expect("import");
+        assert_eq!(
+            i.scenario["record"],
+            json!({"camera_rate_hz": 10, "images": ["scene", "depth", "segmentation"],
+                   "cameras": ["front_left", "front_right"]})
+        );
+        let says = |k: &str| i.warnings.iter().any(|w| w.contains(k));
+        assert!(
+            says("Recording.Cameras[5].ImageType Some(7)"),
+            "{:?}",
+            i.warnings
+        );
+        assert!(says("Recording.RecordOnMove") && says("Recording.Folder"));
+        assert!(!says("Recording.RecordInterval") && !says("Recording.Cameras: "));
+        // Image type and interval defaults; a rate that is no whole number,
+        // or too slow or fast, refused by key.
+        let i = import(
+            r#"{"Recording": {"Cameras": [{"CameraName": "3"}]}}"#,
+            "s.json",
+        )
+        .expect("import");
+        assert_eq!(
+            i.scenario["record"],
+            json!({"camera_rate_hz": 20, "images": ["scene"], "cameras": ["bottom_center"]})
+        );
+        for bad in ["0.3", "2", "0.0001", "0", "-0.05"] {
+            let e = import(
+                &format!(r#"{{"Recording": {{"RecordInterval": {bad}}}}}"#),
+                "s.json",
+            )
+            .expect_err(bad);
+            assert!(e.starts_with("s.json: Recording.RecordInterval "), "{e}");
+        }
+        assert!(import(r#"{"Recording": {"RecordInterval": 1}}"#, "s.json").is_ok());
+        assert!(import(r#"{"Recording": {"RecordInterval": 0.001}}"#, "s.json").is_ok());
+        let e = import(
+            r#"{"Recording": {"Cameras": [{"ImageType": 0}]}}"#,
+            "s.json",
+        )
+        .expect_err("no name");
+        assert_eq!(e, "s.json: Recording.Cameras[0].CameraName is not a string");
+        assert!(import(r#"{"Recording": []}"#, "s.json").is_err());
+        assert!(import(r#"{"Recording": {"Cameras": {}}}"#, "s.json").is_err());
     }
 
     #[test]

@@ -134,13 +134,18 @@ pub fn requests_of(v: &Value) -> Result<Vec<ImageRequest>, String> {
     list.iter().map(request_of).collect()
 }
 
-/// The index of camera `name` ("0"–"4" name AirSim's five) on the vehicle.
-pub fn camera_index(cameras: &[CameraSpec], name: &str, vehicle: &str) -> Result<usize, String> {
-    let wanted = name
-        .parse::<usize>()
+/// AirSim's name of camera `name`: "0"–"4" name its five
+/// (`front_center` … `back_center`), any other name is its own.
+pub fn airsim_camera_name(name: &str) -> &str {
+    name.parse::<usize>()
         .ok()
         .and_then(|i| ALIASES.get(i).copied())
-        .unwrap_or(name);
+        .unwrap_or(name)
+}
+
+/// The index of camera `name` ("0"–"4" name AirSim's five) on the vehicle.
+pub fn camera_index(cameras: &[CameraSpec], name: &str, vehicle: &str) -> Result<usize, String> {
+    let wanted = airsim_camera_name(name);
     cameras
         .iter()
         .position(|c| c.name == name)

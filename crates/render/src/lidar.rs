@@ -118,6 +118,8 @@ pub struct Lidar {
     points: VecDeque<Point>,
     cap: usize,
     dropped: u64,
+    /// Points ever kept, read or not.
+    pushed: u64,
 }
 
 impl Lidar {
@@ -143,6 +145,7 @@ impl Lidar {
             points: VecDeque::new(),
             cap,
             dropped: 0,
+            pushed: 0,
         }
     }
 
@@ -151,7 +154,8 @@ impl Lidar {
         u64::from(self.params.points_per_second / self.params.channels.max(1))
     }
 
-    /// The firings due by `t_us`: every one at or before it.
+    /// The firings due by `t_us`: every one before it (one at `t_us`
+    /// itself is cast in the next step, from that step's pose).
     fn due(&self, t_us: u64) -> u64 {
         let r = self.firing_rate();
         ((u128::from(t_us) * u128::from(r)) / 1_000_000) as u64
@@ -228,6 +232,7 @@ impl Lidar {
             self.dropped += 1;
         }
         self.points.push_back(p);
+        self.pushed += 1;
     }
 
     /// The points since the last call, oldest first, into `out` (cleared).
@@ -239,5 +244,19 @@ impl Lidar {
     /// Points given way to newer ones because nobody read them in time.
     pub fn dropped(&self) -> u64 {
         self.dropped
+    }
+
+    /// Points kept since the start, read or not: the number the next one
+    /// will have.
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// The points still unread whose numbers are `from` or later, oldest
+    /// first, without reading them: a recorder's view beside the API's.
+    pub fn since(&self, from: u64) -> impl Iterator<Item = &Point> {
+        let first = self.pushed - self.points.len() as u64;
+        let skip = from.saturating_sub(first).min(self.points.len() as u64);
+        self.points.iter().skip(skip as usize)
     }
 }

@@ -383,6 +383,51 @@ fn unread_points_give_way_after_a_second() {
 }
 
 #[test]
+fn a_reader_beside_the_api_sees_the_points_by_number_without_taking_them() {
+    let scene = Scene::build(&SceneSpec::default()).expect("scene");
+    let mut lidar = Lidar::new(LidarParams {
+        points_per_second: 16_000,
+        ..LidarParams::default()
+    });
+    let pose = SensorPose {
+        position_ned_m: Vector3::new(0.0, 0.0, -10.0),
+        attitude: attitude(0.0, 0.0, 0.0),
+    };
+    let mut quiet = || 0.0;
+    // 3 ms: firings 0, 1 and 2 of 16 lasers each.
+    for t in [1_000, 2_000, 3_000] {
+        lidar.step(&scene, t, &pose, &Vector3::zeros(), &mut quiet);
+    }
+    assert_eq!(lidar.pushed(), 48);
+    let from_16: Vec<u64> = lidar.since(16).map(|p| p.t_us).collect();
+    assert_eq!(from_16.len(), 32);
+    assert_eq!((from_16[0], from_16[31]), (1_000, 2_000));
+    assert_eq!(lidar.since(0).count(), 48);
+    assert_eq!(lidar.since(48).count(), 0);
+    assert_eq!(lidar.since(100).count(), 0);
+    // Taken by the API: the numbers go on, what was taken is gone.
+    let mut out = Vec::new();
+    lidar.take(&mut out);
+    assert_eq!(out.len(), 48);
+    lidar.step(&scene, 4_000, &pose, &Vector3::zeros(), &mut quiet);
+    assert_eq!(lidar.pushed(), 64);
+    assert_eq!(lidar.since(0).count(), 16);
+    assert_eq!(lidar.since(50).count(), 14);
+    assert!(lidar.since(48).all(|p| p.t_us == 3_000));
+    // Given way to newer ones (a second's worth is kept): the oldest
+    // numbers are gone for good.
+    for t in (5_000..=1_504_000).step_by(1_000) {
+        lidar.step(&scene, t, &pose, &Vector3::zeros(), &mut quiet);
+    }
+    assert_eq!(lidar.pushed(), 64 + 1_500 * 16);
+    assert_eq!(lidar.dropped(), 16 + 1_500 * 16 - 16_000);
+    assert_eq!(lidar.since(0).count(), 16_000);
+    assert_eq!(lidar.since(8_064).count(), 16_000);
+    assert_eq!(lidar.since(8_065).count(), 15_999);
+    assert_eq!(lidar.since(8_065).next().map(|p| p.t_us), Some(504_000));
+}
+
+#[test]
 fn a_degenerate_or_out_of_range_scene_is_refused_by_key() {
     let build = |o: ObjectSpec| {
         Scene::build(&SceneSpec {

@@ -2,6 +2,7 @@
 //! the file of the same name beside this one.
 
 mod battery;
+mod dataset;
 mod faults;
 mod lockstep;
 mod physics;

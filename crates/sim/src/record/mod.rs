@@ -12,11 +12,16 @@
 //!   the airframe's channels (`u0 … u{n−1}`, a multirotor's motors, a
 //!   boat's channels up to the highest it reads);
 //! - `imu.csv` (EuRoC), `gps.csv`, `baro.csv`, `mag.csv`, `range.csv` for the sensors it has;
+//! - with cameras or LiDARs, a EuRoC-style data set: `mav0/` with the IMU,
+//!   the camera frames, depth and segmentation as PNG, the LiDAR sweeps,
+//!   each with its calibration, and Kalibr's `camchain-imucam.yaml` and
+//!   `imu.yaml` ([`dataset`]);
 //!
 //! and once per run `zone_events.csv` and `meta.json` (scenario, seed, frames,
 //! version, files). Writes are buffered; [`Recorder::finish`] flushes and is also
 //! called on errors; dropping a recorder flushes what it can.
 
+pub mod dataset;
 mod ground_truth;
 pub mod rows;
 mod sensors;
@@ -46,6 +51,7 @@ pub struct Recorder {
     dir: PathBuf,
     ground_truth: Vec<GroundTruthWriter>,
     sensors: Vec<SensorWriter>,
+    datasets: Vec<dataset::DatasetWriter>,
     zone_events: RowFile,
     zone_events_written: usize,
     fault_events: RowFile,
@@ -68,10 +74,15 @@ impl Recorder {
         frame: ExportFrame,
         ground_truth_rate: Rate,
     ) -> io::Result<Self> {
+        dataset::check_cameras(&scenario.record, sim.vehicles())?;
         std::fs::create_dir_all(dir)?;
         let several = sim.vehicles().len() > 1;
+        let camera_rate = mavsitl_core::time::PhysicsRate::new(scenario.physics_rate_hz)
+            .and_then(|r| r.divider(scenario.record.camera_rate_hz))
+            .unwrap_or(Rate::EVERY_TICK);
         let mut ground_truth = Vec::new();
         let mut sensors = Vec::new();
+        let mut datasets = Vec::new();
         let mut files = Vec::new();
         let mut sensor_meta = Vec::new();
         for (i, v) in sim.vehicles().iter().enumerate() {
@@ -101,6 +112,12 @@ impl Recorder {
             let mut names = Vec::new();
             sensors.push(SensorWriter::create(&vdir, i, v, frame, &mut names)?);
             files.extend(names.into_iter().map(|n| format!("{prefix}{n}")));
+            let set =
+                dataset::DatasetWriter::create(&vdir, i, v, &scenario.record, camera_rate, frame)?;
+            if let Some(set) = set {
+                files.extend(set.files().into_iter().map(|n| format!("{prefix}{n}")));
+                datasets.push(set);
+            }
             sensor_meta.push(sensor_description(v));
         }
         let zone_events = RowFile::with_header(
@@ -139,6 +156,7 @@ impl Recorder {
             dir: dir.to_path_buf(),
             ground_truth,
             sensors,
+            datasets,
             zone_events,
             zone_events_written: 0,
             fault_events,
@@ -180,6 +198,9 @@ impl Recorder {
         }
         for w in &mut self.sensors {
             w.flush()?;
+        }
+        for d in &mut self.datasets {
+            d.finish(sim)?;
         }
         self.zone_events.flush()?;
         self.fault_events.flush()?;
@@ -268,6 +289,9 @@ impl Observer for Recorder {
             if let Some(v) = sim.vehicles().get(w.vehicle()) {
                 w.write(v.samples())?;
             }
+        }
+        for d in &mut self.datasets {
+            d.on_tick(sim)?;
         }
         if sim.zone_events().len() != self.zone_events_written {
             self.write_zone_events(sim)?;

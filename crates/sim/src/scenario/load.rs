@@ -338,6 +338,9 @@ impl Scenario {
         if let Err(e) = rate.divider(self.record.ground_truth_rate_hz) {
             return bad("record.ground_truth_rate_hz", e.to_string());
         }
+        self.record
+            .camera_problem(rate)
+            .map_or(Ok(()), |(k, m)| bad(&format!("record.{k}"), m))?;
         self.validate_environment().or_else(|(k, m)| bad(&k, m))?;
         if self.vehicles.is_empty() {
             return bad("vehicles", "at least one vehicle is needed".into());

@@ -263,22 +263,91 @@ impl Default for ControllerSpec {
 }
 
 /// Recording settings.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecordSpec {
     /// Ground-truth rows per second (divides the physics rate).
     #[serde(default = "default_record_rate")]
     pub ground_truth_rate_hz: u32,
+    /// Frames recorded per second of each camera (divides the physics
+    /// rate; 0: no images) (default: 20).
+    #[serde(default = "default_camera_rate")]
+    pub camera_rate_hz: u32,
+    /// The images recorded of each frame (default: `scene` and `depth`).
+    #[serde(default = "default_images")]
+    pub images: Vec<RecordImage>,
+    /// The cameras recorded, by name (default: every camera).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cameras: Option<Vec<String>>,
+}
+
+/// An image a recording keeps of each camera frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordImage {
+    /// The lit scene: 8-bit RGB PNG.
+    Scene,
+    /// Planar depth: 16-bit grey PNG in millimetres.
+    Depth,
+    /// The segmentation id: 8-bit grey PNG.
+    Segmentation,
 }
 
 fn default_record_rate() -> u32 {
     200
 }
 
+fn default_camera_rate() -> u32 {
+    20
+}
+
+fn default_images() -> Vec<RecordImage> {
+    vec![RecordImage::Scene, RecordImage::Depth]
+}
+
+impl RecordSpec {
+    /// The cameras' settings checked against the physics rate: the key
+    /// (under `record.`) and what is wrong.
+    pub fn camera_problem(
+        &self,
+        rate: mavsitl_core::time::PhysicsRate,
+    ) -> Option<(String, String)> {
+        if self.camera_rate_hz != 0 {
+            if let Err(e) = rate.divider(self.camera_rate_hz) {
+                return Some(("camera_rate_hz".into(), e.to_string()));
+            }
+        }
+        for (i, kind) in self.images.iter().enumerate() {
+            if self.images[..i].contains(kind) {
+                return Some((format!("images[{i}]"), "is named twice".into()));
+            }
+        }
+        let names = self.cameras.as_deref().unwrap_or_default();
+        for (i, name) in names.iter().enumerate() {
+            if name.is_empty() || name.len() > 64 {
+                return Some((
+                    format!("cameras[{i}]"),
+                    format!("\"{name}\" must be 1 to 64 bytes"),
+                ));
+            }
+            if names[..i].contains(name) {
+                return Some((
+                    format!("cameras[{i}]"),
+                    format!("\"{name}\" is named twice"),
+                ));
+            }
+        }
+        None
+    }
+}
+
 impl Default for RecordSpec {
     fn default() -> Self {
         RecordSpec {
             ground_truth_rate_hz: default_record_rate(),
+            camera_rate_hz: default_camera_rate(),
+            images: default_images(),
+            cameras: None,
         }
     }
 }

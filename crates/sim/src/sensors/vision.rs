@@ -390,6 +390,16 @@ impl LidarUnit {
         self.lidar.take(out);
     }
 
+    /// Points fired and kept since the start (see [`Lidar::pushed`]).
+    pub fn pushed(&self) -> u64 {
+        self.lidar.pushed()
+    }
+
+    /// The unread points numbered `from` or later (see [`Lidar::since`]).
+    pub fn since(&self, from: u64) -> impl Iterator<Item = &Point> {
+        self.lidar.since(from)
+    }
+
     /// The sensor's pose at its last firing.
     pub fn pose(&self) -> Option<SensorPose> {
         self.pose
