@@ -268,7 +268,7 @@ fn recording(v: &Value, name: &str, w: &mut Vec<String>) -> Result<Value, String
         .ok_or_else(|| format!("{name}: Recording is not an object"))?;
     let interval = num(v, "RecordInterval", name)?.unwrap_or(0.05);
     let hz = 1.0 / interval;
-    if !(hz.is_finite() && (1.0..=1000.0).contains(&hz) && (hz - hz.round()).abs() < 1e-6) {
+    if !(hz.is_finite() && (1.0..=1000.0).contains(&hz) && is_whole(hz)) {
         return Err(format!(
             "{name}: Recording.RecordInterval {interval}: give 0.001 to 1 s, a whole number of frames a second"
         ));
@@ -312,6 +312,12 @@ fn recording(v: &Value, name: &str, w: &mut Vec<String>) -> Result<Value, String
         }
     }
     Ok(json!({"camera_rate_hz": hz.round() as u32, "images": images, "cameras": cameras}))
+}
+
+/// Whether `x` is a whole number but for rounding (1 / 0.05 is
+/// 19.999999999999996).
+fn is_whole(x: f64) -> bool {
+    (x - x.round()).abs() < 1e-6
 }
 
 fn num(v: &Value, key: &str, name: &str) -> Result<Option<f64>, String> {

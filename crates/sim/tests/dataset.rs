@@ -130,11 +130,43 @@ fn frames_and_sweeps_are_stamped_on_the_imus_clock_and_match_the_true_height() {
     record(FALLING, dir, ExportFrame::Ned, 500);
     let mav0 = dir.join("mav0");
 
-    // The IMU's rows are `imu.csv`'s, under EuRoC's name.
+    // The IMU's rows are `imu.csv`'s, under EuRoC's name: the same file.
     assert_eq!(
         read(&mav0.join("imu0/data.csv")),
         read(&dir.join("imu.csv"))
     );
+    {
+        use std::os::unix::fs::MetadataExt;
+        let inode = |p: &Path| std::fs::metadata(p).expect("metadata").ino();
+        assert_eq!(
+            inode(&mav0.join("imu0/data.csv")),
+            inode(&dir.join("imu.csv"))
+        );
+    }
+    // 100 samples 5 ms apart: 200 a second, in both calibrations.
+    assert!(read(&dir.join("imu.yaml")).contains("\nupdate_rate: 200\n"));
+    assert!(read(&mav0.join("imu0/sensor.yaml")).contains("\nrate_hz: 200\n"));
+    // meta.json lists the data set's files.
+    let meta: serde_json::Value =
+        serde_json::from_str(&read(&dir.join("meta.json"))).expect("meta");
+    let files: Vec<&str> = meta["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    for f in [
+        "mav0/imu0/data.csv",
+        "mav0/imu0/sensor.yaml",
+        "camchain-imucam.yaml",
+        "imu.yaml",
+        "mav0/cam0/data.csv",
+        "mav0/seg2/sensor.yaml",
+        "mav0/lidar0/data.csv",
+        "mav0/lidar0/sensor.yaml",
+    ] {
+        assert!(files.contains(&f), "{f} in {files:?}");
+    }
     let imu: HashSet<u64> = rows(&mav0.join("imu0/data.csv"))
         .iter()
         .map(|r| r[0].parse().unwrap())

@@ -284,7 +284,7 @@ impl DatasetWriter {
             return Ok(());
         };
         if let Some(x) = v.samples().imu {
-            self.imu.add(x.time.as_micros() * 1000);
+            self.imu.add(ns(x.time));
         }
         if self.rate_hz != 0 && self.rate.is_due(sim.tick()) {
             self.write_frames(sim, v)?;
@@ -301,7 +301,7 @@ impl DatasetWriter {
         let Some(scene) = sim.world().scene() else {
             return Ok(());
         };
-        let t_ns = sim.time().as_micros() * 1000;
+        let t_ns = ns(sim.time());
         let s = &v.body().state;
         for c in &mut self.cameras {
             let pose = c.spec.pose(&s.pos_ned_m, &s.att_ned_frd);
@@ -359,6 +359,11 @@ impl DatasetWriter {
         }
         Ok(())
     }
+}
+
+/// Sim time in whole ns (it counts µs).
+fn ns(t: mavsitl_core::time::SimTime) -> u64 {
+    t.as_micros() * 1000
 }
 
 /// The folder name of an image kind, before the camera's number.
@@ -771,6 +776,11 @@ mod tests {
         assert_eq!(d.rate_hz(20.0), 20.0);
         d.add(50_000_000);
         assert_eq!(d.rate_hz(20.0), 20.0);
+        let mut two = Delivered::default();
+        two.add(50_000_000);
+        two.add(150_000_000);
+        // Two frames 0.1 s apart: 10 a second.
+        assert!((two.rate_hz(20.0) - 10.0).abs() < 1e-12);
         d.add(350_000_000);
         // Three frames, 0.3 s from the first to the last: 2 / 0.3 s.
         assert!((d.rate_hz(20.0) - 2.0 / 0.3).abs() < 1e-12);

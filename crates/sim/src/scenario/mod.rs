@@ -470,6 +470,26 @@ mod tests {
         let r: RecordSpec = serde_json::from_str("{}").unwrap();
         assert_eq!(r.ground_truth_rate_hz, 200);
         assert_eq!(RecordSpec::default().ground_truth_rate_hz, 200);
+        // The cameras: 20 frames a second of the scene and the depth, of
+        // every camera.
+        assert_eq!(r.camera_rate_hz, 20);
+        assert_eq!(r.images, [RecordImage::Scene, RecordImage::Depth]);
+        assert_eq!(r.cameras, None);
+        assert_eq!(RecordSpec::default(), r);
+        let rate = mavsitl_core::time::PhysicsRate::new(1000).unwrap();
+        let named = |n: &str| RecordSpec {
+            cameras: Some(vec![n.to_string()]),
+            ..RecordSpec::default()
+        };
+        assert_eq!(named(&"x".repeat(64)).camera_problem(rate), None);
+        assert_eq!(
+            named(&"x".repeat(65)).camera_problem(rate).map(|(k, _)| k),
+            Some("cameras[0]".to_string())
+        );
+        assert_eq!(
+            named("").camera_problem(rate).map(|(_, m)| m),
+            Some("\"\" must be 1 to 64 bytes".to_string())
+        );
         let r: RecordSpec = serde_json::from_str(r#"{"ground_truth_rate_hz": 100}"#).unwrap();
         assert_eq!(r.ground_truth_rate_hz, 100);
     }
