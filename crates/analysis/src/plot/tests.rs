@@ -174,6 +174,18 @@ fn the_ground_track_is_a_map_at_one_scale() {
         (across - 10.0 * scale).abs() <= 1.0,
         "a 5 m radius: {across} px"
     );
+    // Round, and about the first waypoint after home (100 m north).
+    let (top, bottom) = (
+        ring.iter().map(|p| p.1).fold(f64::MAX, f64::min),
+        ring.iter().map(|p| p.1).fold(f64::MIN, f64::max),
+    );
+    assert!((bottom - top - across).abs() <= 1.0, "{top}..{bottom}");
+    let left = ring.iter().map(|p| p.0).fold(f64::MAX, f64::min);
+    near(
+        &[(left + across / 2.0, (top + bottom) / 2.0)],
+        &[(x0, y1)],
+        "the ring's centre",
+    );
     let dots = text
         .split('<')
         .filter(|e| e.starts_with("circle") && e.contains("fill=\"#000000\""))
@@ -362,6 +374,15 @@ fn rects(svg: &str, color: RGBColor, opacity: &str) -> Vec<[f64; 4]> {
         .collect()
 }
 
+/// Every rectangle stroked, not filled, in `color`: (x, y, width, height) px.
+fn outlines(svg: &str, color: RGBColor) -> Vec<[f64; 4]> {
+    let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\"", color.0, color.1, color.2);
+    svg.split('<')
+        .filter(|e| e.starts_with("rect") && e.contains(&stroke) && e.contains("fill=\"none\""))
+        .map(|e| ["x", "y", "width", "height"].map(|a| attr(e, a).unwrap()))
+        .collect()
+}
+
 /// A moving sample at (north, east), NED m.
 fn at(t_s: f64, n: f64, e: f64) -> Sample {
     Sample {
@@ -531,11 +552,19 @@ fn with_legs(controller: &str, xtrack: [f64; 3]) -> Flown {
 /// by side within 0.8 of a leg's width; the axis to 1.15 of the tallest.
 #[test]
 fn leg_bars_stand_at_each_controllers_median() {
+    // At two scales: the axis reaches 15 % above the tallest bar.
+    for scale in [1.0, 0.1] {
+        leg_bars_at(scale);
+    }
+}
+
+fn leg_bars_at(scale: f64) {
+    let s = |v: [f64; 3]| v.map(|x| x * scale);
     let flights = vec![
-        with_legs("a", [1.0, 4.0, 3.0]),
-        with_legs("b", [0.5, 1.5, 8.0]),
-        with_legs("a", [3.0, 2.0, 5.0]),
-        with_legs("a", [2.0, 6.0, 1.0]),
+        with_legs("a", s([1.0, 4.0, 3.0])),
+        with_legs("b", s([0.5, 1.5, 8.0])),
+        with_legs("a", s([3.0, 2.0, 5.0])),
+        with_legs("a", s([2.0, 6.0, 1.0])),
     ];
     let p = LegBars { flights: &flights };
     assert_eq!(p.size(), (1000, 450));
@@ -543,12 +572,22 @@ fn leg_bars_stand_at_each_controllers_median() {
     let [area] = areas(&text)[..] else {
         panic!("one chart: {:?}", areas(&text))
     };
-    let (xs, ys) = ((0.5, 3.5), (0.0, 8.0 * 1.15));
-    let medians = [[2.0, 4.0, 3.0], [0.5, 1.5, 8.0]];
+    let (xs, ys) = ((0.5, 3.5), (0.0, 8.0 * scale * 1.15));
+    let medians = [s([2.0, 4.0, 3.0]), s([0.5, 1.5, 8.0])];
     for (k, values) in medians.iter().enumerate() {
         let mut bars = rects(&text, COLORS[k], "1");
         let key = bars.pop().expect("a legend key");
         assert_eq!(key[2..], [12.0, 10.0]);
+        // The keys one above the other, from one x: where the legend's
+        // icons start, left of their labels.
+        let first = rects(&text, COLORS[0], "1").pop().expect("a key");
+        assert_eq!(key[0], first[0]);
+        let label = text
+            .split('<')
+            .find(|e| e.starts_with("text") && e.ends_with(">\na\n"))
+            .and_then(|e| attr(e, "x"))
+            .expect("the first label");
+        assert!((0.0..=20.0).contains(&(label - key[0] - 12.0)), "{label} {key:?}");
         assert_eq!(bars.len(), 3);
         for (leg, (bar, v)) in bars.iter().zip(values).enumerate() {
             let x = leg as f64 + 0.6 + 0.4 * k as f64;
@@ -618,6 +657,13 @@ fn seed_boxes_span_the_percentiles() {
             (boxes[0][0] + boxes[0][2], boxes[0][1] + boxes[0][3]),
         ];
         near(&got, &[(l, t), (r, b)], "box");
+        // Its outline over it, the same rectangle.
+        let outline = outlines(&text, COLORS[k]);
+        let got = [
+            (outline[0][0], outline[0][1]),
+            (outline[0][0] + outline[0][2], outline[0][1] + outline[0][3]),
+        ];
+        near(&got, &[(l, t), (r, b)], "outline");
         near(
             &medians[k],
             &[px((x - 0.25, q50)), px((x + 0.25, q50))],
@@ -722,7 +768,8 @@ fn manoeuvres(name: &str, d: f64, speed: f64) -> Manoeuvres {
                 ..sample(t)
             }),
             yaw_rate_step: trace(&|t| manoeuvre::Sample {
-                yaw_rate_rad_s: 0.2 * (1.0 - (-t / 4.0).exp()),
+                // Overshooting its steady 0.2 rad/s by a fifth.
+                yaw_rate_rad_s: 0.2 * (1.0 - (-t / 4.0).exp() * (t / 2.0).cos()),
                 ..sample(t)
             }),
         },
@@ -920,6 +967,10 @@ fn a_slide_is_drawn_on_its_map_and_against_time() {
     let (r, _) = slip.at((0.0, 40.0), ys, (12.0, 0.0));
     assert!((on_time[0] - l).abs() <= 1.0 && (on_time[0] + on_time[2] - r).abs() <= 1.0);
     assert!(text.contains("patch, μ 0.1"), "the legend");
+    // The patch's key in the map's legend: 14 × 10 px, starting where the
+    // line keys beside it start.
+    assert_eq!(ice[1][2..], [14.0, 10.0]);
+    assert!((ice[1][0] - on[1][0].0).abs() <= 1.0, "{:?} {:?}", ice[1], on[1]);
     let dir = temp_dir("slide");
     std::fs::create_dir_all(&dir).expect("a directory");
     let [svg_path, png] = slide(&dir, "ice", &route, &trace, &patch).expect("drawn");
