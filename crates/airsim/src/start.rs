@@ -351,7 +351,9 @@ pub fn fit_vision(scenario: &mut Scenario, scene: Option<&Path>) -> Result<(), F
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path)
             .map_err(|e| Failure::input(format!("{name}: cannot read: {e}"), ""))?;
-        let spec: mavsitl_render::SceneSpec = serde_json::from_str(&text)
+        let mut spec: mavsitl_render::SceneSpec = serde_json::from_str(&text)
+            .map_err(|e| Failure::input(format!("{name}: {e}"), "see docs/reference/scene.md"))?;
+        spec.read_files(path.parent().unwrap_or(Path::new(".")))
             .map_err(|e| Failure::input(format!("{name}: {e}"), "see docs/reference/scene.md"))?;
         mavsitl_render::Scene::build(&spec)
             .map_err(|e| Failure::input(format!("{name}: {e}"), "see docs/reference/scene.md"))?;

@@ -20,6 +20,7 @@ pub mod lidar;
 pub mod palette;
 pub mod primitive;
 pub mod scene;
+pub mod terrain;
 pub mod texture;
 
 pub use scene::{Scene, SceneSpec};
@@ -44,6 +45,14 @@ pub enum SceneError {
         key: String,
         /// The name given.
         name: String,
+    },
+    /// A file named in the scene that cannot be read.
+    #[error("{key}: {message}")]
+    File {
+        /// The key naming the file.
+        key: String,
+        /// What is wrong, with the file's name (and line).
+        message: String,
     },
     /// A name given twice.
     #[error("{key}: \"{name}\" names an earlier object too")]

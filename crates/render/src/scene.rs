@@ -18,6 +18,7 @@ use parry3d::query::Ray;
 use crate::primitive::Primitive;
 use serde::{Deserialize, Serialize};
 
+use crate::terrain::{HeightmapSpec, Terrain};
 use crate::texture::{Texture, TextureSpec};
 use crate::SceneError;
 
@@ -35,6 +36,19 @@ pub const MAX_NAME_BYTES: usize = 64;
 pub const SKY_ID: u8 = 0;
 /// The ground's segmentation id unless given.
 pub const GROUND_ID: u8 = 1;
+
+impl SceneSpec {
+    /// Reads the files the scene names (a heightmap's), relative to `base`.
+    ///
+    /// # Errors
+    /// A file that cannot be read or parsed, by key.
+    pub fn read_files(&mut self, base: &std::path::Path) -> Result<(), SceneError> {
+        match &mut self.ground.heightmap {
+            Some(h) => h.read_file(base, "ground.heightmap"),
+            None => Ok(()),
+        }
+    }
+}
 
 /// A scene as written: `{ "ground": {…}, "objects": [ … ] }`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -64,6 +78,9 @@ pub struct GroundSpec {
     /// Its texture (default: grey checker, 1 m).
     #[serde(default = "TextureSpec::ground")]
     pub texture: TextureSpec,
+    /// Hills and hollows over a grid ([`crate::terrain`]) (default: none, flat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heightmap: Option<HeightmapSpec>,
 }
 
 fn yes() -> bool {
@@ -81,6 +98,7 @@ impl Default for GroundSpec {
             down_m: 0.0,
             segmentation_id: ground_id(),
             texture: TextureSpec::ground(),
+            heightmap: None,
         }
     }
 }
@@ -229,6 +247,50 @@ struct Ground {
     down_m: f32,
     segmentation_id: u8,
     texture: Texture,
+    terrain: Option<Terrain>,
+}
+
+impl Ground {
+    /// The first point of the ground the ray meets within `max_t`: the
+    /// heightmap's surface, or the plane off its grid.
+    fn cast(&self, origin: Vector, dir: Vector, max_t: f32) -> Option<Hit> {
+        let ground = |(t, normal_ned)| Hit {
+            t,
+            surface: Surface::Ground,
+            normal_ned,
+        };
+        let raised = self
+            .terrain
+            .as_ref()
+            .and_then(|h| h.cast(origin, dir, max_t));
+        // Off the heightmap, the plane, if it is nearer.
+        let reach = raised.map_or(max_t, |(t, _)| t);
+        match self.cast_plane(origin, dir, reach) {
+            Some(t) => Some(ground((t, [0.0, 0.0, -1.0]))),
+            None => raised.map(ground),
+        }
+    }
+
+    /// Where the ray meets the plane within `max_t`, where no heightmap
+    /// lies over it. The plane z = down faces up (−z): met going down,
+    /// from above it.
+    fn cast_plane(&self, origin: Vector, dir: Vector, max_t: f32) -> Option<f32> {
+        if dir.z <= 0.0 {
+            return None;
+        }
+        let t = (self.down_m - origin.z) / dir.z;
+        let p = origin + dir * t;
+        let off_grid = self.terrain.as_ref().is_none_or(|h| !h.covers(p.x, p.y));
+        (t > 0.0 && t <= max_t && off_grid).then_some(t)
+    }
+
+    /// The ground's height as NED down at (north, east), m.
+    fn down_at(&self, north_m: f32, east_m: f32) -> f32 {
+        self.terrain
+            .as_ref()
+            .and_then(|h| h.down_at(north_m, east_m))
+            .unwrap_or(self.down_m)
+    }
 }
 
 /// A scene ready for ray casts. Shared read-only by every camera and LiDAR.
@@ -387,10 +449,15 @@ impl Scene {
         )?;
         let segmentation_id = segmentation_id("ground.segmentation_id".into(), g.segmentation_id)?;
         let texture = g.texture.build("ground.texture")?;
+        let terrain = match &g.heightmap {
+            Some(h) => Some(Terrain::build(h, g.down_m, "ground.heightmap")?),
+            None => None,
+        };
         Ok(g.enabled.then_some(Ground {
             down_m: g.down_m as f32,
             segmentation_id,
             texture,
+            terrain,
         }))
     }
 
@@ -414,21 +481,10 @@ impl Scene {
     /// lengths).
     pub fn cast(&self, origin: Vector, dir: Vector, max_t: f32) -> Option<Hit> {
         let ray = Ray::new(origin, dir);
-        let mut best: Option<Hit> = None;
-        if let Some(g) = &self.ground {
-            // The plane z = down faces up (−z): met going down, from
-            // above it.
-            if dir.z > 0.0 {
-                let t = (g.down_m - origin.z) / dir.z;
-                if t > 0.0 && t <= max_t {
-                    best = Some(Hit {
-                        t,
-                        surface: Surface::Ground,
-                        normal_ned: [0.0, 0.0, -1.0],
-                    });
-                }
-            }
-        }
+        let mut best = self
+            .ground
+            .as_ref()
+            .and_then(|g| g.cast(origin, dir, max_t));
         if let Some(bvh) = &self.bvh {
             let limit = best.map_or(max_t, |b| b.t);
             let local = |i: u32| {
@@ -456,6 +512,14 @@ impl Scene {
             }
         }
         best
+    }
+
+    /// The ground's height under (north, east) as NED down, m: the
+    /// heightmap's surface, or the plane; none when the scene has no ground.
+    pub fn ground_down_at(&self, north_m: f64, east_m: f64) -> Option<f64> {
+        self.ground
+            .as_ref()
+            .map(|g| f64::from(g.down_at(north_m as f32, east_m as f32)))
     }
 
     /// The segmentation id of a surface (the sky's for none).

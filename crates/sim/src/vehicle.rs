@@ -375,7 +375,10 @@ impl Vehicle {
                 &before,
                 self.body.mass(),
                 &env.gravity_ned_m_s2,
-                env.ground_friction,
+                crate::physics::GroundUnder {
+                    down_m: env.ground_down_m,
+                    friction: env.ground_friction,
+                },
                 &mut wrench,
                 dt_s,
             ),
@@ -394,10 +397,10 @@ impl Vehicle {
         // 3. Integrate.
         self.body.step(&wrench, &inputs, dt_s);
         if let Some(c) = &self.contact {
-            c.project(&self.contact_state, &mut self.body.state);
+            c.project(&self.contact_state, &mut self.body.state, env.ground_down_m);
         }
         if let VehicleModel::Rover(r) = &self.model {
-            r.project(&mut self.body.state);
+            r.project(&mut self.body.state, env.ground_down_m);
         }
         // 4. Outputs.
         let s = &self.body.state;

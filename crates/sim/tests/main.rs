@@ -9,6 +9,7 @@ mod physics;
 mod record;
 mod rover;
 mod sensors;
+mod terrain;
 mod threads;
 mod tick;
 mod vision;

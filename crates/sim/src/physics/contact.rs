@@ -1,6 +1,8 @@
 //! Ground contact at the physics rate.
 //!
-//! The ground is the plane z = 0 (NED) through home. The vehicle rests on landing
+//! The ground is a horizontal plane at the height of the ground under the
+//! vehicle's centre of mass ([`GroundUnder`]): home's plane z = 0 (NED), or a
+//! heightmap's surface there, whose slope is not felt. The vehicle rests on landing
 //! gear whose contact point is `gear_height_m` below the centre of mass, on a
 //! footprint of radius `footprint_radius_m`. Contact is a unilateral constraint
 //! solved at the velocity level every tick (no spring, so no sinking and no
@@ -52,6 +54,15 @@ pub struct ContactState {
     pub hold_yaw: bool,
 }
 
+/// The ground under the vehicle this tick.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct GroundUnder {
+    /// Its height as NED down, m (0: home's plane).
+    pub down_m: f64,
+    /// The friction coefficient a zone puts there, replacing the airframe's μ.
+    pub friction: Option<f64>,
+}
+
 impl ContactState {
     /// Whether the vehicle is supported by the ground this tick.
     pub fn on_ground(&self) -> bool {
@@ -62,18 +73,18 @@ impl ContactState {
 impl GroundContact {
     /// Adds the contact force and torque for the coming tick to `wrench`.
     ///
-    /// `friction_override` replaces μ (zones); gravity is NED m/s².
+    /// `ground` is the ground under the vehicle; gravity is NED m/s².
     pub fn apply(
         &self,
         state: &BodyState,
         mass: &MassProperties,
         gravity_ned_m_s2: &Vector3<f64>,
-        friction_override: Option<f64>,
+        ground: GroundUnder,
         wrench: &mut Wrench,
         dt: f64,
     ) -> ContactState {
         let m = mass.mass_kg();
-        let gap = -(state.pos_ned_m.z + self.gear_height_m);
+        let gap = ground.down_m - (state.pos_ned_m.z + self.gear_height_m);
         let force_ned = state.att_ned_frd * wrench.force_frd_n + wrench.force_ned_n;
         let a_free = force_ned / m + gravity_ned_m_s2;
         let vz = state.vel_ned_m_s.z;
@@ -89,7 +100,7 @@ impl GroundContact {
             normal_force_n: n,
             ..Default::default()
         };
-        let mu = friction_override.unwrap_or(self.friction).max(0.0);
+        let mu = ground.friction.unwrap_or(self.friction).max(0.0);
         // Horizontal friction.
         let v_h = state.vel_ned_m_s.xy();
         let f_req = -(v_h / dt + a_free.xy()) * m;
@@ -128,9 +139,10 @@ impl GroundContact {
         out
     }
 
-    /// Removes integration round-off from held contacts after the step.
-    pub fn project(&self, contact: &ContactState, state: &mut BodyState) {
-        let surface_z = -self.gear_height_m;
+    /// Removes integration round-off from held contacts after the step, on
+    /// the ground at `ground_down_m` (NED m).
+    pub fn project(&self, contact: &ContactState, state: &mut BodyState, ground_down_m: f64) {
+        let surface_z = ground_down_m - self.gear_height_m;
         if contact.on_ground() {
             state.pos_ned_m.z = surface_z;
             state.vel_ned_m_s.z = 0.0;
@@ -197,7 +209,18 @@ mod tests {
     }
 
     fn apply(state: &BodyState, wrench: &mut Wrench, mu: Option<f64>) -> ContactState {
-        gear().apply(state, &mass(), &Vector3::new(0.0, 0.0, G), mu, wrench, DT)
+        let ground = GroundUnder {
+            down_m: 0.0,
+            friction: mu,
+        };
+        gear().apply(
+            state,
+            &mass(),
+            &Vector3::new(0.0, 0.0, G),
+            ground,
+            wrench,
+            DT,
+        )
     }
 
     #[test]
@@ -288,7 +311,14 @@ mod tests {
             ..Default::default()
         };
         let g = Vector3::new(0.0, 0.0, 8.0);
-        let c = gear.apply(&s, &mass(), &g, None, &mut Wrench::default(), 0.5);
+        let c = gear.apply(
+            &s,
+            &mass(),
+            &g,
+            GroundUnder::default(),
+            &mut Wrench::default(),
+            0.5,
+        );
         assert_eq!(c.normal_force_n, 0.5 * 2.0 * 8.0);
     }
 
@@ -411,7 +441,7 @@ mod tests {
             att_ned_frd: UnitQuaternion::from_euler_angles(1e-9, -1e-9, 0.7),
             rate_frd_rad_s: Vector3::new(1e-9, 1e-9, 1e-9),
         };
-        gear().project(&held, &mut s);
+        gear().project(&held, &mut s, 0.0);
         assert_eq!(s.pos_ned_m, Vector3::new(1.0, 2.0, -0.2));
         assert_eq!(s.vel_ned_m_s, Vector3::zeros());
         assert_eq!(s.rate_frd_rad_s, Vector3::zeros());
@@ -423,7 +453,7 @@ mod tests {
         for (vz, kept) in [(3.0, 0.0), (-1.0, -1.0)] {
             let mut s = resting(Vector3::new(0.5, 0.0, vz), Vector3::new(0.0, 0.0, 0.3));
             s.pos_ned_m.z = -0.1;
-            gear().project(&ContactState::default(), &mut s);
+            gear().project(&ContactState::default(), &mut s, 0.0);
             assert_eq!(s.pos_ned_m.z, -0.2);
             assert_eq!(s.vel_ned_m_s, Vector3::new(0.5, 0.0, kept));
             assert_eq!(s.rate_frd_rad_s.z, 0.3);
@@ -432,13 +462,13 @@ mod tests {
         // below the surface is put back on it).
         let mut s = resting(Vector3::new(0.0, 0.0, 3.0), Vector3::zeros());
         let before = s;
-        gear().project(&ContactState::default(), &mut s);
+        gear().project(&ContactState::default(), &mut s, 0.0);
         assert_eq!(s, before);
         // Airborne above it: untouched.
         let mut s = resting(Vector3::new(0.0, 0.0, 3.0), Vector3::zeros());
         s.pos_ned_m.z = -0.3;
         let before = s;
-        gear().project(&ContactState::default(), &mut s);
+        gear().project(&ContactState::default(), &mut s, 0.0);
         assert_eq!(s, before);
     }
 

@@ -15,7 +15,7 @@ pub mod rover;
 
 pub use battery::{Battery, BatteryParams, BatteryState};
 pub use boat::{Boat, BoatLayout, BoatOverrides, BoatParams};
-pub use contact::{ContactState, GroundContact};
+pub use contact::{ContactState, GroundContact, GroundUnder};
 pub use multirotor::{FrameLayout, Multirotor, MultirotorOverrides, MultirotorParams};
 pub use params::ParamError;
 pub use rigid_body::{BodyState, Integrator, MassProperties, RigidBody, StepInputs, Wrench};

@@ -515,6 +515,7 @@ mod tests {
             ground_friction: None,
             drag_scale,
             gps_denied: false,
+            ground_down_m: 0.0,
         }
     }
 

@@ -1,8 +1,9 @@
 //! Ground rover on four wheels: drive motors, brakes, steering and tyres → wrench.
 //!
 //! The chassis is a rigid body held level on flat ground (the plane z = 0
-//! through home); the ground carries its weight and the tyres push it
-//! about in the plane. Wheels are numbered front left, front right, rear
+//! through home, or at the height of a heightmap's surface under the CG,
+//! whose slope it does not feel); the ground carries its weight and the
+//! tyres push it about in the plane. Wheels are numbered front left, front right, rear
 //! left, rear right.
 //!
 //! - **Normal loads** from the static weight distribution (the CG
@@ -444,11 +445,12 @@ impl Rover {
     }
 
     /// Puts the chassis back on the ground after integration: level, at its
-    /// standing height, moving only in the plane and turning only in yaw.
-    pub fn project(&self, state: &mut BodyState) {
+    /// standing height over the ground at `ground_down_m` (NED m), moving
+    /// only in the plane and turning only in yaw.
+    pub fn project(&self, state: &mut BodyState, ground_down_m: f64) {
         let (_, _, yaw) = state.att_ned_frd.euler_angles();
         state.att_ned_frd = UnitQuaternion::from_euler_angles(0.0, 0.0, yaw);
-        state.pos_ned_m.z = self.params.standing_z_m();
+        state.pos_ned_m.z = ground_down_m + self.params.standing_z_m();
         state.vel_ned_m_s.z = 0.0;
         state.rate_frd_rad_s.x = 0.0;
         state.rate_frd_rad_s.y = 0.0;

@@ -104,7 +104,9 @@ impl Scenario {
             };
             let (mass, model) = match self.resolve_airframe(i, source)? {
                 Airframe::Multirotor(p) => {
-                    state.pos_ned_m.z = -p.gear_height_m - init.height_m;
+                    state.pos_ned_m.z = world.ground_down_m(init.north_m, init.east_m)
+                        - p.gear_height_m
+                        - init.height_m;
                     let mass = p
                         .mass_properties()
                         .map_err(|e| invalid(format!("{key}.overrides"), e.to_string()))?;
@@ -124,7 +126,8 @@ impl Scenario {
                 Airframe::Rover(p) => {
                     rover_stands(init)
                         .map_err(|(k, m)| invalid(format!("{key}.initial.{k}"), m))?;
-                    state.pos_ned_m.z = p.standing_z_m();
+                    state.pos_ned_m.z =
+                        world.ground_down_m(init.north_m, init.east_m) + p.standing_z_m();
                     let g = world
                         .environment(&state.pos_ned_m, 0, &Vector3::zeros())
                         .gravity_ned_m_s2

@@ -312,6 +312,12 @@ impl Scenario {
             proximity_m: raw.proximity_m,
             scene: raw.scene,
         };
+        let mut scenario = scenario;
+        if let Some(scene) = &mut scenario.scene {
+            scene
+                .read_files(&source.base_dir)
+                .map_err(|e| ScenarioError::invalid(&source.name, "scene", e.to_string()))?;
+        }
         scenario.validate(source)?;
         Ok(scenario)
     }

@@ -444,7 +444,10 @@ impl Sensors {
         out.range = None;
         if let Some(s) = self.rangefinder.as_mut() {
             if s.rate.is_due(tick) {
-                out.range = Some(s.sensor.sample(time, &state.pos_ned_m, &state.att_ned_frd));
+                // The ground under the vehicle, taken as level there, as
+                // its contact takes it: the position from its height.
+                let over_ground = state.pos_ned_m - Vector3::z() * env.ground_down_m;
+                out.range = Some(s.sensor.sample(time, &over_ground, &state.att_ned_frd));
             }
         }
     }

@@ -96,7 +96,8 @@ impl Rangefinder {
 
     /// The true distance along the beam to the plane z = 0 (NED, m) for a
     /// vehicle at `pos_ned_m` with attitude `att_ned_frd`, or `None` when the
-    /// beam does not meet it.
+    /// beam does not meet it. Over a heightmap the caller gives the position
+    /// from the ground under the vehicle, taken as level there.
     pub fn true_distance_m(
         &self,
         pos_ned_m: &Vector3<f64>,

@@ -46,6 +46,9 @@ pub struct Environment {
     pub drag_scale: f64,
     /// Whether GPS is denied here.
     pub gps_denied: bool,
+    /// The ground's height under the vehicle as NED down, m: the scene's
+    /// ground (a heightmap's surface, or its plane), else home's plane, 0.
+    pub ground_down_m: f64,
 }
 
 /// The static description of the world a scenario builds.
@@ -84,6 +87,15 @@ impl World {
     /// The geometry cameras and LiDARs see (none: nothing to see).
     pub fn scene(&self) -> Option<&mavsitl_render::Scene> {
         self.scene.as_deref()
+    }
+
+    /// The ground's height as NED down (m) under (north, east), m: the
+    /// scene's ground there, else home's plane (0).
+    pub fn ground_down_m(&self, north_m: f64, east_m: f64) -> f64 {
+        self.scene
+            .as_deref()
+            .and_then(|s| s.ground_down_at(north_m, east_m))
+            .unwrap_or(0.0)
     }
 
     /// Sets the geometry cameras and LiDARs see.
@@ -172,6 +184,7 @@ impl World {
             ground_friction: None,
             drag_scale: 1.0,
             gps_denied: false,
+            ground_down_m: self.ground_down_m(pos_ned_m.x, pos_ned_m.y),
         };
         if zone_mask != 0 {
             for z in self.zones.active(zone_mask) {

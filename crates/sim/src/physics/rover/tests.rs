@@ -61,7 +61,7 @@ impl Drive {
             rotor_momentum_frd: Vector3::zeros(),
         };
         self.body.step(&w, &inputs, DT);
-        self.rover.project(&mut self.body.state);
+        self.rover.project(&mut self.body.state, 0.0);
         self.t_s += DT;
     }
 
@@ -431,7 +431,7 @@ fn the_ground_carries_the_weight_and_holds_the_chassis() {
         att_ned_frd: UnitQuaternion::from_euler_angles(0.2, -0.1, 1.3),
         rate_frd_rad_s: Vector3::new(0.3, -0.4, 0.6),
     };
-    r.project(&mut s);
+    r.project(&mut s, 0.0);
     let (roll, pitch, yaw) = s.att_ned_frd.euler_angles();
     assert_eq!((roll, pitch), (0.0, 0.0));
     assert!((yaw - 1.3).abs() < 1e-12);
