@@ -145,7 +145,19 @@ fn frames_and_sweeps_are_stamped_on_the_imus_clock_and_match_the_true_height() {
     }
     // 100 samples 5 ms apart: 200 a second, in both calibrations.
     assert!(read(&dir.join("imu.yaml")).contains("\nupdate_rate: 200\n"));
-    assert!(read(&mav0.join("imu0/sensor.yaml")).contains("\nrate_hz: 200\n"));
+    let imu0 = read(&mav0.join("imu0/sensor.yaml"));
+    assert!(imu0.contains("\nrate_hz: 200\n"));
+    // EuRoC's IMU file carries Kalibr's four noise figures, the same.
+    let kalibr = read(&dir.join("imu.yaml"));
+    for key in [
+        "gyroscope_noise_density",
+        "gyroscope_random_walk",
+        "accelerometer_noise_density",
+        "accelerometer_random_walk",
+    ] {
+        let line = kalibr.lines().find(|l| l.starts_with(key)).expect(key);
+        assert!(imu0.lines().any(|l| l == line), "{line} in {imu0}");
+    }
     // meta.json lists the data set's files.
     let meta: serde_json::Value =
         serde_json::from_str(&read(&dir.join("meta.json"))).expect("meta");
@@ -327,6 +339,14 @@ fn the_calibration_gives_each_sensor_from_the_imu_in_the_exported_axes() {
     ];
     assert!(close(&tbs(&ned, "lidar0"), &lidar));
     assert!(close(&tbs(&enu, "lidar0"), &lidar));
+    // Its points in its own axes, FLU in ENU: y and z turned round.
+    let sweep = |dir: &Path| pcd(&dir.join("mav0/lidar0/data/0.pcd"));
+    let (a, b) = (sweep(&ned), sweep(&enu));
+    assert_eq!(a.len(), 4 * 16);
+    for (p, q) in a.iter().zip(&b) {
+        assert_eq!([q.0[0], q.0[1], q.0[2]], [p.0[0], -p.0[1], -p.0[2]]);
+        assert!(p.0[2] > 0.0, "below the sensor: {:?}", p.0);
+    }
     assert!(close(
         &tbs(&ned, "imu0")[..],
         &[1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.]

@@ -529,7 +529,6 @@ fn pcd(points: &[Point], start_ns: u64) -> Vec<u8> {
         "# .PCD v0.7 - Point Cloud Data file format\nVERSION 0.7\nFIELDS x y z t ring label\nSIZE 4 4 4 4 2 1\nTYPE F F F F U U\nCOUNT 1 1 1 1 1 1\nWIDTH {n}\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS {n}\nDATA binary\n"
     )
     .into_bytes();
-    out.reserve(n * 19);
     for p in points {
         for c in p.xyz {
             out.extend(c.to_le_bytes());
