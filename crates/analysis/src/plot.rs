@@ -144,6 +144,12 @@ fn map_axes(
     (xm - hx..xm + hx, ym - hy..ym + hy)
 }
 
+/// The point of a waypoint's acceptance ring `a` rad round from north:
+/// (east, north), m, as the map plots it.
+fn ring_point(north_m: f64, east_m: f64, radius_m: f64, a: f64) -> (f64, f64) {
+    (east_m + radius_m * a.sin(), north_m + radius_m * a.cos())
+}
+
 /// The plotting area a chart leaves of an area of `(w, h)` px with a
 /// `margin` all round and label areas `y_label` wide and `x_label` high, px.
 fn plot_px((w, h): (u32, u32), margin: u32, y_label: u32, x_label: u32) -> (f64, f64) {
@@ -211,10 +217,7 @@ impl Picture for GroundTrack<'_> {
         for p in self.route.points.iter().skip(1) {
             let ring = (0..=48).map(|k| {
                 let a = k as f64 / 48.0 * std::f64::consts::TAU;
-                (
-                    p.ned_m.y + p.radius_m * a.sin(),
-                    p.ned_m.x + p.radius_m * a.cos(),
-                )
+                ring_point(p.ned_m.x, p.ned_m.y, p.radius_m, a)
             });
             chart
                 .draw_series(LineSeries::new(ring, grey.stroke_width(1)))

@@ -587,7 +587,10 @@ fn leg_bars_at(scale: f64) {
             .find(|e| e.starts_with("text") && e.ends_with(">\na\n"))
             .and_then(|e| attr(e, "x"))
             .expect("the first label");
-        assert!((0.0..=20.0).contains(&(label - key[0] - 12.0)), "{label} {key:?}");
+        assert!(
+            (0.0..=20.0).contains(&(label - key[0] - 12.0)),
+            "{label} {key:?}"
+        );
         assert_eq!(bars.len(), 3);
         for (leg, (bar, v)) in bars.iter().zip(values).enumerate() {
             let x = leg as f64 + 0.6 + 0.4 * k as f64;
@@ -970,7 +973,21 @@ fn a_slide_is_drawn_on_its_map_and_against_time() {
     // The patch's key in the map's legend: 14 × 10 px, starting where the
     // line keys beside it start.
     assert_eq!(ice[1][2..], [14.0, 10.0]);
-    assert!((ice[1][0] - on[1][0].0).abs() <= 1.0, "{:?} {:?}", ice[1], on[1]);
+    assert!(
+        (ice[1][0] - on[1][0].0).abs() <= 1.0,
+        "{:?} {:?}",
+        ice[1],
+        on[1]
+    );
+    // And in the slip's legend, beside the slip line's key.
+    assert_eq!(ice[3][2..], [14.0, 10.0]);
+    assert_eq!(off[4].len(), 2, "the slip line's key");
+    assert!(
+        (ice[3][0] - off[4][0].0).abs() <= 1.0,
+        "{:?} {:?}",
+        ice[3],
+        off[4]
+    );
     let dir = temp_dir("slide");
     std::fs::create_dir_all(&dir).expect("a directory");
     let [svg_path, png] = slide(&dir, "ice", &route, &trace, &patch).expect("drawn");
