@@ -144,6 +144,13 @@ impl Terrain {
         ]
     }
 
+    /// A ten-thousandth of a cell, m: how far the grid's box reaches past
+    /// its edges, and how far into its first cell a walk starts. Any length
+    /// between rounding's and a cell's finds the same hits.
+    fn margin(&self) -> f32 {
+        1e-4 * self.spacing
+    }
+
     /// Whether (north, east), m, lies over the grid.
     pub fn covers(&self, north_m: f32, east_m: f32) -> bool {
         let far = self.far();
@@ -183,9 +190,9 @@ impl Terrain {
     /// unit normal, NED.
     pub fn cast(&self, origin: Vector, dir: Vector, max_t: f32) -> Option<(f32, [f32; 3])> {
         let far = self.far();
-        // The grid's box, a ten-thousandth of a cell larger all round: a
-        // ray along its edge, out by a rounding, still meets the edge.
-        let m = 1e-4 * self.spacing;
+        // The grid's box, a margin larger all round: a ray along its edge,
+        // out by a rounding, still meets the edge.
+        let m = self.margin();
         let (lo, hi) = (
             Vector::new(
                 self.origin[0] - m,
@@ -197,27 +204,28 @@ impl Terrain {
         let (t0, t1) = Aabb::new(lo, hi).clip_ray_parameters(&Ray::new(origin, dir))?;
         // A hit where the ray leaves the box (a corner of the grid) is kept
         // whatever the rounding of either.
-        let t1 = (t1 + 1e-5 * (1.0 + t1)).min(max_t);
+        let t1 = (t1 + slack(t1)).min(max_t);
         if t0 > t1 {
             return None;
         }
         let ray = Ray::new(origin, dir);
         let flat = dir.x * dir.x + dir.y * dir.y;
-        if flat <= 1e-12 * dir.length_squared() {
+        if is_vertical(flat, dir.length_squared()) {
             // Straight up or down: the cell under it, and on a cell's edge
             // the cells either side.
             let p = origin + dir * t0;
             return self.cast_near(&ray, p, t1);
         }
         // Walk the cells under the ray (Amanatides and Woo), from a point
-        // just inside the first.
-        let step = 1e-4 * self.spacing / flat.sqrt();
+        // a margin inside the first.
+        let step = self.margin() / flat.sqrt();
         let p = origin + dir * (t0 + step).min(t1);
         let (mut i, mut j) = self.cell(p.x, p.y);
         // An axis along which the next cell is off the grid: the ray runs
         // along that edge (within the box's margin) until it leaves the box.
         let mut blocked = [false; 2];
-        loop {
+        // Each pass moves a cell or blocks an axis: at most this many.
+        for _ in 0..self.rows + self.cols {
             if let Some(hit) = self.cast_cell(&ray, i, j, t1) {
                 return Some(hit);
             }
@@ -247,6 +255,7 @@ impl Terrain {
                 blocked[axis] = true;
             }
         }
+        None
     }
 
     /// The ray's first hit on cell (i, j)'s triangles within `max_t`.
@@ -279,6 +288,18 @@ impl Terrain {
         let (t, _) = self.cast_near(&ray, above, f32::MAX)?;
         Some(above.z + t)
     }
+}
+
+/// How far past the box's far side (`t`) a hit is still kept: rounding's
+/// worth. Any such finds the same hits.
+fn slack(t: f32) -> f32 {
+    1e-5 * (1.0 + t)
+}
+
+/// Whether a direction whose horizontal part is `flat` long, squared, of
+/// `len2` squared, is straight up or down but for rounding.
+fn is_vertical(flat: f32, len2: f32) -> bool {
+    flat <= 1e-12 * len2
 }
 
 /// Where the ray meets triangle `tri` within `max_t` (Möller and

@@ -157,6 +157,19 @@ fn heights_read_from_a_csv_file_beside_the_scene() {
             .unwrap();
     let e = spec.read_files(&dir).unwrap_err().to_string();
     assert_eq!(e, "ground.heightmap.file: long.csv: more than 1024 rows");
+    // A row of 1 024 is read whole; a longer one is refused when built.
+    let row = |n: usize| vec!["1"; n].join(",");
+    for (n, ok) in [(1024, true), (1025, false), (5000, false)] {
+        std::fs::write(dir.join("wide.csv"), format!("{}\n{}\n", row(n), row(n))).unwrap();
+        let mut spec: SceneSpec = serde_json::from_str(
+            r#"{"ground": {"heightmap": {"spacing_m": 1, "file": "wide.csv"}}}"#,
+        )
+        .unwrap();
+        spec.read_files(&dir).expect("read");
+        let h = spec.ground.heightmap.as_ref().unwrap();
+        assert_eq!(h.heights_m[0].len(), n.min(1025));
+        assert_eq!(Scene::build(&spec).is_ok(), ok, "{n}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -212,12 +225,14 @@ fn a_heightmap_out_of_shape_or_range_is_refused_by_key() {
 
 /// The first hit on the slope of [`slope`] worked out by hand: the plane
 /// down = 2 − n/10 over the square, the plane down = 2 off it.
-fn by_hand(o: Vector, d: Vector) -> Option<f32> {
-    // The slope counts to within a millimetre of the square's edge; the
+/// `None` as well where the plane is met within a millimetre of the grid's
+/// edge: there either answer is right.
+fn by_hand(o: Vector, d: Vector, north_m: f32) -> Option<Option<f32>> {
+    // The slope counts to within a millimetre of the grid's edge; the
     // plane counts from just off it.
     let near_square = |t: f32, m: f32| {
         let p = o + d * t;
-        (-m..=20.0 + m).contains(&p.x) && (-m..=20.0 + m).contains(&p.y)
+        (-m..=north_m + m).contains(&p.x) && (-m..=20.0 + m).contains(&p.y)
     };
     let on_square = |t: f32| near_square(t, 1e-3);
     // o.z + t·d.z = 2 − (o.x + t·d.x)/10.
@@ -225,22 +240,48 @@ fn by_hand(o: Vector, d: Vector) -> Option<f32> {
     let slope = (k != 0.0)
         .then(|| (2.0 - o.x / 10.0 - o.z) / k)
         .filter(|t| *t > 0.0 && on_square(*t));
-    let plane = (d.z > 0.0)
-        .then(|| (2.0 - o.z) / d.z)
-        .filter(|t| *t > 0.0 && !near_square(*t, 0.0));
-    match (slope, plane) {
+    let plane = (d.z > 0.0).then(|| (2.0 - o.z) / d.z).filter(|t| *t > 0.0);
+    if plane.is_some_and(|t| near_square(t, 1e-3) && !near_square(t, -1e-3)) {
+        return None;
+    }
+    let plane = plane.filter(|t| !near_square(*t, 0.0));
+    Some(match (slope, plane) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
-    }
+    })
 }
 
 #[test]
 fn rays_from_cell_edges_corners_and_off_the_grid_meet_the_slope_where_worked_by_hand() {
-    let s = slope();
+    // The slope of [`slope`], and the same slope 40 m long on 5 rows; each
+    // also moved 30 m south and 15 m east (the same rays, moved with it).
+    let long = r#""heights_m": [[0, 0, 0], [1, 1, 1], [2, 2, 2], [3, 3, 3], [4, 4, 4]]"#;
+    let short = r#""heights_m": [[0, 0, 0], [1, 1, 1], [2, 2, 2]]"#;
+    let mut checked = 0;
+    for (heights, north_m) in [(short, 20.0), (long, 40.0)] {
+        for shift in [[0.0f32, 0.0], [-30.0, 15.0]] {
+            let spec: SceneSpec = serde_json::from_str(&format!(
+                r#"{{"ground": {{"down_m": 2, "heightmap": {{"spacing_m": 10,
+                    "origin_ne_m": [{}, {}], {heights}}}}}}}"#,
+                shift[0], shift[1]
+            ))
+            .expect("json");
+            let s = Scene::build(&spec).expect("scene");
+            checked += rays_against(&s, north_m, Vector::new(shift[0], shift[1], 0.0));
+        }
+    }
+    assert!(checked > 40_000, "{checked}");
+}
+
+/// Casts rays over the slope `north_m` long from many origins in many
+/// directions: each meets it where worked out by hand. The hits checked.
+fn rays_against(s: &Scene, north_m: f32, shift: Vector) -> usize {
     let mut checked = 0;
     // Origins on the cells' edges and corners (multiples of 10 m), inside
     // cells and off the grid, above and below the slope's top.
-    for n in [-10.0f32, -2.5, 0.0, 5.0, 10.0, 12.5, 20.0, 27.0] {
+    for n in [
+        -10.0f32, -2.5, 0.0, 5.0, 10.0, 12.5, 20.0, 27.0, 35.0, 40.0, 44.0,
+    ] {
         for e in [-5.0f32, 0.0, 7.5, 10.0, 20.0, 30.0] {
             for z in [-30.0f32, -0.5, 1.0] {
                 let o = Vector::new(n, e, z);
@@ -248,8 +289,11 @@ fn rays_from_cell_edges_corners_and_off_the_grid_meet_the_slope_where_worked_by_
                     for el in [-10.0f32, 0.0, 5.0, 30.0, 60.0, 90.0] {
                         let (a, l) = ((az as f32).to_radians(), el.to_radians());
                         let d = Vector::new(l.cos() * a.cos(), l.cos() * a.sin(), l.sin());
-                        let want = by_hand(o, d).filter(|t| *t <= 500.0);
-                        let got = s.cast(o, d, 500.0).map(|h| h.t);
+                        let Some(want) = by_hand(o, d, north_m) else {
+                            continue;
+                        };
+                        let want = want.filter(|t| *t <= 500.0);
+                        let got = s.cast(o + shift, d, 500.0).map(|h| h.t);
                         match (got, want) {
                             (Some(g), Some(w)) => assert!(
                                 (g - w).abs() < 1e-3 * w.max(1.0),
@@ -263,5 +307,5 @@ fn rays_from_cell_edges_corners_and_off_the_grid_meet_the_slope_where_worked_by_
             }
         }
     }
-    assert!(checked > 10_000, "{checked}");
+    checked
 }
