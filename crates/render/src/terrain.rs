@@ -188,74 +188,79 @@ impl Terrain {
     /// The first point of the surface the ray from `origin` along `dir`
     /// (NED) meets within `max_t`: its parameter and the surface's upward
     /// unit normal, NED.
+    ///
+    /// The ray walks the cells under it (Amanatides and Woo) from where it
+    /// enters the grid's box. A walk that starts on a cell's edge may
+    /// start in the cell behind: its crossing into the next is then at
+    /// once. A ray straight up or down stays in its first cell, whose
+    /// triangles count a point on their edges.
     pub fn cast(&self, origin: Vector, dir: Vector, max_t: f32) -> Option<(f32, [f32; 3])> {
-        let far = self.far();
-        // The grid's box, a margin larger all round: a ray along its edge,
-        // out by a rounding, still meets the edge.
-        let m = self.margin();
-        let (lo, hi) = (
+        let ray = Ray::new(origin, dir);
+        let (t0, t1) = self.bounds().clip_ray_parameters(&ray)?;
+        // A hit where the ray leaves the box (a corner of the grid) is kept
+        // whatever the rounding of either.
+        let t1 = (t1 + slack(t1)).min(max_t);
+        let p = origin + dir * t0;
+        let (mut i, mut j) = self.cell(p.x, p.y);
+        // An axis along which the next cell is off the grid: the ray runs
+        // along that edge (within the box's margin) until it leaves the box.
+        let mut blocked = [false; 2];
+        for _ in 0..self.max_steps() {
+            if let Some(hit) = self.cast_cell(&ray, i, j, t1) {
+                return Some(hit);
+            }
+            let tn = self.crossing(origin.x, dir.x, self.origin[0], i, blocked[0]);
+            let te = self.crossing(origin.y, dir.y, self.origin[1], j, blocked[1]);
+            if past(tn.min(te), t1) {
+                return None;
+            }
+            let (axis, k, d, n) = if north_first(tn, te) {
+                (0, &mut i, dir.x, self.rows)
+            } else {
+                (1, &mut j, dir.y, self.cols)
+            };
+            let next = if d > 0.0 {
+                (*k + 2 < n).then_some(*k + 1)
+            } else {
+                k.checked_sub(1)
+            };
+            match next {
+                Some(next) => *k = next,
+                None => blocked[axis] = true,
+            }
+        }
+        None
+    }
+
+    /// The grid's box, a margin larger all round: a ray along its edge,
+    /// out by a rounding, still meets the edge.
+    fn bounds(&self) -> Aabb {
+        let (far, m) = (self.far(), self.margin());
+        Aabb::new(
             Vector::new(
                 self.origin[0] - m,
                 self.origin[1] - m,
                 self.down_range[0] - m,
             ),
             Vector::new(far[0] + m, far[1] + m, self.down_range[1] + m),
-        );
-        let (t0, t1) = Aabb::new(lo, hi).clip_ray_parameters(&Ray::new(origin, dir))?;
-        // A hit where the ray leaves the box (a corner of the grid) is kept
-        // whatever the rounding of either.
-        let t1 = (t1 + slack(t1)).min(max_t);
-        if t0 > t1 {
-            return None;
+        )
+    }
+
+    /// Each pass of a walk moves a cell or blocks an axis: at most this
+    /// many passes.
+    fn max_steps(&self) -> usize {
+        self.rows + self.cols
+    }
+
+    /// When the ray from `x` along `d` (one axis) leaves cell `k` of the
+    /// grid starting at `o`; never along an axis it does not move on or
+    /// that is blocked.
+    fn crossing(&self, x: f32, d: f32, o: f32, k: usize, blocked: bool) -> f32 {
+        if d == 0.0 || blocked {
+            return f32::MAX;
         }
-        let ray = Ray::new(origin, dir);
-        let flat = dir.x * dir.x + dir.y * dir.y;
-        if is_vertical(flat, dir.length_squared()) {
-            // Straight up or down: the cell under it, and on a cell's edge
-            // the cells either side.
-            let p = origin + dir * t0;
-            return self.cast_near(&ray, p, t1);
-        }
-        // Walk the cells under the ray (Amanatides and Woo), from a point
-        // a margin inside the first.
-        let step = self.margin() / flat.sqrt();
-        let p = origin + dir * (t0 + step).min(t1);
-        let (mut i, mut j) = self.cell(p.x, p.y);
-        // An axis along which the next cell is off the grid: the ray runs
-        // along that edge (within the box's margin) until it leaves the box.
-        let mut blocked = [false; 2];
-        // Each pass moves a cell or blocks an axis: at most this many.
-        for _ in 0..self.rows + self.cols {
-            if let Some(hit) = self.cast_cell(&ray, i, j, t1) {
-                return Some(hit);
-            }
-            let next = |x: f32, d: f32, o: f32, k: usize, blocked: bool| {
-                let edge = o + (k as f32 + if d > 0.0 { 1.0 } else { 0.0 }) * self.spacing;
-                if d == 0.0 || blocked {
-                    f32::MAX
-                } else {
-                    (edge - x) / d
-                }
-            };
-            let tn = next(origin.x, dir.x, self.origin[0], i, blocked[0]);
-            let te = next(origin.y, dir.y, self.origin[1], j, blocked[1]);
-            if tn.min(te) > t1 {
-                return None;
-            }
-            let (axis, k, d, n) = if tn < te {
-                (0, &mut i, dir.x, self.rows)
-            } else {
-                (1, &mut j, dir.y, self.cols)
-            };
-            if d > 0.0 && *k + 2 < n {
-                *k += 1;
-            } else if d < 0.0 && *k > 0 {
-                *k -= 1;
-            } else {
-                blocked[axis] = true;
-            }
-        }
-        None
+        let side = if d > 0.0 { k + 1 } else { k };
+        (o + side as f32 * self.spacing - x) / d
     }
 
     /// The ray's first hit on cell (i, j)'s triangles within `max_t`.
@@ -266,26 +271,13 @@ impl Terrain {
             .min_by(|a, b| a.0.total_cmp(&b.0))
     }
 
-    /// A vertical ray's hit: on the cell under `p`, and where `p` lies on
-    /// a cell's edge, the cells that share it.
-    fn cast_near(&self, ray: &Ray, p: Vector, max_t: f32) -> Option<(f32, [f32; 3])> {
-        let (i, j) = self.cell(p.x, p.y);
-        let (r0, c0) = (i.saturating_sub(1), j.saturating_sub(1));
-        let (r1, c1) = ((i + 1).min(self.rows - 2), (j + 1).min(self.cols - 2));
-        (r0..=r1)
-            .flat_map(|r| (c0..=c1).map(move |c| (r, c)))
-            .filter_map(|(r, c)| self.cast_cell(ray, r, c, max_t))
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-    }
-
     /// The surface's height as NED down at (north, east), m; none off the grid.
     pub fn down_at(&self, north_m: f32, east_m: f32) -> Option<f32> {
         if !self.covers(north_m, east_m) {
             return None;
         }
         let above = Vector::new(north_m, east_m, self.down_range[0] - 1.0);
-        let ray = Ray::new(above, Vector::new(0.0, 0.0, 1.0));
-        let (t, _) = self.cast_near(&ray, above, f32::MAX)?;
+        let (t, _) = self.cast(above, Vector::new(0.0, 0.0, 1.0), f32::MAX)?;
         Some(above.z + t)
     }
 }
@@ -296,10 +288,16 @@ fn slack(t: f32) -> f32 {
     1e-5 * (1.0 + t)
 }
 
-/// Whether a direction whose horizontal part is `flat` long, squared, of
-/// `len2` squared, is straight up or down but for rounding.
-fn is_vertical(flat: f32, len2: f32) -> bool {
-    flat <= 1e-12 * len2
+/// Whether the walk crosses into the next row (north) before the next
+/// column (east), crossing at `tn` and `te`.
+fn north_first(tn: f32, te: f32) -> bool {
+    tn < te
+}
+
+/// Whether a walk that would next cross at `t` has gone past `t1`, the
+/// far side of the box.
+fn past(t: f32, t1: f32) -> bool {
+    t > t1
 }
 
 /// Where the ray meets triangle `tri` within `max_t` (Möller and
@@ -312,7 +310,7 @@ fn hit_triangle(ray: &Ray, [a, b, c]: &[Vector; 3], max_t: f32) -> Option<(f32, 
     let (e1, e2) = (*b - *a, *c - *a);
     let p = ray.dir.cross(e2);
     let det = e1.dot(p);
-    if det.abs() <= f32::EPSILON * e1.length() * e2.length() * ray.dir.length() {
+    if parallel(det, e1.length() * e2.length() * ray.dir.length()) {
         return None;
     }
     let s = ray.origin - *a;
@@ -330,6 +328,12 @@ fn hit_triangle(ray: &Ray, [a, b, c]: &[Vector; 3], max_t: f32) -> Option<(f32, 
     let n = e1.cross(e2).normalize();
     let n = if n.z > 0.0 { -n } else { n };
     Some((t, [n.x, n.y, n.z]))
+}
+
+/// Whether a ray is parallel to a triangle but for rounding: its
+/// determinant `det` against the product of the lengths involved, `scale`.
+fn parallel(det: f32, scale: f32) -> bool {
+    det.abs() <= f32::EPSILON * scale
 }
 
 /// Checks a heightmap's shape and values: its rows and columns.
