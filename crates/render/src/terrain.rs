@@ -145,8 +145,7 @@ impl Terrain {
     }
 
     /// A ten-thousandth of a cell, m: how far the grid's box reaches past
-    /// its edges, and how far into its first cell a walk starts. Any length
-    /// between rounding's and a cell's finds the same hits.
+    /// its edges. Any length from rounding's up finds the same hits.
     fn margin(&self) -> f32 {
         1e-4 * self.spacing
     }
@@ -199,7 +198,7 @@ impl Terrain {
         let (t0, t1) = self.bounds().clip_ray_parameters(&ray)?;
         // A hit where the ray leaves the box (a corner of the grid) is kept
         // whatever the rounding of either.
-        let t1 = (t1 + slack(t1)).min(max_t);
+        let t1 = widened(t1).min(max_t);
         let p = origin + dir * t0;
         let (mut i, mut j) = self.cell(p.x, p.y);
         // An axis along which the next cell is off the grid: the ray runs
@@ -219,7 +218,7 @@ impl Terrain {
             } else {
                 (1, &mut j, dir.y, self.cols)
             };
-            let next = if d > 0.0 {
+            let next = if forward(d) {
                 (*k + 2 < n).then_some(*k + 1)
             } else {
                 k.checked_sub(1)
@@ -259,7 +258,7 @@ impl Terrain {
         if d == 0.0 || blocked {
             return f32::MAX;
         }
-        let side = if d > 0.0 { k + 1 } else { k };
+        let side = if forward(d) { k + 1 } else { k };
         (o + side as f32 * self.spacing - x) / d
     }
 
@@ -282,10 +281,16 @@ impl Terrain {
     }
 }
 
-/// How far past the box's far side (`t`) a hit is still kept: rounding's
-/// worth. Any such finds the same hits.
-fn slack(t: f32) -> f32 {
-    1e-5 * (1.0 + t)
+/// The box's far side `t1`, moved out by rounding's worth: a hit there is
+/// still kept. Any such finds the same hits.
+fn widened(t1: f32) -> f32 {
+    t1 + 1e-5 * (1.0 + t1)
+}
+
+/// Whether a ray moving `d` along an axis moves up it. Never asked of a
+/// ray that does not move along it.
+fn forward(d: f32) -> bool {
+    d > 0.0
 }
 
 /// Whether the walk crosses into the next row (north) before the next
@@ -309,10 +314,9 @@ fn hit_triangle(ray: &Ray, [a, b, c]: &[Vector; 3], max_t: f32) -> Option<(f32, 
     const EDGE: f32 = 1e-6;
     let (e1, e2) = (*b - *a, *c - *a);
     let p = ray.dir.cross(e2);
+    // A ray parallel to the triangle has det 0, and u, v and t not
+    // finite: refused by the tests below.
     let det = e1.dot(p);
-    if parallel(det, e1.length() * e2.length() * ray.dir.length()) {
-        return None;
-    }
     let s = ray.origin - *a;
     let u = s.dot(p) / det;
     let q = s.cross(e1);
@@ -328,12 +332,6 @@ fn hit_triangle(ray: &Ray, [a, b, c]: &[Vector; 3], max_t: f32) -> Option<(f32, 
     let n = e1.cross(e2).normalize();
     let n = if n.z > 0.0 { -n } else { n };
     Some((t, [n.x, n.y, n.z]))
-}
-
-/// Whether a ray is parallel to a triangle but for rounding: its
-/// determinant `det` against the product of the lengths involved, `scale`.
-fn parallel(det: f32, scale: f32) -> bool {
-    det.abs() <= f32::EPSILON * scale
 }
 
 /// Checks a heightmap's shape and values: its rows and columns.
