@@ -199,7 +199,7 @@ impl Terrain {
         // A hit where the ray leaves the box (a corner of the grid) is kept
         // whatever the rounding of either.
         let t1 = widened(t1).min(max_t);
-        let p = origin + dir * t0;
+        let p = ray.point_at(t0);
         let (mut i, mut j) = self.cell(p.x, p.y);
         // An axis along which the next cell is off the grid: the ray runs
         // along that edge (within the box's margin) until it leaves the box.
