@@ -149,36 +149,25 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
     let mut car_mode = false;
     for (k, v) in top {
         match k.as_str() {
-            "SimMode" => match v.as_str() {
-                Some("Multirotor" | "") => {}
-                Some("Car") => car_mode = true,
-                Some(m) => {
-                    return Err(format!(
-                        "{name}: SimMode \"{m}\": mavsitl serves AirSim's multirotor API (SimMode \"Multirotor\") and its car API (\"Car\")"
-                    ))
-                }
-                None => return Err(format!("{name}: SimMode is not a string")),
-            },
-            "ClockSpeed" => {
-                // As `--clock-speed`: a thousandth to ten thousand times real time.
-                let c = v.as_f64().filter(|c| (1e-3..=1e4).contains(c));
-                clock_speed = Some(c.ok_or_else(|| {
-                    format!("{name}: ClockSpeed {v}: give a factor from 0.001 to 10000")
-                })?);
-            }
+            "SimMode" => car_mode = is_car_mode(v, name)?,
+            "ClockSpeed" => clock_speed = Some(clock_speed_of(v, name)?),
             "OriginGeopoint" => scenario["home"] = origin(v, name)?,
             "PhysicsEngineName" => match v.as_str() {
                 Some("ExternalPhysicsEngine") => external_physics = true,
                 Some("FastPhysicsEngine" | "") => {}
-                _ => w.push(format!("{name}: PhysicsEngineName {v}: mavsitl runs its own physics")),
+                _ => w.push(format!(
+                    "{name}: PhysicsEngineName {v}: mavsitl runs its own physics"
+                )),
             },
             "Wind" => scenario["environment"] = json!({ "wind": wind(v, name)? }),
             "Recording" => scenario["record"] = recording(v, name, &mut w)?,
             "SettingsVersion" | "ClockType" | "DefaultSensors" | "Vehicles" | "CameraDefaults" => {}
-            k if IGNORED_TOP.contains(&k) => {
-                w.push(format!("{name}: {k} is not used by mavsitl (a view, a window or Unreal's)"))
-            }
-            k => w.push(format!("{name}: {k} is not a setting mavsitl knows; ignored")),
+            k if IGNORED_TOP.contains(&k) => w.push(format!(
+                "{name}: {k} is not used by mavsitl (a view, a window or Unreal's)"
+            )),
+            k => w.push(format!(
+                "{name}: {k} is not a setting mavsitl knows; ignored"
+            )),
         }
     }
     let defaults = top.get("DefaultSensors");
@@ -255,6 +244,26 @@ pub fn import(text: &str, name: &str) -> Result<Imported, String> {
         simpleflight_parameters,
         warnings: w,
     })
+}
+
+/// Whether `SimMode` asks for cars: "Car"; "Multirotor" or empty is not.
+fn is_car_mode(v: &Value, name: &str) -> Result<bool, String> {
+    match v.as_str() {
+        Some("Multirotor" | "") => Ok(false),
+        Some("Car") => Ok(true),
+        Some(m) => Err(format!(
+            "{name}: SimMode \"{m}\": mavsitl serves AirSim's multirotor API (SimMode \"Multirotor\") and its car API (\"Car\")"
+        )),
+        None => Err(format!("{name}: SimMode is not a string")),
+    }
+}
+
+/// `ClockSpeed`, as `--clock-speed`: a thousandth to ten thousand times
+/// real time.
+fn clock_speed_of(v: &Value, name: &str) -> Result<f64, String> {
+    v.as_f64()
+        .filter(|c| (1e-3..=1e4).contains(c))
+        .ok_or_else(|| format!("{name}: ClockSpeed {v}: give a factor from 0.001 to 10000"))
 }
 
 /// AirSim's `Recording` as the scenario's `record`: `RecordInterval` (s)
@@ -1069,6 +1078,15 @@ mod tests {
 
     #[test]
     fn airsims_recording_settings_become_the_recordings_cameras() {
+        // AirSim's own physics engine named: nothing to warn of.
+        let i = import(r#"{"PhysicsEngineName": "FastPhysicsEngine"}"#, "s.json").expect("import");
+        assert!(i.warnings.is_empty(), "{:?}", i.warnings);
+        let i = import(r#"{"PhysicsEngineName": "PhysX"}"#, "s.json").expect("import");
+        assert!(
+            i.warnings[0].contains("mavsitl runs its own physics"),
+            "{:?}",
+            i.warnings
+        );
         // None given: AirSim's own, camera "0"'s scene every 0.05 s.
         let i = import("{}", "s.json").expect("import");
         assert_eq!(

@@ -34,6 +34,9 @@ pub const MAX_SPACING_M: f64 = 1000.0;
 pub const MAX_HEIGHT_M: f64 = 10_000.0;
 /// The grid's corner, m from home on each axis, within ± this.
 pub const MAX_ORIGIN_M: f64 = 100_000.0;
+/// A heightmap file's size at most, bytes: 1 024 rows of 1 024 heights
+/// written with up to 31 characters each.
+pub const MAX_FILE_BYTES: u64 = 32 << 20;
 
 /// A heightmap as written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +73,14 @@ impl HeightmapSpec {
             message,
         };
         let path = base.join(&name);
+        let size = std::fs::metadata(&path)
+            .map_err(|e| bad(format!("{}: cannot read: {e}", path.display())))?
+            .len();
+        if size > MAX_FILE_BYTES {
+            return Err(bad(format!(
+                "{name}: {size} bytes; a heightmap file holds at most {MAX_FILE_BYTES}"
+            )));
+        }
         let text = std::fs::read_to_string(&path)
             .map_err(|e| bad(format!("{}: cannot read: {e}", path.display())))?;
         let mut rows = Vec::new();

@@ -157,6 +157,24 @@ fn heights_read_from_a_csv_file_beside_the_scene() {
             .unwrap();
     let e = spec.read_files(&dir).unwrap_err().to_string();
     assert_eq!(e, "ground.heightmap.file: long.csv: more than 1024 rows");
+    // A file of 32 MiB is read (here, to its first line's fault); one
+    // past it is refused before it is read.
+    let big = std::fs::File::create(dir.join("big.csv")).unwrap();
+    big.set_len(32 << 20).unwrap();
+    let mut spec: SceneSpec =
+        serde_json::from_str(r#"{"ground": {"heightmap": {"spacing_m": 1, "file": "big.csv"}}}"#)
+            .unwrap();
+    let e = spec.read_files(&dir).unwrap_err().to_string();
+    assert_eq!(e, "ground.heightmap.file: big.csv:1: not a row of numbers");
+    big.set_len((32 << 20) + 1).unwrap();
+    let mut spec: SceneSpec =
+        serde_json::from_str(r#"{"ground": {"heightmap": {"spacing_m": 1, "file": "big.csv"}}}"#)
+            .unwrap();
+    let e = spec.read_files(&dir).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "ground.heightmap.file: big.csv: 33554433 bytes; a heightmap file holds at most 33554432"
+    );
     // A row of 1 024 is read whole; a longer one is refused when built.
     let row = |n: usize| vec!["1"; n].join(",");
     for (n, ok) in [(1024, true), (1025, false), (5000, false)] {

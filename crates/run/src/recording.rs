@@ -40,11 +40,15 @@ pub fn open_recorder(
     let gt = ground_truth_rate(scenario)?;
     mavsitl_sim::record::Recorder::create(dir, scenario, sim, frame, gt)
         .map(Some)
-        .map_err(|e| {
-            Failure::input(
+        .map_err(|e| match e.kind() {
+            // What the scenario asks to record, not the directory.
+            std::io::ErrorKind::InvalidInput => {
+                Failure::input(e.to_string(), "see docs/reference/recordings.md")
+            }
+            _ => Failure::input(
                 format!("{}: cannot record: {e}", dir.display()),
                 "choose a writable directory",
-            )
+            ),
         })
 }
 
@@ -156,4 +160,44 @@ fn physics_period_us(scenario: &mavsitl_sim::scenario::Scenario) -> Result<u64, 
     mavsitl_core::time::PhysicsRate::new(scenario.physics_rate_hz)
         .map(|r| r.period_us())
         .map_err(|e| Failure::input(e.to_string(), ""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_camera_the_recording_cannot_find_is_the_scenarios_fault_not_the_directorys() {
+        let src = mavsitl_sim::scenario::ScenarioSource {
+            name: "s.json".into(),
+            base_dir: ".".into(),
+        };
+        let text = r#"{"record": {"cameras": ["left"]},
+            "vehicles": [{"kind": "multirotor", "sensors": {"cameras": [{"name": "right"}]}}]}"#;
+        let scenario = mavsitl_sim::scenario::Scenario::from_json(text, &src).expect("scenario");
+        let ls = scenario.build(&src).expect("build");
+        let dir = std::env::temp_dir().join(format!("mavsitl-rec-{}", std::process::id()));
+        let frame = mavsitl_core::geo::ExportFrame::Ned;
+        let Err(e) = open_recorder(Some(&dir), &scenario, ls.sim(), frame) else {
+            panic!("a camera no vehicle has was recorded");
+        };
+        assert_eq!(
+            e.message,
+            "record.cameras[0]: no camera \"left\" on any vehicle (the cameras: right)"
+        );
+        assert_eq!(e.hint.as_deref(), Some("see docs/reference/recordings.md"));
+        assert_eq!(e.code, mavsitl_core::failure::INPUT);
+        // An unwritable directory is the directory's.
+        let file = dir.with_extension("file");
+        std::fs::write(&file, "").expect("file");
+        let ok = text.replace("left", "right");
+        let scenario = mavsitl_sim::scenario::Scenario::from_json(&ok, &src).expect("scenario");
+        let Err(e) = open_recorder(Some(&file.join("sub")), &scenario, ls.sim(), frame) else {
+            panic!("recorded under a file");
+        };
+        assert!(e.message.contains(": cannot record: "), "{}", e.message);
+        assert_eq!(e.hint.as_deref(), Some("choose a writable directory"));
+        std::fs::remove_file(&file).ok();
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

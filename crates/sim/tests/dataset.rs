@@ -185,6 +185,15 @@ fn frames_and_sweeps_are_stamped_on_the_imus_clock_and_match_the_true_height() {
         .collect();
     assert_eq!(imu.len(), 100);
 
+    frames_match(dir, &imu);
+    sweeps_match(dir);
+}
+
+/// The three cameras' images: 10 frames at 20 Hz in 0.5 s of each, at IMU
+/// samples' times, of their size and kind; the down camera's depth the
+/// true height less its mount.
+fn frames_match(dir: &Path, imu: &HashSet<u64>) {
+    let mav0 = dir.join("mav0");
     // Three cameras, three images each: 10 frames at 20 Hz in 0.5 s, every
     // one at the time of an IMU sample, each file its size and kind.
     let h = heights(dir);
@@ -235,7 +244,12 @@ fn frames_and_sweeps_are_stamped_on_the_imus_clock_and_match_the_true_height() {
         }
     }
     assert!(!mav0.join("cam3").exists());
+}
 
+/// The LiDAR's sweeps against the true height.
+fn sweeps_match(dir: &Path) {
+    let mav0 = dir.join("mav0");
+    let h = heights(dir);
     // The LiDAR: one file per 0.1 s turn, named by its start; each point's
     // t since then, its range the height of the firing's tick over
     // sin(elevation) (lasers from −15° down to −45° in 2° steps).
