@@ -12,18 +12,23 @@
 //! - A ray that meets nothing within [`FAR_M`] has both depths infinite
 //!   and the sky's segmentation id.
 //!
-//! Rows are cast in parallel on the calling rayon pool; a frame of the
-//! same size is rendered into the same buffer, so a warm render allocates
-//! nothing.
+//! The image is cast in tiles of 16 × 16 pixels, each tile's rays as one
+//! [`crate::bundle`] (the hierarchy walked once for the tile, its rays
+//! cast against the primitives it may meet), and bands of tiles in
+//! parallel on the calling rayon pool. A frame of the same size is
+//! rendered into the same buffer, so a warm render allocates nothing.
 
 use nalgebra::{UnitQuaternion, Vector3};
 use parry3d::math::Vector;
 use rayon::prelude::*;
 
-use crate::scene::{rotation, vector, Scene};
+use crate::bundle::{Bundle, Cone};
+use crate::scene::{rotation, vector, Hit, Scene};
 
 /// Rays end here, m.
 pub const FAR_M: f32 = 10_000.0;
+/// A tile's side, px: its rays are cast as one [`crate::bundle`].
+const TILE_PX: usize = 16;
 /// At most this many pixels on a side.
 pub const MAX_SIDE_PX: u32 = 4096;
 /// The field of view, deg: more than 0, at most this.
@@ -73,6 +78,17 @@ impl Intrinsics {
             1.0,
             (f64::from(col) + 0.5 - self.cx) / self.fx,
             (f64::from(row) + 0.5 - self.cy) / self.fy,
+        )
+    }
+
+    /// The ray through the image point `x` px from the left edge and `y`
+    /// px from the top (a pixel's top-left corner at whole numbers), in
+    /// camera axes, 1 along the optical axis.
+    fn through(&self, x: usize, y: usize) -> Vector3<f64> {
+        Vector3::new(
+            1.0,
+            (x as f64 - self.cx) / self.fx,
+            (y as f64 - self.cy) / self.fy,
         )
     }
 }
@@ -140,22 +156,58 @@ pub fn render(scene: &Scene, intrinsics: &Intrinsics, pose: &CameraPose, frame: 
     let origin = vector(&pose.position_ned_m);
     let r = rotation(&pose.attitude);
     let sun = Vector::from_array(TO_SUN);
+    let w = w as usize;
     frame
         .texels
-        .par_chunks_mut(w as usize)
+        .par_chunks_mut(w * TILE_PX)
         .enumerate()
-        .for_each(|(row, texels)| {
-            for (col, texel) in texels.iter_mut().enumerate() {
-                let d_cam = intrinsics.ray(col as u32, row as u32);
-                let dir = r * vector(&d_cam);
-                *texel = shade(scene, origin, dir, d_cam.norm() as f32, sun);
+        .for_each(|(band, texels)| {
+            let mut bundle = Bundle::default();
+            let rows = band * TILE_PX..band * TILE_PX + texels.len() / w;
+            for cols in tiles(w) {
+                let corner = |x: usize, y: usize| r * vector(&intrinsics.through(x, y));
+                let cone = Cone::new(
+                    origin,
+                    [
+                        corner(cols.start, rows.start),
+                        corner(cols.end, rows.start),
+                        corner(cols.end, rows.end),
+                        corner(cols.start, rows.end),
+                    ],
+                );
+                scene.gather(&cone, &mut bundle);
+                for row in rows.clone() {
+                    let line = &mut texels[(row - rows.start) * w..][..w];
+                    for col in cols.clone() {
+                        let d_cam = intrinsics.ray(col as u32, row as u32);
+                        let dir = r * vector(&d_cam);
+                        let hit = scene.cast_bundled(&bundle, dir, FAR_M);
+                        line[col] = shade(scene, hit, origin, dir, d_cam.norm() as f32, sun);
+                    }
+                }
             }
         });
 }
 
-/// The texel of one ray: `dir` is 1 along the optical axis, `len` its length.
-fn shade(scene: &Scene, origin: Vector, dir: Vector, len: f32, sun: Vector) -> Texel {
-    match scene.cast(origin, dir, FAR_M) {
+/// The tiles along a side of `len` pixels: `TILE_PX` at a time, the last
+/// one shorter when `len` is not a multiple.
+fn tiles(len: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..len)
+        .step_by(TILE_PX)
+        .map(move |c| c..(c + TILE_PX).min(len))
+}
+
+/// The texel of one ray and what it met: `dir` is 1 along the optical
+/// axis, `len` its length.
+fn shade(
+    scene: &Scene,
+    hit: Option<Hit>,
+    origin: Vector,
+    dir: Vector,
+    len: f32,
+    sun: Vector,
+) -> Texel {
+    match hit {
         Some(hit) => {
             let n = Vector::from_array(hit.normal_ned);
             let p = origin + dir * hit.t;
@@ -207,6 +259,36 @@ mod tests {
         assert!((r - Vector3::new(1.0, 0.75, 0.25)).norm() < 1e-12);
         let r = Intrinsics::from_fov(4, 2, 90.0).ray(0, 0);
         assert!((r - Vector3::new(1.0, -0.75, -0.25)).norm() < 1e-12);
+    }
+
+    #[test]
+    fn a_side_is_cut_into_whole_tiles_and_a_last_short_one() {
+        let t: Vec<_> = tiles(37).collect();
+        assert_eq!(t, [0..16, 16..32, 32..37]);
+        assert_eq!(tiles(32).collect::<Vec<_>>(), [0..16, 16..32]);
+        assert_eq!(tiles(0).count(), 0);
+    }
+
+    #[test]
+    fn a_pixel_takes_the_texture_where_its_ray_meets_the_ground() {
+        // The default ground is a 1 m checker: looking straight down from
+        // 3 m, the centre pixel sees the square under the camera.
+        let scene = Scene::build(&crate::SceneSpec::default()).expect("scene");
+        let k = Intrinsics::from_fov(3, 3, 10.0);
+        let centre = |n: f64, e: f64| {
+            let pose = CameraPose {
+                position_ned_m: Vector3::new(n, e, -3.0),
+                attitude: crate::scene::attitude(0.0, -90.0, 0.0),
+            };
+            let mut frame = Frame::default();
+            render(&scene, &k, &pose, &mut frame);
+            frame.texels[4].rgb
+        };
+        // Squares (5, 2) and (7, 2) alike, (6, 2) and (5, 3) the other colour.
+        assert_eq!(centre(5.5, 2.5), centre(7.5, 2.5));
+        assert_ne!(centre(5.5, 2.5), centre(6.5, 2.5));
+        assert_ne!(centre(5.5, 2.5), centre(5.5, 3.5));
+        assert_eq!(centre(6.5, 2.5), centre(5.5, 3.5));
     }
 
     #[test]

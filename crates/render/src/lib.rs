@@ -4,8 +4,10 @@
 //!   with a segmentation id and a [`texture`], checked at load and held in
 //!   a bounding-volume hierarchy (dimforge's parry3d) for ray casts against
 //!   each [`primitive`]'s closed form.
-//! - [`camera`]: a pinhole camera, one ray per pixel, rows in parallel:
-//!   scene colour, planar and perspective depth, segmentation.
+//! - [`camera`]: a pinhole camera, one ray per pixel, bands of tiles in
+//!   parallel: scene colour, planar and perspective depth, segmentation;
+//!   each tile's rays cast as a [`bundle`] against the primitives its cone
+//!   may meet.
 //! - [`lidar`]: AirSim's spinning LiDAR, fired over the sim time its points
 //!   take.
 //! - [`palette`]: AirSim's segmentation colours; [`image`]: PNG encoding.
@@ -14,6 +16,7 @@
 //! axes are x forward, y right, z down. Nothing here reads a clock or a
 //! random source: the same scene and poses give the same pixels and points.
 
+pub mod bundle;
 pub mod camera;
 pub mod image;
 pub mod lidar;

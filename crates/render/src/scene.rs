@@ -15,6 +15,7 @@ use parry3d::math::{Pose, Rotation, Vector};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use parry3d::query::Ray;
 
+use crate::bundle::{Bundle, Cone};
 use crate::primitive::Primitive;
 use serde::{Deserialize, Serialize};
 
@@ -229,6 +230,19 @@ pub struct Object {
 }
 
 impl Object {
+    /// The hit at `t` on the ray `lo + t·ld` in its own axes, for the
+    /// primitive of index `i`.
+    fn hit(&self, i: u32, lo: Vector, ld: Vector, t: f32) -> Hit {
+        let n = self
+            .local_to_world
+            .transform_vector(self.primitive.normal(lo + ld * t));
+        Hit {
+            t,
+            surface: Surface::Object(i),
+            normal_ned: [n.x, n.y, n.z],
+        }
+    }
+
     /// Its bounding box in the world.
     fn aabb(&self) -> Aabb {
         let h = self.primitive.half_extents();
@@ -481,37 +495,83 @@ impl Scene {
     /// lengths).
     pub fn cast(&self, origin: Vector, dir: Vector, max_t: f32) -> Option<Hit> {
         let ray = Ray::new(origin, dir);
-        let mut best = self
-            .ground
+        let ground = self.cast_ground(origin, dir, max_t);
+        let Some(bvh) = &self.bvh else {
+            return ground;
+        };
+        let limit = ground.map_or(max_t, |b| b.t);
+        let local = |i: u32| {
+            let o = &self.objects[i as usize];
+            (
+                o,
+                o.world_to_local.transform_point(origin),
+                o.world_to_local.transform_vector(dir),
+            )
+        };
+        let found = bvh.cast_ray(&ray, limit, |i, so_far| {
+            let (o, lo, ld) = local(i);
+            o.primitive.cast(lo, ld, so_far)
+        });
+        match found {
+            Some((i, t)) => {
+                let (o, lo, ld) = local(i);
+                Some(o.hit(i, lo, ld, t))
+            }
+            None => ground,
+        }
+    }
+
+    /// The ground's first point on the ray within `max_t`.
+    fn cast_ground(&self, origin: Vector, dir: Vector, max_t: f32) -> Option<Hit> {
+        self.ground
             .as_ref()
-            .and_then(|g| g.cast(origin, dir, max_t));
-        if let Some(bvh) = &self.bvh {
-            let limit = best.map_or(max_t, |b| b.t);
-            let local = |i: u32| {
-                let o = &self.objects[i as usize];
-                (
-                    o,
-                    o.world_to_local.transform_point(origin),
-                    o.world_to_local.transform_vector(dir),
-                )
+            .and_then(|g| g.cast(origin, dir, max_t))
+    }
+
+    /// Fills `bundle` with the primitives whose boxes `cone` may meet
+    /// ([`crate::bundle`]), or marks it overflowed when they are more than
+    /// it holds.
+    pub fn gather(&self, cone: &Cone, bundle: &mut Bundle) {
+        bundle.apex = cone.apex;
+        bundle.len = 0;
+        bundle.overflow = false;
+        let Some(bvh) = &self.bvh else {
+            return;
+        };
+        for i in bvh.leaves(|node| cone.may_meet(&node.aabb())) {
+            let Some(slot) = bundle.items.get_mut(bundle.len) else {
+                bundle.overflow = true;
+                bundle.len = 0;
+                return;
             };
-            let found = bvh.cast_ray(&ray, limit, |i, so_far| {
-                let (o, lo, ld) = local(i);
-                o.primitive.cast(lo, ld, so_far)
-            });
-            if let Some((i, t)) = found {
-                let (o, lo, ld) = local(i);
-                let n = o
-                    .local_to_world
-                    .transform_vector(o.primitive.normal(lo + ld * t));
-                best = Some(Hit {
-                    t,
-                    surface: Surface::Object(i),
-                    normal_ned: [n.x, n.y, n.z],
-                });
+            let o = &self.objects[i as usize];
+            *slot = (i, o.world_to_local.transform_point(cone.apex));
+            bundle.len += 1;
+        }
+    }
+
+    /// [`Scene::cast`] for a ray from the bundle's apex whose direction
+    /// lies within the cone it was gathered for: the same hit, found
+    /// against the bundle's primitives alone.
+    pub fn cast_bundled(&self, bundle: &Bundle, dir: Vector, max_t: f32) -> Option<Hit> {
+        if bundle.overflow {
+            return self.cast(bundle.apex, dir, max_t);
+        }
+        let ground = self.cast_ground(bundle.apex, dir, max_t);
+        let mut limit = ground.map_or(max_t, |b| b.t);
+        let mut found = None;
+        for &(i, lo) in &bundle.items[..bundle.len] {
+            let o = &self.objects[i as usize];
+            let ld = o.world_to_local.transform_vector(dir);
+            if let Some(t) = o.primitive.cast(lo, ld, limit) {
+                limit = t;
+                found = Some((o, i, lo, ld));
             }
         }
-        best
+        match found {
+            Some((o, i, lo, ld)) => Some(o.hit(i, lo, ld, limit)),
+            None => ground,
+        }
     }
 
     /// The ground's height under (north, east) as NED down, m: the

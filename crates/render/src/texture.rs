@@ -168,7 +168,7 @@ impl Texture {
         match *self {
             Texture::Solid(c) => c,
             Texture::Checker { inv_size, colors } => {
-                let (i, j) = ((u * inv_size).floor() as i64, (v * inv_size).floor() as i64);
+                let (i, j) = (floor(u * inv_size) as i64, floor(v * inv_size) as i64);
                 // The squares' parity: i + j's, which is i ^ j's.
                 colors[((i ^ j) & 1) as usize]
             }
@@ -189,14 +189,14 @@ impl Texture {
                 mortar,
                 colors,
             } => {
-                let course = (v / height).floor();
+                let course = floor(v / height);
                 let shift = if (course as i64) & 1 == 1 {
                     0.5 * width
                 } else {
                     0.0
                 };
                 let along = u + shift;
-                let brick = (along / width).floor();
+                let brick = floor(along / width);
                 let (fu, fv) = (along - brick * width, v - course * height);
                 if fu < mortar || fv < mortar {
                     colors[1]
@@ -207,6 +207,22 @@ impl Texture {
                 }
             }
         }
+    }
+}
+
+/// `x.floor()` without a call into libm (the x86-64 baseline has no
+/// rounding instruction, and a noise texel takes six): the same value for
+/// every `f32` but the sign of a zero. From 2²³ on, every `f32` is whole.
+fn floor(x: f32) -> f32 {
+    if x.abs() < 8_388_608.0 {
+        let t = x as i32 as f32;
+        if t > x {
+            t - 1.0
+        } else {
+            t
+        }
+    } else {
+        x
     }
 }
 
@@ -232,7 +248,7 @@ fn hash01(i: i64, j: i64, seed: u64) -> f32 {
 
 /// Value noise in [0, 1): the lattice's values blended with a smoothstep.
 fn value_noise(seed: u64, x: f32, y: f32) -> f32 {
-    let (x0, y0) = (x.floor(), y.floor());
+    let (x0, y0) = (floor(x), floor(y));
     let (i, j) = (x0 as i64, y0 as i64);
     let s = |t: f32| t * t * (3.0 - 2.0 * t);
     let (fx, fy) = (s(x - x0), s(y - y0));
@@ -251,6 +267,55 @@ mod tests {
 
     const A: Rgb = [255, 0, 51];
     const B: Rgb = [0, 51, 255];
+
+    #[test]
+    fn mix_goes_from_one_colour_to_the_other() {
+        let (a, b) = ([0.2, 0.8, 0.5], [0.6, 0.4, 0.5]);
+        assert_eq!(mix(a, b, 0.0), a);
+        assert_eq!(mix(a, b, 1.0), b);
+        let m = mix(a, b, 0.25);
+        for (got, want) in m.iter().zip([0.3, 0.7, 0.5]) {
+            assert!((got - want).abs() < 1e-6, "{m:?}");
+        }
+    }
+
+    #[test]
+    fn floor_is_libms_floor() {
+        let mut x: u32 = 0x9e37_79b9;
+        let edges = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.5,
+            -2.5,
+            8_388_607.5,
+            -8_388_607.5,
+            8_388_608.0,
+            -8_388_608.0,
+            8_388_609.0,
+            -8_388_609.0,
+            1e20,
+            -1e20,
+            f32::MAX,
+            f32::MIN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        // Every bit pattern class: a million draws over the whole line.
+        let draws = (0..1_000_000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            f32::from_bits(x)
+        });
+        for v in edges.into_iter().chain(draws).filter(|v| !v.is_nan()) {
+            assert_eq!(floor(v), v.floor(), "{v}");
+        }
+        assert!(floor(f32::NAN).is_nan());
+    }
 
     #[test]
     fn the_lattice_hash_is_splitmix64s_finaliser() {

@@ -1,0 +1,180 @@
+//! Bundles of rays from one point: a camera tile's.
+//!
+//! Every pixel of a camera casts from the same centre, and neighbouring
+//! pixels meet the same few primitives. A tile of pixels is cast as a
+//! bundle: the hierarchy is walked once for the [`Cone`] through the
+//! tile's outer pixel edges, and each of its rays is then cast only against
+//! the primitives the cone may meet ([`crate::Scene::gather`],
+//! [`crate::Scene::cast_bundled`]). A ray's hit is the one
+//! [`crate::Scene::cast`] finds: the same closed forms on the same
+//! single-precision operands.
+//!
+//! The cone is four planes through the apex, each through two neighbouring
+//! corner directions. The test against a box is conservative (a box that
+//! straddles the cone's corner without meeting it passes too); it errs only
+//! towards casting a ray against one primitive more.
+
+use parry3d::bounding_volume::Aabb;
+use parry3d::math::Vector;
+
+/// At most this many primitives in a bundle; a tile whose cone meets
+/// more casts its rays through the hierarchy one by one.
+pub const BUNDLE_CAPACITY: usize = 32;
+
+/// How far, relative to the box's distance and size, a box may lie
+/// outside a plane of the cone and still be kept: it covers the rounding
+/// of the single-precision test, so that a box whose surface a ray of the
+/// tile meets is never dropped.
+const ROUNDING: f32 = 1e-5;
+
+/// The rays from `apex` whose directions lie within the quadrilateral of
+/// four corner directions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cone {
+    /// Where every ray starts, NED m.
+    pub apex: Vector,
+    /// Each side plane's normal, pointing into the cone.
+    normals: [Vector; 4],
+}
+
+impl Cone {
+    /// The cone from `apex` over `corners`, directions given in order
+    /// around the quadrilateral (either way round), within a half-space.
+    pub fn new(apex: Vector, corners: [Vector; 4]) -> Self {
+        let inside = corners[0] + corners[1] + corners[2] + corners[3];
+        let normals = [0, 1, 2, 3].map(|i| {
+            let n = corners[i].cross(corners[(i + 1) % 4]);
+            if n.dot(inside) < 0.0 {
+                -n
+            } else {
+                n
+            }
+        });
+        Self { apex, normals }
+    }
+
+    /// Whether a ray of the cone may meet a point of `aabb`: false only
+    /// when the box lies wholly outside one of its planes.
+    pub fn may_meet(&self, aabb: &Aabb) -> bool {
+        let c = aabb.center() - self.apex;
+        let h = aabb.half_extents();
+        let scale = c.abs() + h;
+        self.normals.iter().all(|n| {
+            let a = n.abs();
+            // The box's farthest corner along n, with room for rounding.
+            n.dot(c) + a.dot(h) >= -ROUNDING * a.dot(scale)
+        })
+    }
+}
+
+/// The primitives a cone may meet, each with the apex in its own axes:
+/// filled by [`crate::Scene::gather`], in the hierarchy's order.
+#[derive(Debug, Clone, Copy)]
+pub struct Bundle {
+    /// The apex, NED m.
+    pub(crate) apex: Vector,
+    /// How many of `items` hold primitives.
+    pub(crate) len: usize,
+    /// The cone met more than [`BUNDLE_CAPACITY`]: cast through the hierarchy.
+    pub(crate) overflow: bool,
+    /// A primitive's index and the apex in its axes.
+    pub(crate) items: [(u32, Vector); BUNDLE_CAPACITY],
+}
+
+impl Default for Bundle {
+    fn default() -> Self {
+        Self {
+            apex: Vector::ZERO,
+            len: 0,
+            overflow: false,
+            items: [(0, Vector::ZERO); BUNDLE_CAPACITY],
+        }
+    }
+}
+
+impl Bundle {
+    /// The primitives' indices, in the order they are cast; none when the
+    /// bundle overflowed.
+    pub fn indices(&self) -> impl Iterator<Item = u32> + '_ {
+        self.items[..self.len].iter().map(|&(i, _)| i)
+    }
+
+    /// Whether the cone met more primitives than a bundle holds.
+    pub fn overflowed(&self) -> bool {
+        self.overflow
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cone() -> Cone {
+        // From (1, 2, 3), the directions within ±0.1 of +x in y and z.
+        let d = |y: f32, z: f32| Vector::new(1.0, y, z);
+        Cone::new(
+            Vector::new(1.0, 2.0, 3.0),
+            [d(-0.1, -0.1), d(0.1, -0.1), d(0.1, 0.1), d(-0.1, 0.1)],
+        )
+    }
+
+    fn cube(x: f32, y: f32, z: f32, half: f32) -> Aabb {
+        let c = Vector::new(x, y, z);
+        Aabb::new(c - Vector::splat(half), c + Vector::splat(half))
+    }
+
+    #[test]
+    fn a_box_on_the_axis_or_straddling_a_side_is_met() {
+        let c = cone();
+        // 10 m ahead, the cone is ±1 m about (11, 2, 3).
+        assert!(c.may_meet(&cube(11.0, 2.0, 3.0, 0.1)));
+        // Straddling each side (the near face 0.9 m off the axis), and
+        // just clear of it (1.1 m off, where the cone reaches 1.01 m at
+        // the far face).
+        for (dy, dz) in [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)] {
+            let at = |r: f32| cube(11.0, 2.0 + dy * r, 3.0 + dz * r, 0.1);
+            assert!(c.may_meet(&at(1.0)), "{dy} {dz}");
+            assert!(!c.may_meet(&at(1.2)), "{dy} {dz}");
+        }
+    }
+
+    #[test]
+    fn a_box_behind_the_apex_is_not_met_either_way_round() {
+        let c = cone();
+        assert!(!c.may_meet(&cube(-9.0, 2.0, 3.0, 0.5)));
+        // The same corners given the other way round make the same cone.
+        let d = |y: f32, z: f32| Vector::new(1.0, y, z);
+        let back = Cone::new(
+            c.apex,
+            [d(-0.1, 0.1), d(0.1, 0.1), d(0.1, -0.1), d(-0.1, -0.1)],
+        );
+        assert!(!back.may_meet(&cube(-9.0, 2.0, 3.0, 0.5)));
+        assert!(back.may_meet(&cube(11.0, 2.0, 3.0, 0.1)));
+        assert!(!back.may_meet(&cube(11.0, 3.2, 3.0, 0.1)));
+    }
+
+    #[test]
+    fn a_box_is_kept_within_rounding_of_a_side_and_no_further() {
+        // From the origin between the planes y = 0 and y = x (and within
+        // z = ±x): the side y = 0 has the normal (0, 2, 0). A box of
+        // half-side 0.5 at x = 10 whose top face is δ below y = 0 is
+        // kept while δ is within 10⁻⁵ of its distance and size along the
+        // normal, (|y| + 0.5) · 2 / 2 ≈ 1 m.
+        let d = |y: f32, z: f32| Vector::new(1.0, y, z);
+        let c = Cone::new(
+            Vector::ZERO,
+            [d(0.0, -1.0), d(0.0, 1.0), d(1.0, 1.0), d(1.0, -1.0)],
+        );
+        let below = |delta: f32| cube(10.0, -0.5 - delta, 0.0, 0.5);
+        assert!(c.may_meet(&below(0.0)));
+        assert!(c.may_meet(&below(0.5e-5)));
+        assert!(!c.may_meet(&below(2e-5)));
+        // Above the side, by as much: inside.
+        assert!(c.may_meet(&cube(10.0, 0.5 + 2e-5, 0.0, 0.5)));
+    }
+
+    #[test]
+    fn a_box_holding_the_apex_is_met() {
+        assert!(cone().may_meet(&cube(1.0, 2.0, 3.0, 0.5)));
+    }
+}
