@@ -1,6 +1,6 @@
 //! AirSim's own example scripts, as a new user runs them: the calls of
-//! takeoff.py, box.py, pause_continue_drone.py and reset_test_drone.py in
-//! their order, through AirSim's Python client (`.venv-airsim`), started
+//! takeoff.py, box.py, pause_continue_drone.py, reset_test_drone.py,
+//! multi_agent_drone.py and navigate.py in their order, through AirSim's Python client (`.venv-airsim`), started
 //! the moment the server answers — no waiting for the vehicle to be ready,
 //! as with AirSim. Each test checks what its script means to do.
 
@@ -179,9 +179,90 @@ fn two_vehicles_fly_apart_each_addressed_by_name() {
             .is_some_and(|e| e.contains("Vehicle API for 'Drone3' is not available")),
         "{r}"
     );
+    // Each drone's DepthVis PNG and uncompressed scene, 256 × 144, saved
+    // and read back; the two drones' pictures are their own.
+    let images = r["images"].as_array().expect("images");
+    let kinds: Vec<_> = images
+        .iter()
+        .map(|i| (&i["type"], &i["compress"]))
+        .collect();
+    let want = [(3, true), (0, false), (3, true), (0, false)];
+    assert_eq!(kinds.len(), 4, "{r}");
+    for ((t, c), (wt, wc)) in kinds.into_iter().zip(want) {
+        assert_eq!((t.as_i64(), c.as_bool()), (Some(wt), Some(wc)), "{r}");
+    }
+    for i in images {
+        assert_eq!(i["size"], serde_json::json!([256, 144]), "{i}");
+        assert_eq!(i["decoded"], serde_json::json!([144, 256, 3]), "{i}");
+    }
+    for i in images {
+        let differs = i["differs"].as_f64().unwrap_or(f64::NAN);
+        assert!(differs > 0.2, "{}", r["images"]);
+    }
     let back = xyz(&r["drone1_after_reset"]);
     assert!(
         dist([back[0], back[1], 0.0], [0.0, 0.0, 0.0]) < 0.1,
         "{back:?}"
     );
+}
+
+/// navigate.py's loop, twelve rounds. Its DepthVis PNGs decode as it
+/// decodes them (144 × 256, three channels). On AirSim's scale (black at
+/// 0 m, white at 100 m and beyond) the open air ahead is white, which the
+/// script, written for the inverse scale, reads as a wall: it hovers and
+/// waits for a key every round, as it does with AirSim, and with the key
+/// taken as pressed flies on north along its heading, about 1 m a round
+/// at 6 m.
+/// Its bottom-left pixel sees the ground at the depth of the height and
+/// the pitch.
+#[test]
+fn navigate_reads_its_depth_images_on_airsims_scale() {
+    let r = run("navigate");
+    let rounds = r["rounds"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), 12, "{r}");
+    for (i, round) in rounds.iter().enumerate() {
+        assert_eq!(round["shape"], serde_json::json!([144, 256, 3]), "{round}");
+        assert_eq!(
+            round["maxes"],
+            serde_json::json!([255, 255, 255, 255, 255]),
+            "{round}"
+        );
+        assert_eq!(round["stopped"], true, "{round}");
+        let at = xyz(&round["at"]);
+        let yaw = round["yaw_deg"].as_f64().unwrap_or(f64::NAN);
+        assert!(yaw.abs() < 1.0, "round {i}: yaw {yaw}");
+        assert!(at[1].abs() < 0.1, "round {i}: {at:?}");
+        if i >= 4 {
+            assert!((at[2] + 6.0).abs() < 0.1, "round {i}: {at:?}");
+            // The image was taken between two poses read around it.
+            let bottom = round["bottom_left"].as_f64().unwrap_or(-1.0);
+            let pose = |k: &str, j: usize| round[k][j].as_f64().unwrap_or(f64::NAN);
+            let [a, b] =
+                [0, 1].map(|j| nearest_ground_depth_vis(pose("height_m", j), pose("pitch_deg", j)));
+            let (lo, hi) = (a.min(b) - 1.5, a.max(b) + 1.5);
+            assert!(
+                (lo..=hi).contains(&bottom),
+                "round {i}: {bottom} for {lo}..{hi}"
+            );
+            let before = xyz(&rounds[i - 1]["at"]);
+            assert!(at[0] - before[0] > 0.5, "round {i}: {at:?}");
+        }
+    }
+    // A metre a round on average: a second at 1 m/s, and the hover.
+    let (first, last) = (xyz(&rounds[3]["at"]), xyz(&rounds[11]["at"]));
+    let per_round = (last[0] - first[0]) / 8.0;
+    assert!((per_round - 1.0).abs() < 0.1, "{per_round} m a round");
+}
+
+/// The DepthVis grey (0–255 over 0–100 m of planar depth) of the ground
+/// seen by the bottom row of a 256 × 144, 90° camera at `height_m` over
+/// flat ground, pitched `pitch_deg` (nose up): the row's centres look
+/// atan(71.5 / 128) below the optical axis, whatever their column (the
+/// planar depth of a ground point is the height over the ray's down
+/// component, and pitch turns about the rows' axis).
+fn nearest_ground_depth_vis(height_m: f64, pitch_deg: f64) -> f64 {
+    let below_axis = (71.5_f64 / 128.0).atan();
+    let below_horizon = below_axis - pitch_deg.to_radians();
+    let range = height_m / below_horizon.sin();
+    range * below_axis.cos() / 100.0 * 255.0
 }

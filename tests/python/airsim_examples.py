@@ -5,7 +5,7 @@ measures what its script intends and prints one JSON line; a failure exits
 non-zero with a message. Waits between calls are in sim time here (the
 server runs faster than real time), where the scripts sleep.
 
-Usage: airsim_examples.py PORT CLOCK_SPEED [takeoff|box|pause_continue|reset|hold|multi]
+Usage: airsim_examples.py PORT CLOCK_SPEED [takeoff|box|pause_continue|reset|hold|multi|navigate]
 """
 import json
 import math
@@ -189,9 +189,11 @@ def geo_m(a, b):
 
 
 def multi(c, clock):
-    """multi_agent_drone.py (its image calls aside): two drones of the
-    settings, each addressed by name, take off together and fly apart, each
-    to a point of its own frame (from its own start)."""
+    """multi_agent_drone.py: two drones of the settings, each addressed by
+    name, take off together and fly apart, each to a point of its own frame
+    (from its own start), and each takes its two images, saved as the
+    script saves them (a PNG as it came, an uncompressed array flipped and
+    written by airsim.write_png)."""
     out = {"vehicles": c.listVehicles()}
     c.confirmConnection()
     c.enableApiControl(True, "Drone1")
@@ -211,6 +213,7 @@ def multi(c, clock):
     out["drone1"] = [k1.x_val, k1.y_val, k1.z_val]
     out["drone2"] = [k2.x_val, k2.y_val, k2.z_val]
     out["apart_m"] = geo_m(s1.gps_location, s2.gps_location)
+    out["images"] = multi_images(c)
     try:
         c.getMultirotorState(vehicle_name="Drone3")
         out["unknown"] = "answered"
@@ -224,12 +227,106 @@ def multi(c, clock):
     return out
 
 
+def multi_images(c):
+    """multi_agent_drone.py's image calls and their saving: per image, its
+    type, size, and what the saved file decodes to (NumPy and OpenCV)."""
+    import os
+    import tempfile
+
+    import cv2
+    import numpy as np
+
+    requests = [
+        airsim.ImageRequest("0", airsim.ImageType.DepthVis),
+        airsim.ImageRequest("1", airsim.ImageType.Scene, False, False)]
+    responses1 = c.simGetImages(requests, vehicle_name="Drone1")
+    responses2 = c.simGetImages(requests, vehicle_name="Drone2")
+    tmp_dir = tempfile.mkdtemp(prefix="airsim_drone")
+    out = []
+    for idx, response in enumerate(responses1 + responses2):
+        filename = os.path.normpath(os.path.join(tmp_dir, str(idx)) + ".png")
+        if response.pixels_as_float:
+            fail("multi_agent_drone.py asks for no float image")
+        elif response.compress:
+            airsim.write_file(filename, response.image_data_uint8)
+        else:
+            img1d = np.frombuffer(response.image_data_uint8, dtype=np.uint8)
+            img_rgb = img1d.reshape(response.height, response.width, 3)
+            img_rgb = np.flipud(img_rgb)
+            airsim.write_png(filename, img_rgb)
+        img = cv2.imread(filename, cv2.IMREAD_COLOR)
+        if img is None:
+            fail(f"{filename} does not decode")
+        out.append({"type": response.image_type, "compress": response.compress,
+                    "size": [response.width, response.height],
+                    "decoded": list(img.shape), "grey": cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)})
+    # How much of each image is another where the other drone took it:
+    # the share of pixels more than 10 of 255 apart in grey.
+    for mine, theirs in [(0, 2), (1, 3), (2, 0), (3, 1)]:
+        a, b = (out[k]["grey"].astype(int) for k in (mine, theirs))
+        out[mine]["differs"] = float(np.mean(np.abs(a - b) > 10))
+    for o in out:
+        del o["grey"]
+    return out
+
+
+def navigate(c, clock):
+    """navigate.py's loop, as written, for `rounds` rounds: a DepthVis image
+    of camera "0" by simGetImage, decoded by OpenCV, its top half cut into
+    five bands, the most open band steered for, and a 1 s velocity command
+    at 6 m along the heading (ForwardOnly). Where the script hovers and
+    waits for a key (the band ahead reads closer than 20 of 255), the key
+    is taken as pressed. The pose is read before each image as well, to
+    bound the camera's pitch and height while it was taken."""
+    import cv2
+    import numpy as np
+
+    c.confirmConnection()
+    c.enableApiControl(True)
+    c.armDisarm(True)
+    c.takeoffAsync().join()
+    yaw, pi, vx, vy = 0, 3.14159265483, 0, 0
+    rounds = []
+    for _ in range(12):
+        before = c.simGetVehiclePose()
+        result = c.simGetImage("0", airsim.ImageType.DepthVis)
+        if result == "\0":
+            fail("simGetImage returned no image")
+        png = cv2.imdecode(np.frombuffer(result, np.int8), cv2.IMREAD_UNCHANGED)
+        gray = cv2.cvtColor(png, cv2.COLOR_BGR2GRAY)
+        top = np.vsplit(gray, 2)[0]
+        bands = np.hsplit(top, [50, 100, 150, 200])
+        maxes = [int(np.max(x)) for x in bands]
+        least = int(np.argmin(maxes))
+        distance = 255 - maxes[least]
+        current = 255 - maxes[2]
+        stopped = current < 20
+        if stopped:
+            c.hoverAsync().join()
+        pitch, roll, yaw = airsim.to_eularian_angles(c.simGetVehiclePose().orientation)
+        if distance > current + 30:
+            change = [-2 * pi / 10, -pi / 10, 0, pi / 10, 2 * pi / 10][least]
+            yaw = yaw + change
+            vx, vy = math.cos(yaw), math.sin(yaw)
+        if vx == 0 and vy == 0:
+            vx, vy = math.cos(yaw), math.sin(yaw)
+        c.moveByVelocityZAsync(vx, vy, -6, 1, airsim.DrivetrainType.ForwardOnly,
+                               airsim.YawMode(False, 0)).join()
+        bottom = int(gray[-1, 0])
+        rounds.append({"shape": list(png.shape), "maxes": maxes, "stopped": stopped,
+                       "bottom_left": bottom, "pitch_deg": [math.degrees(airsim.to_eularian_angles(before.orientation)[0]),
+                                     math.degrees(pitch)],
+                       "height_m": [-before.position.z_val, -c.simGetVehiclePose().position.z_val],
+                       "at": pos(c), "yaw_deg": yaw_deg(c)})
+    return {"rounds": rounds}
+
+
 def main():
     port, clock_speed = int(sys.argv[1]), float(sys.argv[2])
     what = sys.argv[3]
     c = airsim.MultirotorClient(port=port)
     modes = {"takeoff": takeoff, "box": box, "pause_continue": pause_continue,
-             "reset": reset, "hold": hold, "multi": multi}
+             "reset": reset, "hold": hold, "multi": multi, "navigate": navigate}
     print(json.dumps(modes[what](c, Clock(clock_speed))))
 
 
