@@ -260,7 +260,15 @@ fn firmware_config_matches_the_vehicles() {
     // The frame rates mavsitl steps by default, fast enough for ArduPilot's
     // gyro-rate pre-arm check (1.8 × Copter's 400 Hz loop, Rover's 50 Hz).
     assert_eq!(param("quad.parm", "SIM_RATE_HZ"), 800.0);
-    assert_eq!(param("boat.parm", "SIM_RATE_HZ"), 200.0);
+    for rover in [
+        "boat.parm",
+        "boat_rudder.parm",
+        "otter.parm",
+        "rover_skid.parm",
+        "rover_ackermann.parm",
+    ] {
+        assert_eq!(param(rover, "SIM_RATE_HZ"), 100.0, "{rover}");
+    }
     // The boat at CRUISE_THROTTLE on both thrusters reaches CRUISE_SPEED.
     let thr = param("boat.parm", "CRUISE_THROTTLE") / 100.0;
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));

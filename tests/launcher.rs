@@ -316,6 +316,8 @@ fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_st
             "--ready-timeout",
             "2",
             "--keep-workdir",
+            "--frame-rate",
+            "1000",
         ])
         .arg("--mission")
         .arg(repo("missions/quad_square.plan"))
@@ -361,9 +363,10 @@ fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_st
             "-I22"
         ]
     );
-    // Stock defaults first, mavsitl's quad.parm over them, the user's last.
+    // Stock defaults first, mavsitl's quad.parm over them (SIM_RATE_HZ at
+    // the frame rate asked, not the file's 800), the user's last.
     assert_eq!(r["params"]["FRAME_CLASS"], 1.0);
-    assert_eq!(r["params"]["SIM_RATE_HZ"], 800.0);
+    assert_eq!(r["params"]["SIM_RATE_HZ"], 1000.0);
     assert_eq!(r["params"]["MOT_THST_HOVER"], 0.5);
     assert_eq!(r["params"]["WPNAV_SPEED"], 250.0);
     assert_eq!(

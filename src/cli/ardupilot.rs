@@ -41,10 +41,12 @@ pub struct ArduPilotArgs {
     #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
     pub bind: IpAddr,
 
-    /// Frames a second of sim time, Hz: set ArduPilot's SIM_RATE_HZ to the same
-    /// (the parameter files do; default 800 for a quad, 200 for a boat).
-    /// ArduPilot's IMU samples once a frame, and its pre-arm check wants the
-    /// gyro at 1.8 × its main loop (Copter 400 Hz, Rover 50 Hz) or faster.
+    /// Frames a second of sim time, Hz (default 800 for a quad, 100 for a boat
+    /// or a rover): ArduPilot's SIM_RATE_HZ, which a launched ArduPilot is
+    /// given (set it yourself when starting ArduPilot by hand; the parameter
+    /// files say the defaults). ArduPilot's IMU samples once a frame, and its
+    /// pre-arm check wants the gyro at 1.8 × its main loop (Copter 400 Hz,
+    /// Rover 50 Hz) or faster.
     #[arg(long, value_name = "HZ")]
     pub frame_rate: Option<u32>,
 
@@ -106,7 +108,7 @@ fn frame_rate_of(args: &ArduPilotArgs, kind: VehicleKind) -> Result<u32, CliErro
 /// `record`.
 fn setup_of<'a>(
     args: &'a ArduPilotArgs,
-    instance: u8,
+    (instance, frame_rate): (u8, u32),
     record: Option<&'a Path>,
 ) -> ArduPilotSetup<'a> {
     ArduPilotSetup {
@@ -116,6 +118,7 @@ fn setup_of<'a>(
         speedup: args.speedup,
         keep_workdir: args.flight.keep_workdir,
         defaults: args.defaults.as_deref(),
+        frame_rate,
     }
 }
 
@@ -211,7 +214,7 @@ pub fn run(args: ArduPilotArgs, mut inputs: FlightInputs) -> Result<(), CliError
     let launch = match &args.ardupilot {
         Some(path) => Some(mavsitl::firmware::ardupilot::launch_spec(
             path,
-            &setup_of(&args, args.instance, args.record.as_deref()),
+            &setup_of(&args, (args.instance, frame_rate), args.record.as_deref()),
             &inputs,
             kind,
             &params,

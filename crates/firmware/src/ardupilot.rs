@@ -41,6 +41,8 @@ pub struct ArduPilotSetup<'a> {
     pub keep_workdir: bool,
     /// The user's defaults files instead of the stock ones (comma-separated).
     pub defaults: Option<&'a str>,
+    /// JSON frames a second of sim time, Hz: ArduPilot's SIM_RATE_HZ.
+    pub frame_rate: u32,
 }
 
 /// The frame rate: `given`, else the vehicle's default; refused when a
@@ -52,7 +54,7 @@ pub fn frame_rate(given: Option<u32>, kind: VehicleKind) -> Result<u32, StartErr
     let frame_rate = given.unwrap_or(if kind.is_multirotor() {
         QUAD_FRAME_RATE_HZ
     } else {
-        BOAT_FRAME_RATE_HZ
+        ROVER_FRAME_RATE_HZ
     });
     if frame_rate == 0 || 1_000_000 % frame_rate != 0 {
         return Err(StartError::new(
@@ -112,6 +114,19 @@ pub fn our_parm(inputs: &FlightInputs, kind: VehicleKind) -> &'static str {
         .first()
         .map_or("", |v| v.airframe.as_str());
     mavsitl_run::setup::ardupilot_boat_parm(airframe, layout).0
+}
+
+/// A parameter file's text with SIM_RATE_HZ set to `frame_rate`: ArduPilot
+/// simulates at the rate mavsitl steps it at (the user's `--params`, read
+/// after it, may still set another, which the bridge then reports).
+pub fn at_sim_rate(parm: &str, frame_rate: u32) -> String {
+    let mut text: String = parm
+        .lines()
+        .filter(|l| l.split_whitespace().next() != Some("SIM_RATE_HZ"))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    text.push_str(&format!("SIM_RATE_HZ {frame_rate}\n"));
+    text
 }
 
 /// `--defaults`' files, each checked to be a readable file, made absolute
@@ -250,7 +265,8 @@ pub fn launch_spec(
         Some(s) => format!("{s},{ours}"),
         None => ours.to_string(),
     };
-    let mut files = vec![(ours.to_string(), our_parm(inputs, kind).to_string())];
+    let ours_text = at_sim_rate(our_parm(inputs, kind), setup.frame_rate);
+    let mut files = vec![(ours.to_string(), ours_text)];
     // The user's --params last: ArduPilot applies the files in order.
     if !params.is_empty() {
         let user = "user.parm";
@@ -326,15 +342,27 @@ pub fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep,
 /// about 14 % faster than 1000 Hz did).
 pub const QUAD_FRAME_RATE_HZ: u32 = 800;
 
-/// Frames a second by default for a boat: above 1.8 × Rover's 50 Hz loop, and
-/// a fifth of the round trips of 1000 Hz.
-pub const BOAT_FRAME_RATE_HZ: u32 = 200;
+/// Frames a second by default for ArduRover's vehicles, boats and ground
+/// rovers: the lowest rate measured (50, 100, 200) that samples the gyro
+/// above 1.8 × Rover's 50 Hz loop; its tracking is 200's within 3 %, 7 %
+/// faster (docs/commands/ardupilot.md's frame-rate table).
+pub const ROVER_FRAME_RATE_HZ: u32 = 100;
 
 /// The physics rate for `frame_rate` frames a second: the smallest whole
-/// multiple of the frame rate at least the scenario's rate, so each frame is a
-/// whole number of ticks and no coarser than the scenario asks.
+/// multiple of the frame rate at least the scenario's rate whose tick is a
+/// whole number of microseconds, so each frame is a whole number of ticks,
+/// no coarser than the scenario asks, on sim time's microsecond clock (at
+/// 400 frames/s and a 1 kHz scenario: 1 600 Hz, as 1 200 Hz is not whole).
+/// A frame rate that is not whole itself keeps the first multiple, which
+/// the scenario's check then refuses.
 pub fn physics_rate_for(scenario_hz: u32, frame_rate: u32) -> u32 {
-    scenario_hz.div_ceil(frame_rate).max(1) * frame_rate
+    const SECOND_US: u32 = 1_000_000;
+    let frame_rate = frame_rate.max(1);
+    let least = scenario_hz.div_ceil(frame_rate).max(1);
+    let ticks_a_frame = (least..=SECOND_US / frame_rate)
+        .find(|k| SECOND_US.is_multiple_of(k * frame_rate))
+        .unwrap_or(least);
+    ticks_a_frame * frame_rate
 }
 
 /// The physics rate a whole multiple of the frame rate, and the IMU sampled
@@ -490,8 +518,8 @@ impl ByHand {
 /// ArduPilot for one vehicle of a world: its bridge (`opts`) attached to
 /// the slot's vehicle, ArduPilot (Copter or Rover by the vehicle's kind)
 /// launched from `path` as `setup` says with `params` (and SIM_RATE_HZ at
-/// the bridge's frame rate), its ground station flying `mission` as `plan`
-/// asks.
+/// `setup`'s frame rate, the bridge's), its ground station flying `mission`
+/// as `plan` asks.
 ///
 /// # Errors
 /// A port that cannot be bound, a frame rate that does not divide the
@@ -505,7 +533,6 @@ pub fn attach(
 ) -> Result<Member, Failure> {
     let kind = inputs.kind(slot.index);
     let frame = *ls.sim().world().frame();
-    let frame_rate = opts.frame_rate_hz;
     let bridge = ArduPilotBridge::bind(opts.clone()).map_err(|e| {
         Failure::input(
             format!("cannot bind UDP {}: {e}", opts.bind),
@@ -515,10 +542,7 @@ pub fn attach(
     ls.attach(slot.index, Box::new(bridge)).map_err(|e| {
         Failure::input(e.to_string(), "the frame rate must divide the physics rate")
     })?;
-    // ArduPilot simulates at the frame rate mavsitl steps it at.
-    let mut params = params.to_vec();
-    params.push(("SIM_RATE_HZ".into(), frame_rate.to_string()));
-    let launch = launch_spec(path, setup, inputs, kind, &params)?;
+    let launch = launch_spec(path, setup, inputs, kind, params)?;
     let dialect = match kind.is_multirotor() {
         true => Dialect::ArduCopter,
         false => Dialect::ArduRover,
@@ -555,7 +579,7 @@ pub fn prepare_mixed(inputs: &mut FlightInputs) -> u32 {
     let frame_rate = match (px4, ap_copter) {
         (true, true) => WITH_PX4_FRAME_RATE_HZ,
         (_, true) => QUAD_FRAME_RATE_HZ,
-        (_, false) => BOAT_FRAME_RATE_HZ,
+        (_, false) => ROVER_FRAME_RATE_HZ,
     };
     let s = &mut inputs.scenario;
     s.physics_rate_hz = physics_rate_for(s.physics_rate_hz, frame_rate);
@@ -567,15 +591,119 @@ pub fn prepare_mixed(inputs: &mut FlightInputs) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::physics_rate_for;
+    use super::{at_sim_rate, frame_rate, physics_rate_for, prepare_mixed, QUAD_PARM};
+    use mavsitl_core::vehicle::VehicleKind;
 
     #[test]
-    fn physics_rate_is_a_whole_multiple_of_the_frame_rate() {
+    fn the_frame_rate_is_the_one_given_or_the_kinds_and_whole_microseconds() {
+        assert_eq!(frame_rate(None, VehicleKind::Multirotor).ok(), Some(800));
+        assert_eq!(frame_rate(None, VehicleKind::Boat).ok(), Some(100));
+        assert_eq!(frame_rate(None, VehicleKind::Rover).ok(), Some(100));
+        assert_eq!(frame_rate(Some(1250), VehicleKind::Boat).ok(), Some(1250));
+        for bad in [0, 1200, 3] {
+            let e = frame_rate(Some(bad), VehicleKind::Multirotor).err();
+            let text = e.map(|e| e.to_string()).unwrap_or_default();
+            assert!(text.contains(&format!("--frame-rate {bad}")), "{text}");
+        }
+    }
+
+    /// The frame rate of a world's ArduPilot vehicles: the quad's or the
+    /// rover's default, 1 000 beside PX4; the physics on it and their IMUs
+    /// once a frame; none without ArduPilot.
+    #[test]
+    fn a_worlds_ardupilot_vehicles_take_their_frame_rate() {
+        let source = mavsitl_sim::scenario::ScenarioSource {
+            name: "s.json".into(),
+            base_dir: std::path::PathBuf::from("."),
+        };
+        let ap = r#""controller":{"kind":"ardupilot","instance":2}"#;
+        let px4 = r#""controller":{"kind":"px4","instance":1}"#;
+        let cases = [
+            (
+                format!(r#"{{"name":"a","kind":"multirotor",{ap}}}"#),
+                800,
+                1600,
+            ),
+            (format!(r#"{{"name":"a","kind":"boat",{ap}}}"#), 100, 1000),
+            (
+                format!(
+                    r#"{{"name":"a","kind":"multirotor",{ap}}},{{"name":"p","kind":"multirotor",{px4}}}"#
+                ),
+                1000,
+                1000,
+            ),
+            (
+                format!(
+                    r#"{{"name":"a","kind":"boat",{ap}}},{{"name":"p","kind":"multirotor",{px4}}}"#
+                ),
+                100,
+                1000,
+            ),
+            (r#"{"name":"q","kind":"multirotor"}"#.to_string(), 0, 1000),
+        ];
+        for (vehicles, rate, physics) in cases {
+            let text = format!(r#"{{"vehicles":[{vehicles}]}}"#);
+            let scenario =
+                mavsitl_sim::scenario::Scenario::from_json(&text, &source).expect("scenario");
+            let mut inputs = mavsitl_run::setup::FlightInputs {
+                mission: Default::default(),
+                mission_name: "m".into(),
+                scenario,
+                source: source.clone(),
+                param_text: None,
+            };
+            let imu_before = inputs.scenario.vehicles[0].sensors.imu.rate_hz;
+            assert_eq!(prepare_mixed(&mut inputs), rate, "{vehicles}");
+            assert_eq!(inputs.scenario.physics_rate_hz, physics, "{vehicles}");
+            let imu = inputs.scenario.vehicles[0].sensors.imu.rate_hz;
+            assert_eq!(imu, if rate == 0 { imu_before } else { rate }, "{vehicles}");
+        }
+    }
+
+    #[test]
+    fn our_parameters_take_the_frame_rate_as_sim_rate_hz() {
+        let parm = "FRAME_CLASS 1\nSIM_RATE_HZ 800\n# SIM_RATE_HZ in a comment\nSIM_RATE_HZ_X 3\n";
+        assert_eq!(
+            at_sim_rate(parm, 1250),
+            "FRAME_CLASS 1\n# SIM_RATE_HZ in a comment\nSIM_RATE_HZ_X 3\nSIM_RATE_HZ 1250\n"
+        );
+        // The shipped files each carry it once, at the rate given.
+        for parm in [QUAD_PARM, "SIM_RATE_HZ\t200"] {
+            let text = at_sim_rate(parm, 400);
+            let rates: Vec<_> = text
+                .lines()
+                .filter(|l| l.starts_with("SIM_RATE_HZ"))
+                .collect();
+            assert_eq!(rates, ["SIM_RATE_HZ 400"], "{text}");
+        }
+    }
+
+    #[test]
+    fn physics_rate_is_a_whole_multiple_of_the_frame_rate_in_whole_microseconds() {
         assert_eq!(physics_rate_for(1000, 1000), 1000);
         assert_eq!(physics_rate_for(2000, 400), 2000);
-        assert_eq!(physics_rate_for(1000, 400), 1200);
+        // 1 200 Hz is 833.3 µs: four ticks a frame, 625 µs each.
+        assert_eq!(physics_rate_for(1000, 400), 1600);
+        assert_eq!(physics_rate_for(1000, 800), 1600);
+        assert_eq!(physics_rate_for(1000, 1250), 1250);
         assert_eq!(physics_rate_for(1000, 50), 1000);
+        assert_eq!(physics_rate_for(1000, 200), 1000);
+        // 3 000 Hz is not whole either: four ticks of 250 µs.
+        assert_eq!(physics_rate_for(2500, 1000), 4000);
+        assert_eq!(physics_rate_for(0, 500), 500);
+        // At most one tick a microsecond.
+        assert_eq!(physics_rate_for(1_000_000, 400), 1_000_000);
+        // A frame rate that is not whole keeps its first multiple, refused later.
         assert_eq!(physics_rate_for(2400, 1200), 2400);
         assert_eq!(physics_rate_for(0, 1200), 1200);
+        for f in [50, 100, 200, 250, 400, 500, 800, 1000, 1250, 2000] {
+            for s in [0, 1, 333, 1000, 1999, 4000] {
+                let p = physics_rate_for(s, f);
+                assert!(
+                    p >= s.max(f) && p.is_multiple_of(f) && 1_000_000_u32.is_multiple_of(p),
+                    "{s} {f}: {p}"
+                );
+            }
+        }
     }
 }

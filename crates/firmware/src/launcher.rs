@@ -159,6 +159,7 @@ impl<'a> ArduPilotLauncher<'a> {
             speedup: self.speedup,
             keep_workdir: self.keep_workdir,
             defaults: self.defaults,
+            frame_rate: self.frame_rate,
         };
         ardupilot::attach(
             (self.path, &setup, opts),
