@@ -4,16 +4,18 @@
 //! pixels meet the same few primitives. A tile of pixels is cast as a
 //! bundle: the hierarchy is walked once for the [`Cone`] through the
 //! tile's outer pixel edges, and each of its rays is then cast only against
-//! the primitives the cone may meet ([`crate::Scene::gather`],
-//! [`crate::Scene::cast_bundled`]). A ray's hit is the one
-//! [`crate::Scene::cast`] finds: the same closed forms on the same
-//! single-precision operands.
+//! the primitives the cone may meet ([`crate::Scene::gather`], then the
+//! scene's bundled cast). A ray's hit is the one [`crate::Scene::cast`]
+//! finds: the same closed forms on the same single-precision operands,
+//! and ties broken the same way (the ground's, else the primitive the
+//! hierarchy gives first).
 //!
 //! The cone is four planes through the apex, each through two neighbouring
 //! corner directions. The test against a box is conservative (a box that
 //! straddles the cone's corner without meeting it passes too); it errs only
 //! towards casting a ray against one primitive more.
 
+use nalgebra::Vector3;
 use parry3d::bounding_volume::Aabb;
 use parry3d::math::Vector;
 
@@ -21,10 +23,12 @@ use parry3d::math::Vector;
 /// more casts its rays through the hierarchy one by one.
 pub const BUNDLE_CAPACITY: usize = 32;
 
-/// How far, relative to the box's distance and size, a box may lie
-/// outside a plane of the cone and still be kept: it covers the rounding
-/// of the single-precision test, so that a box whose surface a ray of the
-/// tile meets is never dropped.
+/// How far a box may lie outside a plane of the cone and still be kept,
+/// relative to the reach of the numbers in the test (the box's offset
+/// from the apex and its size, and the apex's own distance from home): it
+/// covers the rounding of single-precision positions and of the test
+/// itself, about 10⁻⁷ of that reach, so that a box whose surface a ray of
+/// the tile meets is never dropped.
 const ROUNDING: f32 = 1e-5;
 
 /// The rays from `apex` whose directions lie within the quadrilateral of
@@ -40,15 +44,17 @@ pub struct Cone {
 impl Cone {
     /// The cone from `apex` over `corners`, directions given in order
     /// around the quadrilateral (either way round), within a half-space.
-    pub fn new(apex: Vector, corners: [Vector; 4]) -> Self {
+    ///
+    /// The sides' normals are worked out in double precision: for a
+    /// narrow tile the corner directions are nearly parallel, and a single
+    /// precision cross product of them would turn a side by as much as a
+    /// pixel (at 3° over 1 920 pixels).
+    pub fn new(apex: Vector, corners: [Vector3<f64>; 4]) -> Self {
         let inside = corners[0] + corners[1] + corners[2] + corners[3];
         let normals = [0, 1, 2, 3].map(|i| {
-            let n = corners[i].cross(corners[(i + 1) % 4]);
-            if n.dot(inside) < 0.0 {
-                -n
-            } else {
-                n
-            }
+            let n = corners[i].cross(&corners[(i + 1) % 4]);
+            let n = if n.dot(&inside) < 0.0 { -n } else { n };
+            Vector::new(n.x as f32, n.y as f32, n.z as f32)
         });
         Self { apex, normals }
     }
@@ -58,11 +64,11 @@ impl Cone {
     pub fn may_meet(&self, aabb: &Aabb) -> bool {
         let c = aabb.center() - self.apex;
         let h = aabb.half_extents();
-        let scale = c.abs() + h;
+        let reach = c.abs().max_element() + h.max_element() + self.apex.abs().max_element();
         self.normals.iter().all(|n| {
             let a = n.abs();
             // The box's farthest corner along n, with room for rounding.
-            n.dot(c) + a.dot(h) >= -ROUNDING * a.dot(scale)
+            n.dot(c) + a.dot(h) >= -ROUNDING * reach * a.element_sum()
         })
     }
 }
@@ -111,7 +117,7 @@ mod tests {
 
     fn cone() -> Cone {
         // From (1, 2, 3), the directions within ±0.1 of +x in y and z.
-        let d = |y: f32, z: f32| Vector::new(1.0, y, z);
+        let d = |y: f64, z: f64| Vector3::new(1.0, y, z);
         Cone::new(
             Vector::new(1.0, 2.0, 3.0),
             [d(-0.1, -0.1), d(0.1, -0.1), d(0.1, 0.1), d(-0.1, 0.1)],
@@ -143,7 +149,7 @@ mod tests {
         let c = cone();
         assert!(!c.may_meet(&cube(-9.0, 2.0, 3.0, 0.5)));
         // The same corners given the other way round make the same cone.
-        let d = |y: f32, z: f32| Vector::new(1.0, y, z);
+        let d = |y: f64, z: f64| Vector3::new(1.0, y, z);
         let back = Cone::new(
             c.apex,
             [d(-0.1, 0.1), d(0.1, 0.1), d(0.1, -0.1), d(-0.1, -0.1)],
@@ -155,22 +161,22 @@ mod tests {
 
     #[test]
     fn a_box_is_kept_within_rounding_of_a_side_and_no_further() {
-        // From the origin between the planes y = 0 and y = x (and within
-        // z = ±x): the side y = 0 has the normal (0, 2, 0). A box of
-        // half-side 0.5 at x = 10 whose top face is δ below y = 0 is
-        // kept while δ is within 10⁻⁵ of its distance and size along the
-        // normal, (|y| + 0.5) · 2 / 2 ≈ 1 m.
-        let d = |y: f32, z: f32| Vector::new(1.0, y, z);
-        let c = Cone::new(
-            Vector::ZERO,
-            [d(0.0, -1.0), d(0.0, 1.0), d(1.0, 1.0), d(1.0, -1.0)],
-        );
-        let below = |delta: f32| cube(10.0, -0.5 - delta, 0.0, 0.5);
-        assert!(c.may_meet(&below(0.0)));
-        assert!(c.may_meet(&below(0.5e-5)));
-        assert!(!c.may_meet(&below(2e-5)));
-        // Above the side, by as much: inside.
-        assert!(c.may_meet(&cube(10.0, 0.5 + 2e-5, 0.0, 0.5)));
+        // Between the planes y = 0 and y = x (and within z = ±x): the side
+        // y = 0 has the normal (0, 2, 0). A box of half-side 0.5 at x = 10
+        // whose top face is δ below y = 0 is kept while 2δ is within 10⁻⁵
+        // of the normal's |·|₁ (2) times the reach: from the origin 10 +
+        // 0.5, so δ ≤ 1.05·10⁻⁴; from an apex 100 m off home, 110.5 more.
+        let d = |y: f64, z: f64| Vector3::new(1.0, y, z);
+        let corners = [d(0.0, -1.0), d(0.0, 1.0), d(1.0, 1.0), d(1.0, -1.0)];
+        for (apex, kept, dropped) in [(0.0, 1.0e-4, 1.1e-4), (100.0, 1.0e-3, 1.2e-3)] {
+            let c = Cone::new(Vector::new(0.0, 0.0, apex), corners);
+            let below = |delta: f32| cube(10.0, -0.5 - delta, apex, 0.5);
+            assert!(c.may_meet(&below(0.0)), "{apex}");
+            assert!(c.may_meet(&below(kept)), "{apex}");
+            assert!(!c.may_meet(&below(dropped)), "{apex}");
+            // Above the side, by as much: inside.
+            assert!(c.may_meet(&cube(10.0, 0.5 + dropped, apex, 0.5)), "{apex}");
+        }
     }
 
     #[test]

@@ -165,16 +165,7 @@ pub fn render(scene: &Scene, intrinsics: &Intrinsics, pose: &CameraPose, frame: 
             let mut bundle = Bundle::default();
             let rows = band * TILE_PX..band * TILE_PX + texels.len() / w;
             for cols in tiles(w) {
-                let corner = |x: usize, y: usize| r * vector(&intrinsics.through(x, y));
-                let cone = Cone::new(
-                    origin,
-                    [
-                        corner(cols.start, rows.start),
-                        corner(cols.end, rows.start),
-                        corner(cols.end, rows.end),
-                        corner(cols.start, rows.end),
-                    ],
-                );
+                let cone = tile_cone(intrinsics, pose, cols.clone(), rows.clone());
                 scene.gather(&cone, &mut bundle);
                 for row in rows.clone() {
                     let line = &mut texels[(row - rows.start) * w..][..w];
@@ -189,9 +180,38 @@ pub fn render(scene: &Scene, intrinsics: &Intrinsics, pose: &CameraPose, frame: 
         });
 }
 
+/// The cone of the rays through the pixels `cols` × `rows` (column and row
+/// indices) of a camera at `pose`: from its centre through their outer
+/// edges, so that every pixel's ray lies half a pixel inside it.
+pub fn tile_cone(
+    intrinsics: &Intrinsics,
+    pose: &CameraPose,
+    cols: std::ops::Range<usize>,
+    rows: std::ops::Range<usize>,
+) -> Cone {
+    // The rotation the pixels' rays are turned by, in double precision.
+    let r = rotation(&pose.attitude);
+    let r = UnitQuaternion::new_normalize(nalgebra::Quaternion::new(
+        f64::from(r.w),
+        f64::from(r.x),
+        f64::from(r.y),
+        f64::from(r.z),
+    ));
+    let corner = |x: usize, y: usize| r * intrinsics.through(x, y);
+    Cone::new(
+        vector(&pose.position_ned_m),
+        [
+            corner(cols.start, rows.start),
+            corner(cols.end, rows.start),
+            corner(cols.end, rows.end),
+            corner(cols.start, rows.end),
+        ],
+    )
+}
+
 /// The tiles along a side of `len` pixels: `TILE_PX` at a time, the last
 /// one shorter when `len` is not a multiple.
-fn tiles(len: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+pub fn tiles(len: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
     (0..len)
         .step_by(TILE_PX)
         .map(move |c| c..(c + TILE_PX).min(len))

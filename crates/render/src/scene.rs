@@ -551,9 +551,9 @@ impl Scene {
     }
 
     /// [`Scene::cast`] for a ray from the bundle's apex whose direction
-    /// lies within the cone it was gathered for: the same hit, found
-    /// against the bundle's primitives alone.
-    pub fn cast_bundled(&self, bundle: &Bundle, dir: Vector, max_t: f32) -> Option<Hit> {
+    /// lies within the cone it was gathered for, on this scene: the same
+    /// hit, found against the bundle's primitives alone.
+    pub(crate) fn cast_bundled(&self, bundle: &Bundle, dir: Vector, max_t: f32) -> Option<Hit> {
         if bundle.overflow {
             return self.cast(bundle.apex, dir, max_t);
         }
@@ -563,7 +563,9 @@ impl Scene {
         for &(i, lo) in &bundle.items[..bundle.len] {
             let o = &self.objects[i as usize];
             let ld = o.world_to_local.transform_vector(dir);
-            if let Some(t) = o.primitive.cast(lo, ld, limit) {
+            // Only a nearer hit: a tie goes to the ground, or to the
+            // primitive the hierarchy gives first, as in `cast`.
+            if let Some(t) = o.primitive.cast(lo, ld, limit).filter(|&t| t < limit) {
                 limit = t;
                 found = Some((o, i, lo, ld));
             }
