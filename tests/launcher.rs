@@ -307,7 +307,11 @@ fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_st
     let rec = tmp.path().join("rec");
     // A user's parameters, as an ArduPilot .parm, over ours.
     let user = tmp.path().join("slow.parm");
-    std::fs::write(&user, "MOT_THST_HOVER,0.5\nWPNAV_SPEED,250\n").expect("parm");
+    std::fs::write(
+        &user,
+        "MOT_THST_HOVER,0.5\nWPNAV_SPEED,250\nSIM_RATE_HZ,400\n",
+    )
+    .expect("parm");
     let out = mavsitl()
         .args([
             "ardupilot",
@@ -364,9 +368,14 @@ fn ardupilot_is_started_with_its_defaults_and_ours_and_released_by_the_ground_st
         ]
     );
     // Stock defaults first, mavsitl's quad.parm over them (SIM_RATE_HZ at
-    // the frame rate asked, not the file's 800), the user's last.
+    // the frame rate asked, not the file's 800), the user's last, but for
+    // their SIM_RATE_HZ, which gives way to the frame rate with a warning.
     assert_eq!(r["params"]["FRAME_CLASS"], 1.0);
     assert_eq!(r["params"]["SIM_RATE_HZ"], 1000.0);
+    assert!(
+        stderr.contains("--params sets SIM_RATE_HZ 400: ArduPilot gets 1000 from --frame-rate"),
+        "{stderr}"
+    );
     assert_eq!(r["params"]["MOT_THST_HOVER"], 0.5);
     assert_eq!(r["params"]["WPNAV_SPEED"], 250.0);
     assert_eq!(

@@ -119,6 +119,7 @@ fn setup_of<'a>(
         keep_workdir: args.flight.keep_workdir,
         defaults: args.defaults.as_deref(),
         frame_rate,
+        vehicle: 0,
     }
 }
 

@@ -43,6 +43,8 @@ pub struct ArduPilotSetup<'a> {
     pub defaults: Option<&'a str>,
     /// JSON frames a second of sim time, Hz: ArduPilot's SIM_RATE_HZ.
     pub frame_rate: u32,
+    /// The index of the vehicle it flies, in the scenario.
+    pub vehicle: usize,
 }
 
 /// The frame rate: `given`, else the vehicle's default; refused when a
@@ -96,37 +98,84 @@ pub fn bridge_options(
 /// mavsitl's ArduPilot parameter files, built into the binary.
 const QUAD_PARM: &str = include_str!("../../../firmware_configs/ardupilot/quad.parm");
 
-/// mavsitl's parameter file for vehicle 0 of `inputs`: the quad's, the
-/// twin-thruster boat's (skid steering), the rudder boat's, or the skid-steer
-/// or Ackermann rover's.
-pub fn our_parm(inputs: &FlightInputs, kind: VehicleKind) -> &'static str {
-    if kind.is_multirotor() {
-        return QUAD_PARM;
+/// mavsitl's parameter file for vehicle `index` of `inputs`, and its path
+/// in the repository: the quad's, the twin-thruster boat's (skid
+/// steering), the rudder boat's, the Otter's, or the skid-steer or
+/// Ackermann rover's.
+pub fn our_parm(inputs: &FlightInputs, index: usize) -> (&'static str, &'static str) {
+    if inputs.kind(index).is_multirotor() {
+        return (QUAD_PARM, "firmware_configs/ardupilot/quad.parm");
     }
-    let layout = match inputs.scenario.resolve_airframe(0, &inputs.source) {
+    let layout = match inputs.scenario.resolve_airframe(index, &inputs.source) {
         Ok(Airframe::Boat(b)) => b.layout,
-        Ok(Airframe::Rover(r)) => return mavsitl_run::setup::ardupilot_rover_parm(r.drive).0,
+        Ok(Airframe::Rover(r)) => return mavsitl_run::setup::ardupilot_rover_parm(r.drive),
         _ => BoatLayout::TwinThrusters,
     };
     let airframe = inputs
         .scenario
         .vehicles
-        .first()
+        .get(index)
         .map_or("", |v| v.airframe.as_str());
-    mavsitl_run::setup::ardupilot_boat_parm(airframe, layout).0
+    mavsitl_run::setup::ardupilot_boat_parm(airframe, layout)
+}
+
+/// The user's `--params` for ArduPilot at `frame_rate` frames a second:
+/// all but a SIM_RATE_HZ, which gives way to the frame rate, with a
+/// warning when it asks for another.
+fn user_params(
+    params: &[(String, String)],
+    frame_rate: u32,
+) -> (Vec<&(String, String)>, Option<String>) {
+    let mut warning = None;
+    let kept = params
+        .iter()
+        .filter(|(n, v)| {
+            let rate = n.as_str() == "SIM_RATE_HZ";
+            if rate && v.parse::<f64>().ok() != Some(f64::from(frame_rate)) {
+                warning = Some(format!(
+                    "--params sets SIM_RATE_HZ {v}: ArduPilot gets {frame_rate} from --frame-rate (give --frame-rate {v} for that rate)"
+                ));
+            }
+            !rate
+        })
+        .collect();
+    (kept, warning)
 }
 
 /// A parameter file's text with SIM_RATE_HZ set to `frame_rate`: ArduPilot
-/// simulates at the rate mavsitl steps it at (the user's `--params`, read
-/// after it, may still set another, which the bridge then reports).
+/// simulates at the rate mavsitl steps it at (a SIM_RATE_HZ among the
+/// user's `--params` is dropped with a warning).
 pub fn at_sim_rate(parm: &str, frame_rate: u32) -> String {
     let mut text: String = parm
         .lines()
-        .filter(|l| l.split_whitespace().next() != Some("SIM_RATE_HZ"))
+        .filter(|l| param_name(l) != "SIM_RATE_HZ")
         .flat_map(|l| [l, "\n"])
         .collect();
     text.push_str(&format!("SIM_RATE_HZ {frame_rate}\n"));
     text
+}
+
+/// The first word of a parameter file's line, split as ArduPilot splits
+/// (on spaces, tabs, commas and `=`): the parameter it sets (a comment's
+/// starts with `#`, a blank line's is empty, neither a parameter's name).
+fn param_name(line: &str) -> &str {
+    line.trim_start()
+        .split([' ', '\t', ',', '='])
+        .next()
+        .unwrap_or_default()
+}
+
+/// The SIM_RATE_HZ a parameter file's line sets, if it sets it.
+fn sim_rate_hz(line: &str) -> Option<u32> {
+    if param_name(line) != "SIM_RATE_HZ" {
+        return None;
+    }
+    let rest = line.trim_start().strip_prefix("SIM_RATE_HZ")?;
+    rest.trim_start_matches([' ', '\t', ',', '='])
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// `--defaults`' files, each checked to be a readable file, made absolute
@@ -265,9 +314,13 @@ pub fn launch_spec(
         Some(s) => format!("{s},{ours}"),
         None => ours.to_string(),
     };
-    let ours_text = at_sim_rate(our_parm(inputs, kind), setup.frame_rate);
+    let ours_text = at_sim_rate(our_parm(inputs, setup.vehicle).0, setup.frame_rate);
     let mut files = vec![(ours.to_string(), ours_text)];
     // The user's --params last: ArduPilot applies the files in order.
+    let (params, warning) = user_params(params, setup.frame_rate);
+    if let Some(w) = warning {
+        tracing::warn!("{w}");
+    }
     if !params.is_empty() {
         let user = "user.parm";
         defaults = format!("{defaults},{user}");
@@ -329,7 +382,7 @@ pub fn build(inputs: &FlightInputs, opts: &ArduPilotOptions) -> Result<Lockstep,
     ls.attach(0, Box::new(bridge)).map_err(|e| {
         StartError::new(
             e.to_string(),
-            "the frame rate must divide the scenario's physics rate (e.g. 400 Hz needs physics_rate_hz 1200 or 2000)",
+            "the frame rate must divide the scenario's physics rate (e.g. 400 Hz needs physics_rate_hz 1600 or 2000)",
         )
     })?;
     Ok(ls)
@@ -344,7 +397,7 @@ pub const QUAD_FRAME_RATE_HZ: u32 = 800;
 
 /// Frames a second by default for ArduRover's vehicles, boats and ground
 /// rovers: the lowest rate measured (50, 100, 200) that samples the gyro
-/// above 1.8 × Rover's 50 Hz loop; its tracking is 200's within 3 %, 7 %
+/// above 1.8 × Rover's 50 Hz loop; its tracking is 200's within 3 %, 6–8 %
 /// faster (docs/commands/ardupilot.md's frame-rate table).
 pub const ROVER_FRAME_RATE_HZ: u32 = 100;
 
@@ -488,6 +541,7 @@ impl ByHand {
     pub fn instructions(&self, inputs: &FlightInputs, opts: &ArduPilotOptions) -> Vec<String> {
         let kind = inputs.kind(0);
         let h = &inputs.scenario.home;
+        let (ours_text, ours) = our_parm(inputs, 0);
         let (binary, defaults) = match kind.is_multirotor() {
             true => ("arducopter", "copter"),
             false => ("ardurover", "rover"),
@@ -500,10 +554,17 @@ impl ByHand {
                 opts.frame_rate_hz
             ),
             format!(
-                "  {binary} -S --model JSON:{} --home {},{},{},{} --defaults <ardupilot>/Tools/autotest/default_params/{defaults}.parm,firmware_configs/ardupilot/{}.parm -I{}",
-                self.bind, h.lat_deg, h.lon_deg, h.alt_m, h.heading_deg, kind.word(), self.instance
+                "  {binary} -S --model JSON:{} --home {},{},{},{} --defaults <ardupilot>/Tools/autotest/default_params/{defaults}.parm,{ours} -I{}",
+                self.bind, h.lat_deg, h.lon_deg, h.alt_m, h.heading_deg, self.instance
             ),
         ];
+        let file_rate = ours_text.lines().find_map(sim_rate_hz).unwrap_or_default();
+        if file_rate != opts.frame_rate_hz {
+            lines.push(format!(
+                "  and set SIM_RATE_HZ {} in ArduPilot ({ours} says {file_rate})",
+                opts.frame_rate_hz
+            ));
+        }
         if !self.fly_plan {
             lines.push(format!(
                 "  then connect MAVProxy or QGroundControl to ArduPilot's TCP {} (it waits for that before it runs)",
@@ -591,7 +652,10 @@ pub fn prepare_mixed(inputs: &mut FlightInputs) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{at_sim_rate, frame_rate, physics_rate_for, prepare_mixed, QUAD_PARM};
+    use super::{
+        at_sim_rate, frame_rate, physics_rate_for, prepare_mixed, sim_rate_hz, user_params,
+        QUAD_PARM,
+    };
     use mavsitl_core::vehicle::VehicleKind;
 
     #[test]
@@ -605,6 +669,134 @@ mod tests {
             let text = e.map(|e| e.to_string()).unwrap_or_default();
             assert!(text.contains(&format!("--frame-rate {bad}")), "{text}");
         }
+    }
+
+    #[test]
+    fn a_users_sim_rate_hz_gives_way_to_the_frame_rate() {
+        let p = |n: &str, v: &str| (n.to_string(), v.to_string());
+        let given = [
+            p("WPNAV_SPEED", "250"),
+            p("SIM_RATE_HZ", "400"),
+            p("X", "1"),
+        ];
+        let (kept, warning) = user_params(&given, 1000);
+        assert_eq!(kept, [&given[0], &given[2]]);
+        assert_eq!(
+            warning.as_deref(),
+            Some("--params sets SIM_RATE_HZ 400: ArduPilot gets 1000 from --frame-rate (give --frame-rate 400 for that rate)")
+        );
+        // The same rate: dropped, nothing to say; none: nothing dropped.
+        let same = [p("SIM_RATE_HZ", "1000.0")];
+        assert_eq!(user_params(&same, 1000), (vec![], None));
+        assert_eq!(user_params(&given[..1], 1000), (vec![&given[0]], None));
+    }
+
+    /// Started by hand: the command names mavsitl's file for the vehicle,
+    /// and says to set SIM_RATE_HZ when the frame rate is not the file's.
+    #[test]
+    fn by_hand_the_command_names_the_vehicles_file_and_its_rate() {
+        use std::sync::atomic::AtomicBool;
+        static STOP: AtomicBool = AtomicBool::new(false);
+        let source = mavsitl_sim::scenario::ScenarioSource {
+            name: "s.json".into(),
+            base_dir: std::path::PathBuf::from("."),
+        };
+        let lines = |vehicle: &str, kind, rate, fly_plan| {
+            let text = format!(r#"{{"vehicles":[{vehicle}]}}"#);
+            let scenario =
+                mavsitl_sim::scenario::Scenario::from_json(&text, &source).expect("scenario");
+            let inputs = mavsitl_run::setup::FlightInputs {
+                mission: Default::default(),
+                mission_name: "m".into(),
+                scenario,
+                source: source.clone(),
+                param_text: None,
+            };
+            let local = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+            let opts = super::bridge_options(
+                (local, 2),
+                kind,
+                rate,
+                std::time::Duration::from_secs(1),
+                (&STOP, false),
+            );
+            let by_hand = super::ByHand {
+                bind: local,
+                instance: 2,
+                fly_plan,
+            };
+            by_hand.instructions(&inputs, &opts)
+        };
+        let quad = lines(
+            r#"{"name":"q","kind":"multirotor"}"#,
+            VehicleKind::Multirotor,
+            800,
+            true,
+        );
+        assert_eq!(quad.len(), 3, "{quad:?}");
+        assert!(
+            quad[0].contains("quad on UDP 127.0.0.1:9022 at 800 Hz"),
+            "{quad:?}"
+        );
+        assert!(
+            quad[1].starts_with("  arducopter -S --model JSON:127.0.0.1 --home "),
+            "{quad:?}"
+        );
+        assert!(
+            quad[1].ends_with("copter.parm,firmware_configs/ardupilot/quad.parm -I2"),
+            "{quad:?}"
+        );
+        let rover = lines(
+            r#"{"name":"r","kind":"rover","airframe":"jackal"}"#,
+            VehicleKind::Rover,
+            200,
+            false,
+        );
+        assert!(
+            rover[1].ends_with("rover.parm,firmware_configs/ardupilot/rover_skid.parm -I2"),
+            "{rover:?}"
+        );
+        assert_eq!(
+            rover[2],
+            "  and set SIM_RATE_HZ 200 in ArduPilot (firmware_configs/ardupilot/rover_skid.parm says 100)"
+        );
+        assert!(rover[3].contains("TCP 5780"), "{rover:?}");
+        assert_eq!(rover.len(), 5, "{rover:?}");
+    }
+
+    /// Each vehicle of a world gets its own airframe's parameter file.
+    #[test]
+    fn each_vehicle_takes_its_own_parameter_file() {
+        let source = mavsitl_sim::scenario::ScenarioSource {
+            name: "s.json".into(),
+            base_dir: std::path::PathBuf::from("."),
+        };
+        let text = r#"{"vehicles":[
+            {"name":"q","kind":"multirotor"},
+            {"name":"s","kind":"rover","airframe":"jackal"},
+            {"name":"c","kind":"rover","airframe":"f1tenth"},
+            {"name":"b","kind":"boat","airframe":"usv_twin"},
+            {"name":"r","kind":"boat","airframe":"usv_rudder"},
+            {"name":"o","kind":"boat","airframe":"otter_usv"}]}"#;
+        let scenario = mavsitl_sim::scenario::Scenario::from_json(text, &source).expect("scenario");
+        let inputs = mavsitl_run::setup::FlightInputs {
+            mission: Default::default(),
+            mission_name: "m".into(),
+            scenario,
+            source,
+            param_text: None,
+        };
+        let files: Vec<_> = (0..6).map(|i| super::our_parm(&inputs, i).1).collect();
+        let want = [
+            "quad",
+            "rover_skid",
+            "rover_ackermann",
+            "boat",
+            "boat_rudder",
+            "otter",
+        ]
+        .map(|f| format!("firmware_configs/ardupilot/{f}.parm"));
+        assert_eq!(files, want);
     }
 
     /// The frame rate of a world's ArduPilot vehicles: the quad's or the
@@ -667,6 +859,24 @@ mod tests {
             at_sim_rate(parm, 1250),
             "FRAME_CLASS 1\n# SIM_RATE_HZ in a comment\nSIM_RATE_HZ_X 3\nSIM_RATE_HZ 1250\n"
         );
+        // ArduPilot's other separators: a comma, an equals sign, a tab.
+        assert_eq!(
+            at_sim_rate(
+                "SIM_RATE_HZ,200\nSIM_RATE_HZ=300\n\tSIM_RATE_HZ\t400\nX,1\n",
+                100
+            ),
+            "X,1\nSIM_RATE_HZ 100\n"
+        );
+        for (line, rate) in [
+            ("SIM_RATE_HZ 800", Some(800)),
+            ("SIM_RATE_HZ,200", Some(200)),
+            (" SIM_RATE_HZ=50 # a comment", Some(50)),
+            ("SIM_RATE_HZ_X 3", None),
+            ("# SIM_RATE_HZ 100", None),
+            ("", None),
+        ] {
+            assert_eq!(sim_rate_hz(line), rate, "{line}");
+        }
         // The shipped files each carry it once, at the rate given.
         for parm in [QUAD_PARM, "SIM_RATE_HZ\t200"] {
             let text = at_sim_rate(parm, 400);

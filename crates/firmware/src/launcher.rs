@@ -160,6 +160,7 @@ impl<'a> ArduPilotLauncher<'a> {
             keep_workdir: self.keep_workdir,
             defaults: self.defaults,
             frame_rate: self.frame_rate,
+            vehicle: slot.index,
         };
         ardupilot::attach(
             (self.path, &setup, opts),
