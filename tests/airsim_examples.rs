@@ -1,8 +1,9 @@
 //! AirSim's own example scripts, as a new user runs them: the calls of
 //! takeoff.py, box.py, pause_continue_drone.py, reset_test_drone.py,
-//! multi_agent_drone.py and navigate.py in their order, through AirSim's Python client (`.venv-airsim`), started
-//! the moment the server answers — no waiting for the vehicle to be ready,
-//! as with AirSim. Each test checks what its script means to do.
+//! multi_agent_drone.py and navigate.py in their order, through AirSim's
+//! Python client (`.venv-airsim`), started the moment the server answers —
+//! no waiting for the vehicle to be ready, as with AirSim. Each test checks
+//! what its script means to do.
 
 use std::path::Path;
 use std::process::Command;
@@ -234,7 +235,7 @@ fn navigate_reads_its_depth_images_on_airsims_scale() {
         assert!(at[1].abs() < 0.1, "round {i}: {at:?}");
         if i >= 4 {
             assert!((at[2] + 6.0).abs() < 0.1, "round {i}: {at:?}");
-            // The image was taken between two poses read around it.
+            // The image was taken paused, between two reads of the pose.
             let bottom = round["bottom_left"].as_f64().unwrap_or(-1.0);
             let pose = |k: &str, j: usize| round[k][j].as_f64().unwrap_or(f64::NAN);
             let [a, b] =

@@ -276,8 +276,8 @@ def navigate(c, clock):
     five bands, the most open band steered for, and a 1 s velocity command
     at 6 m along the heading (ForwardOnly). Where the script hovers and
     waits for a key (the band ahead reads closer than 20 of 255), the key
-    is taken as pressed. The pose is read before each image as well, to
-    bound the camera's pitch and height while it was taken."""
+    is taken as pressed. Each image is taken paused, between two reads of
+    the pose, for the camera's pitch and height when it was taken."""
     import cv2
     import numpy as np
 
@@ -288,8 +288,11 @@ def navigate(c, clock):
     yaw, pi, vx, vy = 0, 3.14159265483, 0, 0
     rounds = []
     for _ in range(12):
+        c.simPause(True)
         before = c.simGetVehiclePose()
         result = c.simGetImage("0", airsim.ImageType.DepthVis)
+        after = c.simGetVehiclePose()
+        c.simPause(False)
         if result == "\0":
             fail("simGetImage returned no image")
         png = cv2.imdecode(np.frombuffer(result, np.int8), cv2.IMREAD_UNCHANGED)
@@ -313,10 +316,11 @@ def navigate(c, clock):
         c.moveByVelocityZAsync(vx, vy, -6, 1, airsim.DrivetrainType.ForwardOnly,
                                airsim.YawMode(False, 0)).join()
         bottom = int(gray[-1, 0])
+        pitches = [math.degrees(airsim.to_eularian_angles(p.orientation)[0])
+                   for p in (before, after)]
         rounds.append({"shape": list(png.shape), "maxes": maxes, "stopped": stopped,
-                       "bottom_left": bottom, "pitch_deg": [math.degrees(airsim.to_eularian_angles(before.orientation)[0]),
-                                     math.degrees(pitch)],
-                       "height_m": [-before.position.z_val, -c.simGetVehiclePose().position.z_val],
+                       "bottom_left": bottom, "pitch_deg": pitches,
+                       "height_m": [-p.position.z_val for p in (before, after)],
                        "at": pos(c), "yaw_deg": yaw_deg(c)})
     return {"rounds": rounds}
 
