@@ -5,7 +5,8 @@
 //! bundle: the hierarchy is walked once for the [`Cone`] through the
 //! tile's outer pixel edges, and each of its rays is then cast only against
 //! the primitives the cone may meet ([`crate::Scene::gather`], then the
-//! scene's bundled cast). A ray's hit is the one [`crate::Scene::cast`]
+//! scene's bundled cast), a primitive whose bounding sphere the ray's line
+//! misses skipped before the ray is turned into its axes. A ray's hit is the one [`crate::Scene::cast`]
 //! finds: the same closed forms on the same single-precision operands,
 //! and ties broken the same way (the ground's, else the primitive the
 //! hierarchy gives first).
@@ -73,6 +74,58 @@ impl Cone {
     }
 }
 
+/// One primitive of a bundle.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Item {
+    /// Its index in the scene.
+    pub(crate) index: u32,
+    /// The apex in its own axes, m.
+    pub(crate) apex_local: Vector,
+    /// Its centre from the apex, NED m.
+    pub(crate) centre: Vector,
+    /// `centre`'s squared length, m².
+    pub(crate) centre_sq: f32,
+    /// The squared radius of a sphere about its centre that holds it, with
+    /// room for rounding, m².
+    pub(crate) reach_sq: f32,
+}
+
+impl Item {
+    /// The primitive of index `index` whose centre lies `centre` (NED m)
+    /// from the bundle's `apex` (NED m from home), `apex_local` in its own
+    /// axes, held by a sphere of `radius` m about its centre.
+    pub(crate) fn new(
+        index: u32,
+        apex_local: Vector,
+        centre: Vector,
+        apex: Vector,
+        radius: f32,
+    ) -> Self {
+        let centre_sq = centre.length_squared();
+        Self {
+            index,
+            apex_local,
+            centre,
+            centre_sq,
+            reach_sq: radius * radius + SPHERE_ROUNDING * (centre_sq + apex.length_squared()),
+        }
+    }
+
+    /// Whether the line from the apex along `dir` (`dir_sq` its squared
+    /// length) misses the primitive's sphere: its squared distance from
+    /// the centre, times `dir_sq`, beyond the sphere's.
+    #[inline(always)]
+    pub(crate) fn missed_by(&self, dir: Vector, dir_sq: f32) -> bool {
+        let along = self.centre.dot(dir);
+        self.centre_sq * dir_sq - along * along > self.reach_sq * dir_sq
+    }
+}
+
+/// Room for rounding in a bundle's sphere test, relative to the squared
+/// distances in it (the centre's from the apex, the apex's from home): a
+/// radius 10⁻³ of them larger, against single precision's 10⁻⁷.
+const SPHERE_ROUNDING: f32 = 1e-6;
+
 /// The primitives a cone may meet, each with the apex in its own axes:
 /// filled by [`crate::Scene::gather`], in the hierarchy's order.
 #[derive(Debug, Clone, Copy)]
@@ -83,8 +136,8 @@ pub struct Bundle {
     pub(crate) len: usize,
     /// The cone met more than [`BUNDLE_CAPACITY`]: cast through the hierarchy.
     pub(crate) overflow: bool,
-    /// A primitive's index and the apex in its axes.
-    pub(crate) items: [(u32, Vector); BUNDLE_CAPACITY],
+    /// The primitives, in the order they are cast.
+    pub(crate) items: [Item; BUNDLE_CAPACITY],
 }
 
 impl Default for Bundle {
@@ -93,7 +146,7 @@ impl Default for Bundle {
             apex: Vector::ZERO,
             len: 0,
             overflow: false,
-            items: [(0, Vector::ZERO); BUNDLE_CAPACITY],
+            items: [Item::default(); BUNDLE_CAPACITY],
         }
     }
 }
@@ -102,7 +155,7 @@ impl Bundle {
     /// The primitives' indices, in the order they are cast; none when the
     /// bundle overflowed.
     pub fn indices(&self) -> impl Iterator<Item = u32> + '_ {
-        self.items[..self.len].iter().map(|&(i, _)| i)
+        self.items[..self.len].iter().map(|item| item.index)
     }
 
     /// Whether the cone met more primitives than a bundle holds.
@@ -177,6 +230,39 @@ mod tests {
             // Above the side, by as much: inside.
             assert!(c.may_meet(&cube(10.0, 0.5 + dropped, apex, 0.5)), "{apex}");
         }
+    }
+
+    #[test]
+    fn a_line_misses_a_sphere_only_beyond_its_radius_and_the_rounding_room() {
+        // A sphere of radius 1 m, 10 m ahead and `y` m aside of a line
+        // along x: room 10⁻⁶ × 100 m² on the squared radius, so the line
+        // passes within √1.0001 ≈ 1.00005 m and is kept.
+        let item = |apex: Vector, y: f32| {
+            let centre = Vector::new(10.0, y, 0.0);
+            Item::new(7, Vector::ZERO, centre, apex, 1.0)
+        };
+        let along = Vector::new(1.0, 0.0, 0.0);
+        for (y, missed) in [
+            (0.0, false),
+            (0.99, false),
+            (1.00004, false),
+            (1.0002, true),
+            (-1.0002, true),
+        ] {
+            assert_eq!(item(Vector::ZERO, y).missed_by(along, 1.0), missed, "{y}");
+        }
+        // From an apex 1 km from home: room for 10⁶ m² more, a radius of
+        // √(1 + 1.0001) ≈ 1.4143 m.
+        let far = Vector::new(0.0, 0.0, 1000.0);
+        for (y, missed) in [(1.41, false), (1.42, true)] {
+            assert_eq!(item(far, y).missed_by(along, 1.0), missed, "{y}");
+        }
+        // A longer direction along the same line: the same answers.
+        let longer = along * 3.0;
+        assert!(item(Vector::ZERO, 1.0002).missed_by(longer, 9.0));
+        assert!(!item(Vector::ZERO, 0.5).missed_by(longer, 9.0));
+        // Behind the apex, the line still passes it: not missed.
+        assert!(!item(Vector::ZERO, 0.5).missed_by(-along, 1.0));
     }
 
     #[test]

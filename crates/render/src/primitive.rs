@@ -41,6 +41,18 @@ impl Primitive {
         }
     }
 
+    /// The radius of the smallest sphere about its centre that holds it, m.
+    pub fn bounding_radius(&self) -> f32 {
+        match *self {
+            Primitive::Box { half } => half.length(),
+            Primitive::Cylinder {
+                radius,
+                half_height,
+            } => radius.hypot(half_height),
+            Primitive::Sphere { radius } => radius,
+        }
+    }
+
     /// The smallest `t` in (0, `max_t`] at which the ray `o + t·d` enters
     /// it; None when it does not, or starts inside.
     pub fn cast(&self, o: Vector, d: Vector, max_t: f32) -> Option<f32> {
@@ -254,6 +266,19 @@ mod tests {
 
     fn v(x: f32, y: f32, z: f32) -> Vector {
         Vector::new(x, y, z)
+    }
+
+    #[test]
+    fn the_bounding_radius_reaches_the_farthest_point() {
+        let b = Primitive::Box {
+            half: v(1.0, 2.0, 2.0),
+        };
+        let c = Primitive::Cylinder {
+            radius: 3.0,
+            half_height: 4.0,
+        };
+        let s = Primitive::Sphere { radius: 2.5 };
+        assert_eq!([b, c, s].map(|p| p.bounding_radius()), [3.0, 5.0, 2.5]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use parry3d::math::{Pose, Rotation, Vector};
 use parry3d::partitioning::{Bvh, BvhBuildStrategy};
 use parry3d::query::Ray;
 
-use crate::bundle::{Bundle, Cone};
+use crate::bundle::{Bundle, Cone, Item};
 use crate::primitive::Primitive;
 use serde::{Deserialize, Serialize};
 
@@ -545,7 +545,13 @@ impl Scene {
                 return;
             };
             let o = &self.objects[i as usize];
-            *slot = (i, o.world_to_local.transform_point(cone.apex));
+            *slot = Item::new(
+                i,
+                o.world_to_local.transform_point(cone.apex),
+                o.local_to_world.translation - cone.apex,
+                cone.apex,
+                o.primitive.bounding_radius(),
+            );
             bundle.len += 1;
         }
     }
@@ -560,7 +566,13 @@ impl Scene {
         let ground = self.cast_ground(bundle.apex, dir, max_t);
         let mut limit = ground.map_or(max_t, |b| b.t);
         let mut found = None;
-        for &(i, lo) in &bundle.items[..bundle.len] {
+        let dir_sq = dir.length_squared();
+        for item in &bundle.items[..bundle.len] {
+            // A line that misses the sphere about it misses it.
+            if item.missed_by(dir, dir_sq) {
+                continue;
+            }
+            let (i, lo) = (item.index, item.apex_local);
             let o = &self.objects[i as usize];
             let ld = o.world_to_local.transform_vector(dir);
             // Only a nearer hit: a tie goes to the ground, or to the
