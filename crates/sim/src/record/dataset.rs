@@ -361,9 +361,12 @@ impl DatasetWriter {
     }
 }
 
-/// Sim time in whole ns (it counts µs).
+/// Sim time in whole ns as EuRoC writes them ([`SimTime::as_nanos`], in
+/// the u64 it fits for 584 years).
+///
+/// [`SimTime::as_nanos`]: mavsitl_core::time::SimTime::as_nanos
 fn ns(t: mavsitl_core::time::SimTime) -> u64 {
-    t.as_micros() * 1000
+    u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// The folder name of an image kind, before the camera's number.

@@ -473,7 +473,7 @@ impl Endpoint {
             MavMessage::MISSION_SET_CURRENT(c) => self.on_set_current(c.seq, out),
             MavMessage::TIMESYNC(t) if t.tc1 == 0 => {
                 msgs.push(MavMessage::TIMESYNC(TIMESYNC_DATA {
-                    tc1: (now.as_micros() * 1000) as i64,
+                    tc1: i64::try_from(now.as_nanos()).unwrap_or(i64::MAX),
                     ts1: t.ts1,
                     target_system: peer.0,
                     target_component: peer.1,
@@ -1112,5 +1112,64 @@ impl Endpoint {
         }
         drop(st);
         self.flush_scratch(msgs, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mavsitl_core::shared::Shared;
+
+    /// A TIMESYNC request (tc1 0) is answered with the sim time in ns as
+    /// tc1 and its own ts1 echoed, to its sender (MAVLink's TIMESYNC).
+    #[test]
+    fn a_timesync_request_is_answered_with_sim_time_in_nanoseconds() {
+        let cfg = EndpointConfig {
+            system_id: 1,
+            component_id: 1,
+            mav_type: MavType::MAV_TYPE_QUADROTOR,
+            autopilot: MavAutopilot::MAV_AUTOPILOT_PX4,
+            kind: VehicleKind::Multirotor,
+            frame: LocalFrame::new(GeoPoint::from_deg(47.397742, 8.545594, 488.0)),
+            epoch_unix_us: 0,
+        };
+        let mut ep = Endpoint::new(
+            cfg,
+            Shared::new(Default::default()),
+            Shared::new(Default::default()),
+            ParamStore::default(),
+            None,
+        );
+        let ask = |tc1| {
+            Incoming::Msg(MavMessage::TIMESYNC(TIMESYNC_DATA {
+                tc1,
+                ts1: 123_456_789,
+                target_system: 0,
+                target_component: 0,
+            }))
+        };
+        let now = SimTime::from_micros(2_500_001);
+        let mut out = Vec::new();
+        ep.handle(now, Duration::ZERO, (255, 190), ask(0), &mut out);
+        let replies: Vec<_> = out
+            .iter()
+            .filter_map(|o| match o {
+                Outgoing::Msg(MavMessage::TIMESYNC(t)) => Some(t.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(replies.len(), 1, "{out:?}");
+        assert_eq!(
+            (replies[0].tc1, replies[0].ts1, replies[0].target_system),
+            (2_500_001_000, 123_456_789, 255)
+        );
+        // A reply to one of ours (tc1 set) is not answered.
+        out.clear();
+        ep.handle(now, Duration::ZERO, (255, 190), ask(7), &mut out);
+        assert!(
+            !out.iter()
+                .any(|o| matches!(o, Outgoing::Msg(MavMessage::TIMESYNC(_)))),
+            "{out:?}"
+        );
     }
 }
