@@ -160,14 +160,23 @@ impl Default for IsaCache {
 }
 
 impl IsaCache {
+    /// Whether `alt_amsl_m` lies in the cell held, [bottom, bottom + 1 m).
+    fn holds(&self, alt_amsl_m: f64) -> bool {
+        self.cell_m <= alt_amsl_m && alt_amsl_m < self.cell_m + 1.0
+    }
+
     /// The air state at `alt_amsl_m`.
     pub fn air(&mut self, alt_amsl_m: f64) -> AirState {
-        let cell = alt_amsl_m.floor();
-        if cell != self.cell_m {
+        // Within the cell its floor is the cell's (whole-metre) bottom: the
+        // floor, a call into libm on the x86-64 baseline, is taken only on
+        // leaving it.
+        if !self.holds(alt_amsl_m) {
+            let cell = alt_amsl_m.floor();
             self.cell_m = cell;
             self.lo = isa(cell);
             self.hi = isa(cell + 1.0);
         }
+        let cell = self.cell_m;
         let f = alt_amsl_m - cell;
         let lerp = |a: f64, b: f64| a + (b - a) * f;
         AirState {
@@ -182,16 +191,40 @@ impl IsaCache {
 mod cache_tests {
     use super::*;
 
+    /// A cell is its metre, bottom in and top out; none is held at first.
+    #[test]
+    fn a_cell_holds_its_metre() {
+        let mut c = IsaCache::default();
+        assert!(!c.holds(0.0) && !c.holds(f64::NAN));
+        c.air(12.5);
+        assert_eq!(c.cell_m, 12.0);
+        let held = [12.0, 12.25, 12.999_999_999];
+        let not = [11.999_999_999, 13.0, 13.5, -12.5, 6.0, 24.0];
+        assert!(held.iter().all(|&h| c.holds(h)), "{held:?}");
+        assert!(not.iter().all(|&h| !c.holds(h)), "{not:?}");
+        c.air(-3.5);
+        assert_eq!(c.cell_m, -4.0);
+        assert!(c.holds(-4.0) && c.holds(-3.01) && !c.holds(-3.0) && !c.holds(-4.01));
+    }
+
     #[test]
     fn cache_matches_isa_closely() {
         let mut c = IsaCache::default();
-        let mut worst: f64 = 0.0;
-        for k in 0..20_000 {
-            let h = -50.0 + k as f64 * 0.3771;
+        // Climbing through 7.5 km, then back and forth within and across
+        // cells, and onto whole metres from either side.
+        let climb = (0..20_000).map(|k| -50.0 + k as f64 * 0.3771);
+        let wander = (0..2_000).map(|k| 100.0 + 0.7 * (k as f64 * 0.9).sin() * (k % 7) as f64);
+        let whole = [5.0, 4.999_999, 5.0, 6.0, 5.000_001, 5.0, -3.0, -2.5, -3.0];
+        for h in climb.chain(wander).chain(whole) {
             let (a, b) = (c.air(h), isa(h));
-            worst = worst.max((a.density_kg_m3 / b.density_kg_m3 - 1.0).abs());
-            worst = worst.max((a.pressure_pa / b.pressure_pa - 1.0).abs());
+            for (got, want) in [
+                (a.density_kg_m3, b.density_kg_m3),
+                (a.pressure_pa, b.pressure_pa),
+                (a.temperature_k, b.temperature_k),
+            ] {
+                let err = (got / want - 1.0).abs();
+                assert!(err < 3e-9, "{h} m: {got} against {want}");
+            }
         }
-        assert!(worst < 3e-9, "{worst}");
     }
 }

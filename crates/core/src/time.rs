@@ -179,9 +179,7 @@ impl PhysicsRate {
                 physics_hz: self.hz,
             });
         }
-        Ok(Rate {
-            divider: self.hz / hz,
-        })
+        Ok(Rate::every(self.hz / hz))
     }
 }
 
@@ -195,11 +193,38 @@ impl Default for PhysicsRate {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
     divider: u32,
+    /// The divider as odd × 2^`shift`: the odd factor's inverse modulo
+    /// 2⁶⁴, `shift`, and ⌊(2⁶⁴ − 1) / divider⌋, with which
+    /// [`Rate::is_due`] tests divisibility by a multiplication instead of
+    /// a division (Hacker's Delight, 2nd ed., §10-17).
+    inverse: u64,
+    shift: u32,
+    limit: u64,
 }
 
 impl Rate {
     /// Every physics tick.
-    pub const EVERY_TICK: Rate = Rate { divider: 1 };
+    pub const EVERY_TICK: Rate = Rate::every(1);
+
+    /// Due on every `divider`-th tick (`divider` ≥ 1).
+    const fn every(divider: u32) -> Rate {
+        let shift = divider.trailing_zeros();
+        let odd = (divider >> shift) as u64;
+        // Newton's iteration doubles the correct low bits of an inverse;
+        // an odd number is its own inverse to three bits.
+        let mut inverse = odd;
+        let mut i = 0;
+        while i < 5 {
+            inverse = inverse.wrapping_mul(2u64.wrapping_sub(odd.wrapping_mul(inverse)));
+            i += 1;
+        }
+        Rate {
+            divider,
+            inverse,
+            shift,
+            limit: u64::MAX / divider as u64,
+        }
+    }
 
     /// The divider (physics ticks per occurrence).
     pub fn divider(self) -> u32 {
@@ -208,7 +233,9 @@ impl Rate {
 
     /// Whether tick number `tick` (counted from 0) is one of this rate's ticks.
     pub fn is_due(self, tick: u64) -> bool {
-        tick.is_multiple_of(u64::from(self.divider))
+        // tick = divider · q exactly when tick · odd⁻¹, turned right by
+        // `shift`, is at most ⌊(2⁶⁴ − 1) / divider⌋.
+        tick.wrapping_mul(self.inverse).rotate_right(self.shift) <= self.limit
     }
 
     /// The period of this rate in whole microseconds, given the physics rate.
@@ -333,6 +360,24 @@ mod tests {
         assert_eq!(PhysicsRate::new(400).map(|r| r.period_us()), Ok(2500));
         let r = PhysicsRate::new(400).expect("400 Hz");
         assert_eq!((r.hz(), r.dt_s()), (400, 0.0025));
+    }
+
+    #[test]
+    fn is_due_is_divisibility() {
+        let edges = [0, 1, 2, 3, 999, 1000, 1001, u64::MAX - 1, u64::MAX];
+        for d in (1..=4_100).chain([65_536, 1_000_000, 999_983, u32::MAX]) {
+            let r = Rate::every(d);
+            let d64 = u64::from(d);
+            let near = |t: u64| t.saturating_sub(2)..=t.saturating_add(2);
+            let multiples = [d64, 7 * d64, d64 << 20, u64::MAX / d64 * d64];
+            let ticks = (0..3 * d64.min(3_000))
+                .chain(edges)
+                .chain(multiples.into_iter().flat_map(near));
+            for t in ticks {
+                assert_eq!(r.is_due(t), t % d64 == 0, "tick {t} of every {d}");
+            }
+        }
+        assert_eq!(Rate::EVERY_TICK, Rate::every(1));
     }
 
     #[test]

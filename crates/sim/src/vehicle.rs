@@ -45,6 +45,59 @@ pub struct NonFiniteState {
     pub time: SimTime,
 }
 
+/// A body's accelerations over a tick, as the IMU and the ground truth
+/// report them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Accelerations {
+    /// Linear acceleration, NED m/s².
+    accel_ned_m_s2: Vector3<f64>,
+    /// Specific force at the CG (acceleration less gravity), FRD m/s².
+    specific_force_frd_m_s2: Vector3<f64>,
+    /// Angular acceleration, FRD rad/s².
+    ang_accel_frd_rad_s2: Vector3<f64>,
+}
+
+/// Where the last tick's [`Accelerations`] come from. Integrated ticks keep
+/// what they are worked out from and work them out when read: the IMU reads
+/// them one tick in four, and most ticks are not recorded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Motion {
+    /// Integrated over `dt_s` (s) from these velocities (NED m/s, FRD
+    /// rad/s) to the body's, under this gravity (NED m/s²).
+    Stepped {
+        vel_before: Vector3<f64>,
+        rate_before: Vector3<f64>,
+        gravity_ned_m_s2: Vector3<f64>,
+        dt_s: f64,
+    },
+    /// Given as they are (at the start, by a replayed pose, or kept when
+    /// the vehicle is placed).
+    Given(Accelerations),
+}
+
+impl Motion {
+    /// The accelerations that bring the body to `state`.
+    fn accelerations(&self, state: &crate::physics::BodyState) -> Accelerations {
+        match *self {
+            Motion::Stepped {
+                vel_before,
+                rate_before,
+                gravity_ned_m_s2,
+                dt_s,
+            } => {
+                let accel_ned_m_s2 = (state.vel_ned_m_s - vel_before) / dt_s;
+                Accelerations {
+                    accel_ned_m_s2,
+                    specific_force_frd_m_s2: state.att_ned_frd.inverse()
+                        * (accel_ned_m_s2 - gravity_ned_m_s2),
+                    ang_accel_frd_rad_s2: (state.rate_frd_rad_s - rate_before) / dt_s,
+                }
+            }
+            Motion::Given(a) => a,
+        }
+    }
+}
+
 /// One simulated vehicle.
 #[derive(Debug, Clone)]
 pub struct Vehicle {
@@ -57,9 +110,7 @@ pub struct Vehicle {
     turbulence: Option<Turbulence>,
     zone_mask: u64,
     env: Option<Environment>,
-    accel_ned_m_s2: Vector3<f64>,
-    specific_force_frd_m_s2: Vector3<f64>,
-    ang_accel_frd_rad_s2: Vector3<f64>,
+    motion: Motion,
     sensors: Sensors,
     samples: TickSamples,
     lidars: Vec<LidarUnit>,
@@ -149,9 +200,11 @@ impl Vehicle {
             turbulence,
             zone_mask,
             env: None,
-            accel_ned_m_s2: Vector3::zeros(),
-            specific_force_frd_m_s2: specific,
-            ang_accel_frd_rad_s2: Vector3::zeros(),
+            motion: Motion::Given(Accelerations {
+                accel_ned_m_s2: Vector3::zeros(),
+                specific_force_frd_m_s2: specific,
+                ang_accel_frd_rad_s2: Vector3::zeros(),
+            }),
             sensors,
             samples: TickSamples::default(),
             lidars,
@@ -242,6 +295,7 @@ impl Vehicle {
 
     /// Places the vehicle at `state` (before a run or a replay) without sampling.
     pub fn set_state(&mut self, state: crate::physics::BodyState) {
+        self.motion = Motion::Given(self.accelerations());
         self.body.state = state;
     }
 
@@ -285,17 +339,23 @@ impl Vehicle {
         &self.contact_state
     }
 
+    /// The body's accelerations over the last tick (or as last given).
+    fn accelerations(&self) -> Accelerations {
+        self.motion.accelerations(&self.body.state)
+    }
+
     /// The true state after the last tick.
     pub fn ground_truth(&self) -> GroundTruth {
         let s = &self.body.state;
+        let a = self.accelerations();
         GroundTruth {
             pos_ned_m: s.pos_ned_m,
             vel_ned_m_s: s.vel_ned_m_s,
             att_ned_frd: s.att_ned_frd,
             rate_frd_rad_s: s.rate_frd_rad_s,
-            accel_ned_m_s2: self.accel_ned_m_s2,
-            specific_force_frd_m_s2: self.specific_force_frd_m_s2,
-            ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
+            accel_ned_m_s2: a.accel_ned_m_s2,
+            specific_force_frd_m_s2: a.specific_force_frd_m_s2,
+            ang_accel_frd_rad_s2: a.ang_accel_frd_rad_s2,
             landed: self.contact_state.on_ground(),
             wind_ned_m_s: self.env.map(|e| e.wind_ned_m_s).unwrap_or_default(),
         }
@@ -411,10 +471,12 @@ impl Vehicle {
                 time: end_time,
             });
         }
-        self.accel_ned_m_s2 = (s.vel_ned_m_s - before.vel_ned_m_s) / dt_s;
-        self.specific_force_frd_m_s2 =
-            s.att_ned_frd.inverse() * (self.accel_ned_m_s2 - env.gravity_ned_m_s2);
-        self.ang_accel_frd_rad_s2 = (s.rate_frd_rad_s - before.rate_frd_rad_s) / dt_s;
+        self.motion = Motion::Stepped {
+            vel_before: before.vel_ned_m_s,
+            rate_before: before.rate_frd_rad_s,
+            gravity_ned_m_s2: env.gravity_ned_m_s2,
+            dt_s,
+        };
         // 5. Sensors read the new state.
         self.sample_sensors(world, env, end_tick, end_time);
         Ok((changed & mask, changed & !mask))
@@ -437,10 +499,12 @@ impl Vehicle {
         let env = world.environment(&s.pos_ned_m, mask, &Vector3::zeros());
         self.body.state = s;
         self.contact_state = ContactState::default();
-        self.accel_ned_m_s2 = kinematic.accel_ned_m_s2;
-        self.specific_force_frd_m_s2 =
-            s.att_ned_frd.inverse() * (kinematic.accel_ned_m_s2 - env.gravity_ned_m_s2);
-        self.ang_accel_frd_rad_s2 = kinematic.ang_accel_frd_rad_s2;
+        self.motion = Motion::Given(Accelerations {
+            accel_ned_m_s2: kinematic.accel_ned_m_s2,
+            specific_force_frd_m_s2: s.att_ned_frd.inverse()
+                * (kinematic.accel_ned_m_s2 - env.gravity_ned_m_s2),
+            ang_accel_frd_rad_s2: kinematic.ang_accel_frd_rad_s2,
+        });
         self.sample_sensors(world, env, end_tick, end_time);
         (changed & mask, changed & !mask)
     }
@@ -454,10 +518,14 @@ impl Vehicle {
         end_tick: u64,
         end_time: SimTime,
     ) {
-        let truth = ImuTruth {
-            rate_frd_rad_s: self.body.state.rate_frd_rad_s,
-            ang_accel_frd_rad_s2: self.ang_accel_frd_rad_s2,
-            specific_force_frd_m_s2: self.specific_force_frd_m_s2,
+        let (motion, state) = (&self.motion, &self.body.state);
+        let truth = || {
+            let a = motion.accelerations(state);
+            ImuTruth {
+                rate_frd_rad_s: state.rate_frd_rad_s,
+                ang_accel_frd_rad_s2: a.ang_accel_frd_rad_s2,
+                specific_force_frd_m_s2: a.specific_force_frd_m_s2,
+            }
         };
         let frame = world.frame();
         self.sensors.step(
@@ -465,7 +533,7 @@ impl Vehicle {
             end_tick,
             end_time,
             &self.body.state,
-            &truth,
+            truth,
             &env,
             frame,
             frame.origin().alt_m,

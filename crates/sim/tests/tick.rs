@@ -92,6 +92,40 @@ fn accelerations_and_specific_force_are_the_ticks_differences() {
     assert!((last.vel_ned_m_s - start.vel_ned_m_s).norm() > 0.5);
 }
 
+/// A vehicle placed from outside keeps its last tick's accelerations until
+/// it is stepped again; the next tick's are taken from where it was put.
+#[test]
+fn a_placed_vehicle_keeps_its_ticks_accelerations_until_the_next() {
+    let (mut ls, _, _) = fly_gusty(0.5);
+    let dt = ls.sim().rate().dt_s();
+    let last = ls.sim().vehicles()[0].ground_truth();
+    assert!(last.accel_ned_m_s2.norm() > 0.1, "{}", last.accel_ned_m_s2);
+    let placed = BodyState {
+        pos_ned_m: Vector3::new(5.0, 5.0, -40.0),
+        vel_ned_m_s: Vector3::new(-3.0, 2.0, 1.0),
+        rate_frd_rad_s: Vector3::new(0.5, -0.5, 0.2),
+        att_ned_frd: UnitQuaternion::from_euler_angles(0.2, -0.1, 1.0),
+    };
+    let sim = ls.sim_mut();
+    sim.set_vehicle_state(0, placed);
+    let kept = sim.vehicles()[0].ground_truth();
+    assert_eq!(kept.pos_ned_m, placed.pos_ned_m);
+    assert_eq!(
+        (kept.accel_ned_m_s2, kept.ang_accel_frd_rad_s2),
+        (last.accel_ned_m_s2, last.ang_accel_frd_rad_s2)
+    );
+    assert_eq!(kept.specific_force_frd_m_s2, last.specific_force_frd_m_s2);
+    sim.step().unwrap();
+    let next = sim.vehicles()[0].ground_truth();
+    let accel = (next.vel_ned_m_s - placed.vel_ned_m_s) / dt;
+    let ang = (next.rate_frd_rad_s - placed.rate_frd_rad_s) / dt;
+    assert!((next.accel_ned_m_s2 - accel).norm() < 1e-9);
+    assert!((next.ang_accel_frd_rad_s2 - ang).norm() < 1e-9);
+    // Pushed towards the ground's weight from the placed state, nowhere near
+    // the jump a difference from the unplaced state would show.
+    assert!(accel.norm() < 30.0, "{accel}");
+}
+
 #[test]
 fn the_gust_is_the_dryden_process_at_the_airspeed_and_height_of_the_tick() {
     let (ls, start, seen) = fly_gusty(2.0);

@@ -262,11 +262,41 @@ impl MultirotorParams {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct Rotor {
     pos_frd_m: Vector3<f64>,
     yaw_sign: f64,
     speed_rad_s: f64,
+    /// The speed the motor heads for, rad/s, worked out for a command (0..1)
+    /// and a speed scale: a controller changes its commands at its own
+    /// rate, so most ticks reuse them (NaN: none yet).
+    target: (f64, f64, f64),
+}
+
+impl Default for Rotor {
+    fn default() -> Self {
+        Rotor {
+            pos_frd_m: Vector3::zeros(),
+            yaw_sign: 0.0,
+            speed_rad_s: 0.0,
+            target: (f64::NAN, f64::NAN, 0.0),
+        }
+    }
+}
+
+impl Rotor {
+    /// The speed command `u` (0..1) asks of a motor whose full speed is
+    /// `max_rad_s` scaled by `scale`, rad/s: max · √u · scale.
+    #[inline]
+    fn target_rad_s(&mut self, u: f64, max_rad_s: f64, scale: f64) -> f64 {
+        let (last_u, last_scale, target) = self.target;
+        if u == last_u && scale == last_scale {
+            return target;
+        }
+        let target = max_rad_s * u.sqrt() * scale;
+        self.target = (u, scale, target);
+        target
+    }
 }
 
 /// Per-rotor outputs of the last tick (for recorders and the IMU's vibration later).
@@ -391,7 +421,7 @@ impl Multirotor {
         let (k_thrust, k_torque, j_per_dt) = (self.k_thrust * rho, self.k_torque * rho, j / dt_s);
         for (i, r) in self.rotors.iter_mut().take(self.count).enumerate() {
             let u = sanitize(controls.get(i).copied().unwrap_or(0.0));
-            let target = self.max_speed_rad_s * u.sqrt() * self.speed_scale[i];
+            let target = r.target_rad_s(u, self.max_speed_rad_s, self.speed_scale[i]);
             let alpha = if target >= r.speed_rad_s {
                 self.alpha_up
             } else {

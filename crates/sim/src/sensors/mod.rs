@@ -385,7 +385,7 @@ impl Sensors {
         tick: u64,
         time: SimTime,
         state: &BodyState,
-        truth: &ImuTruth,
+        truth: impl FnOnce() -> ImuTruth,
         env: &Environment,
         frame: &LocalFrame,
         home_alt_m: f64,
@@ -395,7 +395,7 @@ impl Sensors {
         if let Some(s) = self.imu.as_mut() {
             if s.rate.is_due(tick) {
                 // A stuck IMU repeats its last output; its noise streams run on.
-                let fresh = s.sensor.sample(time, truth, &faults.imu);
+                let fresh = s.sensor.sample(time, &truth(), &faults.imu);
                 let sample = match (faults.imu.stuck, self.last_imu) {
                     (true, Some(last)) => ImuSample { time, ..last },
                     _ => fresh,
@@ -638,7 +638,7 @@ mod tests {
                 0,
                 SimTime::ZERO,
                 &state,
-                &truth,
+                || truth,
                 &env,
                 &frame,
                 100.0,
@@ -669,7 +669,15 @@ mod tests {
     ) -> TickSamples {
         let mut out = TickSamples::default();
         sensors.step(
-            &mut out, tick, time, state, truth, env, frame, home_alt_m, faults,
+            &mut out,
+            tick,
+            time,
+            state,
+            || *truth,
+            env,
+            frame,
+            home_alt_m,
+            faults,
         );
         out
     }
@@ -694,7 +702,7 @@ mod tests {
         let mut out = TickSamples::default();
         let mut at = |out: &mut TickSamples, tick: u64| {
             let t = SimTime::from_micros(tick * 1_000);
-            sensors.step(out, tick, t, &state, &truth, &env, &frame, 0.0, &faults);
+            sensors.step(out, tick, t, &state, || truth, &env, &frame, 0.0, &faults);
         };
         at(&mut out, 0);
         let every = (out.imu.is_some(), out.gps.is_some(), out.baro.is_some());
