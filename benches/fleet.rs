@@ -63,7 +63,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("fleet");
     group.sample_size(10);
     for threads in [1usize, 2] {
-        for n in [1usize, 10, 100, 1000] {
+        for n in [1usize, 10, 100, 300, 1000] {
             let id = BenchmarkId::new(format!("one_sim_second_{threads}_threads"), n);
             group.bench_with_input(id, &n, |b, &n| {
                 b.iter_batched(

@@ -509,6 +509,20 @@ impl Slot {
     }
 }
 
+/// Which of the controllers' stages around physics tick `tick` a pool's
+/// threads share: the commands handed over at its start, and the sensor
+/// frames of its end (tick + 1). Each goes to the other threads when some
+/// controller exchanges then (one tick in four at 250 Hz). On the other
+/// ticks handing over is nothing and collecting the samples a copy a
+/// slot, cheaper than waking a thread below `PARALLEL_COLLECT_MIN` slots.
+fn handed_out(slots: &[Slot], tick: u64) -> (bool, bool) {
+    let due = |tick: u64| slots.iter().any(|s| s.rate.is_due(tick));
+    (
+        due(tick),
+        slots.len() >= PARALLEL_COLLECT_MIN || due(tick + 1),
+    )
+}
+
 /// The lockstep loop: a simulation and the controllers flying its vehicles.
 pub struct Lockstep {
     sim: Simulation,
@@ -517,6 +531,10 @@ pub struct Lockstep {
     /// (None: the calling thread alone).
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
+
+/// The fewest controllers whose samples are collected on several threads
+/// on a tick without an exchange.
+const PARALLEL_COLLECT_MIN: usize = 500;
 
 /// The fewest vehicles a world steps on several threads by default: below
 /// it, handing a tick's work to other threads costs more than it saves.
@@ -690,7 +708,11 @@ impl Lockstep {
     fn exchange(sim: &mut Simulation, slots: &mut [Slot], parallel: bool) -> Result<(), SimError> {
         use rayon::prelude::*;
         let (tick, time) = (sim.tick, sim.time);
-        if parallel {
+        let (commands_out, frames_out) = match parallel {
+            true => handed_out(slots, tick),
+            false => (false, false),
+        };
+        if commands_out {
             slots.par_iter_mut().for_each(|s| s.hand_over(tick, time));
         } else {
             slots.iter_mut().for_each(|s| s.hand_over(tick, time));
@@ -709,7 +731,7 @@ impl Lockstep {
         }
         let (vehicles, end) = (&sim.vehicles, sim.time);
         let deliver = |s: &mut Slot| s.deliver(&vehicles[s.vehicle], tick + 1, end);
-        if parallel {
+        if frames_out {
             slots.par_iter_mut().for_each(deliver);
         } else {
             slots.iter_mut().for_each(deliver);
@@ -721,5 +743,59 @@ impl Lockstep {
             std::mem::replace(&mut slot.delivered, Ok(())).map_err(|e| slot.error(end, e))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mavsitl_core::controller::{Passive, PassiveSpec};
+
+    fn slots(dividers: &[u32]) -> Vec<Slot> {
+        let physics = PhysicsRate::DEFAULT;
+        dividers
+            .iter()
+            .map(|&d| Slot {
+                controller: Box::new(Passive::new(&PassiveSpec {
+                    rate_hz: physics.hz() / d,
+                    controls: Vec::new(),
+                })),
+                vehicle: 0,
+                rate: physics.divider(physics.hz() / d).expect("a divider"),
+                frame: SensorFrame::default(),
+                commands: None,
+                delivered: Ok(()),
+                reached: None,
+            })
+            .collect()
+    }
+
+    /// At 250 Hz on 1 kHz physics the commands go out on ticks 0, 4, 8, …
+    /// and the frames come in at their ends, ticks 3, 7, …; with a 200 Hz
+    /// controller beside, on its ticks too; from 500 slots on the frames'
+    /// samples are collected on the pool every tick.
+    #[test]
+    fn the_controllers_stages_are_shared_on_exchange_ticks() {
+        let few = slots(&[4, 4, 4]);
+        let got: Vec<_> = (0..9).map(|t| handed_out(&few, t)).collect();
+        let (c, f) = (true, true);
+        let want = [
+            (c, !f),
+            (!c, !f),
+            (!c, !f),
+            (!c, f),
+            (c, !f),
+            (!c, !f),
+            (!c, !f),
+            (!c, f),
+            (c, !f),
+        ];
+        assert_eq!(got, want);
+        let mixed = slots(&[4, 5]);
+        let got = [4, 5, 9, 13, 19].map(|t| handed_out(&mixed, t));
+        assert_eq!(got, [(c, f), (c, !f), (!c, f), (!c, !f), (!c, f)]);
+        let many = slots(&[4; PARALLEL_COLLECT_MIN]);
+        assert_eq!(handed_out(&many, 1), (!c, f));
+        assert_eq!(handed_out(&many[1..], 1), (!c, !f));
     }
 }
