@@ -1,5 +1,5 @@
 //! Many vehicles in one world: the cost of a lockstep tick against the
-//! number of SimpleFlight quads, N = 1, 10, 100, 1 000, stepped on one
+//! number of SimpleFlight quads, N = 1, 10, 100, 300, 1 000, stepped on one
 //! thread and on two, each with its estimator,
 //! four sensors and 1 kHz physics, flying in a grid 30 m apart (take-off to
 //! 10 m, then holding), with the encounter sweep running. One sample is 1 s
