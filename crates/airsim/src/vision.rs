@@ -836,6 +836,42 @@ mod tests {
         assert!((p - body - Vector3::new(0.25, 0.0, 0.0)).norm() < 1e-12);
     }
 
+    /// Two quads facing the wall, one 4 m behind the other, asked for the
+    /// same camera at the same tick: each picture is taken from its own
+    /// vehicle, the wall 9.75 m and 13.75 m ahead of their cameras.
+    #[test]
+    fn each_vehicle_sees_from_where_it_stands() {
+        let text = r#"{"vehicles": [
+              {"name": "q", "kind": "multirotor", "sensors": {"cameras": [
+                  {"name": "front_center", "width": 65, "height": 49, "mount": {"x_m": 0.25}}]}},
+              {"name": "p", "kind": "multirotor", "initial": {"north_m": -4, "east_m": 1},
+               "sensors": {"cameras": [
+                  {"name": "front_center", "width": 65, "height": 49, "mount": {"x_m": 0.25}}]}}],
+            "scene": {"objects": [{"name": "Wall", "shape": {"box": {"size_m": [2, 10, 10]}},
+               "position_ned_m": [11, 0, -5]}]}}"#;
+        let source = ScenarioSource {
+            name: "t.json".into(),
+            base_dir: std::path::PathBuf::new(),
+        };
+        let sim = Scenario::from_json(text, &source)
+            .expect("scenario")
+            .build_simulation(&source)
+            .expect("sim");
+        let mut r = Renders::default();
+        let p = Target {
+            index: 1,
+            name: "p",
+            origin: Vector3::new(-4.0, 1.0, 0.0),
+        };
+        let reqs = [ask("front_center", 1, true, false)];
+        let centre = 24 * 65 + 32;
+        for (t, want) in [(target(), 9.75), (p, 13.75), (target(), 9.75)] {
+            let out = r.images(&sim, t, &reqs, 0).expect("images");
+            let depth = floats(&out.as_array().expect("list")[0])[centre];
+            assert!((depth - want).abs() < 1e-3, "{}: {depth} m", t.name);
+        }
+    }
+
     #[test]
     fn a_png_is_the_uncompressed_picture_in_rgb_order() {
         let sim = world();

@@ -465,6 +465,8 @@ impl Vehicle {
         // 4. Outputs.
         let s = &self.body.state;
         if let Some(field) = s.non_finite_field() {
+            // The ground truth keeps the last finite tick's accelerations.
+            self.motion = Motion::Given(self.motion.accelerations(&before));
             return Err(NonFiniteState {
                 vehicle: self.name.clone(),
                 field,

@@ -297,6 +297,29 @@ fn non_finite_state_is_an_error_not_a_panic() {
     assert!(sim.vehicles()[0].body().state.non_finite_field().is_none());
 }
 
+/// A tick that ends in a non-finite state is an error, and the ground
+/// truth keeps the accelerations of the last finite tick: thrown north at
+/// 10¹⁵⁰ m/s the quad's quadratic drag (≈ 10³⁰⁰ N) still integrates, and
+/// the next tick's (its square) overflows.
+#[test]
+fn a_non_finite_tick_keeps_the_last_finite_accelerations() {
+    let mut ls = quad_at("generic_quad", 5.0, 0.5);
+    let sim = ls.sim_mut();
+    let mut s = sim.vehicles()[0].body().state;
+    s.vel_ned_m_s.x = 1e150;
+    sim.set_vehicle_state(0, s);
+    sim.step().expect("a finite tick");
+    let last = sim.vehicles()[0].ground_truth();
+    assert!(last.accel_ned_m_s2.x < -1e200, "{}", last.accel_ned_m_s2);
+    assert!(sim.step().is_err(), "{:?}", sim.vehicles()[0].body().state);
+    let kept = sim.vehicles()[0].ground_truth();
+    assert_eq!(
+        (kept.accel_ned_m_s2, kept.specific_force_frd_m_s2),
+        (last.accel_ned_m_s2, last.specific_force_frd_m_s2)
+    );
+    assert_eq!(kept.ang_accel_frd_rad_s2, last.ang_accel_frd_rad_s2);
+}
+
 /// Straight-line (directional) stability: equal thrust and a 2 °/s yaw-rate
 /// nudge on the usv_twin hull. The linear sway–yaw model — sway force
 /// −Y_v·(v + x·r) at the centre of lateral resistance x, the Coriolis

@@ -119,8 +119,10 @@ fn a_placed_vehicle_keeps_its_ticks_accelerations_until_the_next() {
     let next = sim.vehicles()[0].ground_truth();
     let accel = (next.vel_ned_m_s - placed.vel_ned_m_s) / dt;
     let ang = (next.rate_frd_rad_s - placed.rate_frd_rad_s) / dt;
-    assert!((next.accel_ned_m_s2 - accel).norm() < 1e-9);
-    assert!((next.ang_accel_frd_rad_s2 - ang).norm() < 1e-9);
+    assert_eq!(
+        (next.accel_ned_m_s2, next.ang_accel_frd_rad_s2),
+        (accel, ang)
+    );
     // Pushed towards the ground's weight from the placed state, nowhere near
     // the jump a difference from the unplaced state would show.
     assert!(accel.norm() < 30.0, "{accel}");

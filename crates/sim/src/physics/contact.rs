@@ -411,38 +411,81 @@ mod tests {
     }
 
     /// Wherever the quick bound says the ground is out of reach, the exact
-    /// test finds no contact either: over heights, speeds, attitudes and
-    /// forces around a tick's reach, `apply` and `apply_near` agree.
+    /// test finds no contact either: 20 000 draws of height, speed,
+    /// attitude, forces, mass, tick, gravity (up as well as down) and the
+    /// ground's height around a tick's reach, and a body force along one
+    /// axis turned onto the vertical, where the bound is tightest.
     #[test]
     fn the_quick_bound_never_hides_a_contact() {
+        // SplitMix64: uniform draws in [a, b).
+        let mut state = 7u64;
+        let mut rng = move |a: f64, b: f64| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            a + (b - a) * ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        };
         let (mut skipped, mut touched) = (0, 0);
-        for k in 0..20_000u32 {
-            let x = |i: u32| ((k * 7 + i * 13) % 97) as f64 / 96.0 - 0.5;
-            let s = BodyState {
-                pos_ned_m: Vector3::new(0.0, 0.0, -0.2 - 0.02 * (x(1) + 0.5).powi(2)),
-                vel_ned_m_s: Vector3::new(x(2), x(3), 4.0 * x(4)),
-                att_ned_frd: nalgebra::UnitQuaternion::from_euler_angles(x(5), x(6), x(7)),
-                rate_frd_rad_s: Vector3::new(x(8), x(9), x(10)),
-            };
-            let w = Wrench {
-                force_frd_n: Vector3::new(10.0 * x(11), 10.0 * x(12), -40.0 * (x(13) + 0.5)),
-                force_ned_n: Vector3::new(0.0, 0.0, 5.0 * x(14)),
-                torque_frd_nm: Vector3::new(x(15), x(16), x(17)),
-            };
-            let g = Vector3::new(0.0, 0.0, G);
+        let mut check = |s: BodyState, w: Wrench, m: f64, g: Vector3<f64>, ground, dt| {
+            let mass = MassProperties::new(m, Matrix3::from_diagonal(&Vector3::repeat(0.03)))
+                .expect("mass");
             let (mut quick, mut exact) = (w, w);
-            let ground = GroundUnder::default();
-            let a = gear().apply(&s, &mass(), &g, ground, &mut quick, DT);
-            let b = gear().apply_near(&s, &mass(), &g, ground, &mut exact, DT);
-            assert_eq!((a, quick), (b, exact), "{s:?} {w:?}");
+            let a = gear().apply(&s, &mass, &g, ground, &mut quick, dt);
+            let b = gear().apply_near(&s, &mass, &g, ground, &mut exact, dt);
+            assert_eq!(
+                (a, quick),
+                (b, exact),
+                "{s:?} {w:?} {m} {g} {ground:?} {dt}"
+            );
             if b.on_ground() {
                 touched += 1;
-            } else if gear().out_of_reach(gear().gap_m(&s, ground), &s, 2.0, &g, &w, DT) {
+            } else if gear().out_of_reach(gear().gap_m(&s, ground), &s, m, &g, &w, dt) {
                 skipped += 1;
             }
+        };
+        for _ in 0..20_000 {
+            let mut u = |a: f64, b: f64| rng(a, b);
+            let dt = [0.001, 0.004, 0.01][u(0.0, 3.0) as usize];
+            let ground = GroundUnder {
+                down_m: u(-30.0, 30.0),
+                friction: None,
+            };
+            let s = BodyState {
+                pos_ned_m: Vector3::new(0.0, 0.0, ground.down_m - 0.2 - u(0.0, 0.05)),
+                vel_ned_m_s: Vector3::new(u(-1.0, 1.0), u(-1.0, 1.0), u(-4.0, 4.0)),
+                att_ned_frd: nalgebra::UnitQuaternion::from_euler_angles(
+                    u(-3.2, 3.2),
+                    u(-1.6, 1.6),
+                    u(-3.2, 3.2),
+                ),
+                rate_frd_rad_s: Vector3::new(u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)),
+            };
+            let w = Wrench {
+                force_frd_n: Vector3::new(u(-20.0, 20.0), u(-20.0, 20.0), u(-80.0, 20.0)),
+                force_ned_n: Vector3::new(u(-5.0, 5.0), u(-5.0, 5.0), u(-10.0, 10.0)),
+                torque_frd_nm: Vector3::new(u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)),
+            };
+            let g = Vector3::new(0.0, 0.0, if u(0.0, 1.0) < 0.9 { G } else { -G });
+            check(s, w, u(0.2, 20.0), g, ground, dt);
+            // One axis's force turned straight down: |f|₁ is its length.
+            let axis = u(0.0, 3.0) as usize;
+            let mut f = Vector3::zeros();
+            f[axis] = u(-80.0, 80.0);
+            let down = nalgebra::UnitQuaternion::rotation_between(&f, &Vector3::z())
+                .unwrap_or_else(nalgebra::UnitQuaternion::identity);
+            let pushed = Wrench {
+                force_frd_n: f,
+                ..w
+            };
+            let turned = BodyState {
+                att_ned_frd: down,
+                ..s
+            };
+            check(turned, pushed, u(0.2, 20.0), g, ground, dt);
         }
         // Both sides of the bound are met.
-        assert!(skipped > 1_000 && touched > 1_000, "{skipped} {touched}");
+        assert!(skipped > 2_000 && touched > 2_000, "{skipped} {touched}");
     }
 
     #[test]
