@@ -57,6 +57,24 @@ struct Accelerations {
     ang_accel_frd_rad_s2: Vector3<f64>,
 }
 
+impl Accelerations {
+    /// A body at attitude `att` accelerating at `accel_ned_m_s2` (NED m/s²)
+    /// and `ang_accel_frd_rad_s2` (FRD rad/s²) under gravity (NED m/s²):
+    /// its specific force is the acceleration less gravity, in body axes.
+    fn of(
+        att: &nalgebra::UnitQuaternion<f64>,
+        accel_ned_m_s2: Vector3<f64>,
+        ang_accel_frd_rad_s2: Vector3<f64>,
+        gravity_ned_m_s2: &Vector3<f64>,
+    ) -> Self {
+        Accelerations {
+            accel_ned_m_s2,
+            specific_force_frd_m_s2: att.inverse() * (accel_ned_m_s2 - gravity_ned_m_s2),
+            ang_accel_frd_rad_s2,
+        }
+    }
+}
+
 /// Where the last tick's [`Accelerations`] come from. Integrated ticks keep
 /// what they are worked out from and work them out when read: the IMU reads
 /// them one tick in four, and most ticks are not recorded.
@@ -84,15 +102,12 @@ impl Motion {
                 rate_before,
                 gravity_ned_m_s2,
                 dt_s,
-            } => {
-                let accel_ned_m_s2 = (state.vel_ned_m_s - vel_before) / dt_s;
-                Accelerations {
-                    accel_ned_m_s2,
-                    specific_force_frd_m_s2: state.att_ned_frd.inverse()
-                        * (accel_ned_m_s2 - gravity_ned_m_s2),
-                    ang_accel_frd_rad_s2: (state.rate_frd_rad_s - rate_before) / dt_s,
-                }
-            }
+            } => Accelerations::of(
+                &state.att_ned_frd,
+                (state.vel_ned_m_s - vel_before) / dt_s,
+                (state.rate_frd_rad_s - rate_before) / dt_s,
+                &gravity_ned_m_s2,
+            ),
             Motion::Given(a) => a,
         }
     }
@@ -501,12 +516,12 @@ impl Vehicle {
         let env = world.environment(&s.pos_ned_m, mask, &Vector3::zeros());
         self.body.state = s;
         self.contact_state = ContactState::default();
-        self.motion = Motion::Given(Accelerations {
-            accel_ned_m_s2: kinematic.accel_ned_m_s2,
-            specific_force_frd_m_s2: s.att_ned_frd.inverse()
-                * (kinematic.accel_ned_m_s2 - env.gravity_ned_m_s2),
-            ang_accel_frd_rad_s2: kinematic.ang_accel_frd_rad_s2,
-        });
+        self.motion = Motion::Given(Accelerations::of(
+            &s.att_ned_frd,
+            kinematic.accel_ned_m_s2,
+            kinematic.ang_accel_frd_rad_s2,
+            &env.gravity_ned_m_s2,
+        ));
         self.sample_sensors(world, env, end_tick, end_time);
         (changed & mask, changed & !mask)
     }
