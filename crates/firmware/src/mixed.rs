@@ -82,7 +82,7 @@ pub fn fly(
     firmware: &mut [Member],
     timeout_s: f64,
 ) -> Result<(), String> {
-    let outcome = run.run_in_pool(&mut MixedDriver {
+    let outcome = run.run(&mut MixedDriver {
         members,
         firmware: Crew::new(firmware, false),
     });

@@ -235,7 +235,7 @@ pub fn run_sim(
     let mut run = crate::recording::session(lockstep, scenario, &run_plan)?;
     let mut driver = SimDriver::new(end);
     let wall = Instant::now();
-    let result = run.run_in_pool(&mut driver);
+    let result = run.run(&mut driver);
     let interrupted = plan.stop.load(Ordering::Relaxed) && run.world().sim().time() < end;
     let wall_s = wall.elapsed().as_secs_f64();
     driver.done();

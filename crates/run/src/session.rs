@@ -45,20 +45,11 @@ pub trait World {
     fn sim(&self) -> &Simulation;
     /// Advances one physics tick, `observer` seeing the result.
     fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError>;
-    /// The threads its vehicles are stepped on, if more than one: the loop
-    /// then runs inside them.
-    fn pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
-        None
-    }
 }
 
 impl World for Lockstep {
     fn sim(&self) -> &Simulation {
         Lockstep::sim(self)
-    }
-
-    fn pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
-        Lockstep::pool(self)
     }
 
     fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError> {
@@ -187,8 +178,6 @@ impl<W: World> Session<W> {
 
     /// Runs until `driver`, the end, or an interrupt stops it; returns the
     /// run's outcome.
-    /// (The ticks of a world stepped on several threads are each handed to
-    /// them; [`Session::run_in_pool`] runs the whole loop there instead.)
     pub fn run(&mut self, driver: &mut dyn Driver<W>) -> Result<(), String> {
         let mut st = LoopState {
             last_service: None,
@@ -207,19 +196,6 @@ impl<W: World> Session<W> {
                 Taken::Restarted => st.last_service = None,
                 Taken::Go => {}
             }
-        }
-    }
-
-    /// [`Session::run`], on the threads the world's vehicles are stepped on
-    /// when it has them: the loop and its driver then run on one of them,
-    /// and each tick hands its work to the others without allocating.
-    pub fn run_in_pool(&mut self, driver: &mut (dyn Driver<W> + Send)) -> Result<(), String>
-    where
-        W: Send,
-    {
-        match self.world.pool() {
-            Some(pool) => pool.install(|| self.run(driver)),
-            None => self.run(driver),
         }
     }
 
@@ -433,49 +409,6 @@ mod tests {
                 _ => Step::Go,
             }
         }
-    }
-
-    /// The threads a driver was called on after each tick.
-    #[derive(Default)]
-    struct OnThread(Vec<Option<String>>);
-
-    impl Driver<Lockstep> for OnThread {
-        fn after_tick(&mut self, _w: &mut Lockstep, tick: Result<(), SimError>) -> Step<Lockstep> {
-            tick.expect("tick");
-            self.0
-                .push(std::thread::current().name().map(str::to_string));
-            Step::Go
-        }
-    }
-
-    /// `run_in_pool` runs the whole loop, driver and all, on the threads
-    /// the world's vehicles are stepped on; with one thread, and with
-    /// `run`, the loop stays on the caller's.
-    #[test]
-    fn a_loop_run_in_the_pool_runs_on_its_threads() {
-        let pooled = |name: &Option<String>| {
-            name.as_deref()
-                .is_some_and(|n| n.starts_with("mavsitl-step-"))
-        };
-        for (threads, in_pool) in [(2, true), (1, false)] {
-            let mut w = world();
-            w.set_threads(threads).expect("threads");
-            let mut run = Session::new(w, 1_000).until(Some(SimTime::from_micros(4_000)));
-            let mut seen = OnThread::default();
-            run.run_in_pool(&mut seen).expect("run");
-            assert_eq!(seen.0.len(), 4);
-            assert!(
-                seen.0.iter().all(|n| pooled(n) == in_pool),
-                "{threads}: {:?}",
-                seen.0
-            );
-        }
-        let mut w = world();
-        w.set_threads(2).expect("threads");
-        let mut run = Session::new(w, 1_000).until(Some(SimTime::from_micros(4_000)));
-        let mut seen = OnThread::default();
-        run.run(&mut seen).expect("run");
-        assert!(!seen.0.iter().any(pooled), "{:?}", seen.0);
     }
 
     #[test]

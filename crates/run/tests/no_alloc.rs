@@ -86,8 +86,8 @@ fn warm_ticks_allocate_nothing() {
 }
 
 /// Stepped on two threads, the loop's thread allocates nothing either:
-/// handing each tick's work to the pool and taking it back (the vehicles'
-/// own steps are the same code as on one thread).
+/// handing each stage of a tick to the team and taking it back (the
+/// vehicles' own steps are the same code as on one thread).
 #[test]
 fn warm_ticks_on_two_threads_allocate_nothing_on_the_loops_thread() {
     warm_ticks(2);

@@ -27,5 +27,6 @@ pub mod replay;
 pub mod scenario;
 pub mod sensors;
 pub mod sim;
+mod team;
 pub mod vehicle;
 pub mod world;

@@ -15,6 +15,7 @@ use tracing::info;
 
 use crate::encounter::{EncounterMonitor, Placed, DEFAULT_PROXIMITY_M};
 use crate::replay::KinematicState;
+use crate::team::{Balance, Team};
 use crate::vehicle::{NonFiniteState, Vehicle};
 use crate::world::{World, ZoneEvent, ZoneTransition};
 use mavsitl_core::controller::{Actuators, ControllerError, FlightController, SensorFrame};
@@ -183,6 +184,12 @@ impl Simulation {
         self.faults.events()
     }
 
+    /// The highest mission item (0-based) vehicle `index` has reached, as
+    /// its controller reported (None: none yet, or no such vehicle).
+    pub fn item_reached(&self, index: usize) -> Option<u32> {
+        self.reached.get(index).copied().flatten()
+    }
+
     /// Notes that vehicle `index` reached mission item `seq` (0-based).
     pub fn note_item_reached(&mut self, index: usize, seq: u32) {
         if let Some(r) = self.reached.get_mut(index) {
@@ -288,54 +295,33 @@ impl Simulation {
     /// [`SimError::NonFinite`] when a state stops being finite (the simulation
     /// should not be stepped further): the first vehicle's, in scenario order.
     pub fn step(&mut self) -> Result<(), SimError> {
-        self.step_vehicles(false)
+        self.step_vehicles(None)
     }
 
-    /// [`Simulation::step`] with the vehicles stepped in parallel on the
-    /// current rayon pool. Each vehicle's tick depends only on its own
-    /// state, commands and noise streams and on the world, which no
-    /// vehicle changes; zone events, the first error and the encounter
-    /// sweep are then taken in vehicle order. So the result is the same
-    /// to the bit whatever the number of threads.
-    ///
-    /// # Errors
-    /// As [`Simulation::step`].
-    pub fn step_parallel(&mut self) -> Result<(), SimError> {
-        self.step_vehicles(true)
-    }
-
-    /// Steps every vehicle, in turn or in parallel, each into its place in
-    /// `stepped`; then takes the zones entered and left, or the first
-    /// error, in vehicle order, and runs the encounter sweep.
-    fn step_vehicles(&mut self, parallel: bool) -> Result<(), SimError> {
-        use rayon::prelude::*;
+    /// Steps every vehicle, in turn or shared among `team`'s threads, each
+    /// into its place in `stepped`; then takes the zones entered and left,
+    /// or the first error, in vehicle order, and runs the encounter sweep.
+    /// Each vehicle's tick depends only on its own state, commands and
+    /// noise streams and on the world, which no vehicle changes, so the
+    /// result is the same to the bit whatever the number of threads.
+    fn step_vehicles(&mut self, team: Option<(&mut Team, &mut Balance)>) -> Result<(), SimError> {
         self.update_faults();
         let end = self.time + self.rate.period_us();
         let end_tick = self.tick + 1;
         let (world, wrecked, idle, dt) = (&self.world, &self.wrecked, &self.idle, self.dt_s);
-        let one = |(i, ((v, cmd), out)): (usize, ((&mut Vehicle, &Actuators), &mut _))| {
-            let cmd = if wrecked.get(i) == Some(&true) {
-                idle
-            } else {
-                cmd
+        let commands = &self.commands;
+        let one = |i: usize, v: &mut Vehicle, out: &mut _| {
+            let cmd = match wrecked.get(i) == Some(&true) {
+                true => idle,
+                false => &commands[i],
             };
             *out = v.step(world, cmd, dt, end_tick, end);
         };
-        let (vehicles, commands, stepped) = (&mut self.vehicles, &self.commands, &mut self.stepped);
-        if parallel {
-            vehicles
-                .par_iter_mut()
-                .zip(commands.par_iter())
-                .zip(stepped.par_iter_mut())
-                .enumerate()
-                .for_each(one);
-        } else {
-            vehicles
-                .iter_mut()
-                .zip(commands)
-                .zip(stepped.iter_mut())
-                .enumerate()
-                .for_each(one);
+        let (vehicles, stepped) = (&mut self.vehicles, &mut self.stepped);
+        match team {
+            Some((team, balance)) => team.for_each_pair(balance, vehicles, stepped, one),
+            None => (vehicles.iter_mut().zip(stepped.iter_mut()).enumerate())
+                .for_each(|(i, (v, out))| one(i, v, out)),
         }
         for (i, (v, out)) in self.vehicles.iter().zip(&mut self.stepped).enumerate() {
             let (entered, left) = std::mem::replace(out, Ok((0, 0)))?;
@@ -509,18 +495,51 @@ impl Slot {
     }
 }
 
-/// Which of the controllers' stages around physics tick `tick` a pool's
-/// threads share: the commands handed over at its start, and the sensor
-/// frames of its end (tick + 1). Each goes to the other threads when some
-/// controller exchanges then (one tick in four at 250 Hz). On the other
-/// ticks handing over is nothing and collecting the samples a copy a
-/// slot, cheaper than waking a thread below `PARALLEL_COLLECT_MIN` slots.
-fn handed_out(slots: &[Slot], tick: u64) -> (bool, bool) {
-    let due = |tick: u64| slots.iter().any(|s| s.rate.is_due(tick));
-    (
-        due(tick),
-        slots.len() >= PARALLEL_COLLECT_MIN || due(tick + 1),
-    )
+/// The ticks a loop's controllers exchange on: the distinct rates of its
+/// slots, so that a tick without an exchange is known without reading
+/// every slot's rate (a slot lives in the cache of the thread that last
+/// worked on it), and its commands and deliveries are not taken.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Exchanges {
+    rates: Vec<Rate>,
+    slots: usize,
+}
+
+impl Exchanges {
+    /// The exchanges of `slots`.
+    fn of(slots: &[Slot]) -> Self {
+        let mut rates: Vec<Rate> = Vec::new();
+        for s in slots {
+            if !rates.contains(&s.rate) {
+                rates.push(s.rate);
+            }
+        }
+        Exchanges {
+            rates,
+            slots: slots.len(),
+        }
+    }
+
+    /// Whether some controller's interval starts at physics tick `tick`:
+    /// its commands are handed over then, and the frame of the interval
+    /// before is delivered at the end of tick `tick − 1`.
+    fn due(&self, tick: u64) -> bool {
+        self.rates.iter().any(|r| r.is_due(tick))
+    }
+
+    /// Which of the controllers' stages around physics tick `tick` a
+    /// team's threads share: the commands handed over at its start, and
+    /// the sensor frames of its end (tick + 1). Each goes to the other
+    /// threads when some controller exchanges then (one tick in four at
+    /// 250 Hz). On the other ticks there are no commands, and collecting
+    /// the samples is a copy a slot, cheaper than a hand-over below
+    /// `PARALLEL_COLLECT_MIN` slots.
+    fn handed_out(&self, tick: u64) -> (bool, bool) {
+        (
+            self.due(tick),
+            self.slots >= PARALLEL_COLLECT_MIN || self.due(tick + 1),
+        )
+    }
 }
 
 /// The lockstep loop: a simulation and the controllers flying its vehicles.
@@ -528,8 +547,18 @@ pub struct Lockstep {
     sim: Simulation,
     slots: Vec<Slot>,
     /// The threads the vehicles and their controllers are stepped on
-    /// (None: the calling thread alone).
-    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// (None: the calling thread alone), with how each stage splits.
+    team: Option<(Team, Stages)>,
+    /// The ticks `slots` exchange on.
+    exchanges: Exchanges,
+}
+
+/// How each of a tick's stages splits its items among a team.
+#[derive(Debug, Default)]
+struct Stages {
+    commands: Balance,
+    physics: Balance,
+    frames: Balance,
 }
 
 /// The fewest controllers whose samples are collected on several threads
@@ -550,14 +579,14 @@ pub fn default_threads(vehicles: usize) -> usize {
     std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
-/// A thread pool that could not be started.
+/// Threads that could not be started.
 #[derive(Debug, Error)]
 #[error("cannot start {threads} threads: {source}")]
 pub struct ThreadsError {
     /// How many were asked for.
     pub threads: usize,
     #[source]
-    source: rayon::ThreadPoolBuildError,
+    source: std::io::Error,
 }
 
 impl Lockstep {
@@ -566,42 +595,36 @@ impl Lockstep {
         Lockstep {
             sim,
             slots: Vec::new(),
-            pool: None,
+            team: None,
+            exchanges: Exchanges::default(),
         }
     }
 
     /// Steps the vehicles and their controllers on `threads` threads (1:
-    /// the calling thread alone, the default). The run is the same to the
-    /// bit whatever the number.
+    /// the calling thread alone, the default): the thread that ticks and
+    /// `threads − 1` workers named `mavsitl-step-1`, … Each stage of a
+    /// tick gives every thread a contiguous share of the vehicles and
+    /// controllers, the same tick after tick but for the few at the edge
+    /// of the ticking thread's share, which adapts (`team::Balance`). The
+    /// run is the same to the bit whatever the number.
     ///
     /// # Errors
     /// [`ThreadsError`] when the threads cannot be started.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), ThreadsError> {
-        self.pool = match threads {
+        // A team that cannot be started leaves the threads as they were.
+        self.team = match threads {
             0 | 1 => None,
-            n => Some(std::sync::Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .thread_name(|i| format!("mavsitl-step-{i}"))
-                    .build()
-                    .map_err(|source| ThreadsError { threads, source })?,
+            n => Some((
+                Team::new(n).map_err(|source| ThreadsError { threads, source })?,
+                Stages::default(),
             )),
         };
         Ok(())
     }
 
-    /// The threads the vehicles are stepped on.
+    /// The threads the vehicles are stepped on, the ticking one included.
     pub fn threads(&self) -> usize {
-        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
-    }
-
-    /// The pool the vehicles are stepped on, if more than one thread: a
-    /// loop that ticks from inside it ([`rayon::ThreadPool::install`])
-    /// hands each tick's work to the other threads without allocating (a
-    /// tick handed in from outside goes through a queue that allocates a
-    /// block every 63 ticks).
-    pub fn pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
-        self.pool.clone()
+        self.team.as_ref().map_or(1, |(team, _)| team.threads())
     }
 
     /// Attaches `controller` to vehicle `vehicle`.
@@ -638,6 +661,7 @@ impl Lockstep {
             delivered: Ok(()),
             reached: None,
         });
+        self.exchanges = Exchanges::of(&self.slots);
         Ok(())
     }
 
@@ -645,6 +669,7 @@ impl Lockstep {
     /// bridge when the firmware restarted but the simulation goes on).
     pub fn detach(&mut self, vehicle: usize) {
         self.slots.retain(|s| s.vehicle != vehicle);
+        self.exchanges = Exchanges::of(&self.slots);
     }
 
     /// The simulation.
@@ -666,24 +691,11 @@ impl Lockstep {
     ///
     /// # Errors
     /// [`SimError`] from physics, a controller or an observer.
-    /// On several threads the loop runs inside their pool, so that each
-    /// tick hands its work to the others without allocating.
-    pub fn run_until(
-        &mut self,
-        end: SimTime,
-        observer: &mut (dyn Observer + Send),
-    ) -> Result<(), SimError> {
-        let pool = self.pool.clone();
-        let mut run = || {
-            while self.sim.time < end {
-                self.tick(observer)?;
-            }
-            Ok(())
-        };
-        match pool {
-            Some(pool) => pool.install(run),
-            None => run(),
+    pub fn run_until(&mut self, end: SimTime, observer: &mut dyn Observer) -> Result<(), SimError> {
+        while self.sim.time < end {
+            self.tick(observer)?;
         }
+        Ok(())
     }
 
     /// One physics tick with the controller exchanges due around it.
@@ -691,58 +703,87 @@ impl Lockstep {
     /// # Errors
     /// [`SimError`] from physics, a controller or an observer.
     pub fn tick(&mut self, observer: &mut dyn Observer) -> Result<(), SimError> {
-        let (sim, slots) = (&mut self.sim, &mut self.slots);
-        // (From inside the pool, `install` runs the stages at once.)
-        match &self.pool {
-            Some(pool) => pool.install(|| Self::exchange(sim, slots, true))?,
-            None => Self::exchange(sim, slots, false)?,
-        }
+        let ex = &self.exchanges;
+        Self::exchange(&mut self.sim, &mut self.slots, ex, self.team.as_mut())?;
         observer.on_tick(&self.sim)?;
         Ok(())
     }
 
     /// The tick's commands, physics and sensor frames, each stage over every
-    /// slot or vehicle in parallel (`parallel`, inside a pool) or in turn;
-    /// then what the stage produced is taken in slot order, so that the
-    /// first error and the order of effects do not depend on the threads.
-    fn exchange(sim: &mut Simulation, slots: &mut [Slot], parallel: bool) -> Result<(), SimError> {
-        use rayon::prelude::*;
+    /// slot or vehicle shared among `team`'s threads or in turn; then what
+    /// the stage produced is taken in slot order, so that the first error
+    /// and the order of effects do not depend on the threads. On a tick
+    /// without an exchange (`exchanges`) there is nothing to hand over or
+    /// take, and the samples are only collected.
+    fn exchange(
+        sim: &mut Simulation,
+        slots: &mut [Slot],
+        exchanges: &Exchanges,
+        mut team: Option<&mut (Team, Stages)>,
+    ) -> Result<(), SimError> {
         let (tick, time) = (sim.tick, sim.time);
-        let (commands_out, frames_out) = match parallel {
-            true => handed_out(slots, tick),
-            false => (false, false),
+        let (commands_out, frames_out) = match team {
+            Some(_) => exchanges.handed_out(tick),
+            None => (false, false),
         };
-        if commands_out {
-            slots.par_iter_mut().for_each(|s| s.hand_over(tick, time));
-        } else {
-            slots.iter_mut().for_each(|s| s.hand_over(tick, time));
+        if exchanges.due(tick) {
+            let hand_over = |_, s: &mut Slot| s.hand_over(tick, time);
+            match team.as_deref_mut().filter(|_| commands_out) {
+                Some((team, st)) => team.for_each(&mut st.commands, slots, hand_over),
+                None => slots.iter_mut().for_each(|s| hand_over(0, s)),
+            }
+            Self::take_commands(sim, slots, time)?;
         }
+        sim.step_vehicles(team.as_deref_mut().map(|(t, st)| (t, &mut st.physics)))?;
+        let (vehicles, end) = (&sim.vehicles, sim.time);
+        let deliver = |_, s: &mut Slot| s.deliver(&vehicles[s.vehicle], tick + 1, end);
+        match team.filter(|_| frames_out) {
+            Some((team, st)) => team.for_each(&mut st.frames, slots, deliver),
+            None => slots.iter_mut().for_each(|s| deliver(0, s)),
+        }
+        match exchanges.due(tick + 1) {
+            true => Self::take_deliveries(sim, slots, end),
+            false => Ok(()),
+        }
+    }
+
+    /// Puts every slot's commands in force, in slot order; then the first
+    /// controller's error, if any.
+    fn take_commands(
+        sim: &mut Simulation,
+        slots: &mut [Slot],
+        time: SimTime,
+    ) -> Result<(), SimError> {
+        let mut first = Ok(());
         for slot in slots.iter_mut() {
             match slot.commands.take() {
                 Some(Ok(a)) => sim.set_actuators(slot.vehicle, a),
-                Some(Err(e)) => return Err(slot.error(time, e)),
-                None => {}
+                Some(Err(e)) if first.is_ok() => first = Err(slot.error(time, e)),
+                _ => {}
             }
         }
-        if parallel {
-            sim.step_parallel()?;
-        } else {
-            sim.step()?;
-        }
-        let (vehicles, end) = (&sim.vehicles, sim.time);
-        let deliver = |s: &mut Slot| s.deliver(&vehicles[s.vehicle], tick + 1, end);
-        if frames_out {
-            slots.par_iter_mut().for_each(deliver);
-        } else {
-            slots.iter_mut().for_each(deliver);
-        }
+        first
+    }
+
+    /// Notes every mission item the controllers reported reached, in slot
+    /// order; then the first delivery's error, if any.
+    fn take_deliveries(
+        sim: &mut Simulation,
+        slots: &mut [Slot],
+        end: SimTime,
+    ) -> Result<(), SimError> {
+        let mut first = Ok(());
         for slot in slots.iter_mut() {
             if let Some(seq) = slot.reached.take() {
                 sim.note_item_reached(slot.vehicle, seq);
             }
-            std::mem::replace(&mut slot.delivered, Ok(())).map_err(|e| slot.error(end, e))?;
+            if let Err(e) = std::mem::replace(&mut slot.delivered, Ok(())) {
+                if first.is_ok() {
+                    first = Err(slot.error(end, e));
+                }
+            }
         }
-        Ok(())
+        first
     }
 }
 
@@ -773,11 +814,13 @@ mod tests {
     /// At 250 Hz on 1 kHz physics the commands go out on ticks 0, 4, 8, …
     /// and the frames come in at their ends, ticks 3, 7, …; with a 200 Hz
     /// controller beside, on its ticks too; from 500 slots on the frames'
-    /// samples are collected on the pool every tick.
+    /// samples are collected on the team every tick.
     #[test]
     fn the_controllers_stages_are_shared_on_exchange_ticks() {
-        let few = slots(&[4, 4, 4]);
-        let got: Vec<_> = (0..9).map(|t| handed_out(&few, t)).collect();
+        let ex = |d: &[u32]| Exchanges::of(&slots(d));
+        let few = ex(&[4, 4, 4]);
+        assert_eq!(few.rates.len(), 1);
+        let got: Vec<_> = (0..9).map(|t| few.handed_out(t)).collect();
         let (c, f) = (true, true);
         let want = [
             (c, !f),
@@ -791,11 +834,18 @@ mod tests {
             (c, !f),
         ];
         assert_eq!(got, want);
-        let mixed = slots(&[4, 5]);
-        let got = [4, 5, 9, 13, 19].map(|t| handed_out(&mixed, t));
+        let mixed = ex(&[4, 5, 4]);
+        assert_eq!(mixed.rates.len(), 2);
+        let got = [4, 5, 9, 13, 19].map(|t| mixed.handed_out(t));
         assert_eq!(got, [(c, f), (c, !f), (!c, f), (!c, !f), (!c, f)]);
+        assert_eq!(
+            [4, 5, 6, 8, 10].map(|t| mixed.due(t)),
+            [true, true, false, true, true]
+        );
         let many = slots(&[4; PARALLEL_COLLECT_MIN]);
-        assert_eq!(handed_out(&many, 1), (!c, f));
-        assert_eq!(handed_out(&many[1..], 1), (!c, !f));
+        assert_eq!(Exchanges::of(&many).handed_out(1), (!c, f));
+        assert_eq!(Exchanges::of(&many[1..]).handed_out(1), (!c, !f));
+        assert_eq!(Exchanges::of(&[]), Exchanges::default());
+        assert!(!Exchanges::default().due(0));
     }
 }
