@@ -157,6 +157,18 @@ impl PhysicsRate {
         self.hz
     }
 
+    /// The rate, Hz, that divides this physics rate and lies nearest `hz`
+    /// (the higher of two as near): `hz` itself when it divides. What a
+    /// default rate becomes at a physics rate it does not divide: at
+    /// 250 Hz, 200 Hz becomes 250 Hz and 20 Hz becomes 25 Hz; at 400 Hz,
+    /// 250 Hz becomes 200 Hz.
+    pub fn nearest_divider(self, hz: u32) -> u32 {
+        (1..=self.hz)
+            .filter(|&r| self.hz.is_multiple_of(r))
+            .min_by_key(|&r| (r.abs_diff(hz), std::cmp::Reverse(r)))
+            .unwrap_or(self.hz)
+    }
+
     /// Tick period in whole microseconds.
     pub fn period_us(self) -> u64 {
         1_000_000 / u64::from(self.hz)
@@ -338,6 +350,45 @@ mod tests {
         assert_eq!(saturating_duration(f64::NAN), Duration::ZERO);
         assert_eq!(saturating_duration(1e300), Duration::MAX);
         assert_eq!(saturating_duration(0.25), Duration::from_millis(250));
+    }
+
+    #[test]
+    fn the_nearest_divider_of_a_physics_rate() {
+        let at = |physics, hz| PhysicsRate::new(physics).unwrap().nearest_divider(hz);
+        // A rate that divides stays.
+        assert_eq!(at(1000, 200), 200);
+        assert_eq!(at(1000, 250), 250);
+        assert_eq!(at(250, 50), 50);
+        // 200 at 250 Hz: 250 (50 away) is nearer than 125 (75 away).
+        assert_eq!(at(250, 200), 250);
+        // 20 at 250 Hz: 25 (5 away) is nearer than 10 (10 away).
+        assert_eq!(at(250, 20), 25);
+        // 250 at 400 Hz: 200 (50 away) is nearer than 400 (150 away).
+        assert_eq!(at(400, 250), 200);
+        assert_eq!(at(800, 250), 200);
+        // 200 at 625 Hz: 125 (75 away) is nearer than 625.
+        assert_eq!(at(625, 200), 125);
+        // A tie takes the higher: 300 at 400 Hz lies between 200 and 400.
+        assert_eq!(at(400, 300), 400);
+        // Above the physics rate: the physics rate; 0: the lowest, 1 Hz.
+        assert_eq!(at(250, 4000), 250);
+        assert_eq!(at(250, 0), 1);
+        for physics in [
+            250, 320, 400, 500, 625, 800, 1000, 1250, 1600, 2000, 2500, 3125, 4000,
+        ] {
+            let rate = PhysicsRate::new(physics).unwrap();
+            for hz in [0, 1, 7, 10, 20, 50, 200, 250, 333, 1000, 5000] {
+                let r = rate.nearest_divider(hz);
+                assert!(rate.divider(r).is_ok(), "{physics} Hz, {hz} Hz: {r}");
+                // No divider lies nearer.
+                for d in (1..=physics).filter(|d| physics % d == 0) {
+                    assert!(
+                        d.abs_diff(hz) >= r.abs_diff(hz),
+                        "{physics}, {hz}: {d} nearer than {r}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

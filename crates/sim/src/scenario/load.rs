@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use thiserror::Error;
@@ -146,6 +147,83 @@ struct VehicleFile<'a> {
 
 fn default_physics_rate() -> u32 {
     1000
+}
+
+/// Which of the rates that have defaults a scenario file gave: a rate left
+/// out takes its default, moved to the physics rate's nearest divider
+/// where the default does not divide it ([`fit_default_rates`]). Read
+/// beside [`ScenarioFile`], whose parse has already checked the types.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct GivenRates {
+    record: GivenRecord,
+    vehicles: Vec<GivenVehicle>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct GivenRecord {
+    ground_truth_rate_hz: Option<IgnoredAny>,
+    camera_rate_hz: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct GivenVehicle {
+    sensors: GivenSensors,
+    controller: GivenRate,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct GivenSensors {
+    imu: GivenRate,
+    gps: GivenRate,
+    baro: GivenRate,
+    mag: GivenRate,
+    rangefinder: GivenRate,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct GivenRate {
+    rate_hz: Option<IgnoredAny>,
+}
+
+/// Moves every rate the file left to its default onto the physics rate's
+/// nearest divider, so that a physics rate alone (250 Hz, PX4's and
+/// Gazebo's step; 400 or 800 Hz) is a whole scenario: 200 Hz ground truth
+/// becomes 250 Hz at 250 Hz, a 250 Hz IMU 200 Hz at 400 Hz. A rate the
+/// file gave is kept, and the check that follows names it if it does not
+/// divide. A physics rate out of range is left to that check too.
+fn fit_default_rates(scenario: &mut Scenario, given: &GivenRates) {
+    let Ok(physics) = PhysicsRate::new(scenario.physics_rate_hz) else {
+        return;
+    };
+    let fit = |hz: &mut u32, given: Option<IgnoredAny>| {
+        if given.is_none() {
+            *hz = physics.nearest_divider(*hz);
+        }
+    };
+    let (record, g) = (&mut scenario.record, &given.record);
+    fit(&mut record.ground_truth_rate_hz, g.ground_truth_rate_hz);
+    // 0 (no images) stays 0.
+    if record.camera_rate_hz != 0 {
+        fit(&mut record.camera_rate_hz, g.camera_rate_hz);
+    }
+    let none = GivenVehicle::default();
+    for (i, v) in scenario.vehicles.iter_mut().enumerate() {
+        let g = given.vehicles.get(i).unwrap_or(&none);
+        let s = &mut v.sensors;
+        fit(&mut s.imu.rate_hz, g.sensors.imu.rate_hz);
+        fit(&mut s.gps.rate_hz, g.sensors.gps.rate_hz);
+        fit(&mut s.baro.rate_hz, g.sensors.baro.rate_hz);
+        fit(&mut s.mag.rate_hz, g.sensors.mag.rate_hz);
+        fit(&mut s.rangefinder.rate_hz, g.sensors.rangefinder.rate_hz);
+        if let ControllerSpec::Passive(p) = &mut v.controller {
+            fit(&mut p.rate_hz, g.controller.rate_hz);
+        }
+    }
 }
 
 fn default_duration() -> f64 {
@@ -313,6 +391,11 @@ impl Scenario {
             scene: raw.scene,
         };
         let mut scenario = scenario;
+        // The file parsed above, so its shape is known good; should this
+        // second reading fail all the same, every rate stays as parsed.
+        if let Ok(given) = serde_json::from_str::<GivenRates>(text) {
+            fit_default_rates(&mut scenario, &given);
+        }
         if let Some(scene) = &mut scenario.scene {
             scene
                 .read_files(&source.base_dir)
@@ -981,6 +1064,83 @@ mod tests {
         );
         // White space after it is fine.
         Scenario::from_json("{\"vehicles\":[{\"kind\":\"boat\"}]}\n\n  ", &src()).expect("ok");
+    }
+
+    /// A physics rate alone is a whole scenario: every rate left to its
+    /// default moves to the physics rate's nearest divider when the default
+    /// does not divide it, and stays when it does; a rate the file gave is
+    /// kept and refused by name.
+    #[test]
+    fn default_rates_fit_the_physics_rate_and_given_ones_are_kept() {
+        let rates = |text: &str| {
+            let s = Scenario::from_json(text, &src()).expect("valid");
+            let v = &s.vehicles[1];
+            let passive = match &v.controller {
+                ControllerSpec::Passive(p) => p.rate_hz,
+                _ => 0,
+            };
+            let sensors = &v.sensors;
+            [
+                s.record.ground_truth_rate_hz,
+                s.record.camera_rate_hz,
+                sensors.imu.rate_hz,
+                sensors.gps.rate_hz,
+                sensors.baro.rate_hz,
+                sensors.mag.rate_hz,
+                sensors.rangefinder.rate_hz,
+                passive,
+            ]
+        };
+        let two = |physics: &str, second: &str| {
+            format!(
+                r#"{{{physics}"vehicles":[{{"kind":"multirotor"}},{{"kind":"multirotor"{second}}}]}}"#
+            )
+        };
+        // At 1 kHz, the defaults as they are.
+        assert_eq!(rates(&two("", "")), [200, 20, 250, 10, 50, 50, 50, 250]);
+        // At 250 Hz: ground truth 250, the camera 25; the rest divide.
+        let at_250 = two(r#""physics_rate_hz":250,"#, "");
+        assert_eq!(rates(&at_250), [250, 25, 250, 10, 50, 50, 50, 250]);
+        // At 400 Hz: the IMU and the passive controller 200.
+        let at_400 = two(r#""physics_rate_hz":400,"#, "");
+        assert_eq!(rates(&at_400), [200, 20, 200, 10, 50, 50, 50, 200]);
+        // Given rates that divide are kept, even where a default would move.
+        let given = two(
+            r#""physics_rate_hz":400,"record":{"ground_truth_rate_hz":100,"camera_rate_hz":40},"#,
+            r#","sensors":{"imu":{"rate_hz":400},"gps":{"rate_hz":5}},"controller":{"kind":"passive","rate_hz":100}"#,
+        );
+        assert_eq!(rates(&given), [100, 40, 400, 5, 50, 50, 50, 100]);
+        // Given rates that do not divide are refused, by name.
+        let refused = |text: String, key: &str| {
+            let e = Scenario::from_json(&text, &src())
+                .expect_err(key)
+                .to_string();
+            assert!(e.contains(key), "{key}: {e}");
+        };
+        refused(
+            two(
+                r#""physics_rate_hz":250,"record":{"ground_truth_rate_hz":200},"#,
+                "",
+            ),
+            "record.ground_truth_rate_hz: 200 Hz is not an integer divider of the 250 Hz",
+        );
+        refused(
+            two(
+                r#""physics_rate_hz":400,"#,
+                r#","sensors":{"imu":{"rate_hz":250}}"#,
+            ),
+            "vehicles[1].sensors: imu.rate_hz: 250 Hz is not an integer divider of the 400 Hz",
+        );
+        refused(
+            two(
+                r#""physics_rate_hz":400,"#,
+                r#","controller":{"kind":"passive","rate_hz":250}"#,
+            ),
+            "vehicles[1].controller.rate_hz",
+        );
+        // The first vehicle's given IMU rate is the first vehicle's alone.
+        let first = r#"{"physics_rate_hz":400,"vehicles":[{"kind":"multirotor","sensors":{"imu":{"rate_hz":400}}},{"kind":"multirotor"}]}"#;
+        assert_eq!(rates(first)[2], 200);
     }
 
     /// A passive controller drives at most every actuator channel: as many
