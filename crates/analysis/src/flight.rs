@@ -13,8 +13,8 @@
 use nalgebra::Vector3;
 
 use crate::{CrossTrack, Route};
-use mavsitl_core::controller::GroundTruth;
 use mavsitl_core::time::Rate;
+use mavsitl_sim::physics::BodyState;
 
 /// The cosine of the tilt (80°) beyond which the vehicle counts as flipped.
 const FLIPPED_COS: f64 = 0.173_648_177_666_930_41;
@@ -59,10 +59,12 @@ impl FlightMetrics {
         }
     }
 
-    /// Ground truth at physics tick `tick`. `on_mission`: the controller is
-    /// flying the mission (armed, started, not yet finished): the first such
-    /// sample is the mission's start.
-    pub fn sample(&mut self, tick: u64, t: &GroundTruth, on_mission: bool) {
+    /// The true state `t` at physics tick `tick`: its position, velocity and
+    /// attitude, nothing a tick would have to work out (the ground truth's
+    /// accelerations are not). `on_mission`: the controller is flying the
+    /// mission (armed, started, not yet finished): the first such sample is
+    /// the mission's start.
+    pub fn sample(&mut self, tick: u64, t: &BodyState, on_mission: bool) {
         if let Some(p) = self.last_ned_m {
             self.distance_m += (t.pos_ned_m - p).norm();
         }
@@ -125,17 +127,12 @@ mod tests {
         MissionItem::waypoint(g.lat_deg(), g.lon_deg(), 10.0)
     }
 
-    fn truth(n: f64, e: f64, speed: f64) -> GroundTruth {
-        GroundTruth {
+    fn truth(n: f64, e: f64, speed: f64) -> BodyState {
+        BodyState {
             pos_ned_m: Vector3::new(n, e, -5.0),
             vel_ned_m_s: Vector3::new(speed, 0.0, 0.0),
             att_ned_frd: nalgebra::UnitQuaternion::identity(),
             rate_frd_rad_s: Vector3::zeros(),
-            accel_ned_m_s2: Vector3::zeros(),
-            specific_force_frd_m_s2: Vector3::zeros(),
-            ang_accel_frd_rad_s2: Vector3::zeros(),
-            landed: false,
-            wind_ned_m_s: Vector3::zeros(),
         }
     }
 
@@ -253,7 +250,7 @@ mod tests {
         );
         let mut fm = FlightMetrics::new(route.clone(), Rate::EVERY_TICK);
         assert_eq!(fm.from_start_m(), None);
-        let tilted = |deg: f64, n: f64, z: f64| GroundTruth {
+        let tilted = |deg: f64, n: f64, z: f64| BodyState {
             att_ned_frd: nalgebra::UnitQuaternion::from_euler_angles(deg.to_radians(), 0.0, 0.0),
             pos_ned_m: Vector3::new(n, 0.0, z),
             ..truth(0.0, 0.0, 1.0)

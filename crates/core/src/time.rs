@@ -124,6 +124,8 @@ pub enum RateError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PhysicsRate {
     hz: u32,
+    /// 1 s / hz, µs: kept, as the loop reads it every tick.
+    period_us: u64,
 }
 
 impl PhysicsRate {
@@ -132,7 +134,10 @@ impl PhysicsRate {
     /// Highest accepted physics rate, Hz.
     pub const MAX_HZ: u32 = 4000;
     /// The default, 1 kHz.
-    pub const DEFAULT: PhysicsRate = PhysicsRate { hz: 1000 };
+    pub const DEFAULT: PhysicsRate = PhysicsRate {
+        hz: 1000,
+        period_us: 1000,
+    };
 
     /// Checks and builds a physics rate.
     ///
@@ -149,7 +154,10 @@ impl PhysicsRate {
         if 1_000_000 % hz != 0 {
             return Err(RateError::PhysicsNotWholeMicros { hz });
         }
-        Ok(PhysicsRate { hz })
+        Ok(PhysicsRate {
+            hz,
+            period_us: 1_000_000 / u64::from(hz),
+        })
     }
 
     /// Rate in Hz.
@@ -171,7 +179,7 @@ impl PhysicsRate {
 
     /// Tick period in whole microseconds.
     pub fn period_us(self) -> u64 {
-        1_000_000 / u64::from(self.hz)
+        self.period_us
     }
 
     /// Tick period in seconds.
@@ -409,6 +417,8 @@ mod tests {
             Err(RateError::PhysicsNotWholeMicros { hz: 3000 })
         );
         assert_eq!(PhysicsRate::new(400).map(|r| r.period_us()), Ok(2500));
+        assert_eq!(PhysicsRate::new(3125).map(|r| r.period_us()), Ok(320));
+        assert_eq!(PhysicsRate::new(1000), Ok(PhysicsRate::DEFAULT));
         let r = PhysicsRate::new(400).expect("400 Hz");
         assert_eq!((r.hz(), r.dt_s()), (400, 0.0025));
     }

@@ -302,7 +302,7 @@ impl FirmwareFlight {
         self.on_mission = phase == Phase::Flying && self.armed;
         if let Some(v) = sim.vehicles().get(self.vehicle) {
             self.metrics
-                .sample(sim.tick(), &v.ground_truth(), self.on_mission);
+                .sample(sim.tick(), &v.body().state, self.on_mission);
         }
         if let Some(c) = &self.metrics.crashed {
             return Some(Err(format!("crash: {c} at {now}")));

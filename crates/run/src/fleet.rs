@@ -43,8 +43,7 @@ impl Member {
         };
         let st = self.pilot.status.borrow();
         let on_mission = st.armed && !st.finished && !st.landed;
-        self.metrics
-            .sample(sim.tick(), &v.ground_truth(), on_mission);
+        self.metrics.sample(sim.tick(), &v.body().state, on_mission);
         let now = sim.time();
         if st.finished && self.finished_at.is_none() {
             self.finished_at = Some(now);

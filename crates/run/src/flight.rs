@@ -149,10 +149,10 @@ impl Observer for FlightWatch {
         let Some(v) = sim.vehicles().first() else {
             return Ok(());
         };
-        let t = v.ground_truth();
+        let t = &v.body().state;
         let st = self.status.borrow();
         let on_mission = st.armed && !st.finished && !st.landed;
-        self.metrics.sample(sim.tick(), &t, on_mission);
+        self.metrics.sample(sim.tick(), t, on_mission);
         if let (Some((o, d)), Some(e)) = (st.leg, st.estimate) {
             let track = (d - o).xy();
             if track.norm() > 1.0 {

@@ -109,7 +109,14 @@ pub struct Battery {
     /// Capacity multiplier and voltage drop (faults).
     capacity_scale: f64,
     voltage_drop_v: f64,
+    /// The state of charge a milliampere-hour is: 1 / (capacity · scale).
+    soc_per_mah: f64,
+    /// 1 / 2R, 1/Ω (0 without resistance).
+    per_2r: f64,
 }
+
+/// Milliampere-hours in an ampere-second.
+const MAH_PER_AS: f64 = 1.0 / 3.6;
 
 /// Open-circuit voltage of one cell at state of charge `soc` (clamped to 0..1), V.
 pub fn lipo_cell_ocv_v(soc: f64) -> f64 {
@@ -128,6 +135,11 @@ impl Battery {
             state: BatteryState::default(),
             capacity_scale: 1.0,
             voltage_drop_v: 0.0,
+            soc_per_mah: 1.0 / params.capacity_mah,
+            per_2r: match params.internal_resistance_ohm {
+                r if r > 0.0 => 0.5 / r,
+                _ => 0.0,
+            },
         };
         b.state.remaining = params.initial_charge.clamp(0.0, 1.0);
         b.settle(params.avionics_current_a);
@@ -154,6 +166,7 @@ impl Battery {
         } else {
             1.0
         };
+        self.soc_per_mah = 1.0 / (self.params.capacity_mah * self.capacity_scale);
         self.voltage_drop_v = if voltage_drop_v.is_finite() {
             voltage_drop_v.max(0.0)
         } else {
@@ -180,16 +193,19 @@ impl Battery {
         } else {
             0.0
         };
-        let ocv_pack = lipo_cell_ocv_v(self.state.remaining) * p.cells as f64;
+        // The tick's chain runs from the charge through the current back to
+        // the charge: its divisions are multiplications by values kept.
+        let cell_ocv = lipo_cell_ocv_v(self.state.remaining);
+        let ocv_pack = cell_ocv * p.cells as f64;
         // I from P = (OCV − I·R)·I, the smaller root; limited to the pack's
         // maximum-power current OCV / 2R.
         let r = p.internal_resistance_ohm;
         let i_prop = if r > 0.0 {
             let disc = ocv_pack * ocv_pack - 4.0 * r * electrical;
             if disc > 0.0 {
-                (ocv_pack - disc.sqrt()) / (2.0 * r)
+                (ocv_pack - disc.sqrt()) * self.per_2r
             } else {
-                ocv_pack / (2.0 * r)
+                ocv_pack * self.per_2r
             }
         } else if ocv_pack > 0.0 {
             electrical / ocv_pack
@@ -197,14 +213,13 @@ impl Battery {
             0.0
         };
         let current = i_prop + p.avionics_current_a;
-        self.state.cell_ocv_v = ocv_pack / p.cells as f64;
+        self.state.cell_ocv_v = cell_ocv;
         self.state.current_a = current;
         self.state.voltage_v = (ocv_pack - current * r - self.voltage_drop_v).max(0.0);
         self.state.consumed_j += self.state.voltage_v * current * dt_s;
-        let used_mah = current * dt_s / 3.6;
+        let used_mah = current * dt_s * MAH_PER_AS;
         self.state.consumed_mah += used_mah;
-        let capacity = p.capacity_mah * self.capacity_scale;
-        self.state.remaining = (self.state.remaining - used_mah / capacity).max(0.0);
+        self.state.remaining = (self.state.remaining - used_mah * self.soc_per_mah).max(0.0);
     }
 }
 
