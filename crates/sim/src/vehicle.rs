@@ -126,6 +126,9 @@ pub struct Vehicle {
     zone_mask: u64,
     env: Option<Environment>,
     motion: Motion,
+    /// The body at the IMU's last sample of an integrated tick (None
+    /// before one, and after the body is placed).
+    imu_mark: Option<ImuMark>,
     sensors: Sensors,
     samples: TickSamples,
     lidars: Vec<LidarUnit>,
@@ -134,6 +137,89 @@ pub struct Vehicle {
     battery: Battery,
     faults: FaultEffects,
     collision_radius_m: f64,
+}
+
+/// Where the body was at the IMU's last sample of an integrated tick: the
+/// accelerations an IMU reads are the means over its interval, the changes
+/// of velocity and rate since this mark over the time since it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ImuMark {
+    time: SimTime,
+    vel_ned_m_s: Vector3<f64>,
+    rate_frd_rad_s: Vector3<f64>,
+    att_ned_frd: nalgebra::UnitQuaternion<f64>,
+}
+
+impl ImuMark {
+    fn of(state: &crate::physics::BodyState, time: SimTime) -> Self {
+        ImuMark {
+            time,
+            vel_ned_m_s: state.vel_ned_m_s,
+            rate_frd_rad_s: state.rate_frd_rad_s,
+            att_ned_frd: state.att_ned_frd,
+        }
+    }
+
+    /// What the IMU reads at `now` of a body at `state` since this mark,
+    /// under `gravity_ned_m_s2`: the mean specific force (the velocity's
+    /// change less gravity's, turned into the body at the interval's middle
+    /// attitude) and the mean angular acceleration; the rate as it is now.
+    /// An accelerometer integrates over its sample interval (its
+    /// anti-aliasing filter, a delta-velocity), so a one-tick impulse, such
+    /// as a touchdown, reaches it wherever the tick falls.
+    fn mean_since(
+        &self,
+        state: &crate::physics::BodyState,
+        gravity_ned_m_s2: &Vector3<f64>,
+        now: SimTime,
+    ) -> ImuTruth {
+        let t = now.secs_since(self.time);
+        let (a, b) = (
+            self.att_ned_frd.quaternion(),
+            state.att_ned_frd.quaternion(),
+        );
+        let b = if a.dot(b) < 0.0 { -b } else { *b };
+        let middle = nalgebra::UnitQuaternion::new_normalize(a + b);
+        let accel = (state.vel_ned_m_s - self.vel_ned_m_s) / t;
+        ImuTruth {
+            rate_frd_rad_s: state.rate_frd_rad_s,
+            ang_accel_frd_rad_s2: (state.rate_frd_rad_s - self.rate_frd_rad_s) / t,
+            specific_force_frd_m_s2: middle.inverse() * (accel - gravity_ned_m_s2),
+        }
+    }
+}
+
+/// The truth an IMU sampling at `now` reads, and its mark moved to now: the
+/// means since the mark after an integrated tick, else (the first sample,
+/// a placed or replayed body) the last tick's accelerations, after which
+/// there is no mark until the next integrated tick.
+fn imu_truth(
+    motion: &Motion,
+    state: &crate::physics::BodyState,
+    mark: &mut Option<ImuMark>,
+    now: SimTime,
+) -> ImuTruth {
+    let truth = match (motion, *mark) {
+        (
+            Motion::Stepped {
+                gravity_ned_m_s2, ..
+            },
+            Some(m),
+        ) if now > m.time => m.mean_since(state, gravity_ned_m_s2, now),
+        _ => {
+            let a = motion.accelerations(state);
+            ImuTruth {
+                rate_frd_rad_s: state.rate_frd_rad_s,
+                ang_accel_frd_rad_s2: a.ang_accel_frd_rad_s2,
+                specific_force_frd_m_s2: a.specific_force_frd_m_s2,
+            }
+        }
+    };
+    *mark = match motion {
+        Motion::Stepped { .. } => Some(ImuMark::of(state, now)),
+        Motion::Given(_) => None,
+    };
+    truth
 }
 
 /// The sphere a vehicle of `model` occupies, m: a multirotor's furthest rotor
@@ -220,6 +306,7 @@ impl Vehicle {
                 specific_force_frd_m_s2: specific,
                 ang_accel_frd_rad_s2: Vector3::zeros(),
             }),
+            imu_mark: None,
             sensors,
             samples: TickSamples::default(),
             lidars,
@@ -311,6 +398,7 @@ impl Vehicle {
     /// Places the vehicle at `state` (before a run or a replay) without sampling.
     pub fn set_state(&mut self, state: crate::physics::BodyState) {
         self.motion = Motion::Given(self.accelerations());
+        self.imu_mark = None;
         self.body.state = state;
     }
 
@@ -535,15 +623,10 @@ impl Vehicle {
         end_tick: u64,
         end_time: SimTime,
     ) {
-        let (motion, state) = (&self.motion, &self.body.state);
-        let truth = || {
-            let a = motion.accelerations(state);
-            ImuTruth {
-                rate_frd_rad_s: state.rate_frd_rad_s,
-                ang_accel_frd_rad_s2: a.ang_accel_frd_rad_s2,
-                specific_force_frd_m_s2: a.specific_force_frd_m_s2,
-            }
-        };
+        let (motion, state, mark) = (&self.motion, &self.body.state, &mut self.imu_mark);
+        // Called when the IMU samples: over its interval on integrated ticks,
+        // and the mark moves to now.
+        let truth = || imu_truth(motion, state, mark, end_time);
         let frame = world.frame();
         self.sensors.step(
             &mut self.samples,
@@ -606,4 +689,93 @@ fn wheel_friction(world: &World, r: &Rover, state: &crate::physics::BodyState) -
         }
     }
     mu
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::physics::BodyState;
+    use nalgebra::{Quaternion, UnitQuaternion};
+
+    fn yawed(deg: f64) -> UnitQuaternion<f64> {
+        UnitQuaternion::from_euler_angles(0.0, 0.0, deg.to_radians())
+    }
+
+    /// Over 4 ms the body sped up north by 0.4 m/s while turning 90° (or
+    /// −90°) in yaw: the mean specific force is 100 m/s² north less gravity,
+    /// in the axes of the interval's middle, ±45°; the angular acceleration
+    /// the rate's change over the time.
+    #[test]
+    fn the_mean_since_a_mark_is_turned_at_the_intervals_middle() {
+        let mark = ImuMark::of(&BodyState::default(), SimTime::from_micros(1_000));
+        let g = Vector3::new(0.0, 0.0, 9.8);
+        let now = SimTime::from_micros(5_000);
+        let s = std::f64::consts::FRAC_1_SQRT_2;
+        for (deg, side) in [(90.0, -1.0), (-90.0, 1.0)] {
+            let state = BodyState {
+                vel_ned_m_s: Vector3::new(0.4, 0.0, 0.0),
+                rate_frd_rad_s: Vector3::new(0.0, 0.0, 2.0),
+                att_ned_frd: yawed(deg),
+                ..BodyState::default()
+            };
+            let t = mark.mean_since(&state, &g, now);
+            let want = Vector3::new(100.0 * s, side * 100.0 * s, -9.8);
+            assert!(
+                (t.specific_force_frd_m_s2 - want).norm() < 1e-9,
+                "{deg}°: {}",
+                t.specific_force_frd_m_s2
+            );
+            assert!((t.ang_accel_frd_rad_s2 - Vector3::new(0.0, 0.0, 500.0)).norm() < 1e-9);
+            assert_eq!(t.rate_frd_rad_s, state.rate_frd_rad_s);
+        }
+        // The same attitude by the other sign of its quaternion: the middle
+        // is that attitude, not the sum's zero.
+        let minus = UnitQuaternion::new_unchecked(-Quaternion::identity());
+        let state = BodyState {
+            att_ned_frd: minus,
+            ..BodyState::default()
+        };
+        let t = mark.mean_since(&state, &g, now);
+        assert!((t.specific_force_frd_m_s2 - Vector3::new(0.0, 0.0, -9.8)).norm() < 1e-12);
+    }
+
+    /// The first sample, and any after the body was placed or replayed,
+    /// reads the last tick; an integrated tick's sample leaves a mark that
+    /// the next sample measures from; a replayed one leaves none.
+    #[test]
+    fn the_mark_is_left_by_integrated_ticks_only() {
+        let g = Vector3::new(0.0, 0.0, 9.8);
+        let state = BodyState {
+            vel_ned_m_s: Vector3::new(0.0, 0.0, 0.02),
+            ..BodyState::default()
+        };
+        let stepped = Motion::Stepped {
+            vel_before: Vector3::zeros(),
+            rate_before: Vector3::zeros(),
+            gravity_ned_m_s2: g,
+            dt_s: 0.001,
+        };
+        let mut mark = None;
+        // The tick's own: 0.02 m/s in 1 ms, 20 m/s² down, less gravity.
+        let first = imu_truth(&stepped, &state, &mut mark, SimTime::from_micros(1_000));
+        assert!((first.specific_force_frd_m_s2.z - (20.0 - 9.8)).abs() < 1e-9);
+        assert_eq!(mark, Some(ImuMark::of(&state, SimTime::from_micros(1_000))));
+        // 4 ms on, 0.06 m/s faster: 15 m/s² over the interval.
+        let later = BodyState {
+            vel_ned_m_s: Vector3::new(0.0, 0.0, 0.08),
+            ..state
+        };
+        let next = imu_truth(&stepped, &later, &mut mark, SimTime::from_micros(5_000));
+        assert!((next.specific_force_frd_m_s2.z - (15.0 - 9.8)).abs() < 1e-9);
+        // A replayed tick reads what it was given and leaves no mark.
+        let given = Motion::Given(Accelerations::of(
+            &UnitQuaternion::identity(),
+            Vector3::new(0.0, 0.0, 3.0),
+            Vector3::zeros(),
+            &g,
+        ));
+        let replayed = imu_truth(&given, &later, &mut mark, SimTime::from_micros(9_000));
+        assert!((replayed.specific_force_frd_m_s2.z - (3.0 - 9.8)).abs() < 1e-12);
+        assert_eq!(mark, None);
+    }
 }

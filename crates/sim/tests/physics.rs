@@ -113,6 +113,67 @@ fn touchdown_is_felt_then_rest() {
     );
 }
 
+/// A noise-free IMU reads the mean specific force over each of its
+/// intervals, so whatever the physics rate its samples add up to the
+/// velocity's change: (Σ f_z + g)·T from one sample to the last is the
+/// change of vertical speed between them, for a quad dropped from 1 m and
+/// come to rest. The touchdown, one 1 ms tick inside a 4 ms interval at
+/// 1 kHz, reaches the sample holding it as the impact speed over the
+/// interval; sampled at its instant, three ticks in four would miss it.
+/// (Its range is opened to 2 000 m/s²: the default 16 g would clip the
+/// 1 100 m/s² of the impact.)
+#[test]
+fn the_imu_feels_a_touchdown_between_its_samples() {
+    const G: f64 = 9.80665;
+    const T: f64 = 0.004;
+    let quiet = r#""sensors":{"imu":{"angular_random_walk_deg_sqrt_h":0,
+        "gyro_bias_stability_deg_h":0,"velocity_random_walk_mg_sqrt_hz":0,
+        "accel_bias_stability_ug":0,"accel_range_m_s2":2000}},"#;
+    for physics in [1000, 4000, 250] {
+        let mut ls = build(&format!(
+            r#"{{"physics_rate_hz":{physics},"vehicles":[{{"kind":"multirotor",{quiet}
+                "initial":{{"height_m":1.0}},
+                "controller":{{"kind":"passive","controls":[0,0,0,0]}}}}]}}"#
+        ));
+        let (mut first_vz, mut sum, mut peak, mut impact) = (None, 0.0, 0.0_f64, 0.0_f64);
+        while ls.sim().time() < SimTime::from_secs(2) {
+            ls.tick(&mut ()).unwrap();
+            let v = &ls.sim().vehicles()[0];
+            let vz = v.ground_truth().vel_ned_m_s.z;
+            impact = impact.max(vz);
+            if let Some(s) = v.samples().imu {
+                let f = s.accel_m_s2.z;
+                // The first sample opens the sum's span.
+                match first_vz {
+                    None => first_vz = Some(vz),
+                    Some(_) => sum += (f + G) * T,
+                }
+                peak = peak.max(-f);
+            }
+        }
+        let t = ls.sim().vehicles()[0].ground_truth();
+        assert!(
+            t.landed && t.vel_ned_m_s.norm() == 0.0,
+            "{physics} Hz: at rest"
+        );
+        let first = first_vz.expect("samples");
+        assert!(
+            (sum - (0.0 - first)).abs() < 1e-9,
+            "{physics} Hz: the samples add to {sum} m/s, the speed changed by {}",
+            -first
+        );
+        // Impact at √(2 g h), h = 1 m less the gear, ≈ 4.4 m/s; the
+        // sample holding it reads that over the 4 ms, plus g (to 1 %: the
+        // interval's start is up to 3.75 ms of fall before the impact).
+        assert!(impact > 4.0, "{physics} Hz: impact at {impact} m/s");
+        let expect = impact / T + G;
+        assert!(
+            (peak - expect).abs() < 0.01 * expect,
+            "{physics} Hz: the touchdown read {peak} m/s², expected about {expect}"
+        );
+    }
+}
+
 #[test]
 fn takeoff_leaves_the_ground_only_above_weight() {
     let mut ls = quad_at("generic_quad", 0.0, 0.7);
