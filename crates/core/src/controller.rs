@@ -216,8 +216,13 @@ pub struct PassiveSpec {
     pub controls: Vec<f64>,
 }
 
+impl PassiveSpec {
+    /// The rate it hands over at unless told, Hz.
+    pub const DEFAULT_RATE_HZ: u32 = 250;
+}
+
 fn default_passive_rate() -> u32 {
-    250
+    PassiveSpec::DEFAULT_RATE_HZ
 }
 
 /// A controller that always commands the same actuator values: for testing

@@ -171,6 +171,9 @@ impl PhysicsRate {
     /// 250 Hz, 200 Hz becomes 250 Hz and 20 Hz becomes 25 Hz; at 400 Hz,
     /// 250 Hz becomes 200 Hz.
     pub fn nearest_divider(self, hz: u32) -> u32 {
+        if hz != 0 && self.hz.is_multiple_of(hz) {
+            return hz;
+        }
         (1..=self.hz)
             .filter(|&r| self.hz.is_multiple_of(r))
             .min_by_key(|&r| (r.abs_diff(hz), std::cmp::Reverse(r)))

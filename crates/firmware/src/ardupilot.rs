@@ -422,7 +422,8 @@ pub fn physics_rate_for(scenario_hz: u32, frame_rate: u32) -> u32 {
 /// once a frame: ArduPilot takes one IMU sample per frame, so every reply
 /// carries a fresh noisy sample.
 pub fn at_frame_rate(inputs: &mut FlightInputs, frame_rate: u32) {
-    inputs.scenario.physics_rate_hz = physics_rate_for(inputs.scenario.physics_rate_hz, frame_rate);
+    let hz = physics_rate_for(inputs.scenario.physics_rate_hz, frame_rate);
+    inputs.scenario.set_physics_rate_hz(hz);
     for v in &mut inputs.scenario.vehicles {
         if v.sensors.imu.rate_hz != frame_rate {
             tracing::info!(
@@ -643,7 +644,7 @@ pub fn prepare_mixed(inputs: &mut FlightInputs) -> u32 {
         (_, false) => ROVER_FRAME_RATE_HZ,
     };
     let s = &mut inputs.scenario;
-    s.physics_rate_hz = physics_rate_for(s.physics_rate_hz, frame_rate);
+    s.set_physics_rate_hz(physics_rate_for(s.physics_rate_hz, frame_rate));
     for v in s.vehicles.iter_mut().filter(|v| is_ap(&v.controller)) {
         v.sensors.imu.rate_hz = frame_rate;
     }

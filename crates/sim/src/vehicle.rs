@@ -76,8 +76,9 @@ impl Accelerations {
 }
 
 /// Where the last tick's [`Accelerations`] come from. Integrated ticks keep
-/// what they are worked out from and work them out when read: the IMU reads
-/// them one tick in four, and most ticks are not recorded.
+/// what they are worked out from and work them out when read: most ticks
+/// are not recorded, and the IMU reads its own means ([`ImuMark`]), the
+/// tick's only on its first sample and after a placement or replay.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Motion {
     /// Integrated over `dt_s` (s) from these velocities (NED m/s, FRD
@@ -603,6 +604,7 @@ impl Vehicle {
         self.zone_mask = mask;
         let env = world.environment(&s.pos_ned_m, mask, &Vector3::zeros());
         self.body.state = s;
+        self.imu_mark = None;
         self.contact_state = ContactState::default();
         self.motion = Motion::Given(Accelerations::of(
             &s.att_ned_frd,
@@ -614,8 +616,9 @@ impl Vehicle {
         (changed & mask, changed & !mask)
     }
 
-    /// Samples the sensors due at `end_time` from the body state and the
-    /// accelerations just stored, and keeps `env` as the tick's environment.
+    /// Samples the sensors due at `end_time` from the body state (the IMU
+    /// its means since its mark, or the motion just stored), and keeps
+    /// `env` as the tick's environment.
     fn sample_sensors(
         &mut self,
         world: &World,

@@ -8,6 +8,7 @@ use mavsitl_sim::sim::{Lockstep, Simulation};
 use mavsitl_sim::vehicle::VehicleModel;
 use mavsitl_sim::world::atmosphere::isa;
 use mavsitl_sim::world::{ZoneTransition, SEA_WATER_DENSITY_KG_M3};
+use nalgebra::Vector3;
 
 fn source() -> ScenarioSource {
     ScenarioSource {
@@ -170,6 +171,75 @@ fn the_imu_feels_a_touchdown_between_its_samples() {
         assert!(
             (peak - expect).abs() < 0.01 * expect,
             "{physics} Hz: the touchdown read {peak} m/s², expected about {expect}"
+        );
+    }
+}
+
+/// The IMU's mean runs from its last sample only while the body is
+/// integrated: a vehicle placed, or a replayed tick, between two samples
+/// (here 10 m/s faster, falling) is not read as a 2 500 m/s² jump at the
+/// next sample, which reads the last tick alone (its drag).
+#[test]
+fn a_placed_or_replayed_body_starts_the_imus_mean_afresh() {
+    use mavsitl_sim::replay::KinematicState;
+    let quiet = r#""sensors":{"imu":{"angular_random_walk_deg_sqrt_h":0,
+        "gyro_bias_stability_deg_h":0,"velocity_random_walk_mg_sqrt_hz":0,
+        "accel_bias_stability_ug":0,"accel_range_m_s2":0}},"#;
+    let imu_z = |ls: &Lockstep| ls.sim().vehicles()[0].samples().imu.map(|s| s.accel_m_s2.z);
+    for replayed in [false, true] {
+        let mut ls = build(&format!(
+            r#"{{"vehicles":[{{"kind":"multirotor",{quiet}
+                "initial":{{"height_m":100.0}},
+                "controller":{{"kind":"passive","controls":[0,0,0,0]}}}}]}}"#
+        ));
+        // To a sample, then one tick past it.
+        while {
+            ls.tick(&mut ()).unwrap();
+            imu_z(&ls).is_none()
+        } {}
+        ls.tick(&mut ()).unwrap();
+        let mut state = ls.sim().vehicles()[0].body().state;
+        state.vel_ned_m_s.z += 10.0;
+        if replayed {
+            let k = KinematicState {
+                state,
+                accel_ned_m_s2: Vector3::new(0.0, 0.0, 9.80665),
+                ang_accel_frd_rad_s2: Vector3::zeros(),
+            };
+            ls.sim_mut().step_replay(0, &k);
+            assert_eq!(imu_z(&ls), None, "the replayed tick is not a sample");
+        } else {
+            ls.sim_mut().set_vehicle_state(0, state);
+        }
+        // The tick's own specific force: drag at 10 m/s, against the
+        // 2 500 m/s² a mean over the jump would read.
+        let tick_f = |ls: &Lockstep| {
+            ls.sim().vehicles()[0]
+                .ground_truth()
+                .specific_force_frd_m_s2
+                .z
+        };
+        let (f, want) = loop {
+            ls.tick(&mut ()).unwrap();
+            if let Some(f) = imu_z(&ls) {
+                break (f, tick_f(&ls));
+            }
+        };
+        assert!(want.abs() > 1.0, "drag: {want} m/s²");
+        assert!(
+            (f - want).abs() < 1e-9,
+            "replayed {replayed}: the next sample read {f} m/s², the tick {want}"
+        );
+        // The sample after that is the mean of four ticks of that drag.
+        let (f, want) = loop {
+            ls.tick(&mut ()).unwrap();
+            if let Some(f) = imu_z(&ls) {
+                break (f, tick_f(&ls));
+            }
+        };
+        assert!(
+            (f - want).abs() < 0.5,
+            "replayed {replayed}: then {f} m/s², the tick {want}"
         );
     }
 }

@@ -118,6 +118,13 @@ pub struct Battery {
 /// Milliampere-hours in an ampere-second.
 const MAH_PER_AS: f64 = 1.0 / 3.6;
 
+/// 1 / `x` for a positive `x`, at most the largest finite value: a
+/// subnormal resistance or capacity (which the checks accept as positive)
+/// leaves 0 · inverse at 0, as 0 / x was, not NaN.
+fn finite_inverse(x: f64) -> f64 {
+    (1.0 / x).min(f64::MAX)
+}
+
 /// Open-circuit voltage of one cell at state of charge `soc` (clamped to 0..1), V.
 pub fn lipo_cell_ocv_v(soc: f64) -> f64 {
     let x = soc.clamp(0.0, 1.0) * 10.0;
@@ -135,9 +142,9 @@ impl Battery {
             state: BatteryState::default(),
             capacity_scale: 1.0,
             voltage_drop_v: 0.0,
-            soc_per_mah: 1.0 / params.capacity_mah,
+            soc_per_mah: finite_inverse(params.capacity_mah),
             per_2r: match params.internal_resistance_ohm {
-                r if r > 0.0 => 0.5 / r,
+                r if r > 0.0 => finite_inverse(2.0 * r),
                 _ => 0.0,
             },
         };
@@ -166,7 +173,7 @@ impl Battery {
         } else {
             1.0
         };
-        self.soc_per_mah = 1.0 / (self.params.capacity_mah * self.capacity_scale);
+        self.soc_per_mah = finite_inverse(self.params.capacity_mah * self.capacity_scale);
         self.voltage_drop_v = if voltage_drop_v.is_finite() {
             voltage_drop_v.max(0.0)
         } else {
@@ -270,6 +277,46 @@ mod tests {
         // Sag: V = OCV − I·R.
         let ocv = s.cell_ocv_v * 4.0;
         assert!((ocv - s.current_a * 0.02 - s.voltage_v).abs() < 1e-9);
+    }
+
+    /// A resistance or capacity so small its inverse overflows (the checks
+    /// accept any positive value) leaves the state finite: at rest nothing
+    /// is drawn and the charge stays; a real load still drains it.
+    #[test]
+    fn a_subnormal_resistance_or_capacity_keeps_the_state_finite() {
+        for (r, cap) in [(1e-320, 5000.0), (0.02, 1e-320), (1e-320, 1e-320)] {
+            let p = BatteryParams {
+                internal_resistance_ohm: r,
+                capacity_mah: cap,
+                avionics_current_a: 0.0,
+                ..BatteryParams::default()
+            };
+            let mut b = Battery::new(p);
+            b.step(0.0, 0.001);
+            let s = *b.state();
+            assert_eq!(
+                (s.current_a, s.remaining),
+                (0.0, 1.0),
+                "{r} Ω, {cap} mAh: {s:?}"
+            );
+            assert!(s.voltage_v.is_finite() && s.voltage_v > 16.0, "{s:?}");
+            b.set_fault(0.5, 0.0);
+            b.step(0.0, 0.001);
+            assert_eq!(
+                b.state().remaining,
+                1.0,
+                "{r} Ω, {cap} mAh, half the capacity"
+            );
+        }
+        // A drawn current empties the tiny pack at once, without a NaN.
+        let p = BatteryParams {
+            capacity_mah: 1e-320,
+            ..BatteryParams::default()
+        };
+        let mut b = Battery::new(p);
+        b.step(100.0, 0.001);
+        assert_eq!(b.state().remaining, 0.0);
+        assert!(b.state().current_a > 0.5 && b.state().current_a.is_finite());
     }
 
     #[test]

@@ -151,7 +151,7 @@ fn default_physics_rate() -> u32 {
 
 /// Which of the rates that have defaults a scenario file gave: a rate left
 /// out takes its default, moved to the physics rate's nearest divider
-/// where the default does not divide it ([`fit_default_rates`]). Read
+/// where the default does not divide it ([`defaulted_rates`]). Read
 /// beside [`ScenarioFile`], whose parse has already checked the types.
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -190,39 +190,32 @@ struct GivenRate {
     rate_hz: Option<IgnoredAny>,
 }
 
-/// Moves every rate the file left to its default onto the physics rate's
-/// nearest divider, so that a physics rate alone (250 Hz, PX4's and
-/// Gazebo's step; 400 or 800 Hz) is a whole scenario: 200 Hz ground truth
-/// becomes 250 Hz at 250 Hz, a 250 Hz IMU 200 Hz at 400 Hz. A rate the
-/// file gave is kept, and the check that follows names it if it does not
-/// divide. A physics rate out of range is left to that check too.
-fn fit_default_rates(scenario: &mut Scenario, given: &GivenRates) {
-    let Ok(physics) = PhysicsRate::new(scenario.physics_rate_hz) else {
-        return;
-    };
-    let fit = |hz: &mut u32, given: Option<IgnoredAny>| {
-        if given.is_none() {
-            *hz = physics.nearest_divider(*hz);
-        }
-    };
-    let (record, g) = (&mut scenario.record, &given.record);
-    fit(&mut record.ground_truth_rate_hz, g.ground_truth_rate_hz);
-    // 0 (no images) stays 0.
-    if record.camera_rate_hz != 0 {
-        fit(&mut record.camera_rate_hz, g.camera_rate_hz);
-    }
+/// Which rates the file left to their defaults, per [`GivenRates`]: they
+/// follow the physics rate, so that a physics rate alone (250 Hz, PX4's
+/// and Gazebo's step; 400 or 800 Hz) needs no other key: 200 Hz ground
+/// truth becomes 250 Hz at 250 Hz, a 250 Hz IMU 200 Hz at 400 Hz. A rate
+/// the file gave is kept, and the check that follows names it if it does
+/// not divide.
+fn defaulted_rates(vehicles: usize, given: &GivenRates) -> super::DefaultedRates {
     let none = GivenVehicle::default();
-    for (i, v) in scenario.vehicles.iter_mut().enumerate() {
-        let g = given.vehicles.get(i).unwrap_or(&none);
-        let s = &mut v.sensors;
-        fit(&mut s.imu.rate_hz, g.sensors.imu.rate_hz);
-        fit(&mut s.gps.rate_hz, g.sensors.gps.rate_hz);
-        fit(&mut s.baro.rate_hz, g.sensors.baro.rate_hz);
-        fit(&mut s.mag.rate_hz, g.sensors.mag.rate_hz);
-        fit(&mut s.rangefinder.rate_hz, g.sensors.rangefinder.rate_hz);
-        if let ControllerSpec::Passive(p) = &mut v.controller {
-            fit(&mut p.rate_hz, g.controller.rate_hz);
-        }
+    let left = |r: &GivenRate| r.rate_hz.is_none();
+    super::DefaultedRates {
+        ground_truth: given.record.ground_truth_rate_hz.is_none(),
+        camera: given.record.camera_rate_hz.is_none(),
+        vehicles: (0..vehicles)
+            .map(|i| {
+                let g = given.vehicles.get(i).unwrap_or(&none);
+                let s = &g.sensors;
+                [
+                    left(&s.imu),
+                    left(&s.gps),
+                    left(&s.baro),
+                    left(&s.mag),
+                    left(&s.rangefinder),
+                    left(&g.controller),
+                ]
+            })
+            .collect(),
     }
 }
 
@@ -389,12 +382,14 @@ impl Scenario {
             faults: raw.faults,
             proximity_m: raw.proximity_m,
             scene: raw.scene,
+            defaulted: super::DefaultedRates::default(),
         };
         let mut scenario = scenario;
         // The file parsed above, so its shape is known good; should this
         // second reading fail all the same, every rate stays as parsed.
         if let Ok(given) = serde_json::from_str::<GivenRates>(text) {
-            fit_default_rates(&mut scenario, &given);
+            scenario.defaulted = defaulted_rates(scenario.vehicles.len(), &given);
+            scenario.fit_default_rates();
         }
         if let Some(scene) = &mut scenario.scene {
             scene
@@ -1138,6 +1133,25 @@ mod tests {
             ),
             "vehicles[1].controller.rate_hz",
         );
+        // A bridge that raises the physics rate refits the defaulted rates
+        // from their defaults, and keeps the given ones: at 800 Hz ground
+        // truth is 200 Hz again, not the 250 Hz of the file's 250 Hz.
+        let mut s = Scenario::from_json(&at_250, &src()).expect("valid");
+        s.set_physics_rate_hz(800);
+        assert_eq!(s.physics_rate_hz, 800);
+        assert_eq!(
+            (s.record.ground_truth_rate_hz, s.record.camera_rate_hz),
+            (200, 20)
+        );
+        assert_eq!(s.vehicles[1].sensors.imu.rate_hz, 200);
+        let mut s = Scenario::from_json(&given, &src()).expect("valid");
+        s.set_physics_rate_hz(2000);
+        assert_eq!(
+            (s.record.ground_truth_rate_hz, s.record.camera_rate_hz),
+            (100, 40)
+        );
+        assert_eq!(s.vehicles[1].sensors.imu.rate_hz, 400);
+        assert_eq!(s.vehicles[1].sensors.baro.rate_hz, 50);
         // The first vehicle's given IMU rate is the first vehicle's alone.
         let first = r#"{"physics_rate_hz":400,"vehicles":[{"kind":"multirotor","sensors":{"imu":{"rate_hz":400}}},{"kind":"multirotor"}]}"#;
         assert_eq!(rates(first)[2], 200);

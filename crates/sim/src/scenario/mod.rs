@@ -60,6 +60,73 @@ pub struct Scenario {
     pub proximity_m: f64,
     /// The geometry cameras and LiDARs see (none: no scene).
     pub scene: Option<mavsitl_render::SceneSpec>,
+    /// The rates the file left to their defaults, which follow the physics
+    /// rate ([`Scenario::set_physics_rate_hz`]).
+    #[serde(skip)]
+    defaulted: DefaultedRates,
+}
+
+/// Which of a scenario's rates (below a physics tick) the file left to
+/// their defaults: those move to the physics rate's nearest divider.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct DefaultedRates {
+    /// `record.ground_truth_rate_hz`.
+    pub(crate) ground_truth: bool,
+    /// `record.camera_rate_hz`.
+    pub(crate) camera: bool,
+    /// Per vehicle: its IMU's, GPS's, barometer's, magnetometer's and
+    /// rangefinder's rates, and its passive controller's.
+    pub(crate) vehicles: Vec<[bool; 6]>,
+}
+
+impl Scenario {
+    /// Sets the physics rate (Hz, checked when the scenario is built) and
+    /// moves every rate the file left to its default onto the new rate's
+    /// nearest divider, from the default itself: a bridge that raises the
+    /// rate to a multiple of its frame rate gets 200 Hz ground truth back
+    /// where 200 divides.
+    pub fn set_physics_rate_hz(&mut self, hz: u32) {
+        self.physics_rate_hz = hz;
+        self.fit_default_rates();
+    }
+
+    /// Every defaulted rate at the physics rate's divider nearest its
+    /// default (the default where it divides). A physics rate out of range
+    /// leaves them for the check to name it.
+    fn fit_default_rates(&mut self) {
+        let Ok(physics) = mavsitl_core::time::PhysicsRate::new(self.physics_rate_hz) else {
+            return;
+        };
+        let fit = |hz: &mut u32, defaulted: bool, default: u32| {
+            if defaulted {
+                *hz = physics.nearest_divider(default);
+            }
+        };
+        let (d, record, none) = (&self.defaulted, &mut self.record, RecordSpec::default());
+        fit(
+            &mut record.ground_truth_rate_hz,
+            d.ground_truth,
+            none.ground_truth_rate_hz,
+        );
+        fit(&mut record.camera_rate_hz, d.camera, none.camera_rate_hz);
+        let sensors = SensorsSpec::default();
+        for (v, flags) in self.vehicles.iter_mut().zip(&d.vehicles) {
+            let [imu, gps, baro, mag, range, passive] = *flags;
+            let s = &mut v.sensors;
+            fit(&mut s.imu.rate_hz, imu, sensors.imu.rate_hz);
+            fit(&mut s.gps.rate_hz, gps, sensors.gps.rate_hz);
+            fit(&mut s.baro.rate_hz, baro, sensors.baro.rate_hz);
+            fit(&mut s.mag.rate_hz, mag, sensors.mag.rate_hz);
+            fit(
+                &mut s.rangefinder.rate_hz,
+                range,
+                sensors.rangefinder.rate_hz,
+            );
+            if let ControllerSpec::Passive(p) = &mut v.controller {
+                fit(&mut p.rate_hz, passive, PassiveSpec::DEFAULT_RATE_HZ);
+            }
+        }
+    }
 }
 
 /// The home point.
@@ -256,7 +323,7 @@ pub struct SimpleFlightSpec {
 impl Default for ControllerSpec {
     fn default() -> Self {
         ControllerSpec::Passive(PassiveSpec {
-            rate_hz: 250,
+            rate_hz: PassiveSpec::DEFAULT_RATE_HZ,
             controls: Vec::new(),
         })
     }
