@@ -654,8 +654,8 @@ pub fn prepare_mixed(inputs: &mut FlightInputs) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::{
-        at_sim_rate, frame_rate, physics_rate_for, prepare_mixed, sim_rate_hz, user_params,
-        QUAD_PARM,
+        at_frame_rate, at_sim_rate, frame_rate, physics_rate_for, prepare_mixed, sim_rate_hz,
+        user_params, QUAD_PARM,
     };
     use mavsitl_core::vehicle::VehicleKind;
 
@@ -850,6 +850,47 @@ mod tests {
             assert_eq!(inputs.scenario.physics_rate_hz, physics, "{vehicles}");
             let imu = inputs.scenario.vehicles[0].sensors.imu.rate_hz;
             assert_eq!(imu, if rate == 0 { imu_before } else { rate }, "{vehicles}");
+        }
+    }
+
+    /// One ArduPilot vehicle steps a whole number of ticks a frame, its IMU
+    /// sampled once a frame, and the rates the file left to their defaults
+    /// follow the physics rate from their defaults: a scenario of 250 Hz
+    /// physics alone records 250 Hz ground truth until 800 frames/s make it
+    /// 800 Hz physics, where ground truth is 200 Hz again and cameras 20.
+    #[test]
+    fn at_the_frame_rate_the_defaulted_rates_follow_the_physics() {
+        let source = mavsitl_sim::scenario::ScenarioSource {
+            name: "s.json".into(),
+            base_dir: ".".into(),
+        };
+        let cases = [
+            (r#""physics_rate_hz":250,"#, 800, 800, (200, 20)),
+            ("", 400, 1600, (200, 20)),
+            (
+                r#""physics_rate_hz":250,"record":{"ground_truth_rate_hz":50},"#,
+                500,
+                500,
+                (50, 20),
+            ),
+        ];
+        for (head, frame_rate, physics, record) in cases {
+            let text = format!(r#"{{{head}"vehicles":[{{"kind":"multirotor"}}]}}"#);
+            let scenario =
+                mavsitl_sim::scenario::Scenario::from_json(&text, &source).expect("scenario");
+            let mut inputs = mavsitl_run::setup::FlightInputs {
+                mission: Default::default(),
+                mission_name: "m".into(),
+                scenario,
+                source: source.clone(),
+                param_text: None,
+            };
+            at_frame_rate(&mut inputs, frame_rate);
+            let s = &inputs.scenario;
+            assert_eq!(s.physics_rate_hz, physics, "{text}");
+            assert_eq!(s.vehicles[0].sensors.imu.rate_hz, frame_rate, "{text}");
+            let r = (s.record.ground_truth_rate_hz, s.record.camera_rate_hz);
+            assert_eq!(r, record, "{text}");
         }
     }
 

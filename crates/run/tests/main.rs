@@ -10,3 +10,4 @@ mod no_alloc;
 mod rover_twin;
 mod soak;
 mod threads;
+mod watch;

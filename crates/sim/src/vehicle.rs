@@ -707,17 +707,21 @@ mod tests {
     /// Over 4 ms the body sped up north by 0.4 m/s while turning 90° (or
     /// −90°) in yaw: the mean specific force is 100 m/s² north less gravity,
     /// in the axes of the interval's middle, ±45°; the angular acceleration
-    /// the rate's change over the time.
+    /// the rate's change (1 → 3 rad/s) over the time.
     #[test]
     fn the_mean_since_a_mark_is_turned_at_the_intervals_middle() {
-        let mark = ImuMark::of(&BodyState::default(), SimTime::from_micros(1_000));
+        let at_mark = BodyState {
+            rate_frd_rad_s: Vector3::new(0.0, 0.0, 1.0),
+            ..BodyState::default()
+        };
+        let mark = ImuMark::of(&at_mark, SimTime::from_micros(1_000));
         let g = Vector3::new(0.0, 0.0, 9.8);
         let now = SimTime::from_micros(5_000);
         let s = std::f64::consts::FRAC_1_SQRT_2;
         for (deg, side) in [(90.0, -1.0), (-90.0, 1.0)] {
             let state = BodyState {
                 vel_ned_m_s: Vector3::new(0.4, 0.0, 0.0),
-                rate_frd_rad_s: Vector3::new(0.0, 0.0, 2.0),
+                rate_frd_rad_s: Vector3::new(0.0, 0.0, 3.0),
                 att_ned_frd: yawed(deg),
                 ..BodyState::default()
             };

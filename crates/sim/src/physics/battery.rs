@@ -279,6 +279,30 @@ mod tests {
         assert!((ocv - s.current_a * 0.02 - s.voltage_v).abs() < 1e-9);
     }
 
+    /// Asked for more than the pack can give (P > OCV²/4R), it gives its
+    /// most: the current OCV / 2R at half the open-circuit voltage.
+    #[test]
+    fn an_overload_draws_the_packs_maximum_power_current() {
+        let p = BatteryParams {
+            internal_resistance_ohm: 0.4,
+            avionics_current_a: 0.25,
+            ..BatteryParams::default()
+        };
+        let mut b = Battery::new(p);
+        // 4 full cells: 16.8 V open, at most 16.8² / (4 · 0.4) = 176 W.
+        b.step(500.0, 0.001);
+        let s = *b.state();
+        let ocv = 4.0 * lipo_cell_ocv_v(1.0);
+        assert!(
+            (s.current_a - (ocv / (2.0 * 0.4) + 0.25)).abs() < 1e-12,
+            "{s:?}"
+        );
+        assert!(
+            (s.voltage_v - (ocv - s.current_a * 0.4)).abs() < 1e-12,
+            "{s:?}"
+        );
+    }
+
     /// A resistance or capacity so small its inverse overflows (the checks
     /// accept any positive value) leaves the state finite: at rest nothing
     /// is drawn and the charge stays; a real load still drains it.
