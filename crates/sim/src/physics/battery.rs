@@ -280,7 +280,8 @@ mod tests {
     }
 
     /// Asked for more than the pack can give (P > OCV²/4R), it gives its
-    /// most: the current OCV / 2R at half the open-circuit voltage.
+    /// most: the current OCV / 2R (and the avionics' on top), its terminal
+    /// voltage OCV less that current through R.
     #[test]
     fn an_overload_draws_the_packs_maximum_power_current() {
         let p = BatteryParams {
