@@ -659,6 +659,22 @@ mod tests {
     };
     use mavsitl_core::vehicle::VehicleKind;
 
+    /// A flight of scenario `text` (read as `s.json`) with no mission.
+    fn inputs_of(text: &str) -> mavsitl_run::setup::FlightInputs {
+        let source = mavsitl_sim::scenario::ScenarioSource {
+            name: "s.json".into(),
+            base_dir: ".".into(),
+        };
+        let scenario = mavsitl_sim::scenario::Scenario::from_json(text, &source).expect("scenario");
+        mavsitl_run::setup::FlightInputs {
+            mission: Default::default(),
+            mission_name: "m".into(),
+            scenario,
+            source,
+            param_text: None,
+        }
+    }
+
     #[test]
     fn the_frame_rate_is_the_one_given_or_the_kinds_and_whole_microseconds() {
         assert_eq!(frame_rate(None, VehicleKind::Multirotor).ok(), Some(800));
@@ -698,21 +714,9 @@ mod tests {
     fn by_hand_the_command_names_the_vehicles_file_and_its_rate() {
         use std::sync::atomic::AtomicBool;
         static STOP: AtomicBool = AtomicBool::new(false);
-        let source = mavsitl_sim::scenario::ScenarioSource {
-            name: "s.json".into(),
-            base_dir: std::path::PathBuf::from("."),
-        };
         let lines = |vehicle: &str, kind, rate, fly_plan| {
             let text = format!(r#"{{"vehicles":[{vehicle}]}}"#);
-            let scenario =
-                mavsitl_sim::scenario::Scenario::from_json(&text, &source).expect("scenario");
-            let inputs = mavsitl_run::setup::FlightInputs {
-                mission: Default::default(),
-                mission_name: "m".into(),
-                scenario,
-                source: source.clone(),
-                param_text: None,
-            };
+            let inputs = inputs_of(&text);
             let local = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
             let opts = super::bridge_options(
                 (local, 2),
@@ -768,10 +772,6 @@ mod tests {
     /// Each vehicle of a world gets its own airframe's parameter file.
     #[test]
     fn each_vehicle_takes_its_own_parameter_file() {
-        let source = mavsitl_sim::scenario::ScenarioSource {
-            name: "s.json".into(),
-            base_dir: std::path::PathBuf::from("."),
-        };
         let text = r#"{"vehicles":[
             {"name":"q","kind":"multirotor"},
             {"name":"s","kind":"rover","airframe":"jackal"},
@@ -779,14 +779,7 @@ mod tests {
             {"name":"b","kind":"boat","airframe":"usv_twin"},
             {"name":"r","kind":"boat","airframe":"usv_rudder"},
             {"name":"o","kind":"boat","airframe":"otter_usv"}]}"#;
-        let scenario = mavsitl_sim::scenario::Scenario::from_json(text, &source).expect("scenario");
-        let inputs = mavsitl_run::setup::FlightInputs {
-            mission: Default::default(),
-            mission_name: "m".into(),
-            scenario,
-            source,
-            param_text: None,
-        };
+        let inputs = inputs_of(text);
         let files: Vec<_> = (0..6).map(|i| super::our_parm(&inputs, i).1).collect();
         let want = [
             "quad",
@@ -805,10 +798,6 @@ mod tests {
     /// once a frame; none without ArduPilot.
     #[test]
     fn a_worlds_ardupilot_vehicles_take_their_frame_rate() {
-        let source = mavsitl_sim::scenario::ScenarioSource {
-            name: "s.json".into(),
-            base_dir: std::path::PathBuf::from("."),
-        };
         let ap = r#""controller":{"kind":"ardupilot","instance":2}"#;
         let px4 = r#""controller":{"kind":"px4","instance":1}"#;
         let cases = [
@@ -836,15 +825,7 @@ mod tests {
         ];
         for (vehicles, rate, physics) in cases {
             let text = format!(r#"{{"vehicles":[{vehicles}]}}"#);
-            let scenario =
-                mavsitl_sim::scenario::Scenario::from_json(&text, &source).expect("scenario");
-            let mut inputs = mavsitl_run::setup::FlightInputs {
-                mission: Default::default(),
-                mission_name: "m".into(),
-                scenario,
-                source: source.clone(),
-                param_text: None,
-            };
+            let mut inputs = inputs_of(&text);
             let imu_before = inputs.scenario.vehicles[0].sensors.imu.rate_hz;
             assert_eq!(prepare_mixed(&mut inputs), rate, "{vehicles}");
             assert_eq!(inputs.scenario.physics_rate_hz, physics, "{vehicles}");
@@ -860,10 +841,6 @@ mod tests {
     /// 800 Hz physics, where ground truth is 200 Hz again and cameras 20.
     #[test]
     fn at_the_frame_rate_the_defaulted_rates_follow_the_physics() {
-        let source = mavsitl_sim::scenario::ScenarioSource {
-            name: "s.json".into(),
-            base_dir: ".".into(),
-        };
         let cases = [
             (r#""physics_rate_hz":250,"#, 800, 800, (200, 20)),
             ("", 400, 1600, (200, 20)),
@@ -876,15 +853,7 @@ mod tests {
         ];
         for (head, frame_rate, physics, record) in cases {
             let text = format!(r#"{{{head}"vehicles":[{{"kind":"multirotor"}}]}}"#);
-            let scenario =
-                mavsitl_sim::scenario::Scenario::from_json(&text, &source).expect("scenario");
-            let mut inputs = mavsitl_run::setup::FlightInputs {
-                mission: Default::default(),
-                mission_name: "m".into(),
-                scenario,
-                source: source.clone(),
-                param_text: None,
-            };
+            let mut inputs = inputs_of(&text);
             at_frame_rate(&mut inputs, frame_rate);
             let s = &inputs.scenario;
             assert_eq!(s.physics_rate_hz, physics, "{text}");
