@@ -33,11 +33,13 @@ fn airborne(n: usize, threads: usize) -> Lockstep {
         name: "fleet".into(),
         base_dir: ".".into(),
     };
-    let scenario = Scenario::from_json(
+    let mut scenario = Scenario::from_json(
         &serde_json::json!({ "vehicles": vehicles }).to_string(),
         &src,
     )
     .expect("scenario");
+    // As `mavsitl fly` steps it.
+    scenario.fit_physics_rate_to_simpleflight();
     let mission = Mission::parse(TAKEOFF, "takeoff").expect("mission");
     let plan = PilotPlan {
         mission: &mission,

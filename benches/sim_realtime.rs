@@ -39,6 +39,8 @@ fn bench(c: &mut Criterion) {
         &quad_src,
     )
     .expect("quad");
+    // As `mavsitl fly` steps it.
+    quad.fit_physics_rate_to_simpleflight();
     if let Some(h) = mission.home {
         quad.home.lat_deg = h.lat_deg;
         quad.home.lon_deg = h.lon_deg;

@@ -837,3 +837,53 @@ fn the_summary_measures_a_jump_plan_as_plot_does() {
         s.text
     );
 }
+
+/// The physics rate `fly` steps at, from the recording's `meta.json` and
+/// its ground-truth rows: SimpleFlight's 250 Hz for the built-in quad, the
+/// file's rate where it gives one, and 1 kHz for the boat.
+#[test]
+fn fly_steps_a_quad_at_simpleflights_rate_unless_told_or_not_a_quad() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let given = tmp.path().join("given.json");
+    std::fs::write(
+        &given,
+        r#"{"physics_rate_hz": 1000, "vehicles": [{"kind": "multirotor"}]}"#,
+    )
+    .expect("write");
+    let boat = repo("missions/boat_box.plan");
+    let flights: [(&str, Vec<&str>, u64, u64); 3] = [
+        ("quad", vec![], 250, 4_000_000),
+        (
+            "given",
+            vec!["--scenario", given.to_str().expect("utf8")],
+            1000,
+            5_000_000,
+        ),
+        ("boat", vec![boat.to_str().expect("utf8")], 1000, 5_000_000),
+    ];
+    for (name, args, physics, row_ns) in flights {
+        let dir = tmp.path().join(name);
+        let mut all = args.clone();
+        all.extend(["--timeout", "2", "--record", dir.to_str().expect("utf8")]);
+        let out = fly(&all);
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).expect("meta"))
+                .expect("json");
+        assert_eq!(
+            (
+                &meta["physics_rate_hz"],
+                &meta["scenario"]["physics_rate_hz"]
+            ),
+            (&physics.into(), &physics.into()),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let gt = std::fs::read_to_string(dir.join("ground_truth.csv")).expect("ground truth");
+        let second: u64 = gt
+            .lines()
+            .nth(2)
+            .and_then(|l| l.split(',').next()?.parse().ok())
+            .expect("a second row");
+        assert_eq!(second, row_ns, "{name}: ground truth's second row");
+    }
+}

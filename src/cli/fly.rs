@@ -79,11 +79,18 @@ pub struct FlyArgs {
     pub ardupilot: Option<PathBuf>,
 }
 
-/// What `mavsitl fly` flies: the mission, scenario and parameters.
+/// What `mavsitl fly` flies: the mission, scenario and parameters, the
+/// physics at SimpleFlight's rate where the scenario leaves it out and its
+/// world allows ([`Scenario::fit_physics_rate_to_simpleflight`]).
+///
+/// [`Scenario::fit_physics_rate_to_simpleflight`]: mavsitl::scenario::Scenario::fit_physics_rate_to_simpleflight
 pub fn load(args: &FlyArgs) -> Result<FlightInputs, CliError> {
     let (mission, params) = (args.mission.as_ref(), args.params.as_ref());
-    args.world
-        .flight(mission, args.vehicle, params, (args.ground_truth, true))
+    let mut inputs = args
+        .world
+        .flight(mission, args.vehicle, params, (args.ground_truth, true))?;
+    inputs.scenario.fit_physics_rate_to_simpleflight();
+    Ok(inputs)
 }
 
 /// Runs `mavsitl fly` for a one-vehicle world (a fleet is the fleet

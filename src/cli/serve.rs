@@ -62,9 +62,11 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> Result<(), CliError> {
     mavsitl::inputs::check_instances(args.gcs.instance, args.count)?;
     let (mission, params) = (args.mission.as_ref(), args.params.as_ref());
-    let inputs = args
+    let mut inputs = args
         .world
         .flight(mission, args.vehicle, params, (false, false))?;
+    // SimpleFlight's physics rate, as `fly`'s.
+    inputs.scenario.fit_physics_rate_to_simpleflight();
     let plan = ServePlan {
         link: args.gcs.choice(),
         count: args.count,

@@ -96,8 +96,8 @@ struct ScenarioFile<'a> {
     seed: u64,
     #[serde(default)]
     date: super::ScenarioDate,
-    #[serde(default = "default_physics_rate")]
-    physics_rate_hz: u32,
+    #[serde(default)]
+    physics_rate_hz: Option<u32>,
     #[serde(default = "default_duration")]
     duration_s: f64,
     #[serde(default)]
@@ -143,10 +143,6 @@ struct VehicleFile<'a> {
     rc: Option<super::RcScript>,
     #[serde(default)]
     collision_radius_m: Option<f64>,
-}
-
-fn default_physics_rate() -> u32 {
-    1000
 }
 
 /// Which of the rates that have defaults a scenario file gave: a rate left
@@ -200,6 +196,8 @@ fn defaulted_rates(vehicles: usize, given: &GivenRates) -> super::DefaultedRates
     let none = GivenVehicle::default();
     let left = |r: &GivenRate| r.rate_hz.is_none();
     super::DefaultedRates {
+        // Read from the typed parse, which has it.
+        physics: false,
         ground_truth: given.record.ground_truth_rate_hz.is_none(),
         camera: given.record.camera_rate_hz.is_none(),
         vehicles: (0..vehicles)
@@ -372,7 +370,9 @@ impl Scenario {
         let scenario = Scenario {
             seed: raw.seed,
             date: raw.date,
-            physics_rate_hz: raw.physics_rate_hz,
+            physics_rate_hz: raw
+                .physics_rate_hz
+                .unwrap_or(super::DEFAULT_PHYSICS_RATE_HZ),
             duration_s: raw.duration_s,
             integrator: raw.integrator,
             home: raw.home,
@@ -391,6 +391,7 @@ impl Scenario {
             scenario.defaulted = defaulted_rates(scenario.vehicles.len(), &given);
             scenario.fit_default_rates();
         }
+        scenario.defaulted.physics = raw.physics_rate_hz.is_none();
         if let Some(scene) = &mut scenario.scene {
             scene
                 .read_files(&source.base_dir)
@@ -1155,6 +1156,64 @@ mod tests {
         // The first vehicle's given IMU rate is the first vehicle's alone.
         let first = r#"{"physics_rate_hz":400,"vehicles":[{"kind":"multirotor","sensors":{"imu":{"rate_hz":400}}},{"kind":"multirotor"}]}"#;
         assert_eq!(rates(first)[2], 200);
+    }
+
+    /// SimpleFlight's world steps at its 250 Hz where the file leaves the
+    /// physics rate out, every vehicle is a multirotor no firmware flies,
+    /// and every rate the file gives divides 250 Hz; anything else keeps
+    /// the rate the file gave or 1 kHz, with the defaulted rates as they
+    /// were.
+    #[test]
+    fn simpleflight_steps_its_own_rate_only_where_the_world_allows() {
+        let fit = |text: &str| {
+            let mut s = Scenario::from_json(text, &src()).expect(text);
+            let moved = s.fit_physics_rate_to_simpleflight();
+            let r = &s.record;
+            let imu = s.vehicles[0].sensors.imu.rate_hz;
+            (
+                moved,
+                s.physics_rate_hz,
+                r.ground_truth_rate_hz,
+                r.camera_rate_hz,
+                imu,
+            )
+        };
+        let quads = |extra: &str, second: &str| {
+            format!(r#"{{{extra}"vehicles":[{{"kind":"multirotor"}},{{"kind":"{second}"}}]}}"#)
+        };
+        // Two quads, SimpleFlight's or passive: 250 Hz, the rates refitted.
+        let moved = (true, 250, 250, 25, 250);
+        assert_eq!(fit(&quads("", "multirotor")), moved);
+        let simpleflight =
+            r#"{"vehicles":[{"kind":"multirotor","controller":{"kind":"simpleflight"}}]}"#;
+        assert_eq!(fit(simpleflight), moved);
+        // Each of these keeps what it had.
+        let kept = (false, 1000, 200, 20, 250);
+        assert_eq!(fit(&quads("", "boat")), kept);
+        assert_eq!(fit(&quads("", "rover")), kept);
+        assert_eq!(
+            fit(&quads(r#""physics_rate_hz":1000,"#, "multirotor")),
+            kept
+        );
+        let given_gt = r#""record":{"ground_truth_rate_hz":200},"#;
+        assert_eq!(fit(&quads(given_gt, "multirotor")), kept);
+        let given_imu = r#"{"vehicles":[{"kind":"multirotor","sensors":{"imu":{"rate_hz":500}}}]}"#;
+        assert_eq!(fit(given_imu), (false, 1000, 200, 20, 500));
+        let passive =
+            r#"{"vehicles":[{"kind":"multirotor","controller":{"kind":"passive","rate_hz":200}}]}"#;
+        assert_eq!(fit(passive), kept);
+        for firmware in ["px4", "ardupilot"] {
+            let text = format!(
+                r#"{{"vehicles":[{{"kind":"multirotor","controller":{{"kind":"{firmware}","instance":0}}}}]}}"#
+            );
+            assert_eq!(fit(&text), kept, "{firmware}");
+        }
+        // A rate the file gave at 500 Hz stays 500 Hz.
+        let at_500 = quads(r#""physics_rate_hz":500,"#, "multirotor");
+        assert_eq!(fit(&at_500), (false, 500, 250, 20, 250));
+        // A given rate that divides 250 Hz is kept through the move.
+        let gt_50 = quads(r#""record":{"ground_truth_rate_hz":50},"#, "multirotor");
+        assert_eq!(fit(&gt_50), (true, 250, 50, 25, 250));
     }
 
     /// A passive controller drives at most every actuator channel: as many
