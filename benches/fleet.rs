@@ -1,7 +1,8 @@
 //! Many vehicles in one world: the cost of a lockstep tick against the
 //! number of SimpleFlight quads, N = 1, 10, 100, 300, 1 000, stepped on one
 //! thread and on two, each with its estimator,
-//! four sensors and 1 kHz physics, flying in a grid 30 m apart (take-off to
+//! four sensors and the physics at SimpleFlight's 250 Hz as `fly` steps
+//! it, flying in a grid 30 m apart (take-off to
 //! 10 m, then holding), with the encounter sweep running. One sample is 1 s
 //! of sim time from 10 s on (in the air); the real-time factor is 1 s over
 //! the measured time, the cost per vehicle the time over N. Beside it, the
@@ -39,7 +40,10 @@ fn airborne(n: usize, threads: usize) -> Lockstep {
     )
     .expect("scenario");
     // As `mavsitl fly` steps it.
-    scenario.fit_physics_rate_to_simpleflight();
+    assert!(
+        scenario.fit_physics_rate_to_simpleflight(),
+        "SimpleFlight's 250 Hz"
+    );
     let mission = Mission::parse(TAKEOFF, "takeoff").expect("mission");
     let plan = PilotPlan {
         mission: &mission,

@@ -3,8 +3,9 @@
 //! - `quad_hover_600s`: `mavsitl sim` on the shipped hover scenario for 10
 //!   minutes of sim time (factor = 600 s / measured time);
 //! - `fly_quad_square`: `mavsitl fly missions/quad_square.plan` — SimpleFlight
-//!   with its estimator, all four sensors, 1 kHz physics — from power-up to
-//!   landed and disarmed (about 120 s of sim time; the factor is printed).
+//!   with its estimator, all four sensors, the physics at SimpleFlight's
+//!   250 Hz as `fly` steps it — from power-up to landed and disarmed (about
+//!   95 s of sim time; the factor is printed).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use mavsitl::scenario::{Scenario, ScenarioSource};
@@ -40,7 +41,10 @@ fn bench(c: &mut Criterion) {
     )
     .expect("quad");
     // As `mavsitl fly` steps it.
-    quad.fit_physics_rate_to_simpleflight();
+    assert!(
+        quad.fit_physics_rate_to_simpleflight(),
+        "SimpleFlight's 250 Hz"
+    );
     if let Some(h) = mission.home {
         quad.home.lat_deg = h.lat_deg;
         quad.home.lon_deg = h.lon_deg;

@@ -417,7 +417,8 @@ fn a_stranger_cannot_restart_the_session() {
 /// An ArduPilot that keeps restarting (its frame counter going back) is
 /// given up after five restarts within a minute, with one line each, and the
 /// recording — closed at the first restart — says so in `meta.json`, whose
-/// end time is that of the rows it holds.
+/// end time is that of the rows it holds (and whose physics rate is the
+/// firmware's, not SimpleFlight's).
 #[test]
 fn restarts_are_rate_limited_and_the_recording_stays_true() {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -469,6 +470,9 @@ fn restarts_are_rate_limited_and_the_recording_stays_true() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).expect("meta"))
             .expect("json");
     assert_eq!(meta["completed"], false);
+    // The built-in quad's physics from the 1 kHz default, not SimpleFlight's
+    // 250 Hz: two ticks of each of Copter's 800 frames a second.
+    assert_eq!(meta["physics_rate_hz"], 1600);
     assert!(meta["ended_by"]
         .as_str()
         .is_some_and(|s| s.contains("restarted")));

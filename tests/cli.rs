@@ -745,3 +745,33 @@ fn a_plan_far_from_the_flights_home_is_a_warning() {
     );
     assert_eq!(warned(&["--home", "47.3544,8.5497,406"]), None);
 }
+
+/// `serve` steps SimpleFlight's quads at its 250 Hz, one or `--count` of
+/// them, and a boat at 1 kHz, as `fly` does: the recording says which.
+#[test]
+fn serve_steps_a_quad_at_simpleflights_rate_and_a_boat_at_1_khz() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for (name, extra, physics) in [
+        ("quad", &[][..], 250),
+        ("three", &["--count", "3"][..], 250),
+        ("boat", &["--vehicle", "boat"][..], 1000),
+    ] {
+        let dir = tmp.path().join(name);
+        let out = bin()
+            .args(["serve", "--gcs-bind", "127.0.0.1:0", "--speedup", "max"])
+            .args(["--duration", "1", "--record"])
+            .arg(&dir)
+            .args(extra)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).expect("meta"))
+                .expect("json");
+        assert_eq!(meta["physics_rate_hz"], physics, "{name}");
+    }
+}

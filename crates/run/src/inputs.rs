@@ -189,18 +189,10 @@ pub const COUNT_SPACING_M: f64 = 5.0;
 /// `--count N` vehicles: the scenario's one vehicle copied N times,
 /// `COUNT_SPACING_M` apart eastwards (named `<name><k>`), or its N vehicles.
 pub fn copies(inputs: &mut FlightInputs, count: u8) -> Result<(), StartError> {
-    let vehicles = &mut inputs.scenario.vehicles;
     let n = count as usize;
-    match vehicles.len() {
+    match inputs.scenario.vehicles.len() {
         1 if n > 1 => {
-            let one = vehicles[0].clone();
-            vehicles.clear();
-            for k in 0..n {
-                let mut v = one.clone();
-                v.name = format!("{}{k}", one.name);
-                v.initial.east_m += COUNT_SPACING_M * k as f64;
-                vehicles.push(v);
-            }
+            inputs.scenario.repeat_first_vehicle(n, COUNT_SPACING_M);
             Ok(())
         }
         m if m == n => Ok(()),
@@ -337,5 +329,50 @@ mod tests {
         let mut none = inputs(1.0);
         none.mission.home = None;
         assert_eq!(plan_home_far(&none), None);
+    }
+
+    /// The sim crate's own copy of SimpleFlight's loop rate, which it
+    /// cannot import, is SimpleFlight's.
+    #[test]
+    fn the_scenarios_simpleflight_rate_is_simpleflights() {
+        assert_eq!(
+            mavsitl_sim::scenario::SIMPLEFLIGHT_PHYSICS_RATE_HZ,
+            mavsitl_simpleflight::simpleflight::RATE_HZ
+        );
+    }
+
+    /// `--count`'s copies keep which rates the file left to their
+    /// defaults: a bridge's physics rate refits every copy, not the first
+    /// alone. At 320 Hz (ArduPilot at 320 frames/s from a 250 Hz file) the
+    /// 50 Hz barometer of each becomes 40 Hz, the divider nearest 50.
+    #[test]
+    fn copies_follow_a_bridges_physics_rate_each() {
+        let mut one = inputs(0.0);
+        one.scenario = Scenario::from_json(
+            r#"{"physics_rate_hz":250,"vehicles":[{"kind":"multirotor","sensors":{"gps":{"rate_hz":5}}}]}"#,
+            &one.source,
+        )
+        .expect("scenario");
+        copies(&mut one, 1).expect("one");
+        assert_eq!(
+            one.scenario.vehicles[0].name, "vehicle0",
+            "one is left as it is"
+        );
+        copies(&mut one, 3).expect("three");
+        one.scenario.set_physics_rate_hz(320);
+        let vehicles = &one.scenario.vehicles;
+        assert_eq!(vehicles.len(), 3);
+        for (k, v) in vehicles.iter().enumerate() {
+            assert_eq!(v.name, format!("vehicle0{k}"));
+            assert_eq!(v.initial.east_m, COUNT_SPACING_M * k as f64);
+            assert_eq!(
+                (v.sensors.baro.rate_hz, v.sensors.gps.rate_hz),
+                (40, 5),
+                "{k}"
+            );
+        }
+        one.scenario
+            .validate(&one.source)
+            .expect("every copy fits 320 Hz");
     }
 }

@@ -530,8 +530,8 @@ impl Exchanges {
     /// Which of the controllers' stages around physics tick `tick` a
     /// team's threads share: the commands handed over at its start, and
     /// the sensor frames of its end (tick + 1). Each goes to the other
-    /// threads when some controller exchanges then (one tick in four at
-    /// 250 Hz). On the other ticks there are no commands, and collecting
+    /// threads when some controller exchanges then (one tick in four for a
+    /// 250 Hz controller at 1 kHz physics, every tick at 250 Hz). On the other ticks there are no commands, and collecting
     /// the samples is a copy a slot, cheaper than a hand-over below
     /// `PARALLEL_COLLECT_MIN` slots.
     fn handed_out(&self, tick: u64) -> (bool, bool) {

@@ -329,7 +329,9 @@ enum Phase {
     },
 }
 
-const RATE_HZ: u32 = 250;
+/// SimpleFlight's loop rate, Hz: it reads its sensors and commands the
+/// motors at this rate, so the physics rate must be a multiple of it.
+pub const RATE_HZ: u32 = 250;
 const DT: f64 = 1.0 / RATE_HZ as f64;
 
 /// SimpleFlight.

@@ -372,7 +372,7 @@ impl Scenario {
             date: raw.date,
             physics_rate_hz: raw
                 .physics_rate_hz
-                .unwrap_or(super::DEFAULT_PHYSICS_RATE_HZ),
+                .unwrap_or_else(|| PhysicsRate::DEFAULT.hz()),
             duration_s: raw.duration_s,
             integrator: raw.integrator,
             home: raw.home,
@@ -420,12 +420,9 @@ impl Scenario {
             );
         }
         check_home(&self.home).or_else(|(k, m)| bad(&format!("home.{k}"), m))?;
-        if let Err(e) = rate.divider(self.record.ground_truth_rate_hz) {
-            return bad("record.ground_truth_rate_hz", e.to_string());
+        if let Some((k, m)) = self.rate_problem(rate) {
+            return bad(&k, m);
         }
-        self.record
-            .camera_problem(rate)
-            .map_or(Ok(()), |(k, m)| bad(&format!("record.{k}"), m))?;
         self.validate_environment().or_else(|(k, m)| bad(&k, m))?;
         if self.vehicles.is_empty() {
             return bad("vehicles", "at least one vehicle is needed".into());
@@ -451,9 +448,6 @@ impl Scenario {
             }
             actuators.push(Actuators::of(&self.resolve_airframe(i, source)?));
             check_initial(&v.initial).or_else(|(k, m)| bad(&format!("{key}.initial.{k}"), m))?;
-            if let Err(e) = v.sensors.validate(rate) {
-                return bad(&format!("{key}.sensors"), e.to_string());
-            }
             if let Err(e) = v.battery.validate() {
                 return bad(&format!("{key}.{}", e.field), e.problem);
             }
@@ -468,7 +462,7 @@ impl Scenario {
                     );
                 }
             }
-            self.check_controller(i, rate)
+            self.check_controller(i)
                 .or_else(|(k, m)| bad(&format!("{key}.controller.{k}"), m))?;
         }
         self.validate_faults(&actuators)
@@ -515,10 +509,34 @@ impl Scenario {
         Ok(())
     }
 
+    /// The first rate that does not fit physics at `rate`, by its key, and
+    /// why: ground truth, the cameras, each vehicle's sensors (their rates
+    /// and the rest of their settings) and passive controller.
+    pub(crate) fn rate_problem(&self, rate: PhysicsRate) -> Option<(String, String)> {
+        if let Err(e) = rate.divider(self.record.ground_truth_rate_hz) {
+            return Some(("record.ground_truth_rate_hz".into(), e.to_string()));
+        }
+        if let Some((k, m)) = self.record.camera_problem(rate) {
+            return Some((format!("record.{k}"), m));
+        }
+        self.vehicles.iter().enumerate().find_map(|(i, v)| {
+            if let Err(e) = v.sensors.validate(rate) {
+                return Some((format!("vehicles[{i}].sensors"), e.to_string()));
+            }
+            match &v.controller {
+                ControllerSpec::Passive(p) => rate
+                    .divider(p.rate_hz)
+                    .err()
+                    .map(|e| (format!("vehicles[{i}].controller.rate_hz"), e.to_string())),
+                _ => None,
+            }
+        })
+    }
+
     /// Vehicle `i`'s controller (key relative to `controller`): a firmware
     /// instance no other vehicle of its kind uses; a passive controller's
-    /// rate and commands.
-    fn check_controller(&self, i: usize, rate: PhysicsRate) -> Result<(), (String, String)> {
+    /// commands (its rate is [`Scenario::rate_problem`]'s).
+    fn check_controller(&self, i: usize) -> Result<(), (String, String)> {
         let Some(v) = self.vehicles.get(i) else {
             return Ok(());
         };
@@ -540,9 +558,6 @@ impl Scenario {
                 }
             }
             ControllerSpec::Passive(p) => {
-                if let Err(e) = rate.divider(p.rate_hz) {
-                    return Err(("rate_hz".into(), e.to_string()));
-                }
                 let max = mavsitl_core::controller::MAX_ACTUATORS;
                 if p.controls.len() > max {
                     return Err((
@@ -1214,6 +1229,52 @@ mod tests {
         // A given rate that divides 250 Hz is kept through the move.
         let gt_50 = quads(r#""record":{"ground_truth_rate_hz":50},"#, "multirotor");
         assert_eq!(fit(&gt_50), (true, 250, 50, 25, 250));
+        // The camera's given rate: 20 Hz does not divide 250, none (0) does.
+        let camera = |hz: u32| {
+            quads(
+                &format!(r#""record":{{"camera_rate_hz":{hz}}},"#),
+                "multirotor",
+            )
+        };
+        assert_eq!(fit(&camera(20)), kept);
+        assert_eq!(fit(&camera(0)), (true, 250, 250, 0, 250));
+        // A second vehicle's given rate counts as the first's.
+        let second = r#"{"vehicles":[{"kind":"multirotor"},{"kind":"multirotor","sensors":{"imu":{"rate_hz":500}}}]}"#;
+        assert_eq!(fit(second), kept);
+        // SimpleFlight beside PX4 in one file: the firmware's 1 kHz.
+        let mixed = r#"{"vehicles":[{"kind":"multirotor","controller":{"kind":"simpleflight"}},{"kind":"multirotor","controller":{"kind":"px4","instance":0}}]}"#;
+        assert_eq!(fit(mixed), kept);
+        // A rate a caller set (a bridge's) is the caller's: the fit leaves it.
+        let mut set = Scenario::from_json(&quads("", "multirotor"), &src()).expect("valid");
+        set.set_physics_rate_hz(2000);
+        assert!(!set.fit_physics_rate_to_simpleflight());
+        assert_eq!(set.physics_rate_hz, 2000);
+    }
+
+    /// The first vehicle repeated: copy k named its name and k, `spacing`
+    /// × k m further east of where the first starts, each refitted when the
+    /// physics rate moves; a scenario of two vehicles is left as it is.
+    #[test]
+    fn the_first_vehicle_repeats_with_its_defaulted_rates() {
+        let one = r#"{"physics_rate_hz":250,"vehicles":[{"name":"q","kind":"multirotor","initial":{"east_m":2}}]}"#;
+        let mut s = Scenario::from_json(one, &src()).expect("valid");
+        s.repeat_first_vehicle(3, 7.5);
+        let placed: Vec<(&str, f64)> = s
+            .vehicles
+            .iter()
+            .map(|v| (v.name.as_str(), v.initial.east_m))
+            .collect();
+        assert_eq!(placed, [("q0", 2.0), ("q1", 9.5), ("q2", 17.0)]);
+        s.set_physics_rate_hz(320);
+        for v in &s.vehicles {
+            assert_eq!(v.sensors.baro.rate_hz, 40, "{}", v.name);
+        }
+        s.validate(&src()).expect("every copy fits 320 Hz");
+        let two = r#"{"vehicles":[{"kind":"multirotor"},{"kind":"boat"}]}"#;
+        let mut s = Scenario::from_json(two, &src()).expect("valid");
+        let before = s.clone();
+        s.repeat_first_vehicle(3, 7.5);
+        assert_eq!(s, before);
     }
 
     /// A passive controller drives at most every actuator channel: as many

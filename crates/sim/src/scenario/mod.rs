@@ -31,16 +31,16 @@ pub const DEFAULT_HOME: Home = Home {
     heading_deg: 0.0,
 };
 
-/// The physics rate of a file that leaves it out, Hz, unless SimpleFlight
-/// flies its world ([`Scenario::fit_physics_rate_to_simpleflight`]).
-pub const DEFAULT_PHYSICS_RATE_HZ: u32 = 1000;
-
 /// The physics rate of a world SimpleFlight flies whose file leaves it
-/// out, Hz, where every vehicle is a multirotor and every rate the file
-/// gives divides it: SimpleFlight's loop rate, so the rate its motor
-/// commands change at, and PX4's Gazebo step. On the quad square
-/// (docs/performance.md, "The physics rate") its path keeps within 3.1 cm
-/// of a 4 kHz run's and its landing within 10 ms.
+/// out, Hz, where every vehicle is a multirotor no firmware flies and every
+/// rate the file gives divides it
+/// ([`Scenario::fit_physics_rate_to_simpleflight`]); any other file that
+/// leaves it out steps at [`PhysicsRate::DEFAULT`]. SimpleFlight's loop
+/// rate, so the rate its motor commands change at, and PX4's Gazebo step.
+/// On the quad square (docs/performance.md, "The physics rate") its path
+/// keeps within 3.1 cm of a 4 kHz run's and its landing within 10 ms.
+///
+/// [`PhysicsRate::DEFAULT`]: mavsitl_core::time::PhysicsRate::DEFAULT
 pub const SIMPLEFLIGHT_PHYSICS_RATE_HZ: u32 = 250;
 
 /// A complete, validated scenario.
@@ -78,11 +78,12 @@ pub struct Scenario {
     defaulted: DefaultedRates,
 }
 
-/// Which of a scenario's rates (below a physics tick) the file left to
-/// their defaults: those move to the physics rate's nearest divider.
+/// Which of a scenario's rates the file left to their defaults. Those below
+/// a physics tick move to the physics rate's nearest divider; the physics
+/// rate itself only to SimpleFlight's, and only until a caller sets it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct DefaultedRates {
-    /// `physics_rate_hz`.
+    /// `physics_rate_hz`, and no caller has set it since.
     pub(crate) physics: bool,
     /// `record.ground_truth_rate_hz`.
     pub(crate) ground_truth: bool,
@@ -98,19 +99,49 @@ impl Scenario {
     /// moves every rate the file left to its default onto the new rate's
     /// nearest divider, from the default itself: a bridge that raises the
     /// rate to a multiple of its frame rate gets 200 Hz ground truth back
-    /// where 200 divides.
+    /// where 200 divides. The rate is then the caller's: a later
+    /// [`Scenario::fit_physics_rate_to_simpleflight`] leaves it.
     pub fn set_physics_rate_hz(&mut self, hz: u32) {
+        self.defaulted.physics = false;
+        self.step_at(hz);
+    }
+
+    /// The physics at `hz`, the defaulted rates refitted to it.
+    fn step_at(&mut self, hz: u32) {
         self.physics_rate_hz = hz;
         self.fit_default_rates();
     }
 
-    /// The world SimpleFlight flies (`mavsitl fly`, `serve`, a suite's
-    /// pair): a physics rate the file left out becomes
+    /// `n` copies of the first vehicle in its place, copy k named its name
+    /// and k and `spacing_m` × k further east (m), each with the first's
+    /// defaulted rates (so a bridge's physics rate refits every copy).
+    /// Nothing changes unless the scenario has exactly one vehicle.
+    pub fn repeat_first_vehicle(&mut self, n: usize, spacing_m: f64) {
+        let [one] = self.vehicles.as_slice() else {
+            return;
+        };
+        let one = one.clone();
+        // No flags (a scenario not read from a file): every rate as given.
+        let flags = self.defaulted.vehicles.first().copied().unwrap_or_default();
+        self.vehicles = (0..n)
+            .map(|k| {
+                let mut v = one.clone();
+                v.name = format!("{}{k}", one.name);
+                v.initial.east_m += spacing_m * k as f64;
+                v
+            })
+            .collect();
+        self.defaulted.vehicles = vec![flags; n];
+    }
+
+    /// For the world SimpleFlight flies (`mavsitl fly`, `serve`, a suite's
+    /// pair; firmware, AirSim's API and open-loop runs do not call it): a
+    /// physics rate the file left out, and no caller has set, becomes
     /// [`SIMPLEFLIGHT_PHYSICS_RATE_HZ`], with the defaulted rates refitted
     /// to it, where every vehicle is a multirotor no firmware flies and
-    /// every rate the file gives divides it. Otherwise, and for firmware,
-    /// AirSim's API and open-loop runs, the physics stays at
-    /// [`DEFAULT_PHYSICS_RATE_HZ`]. Whether it moved.
+    /// every rate the scenario has divides it. Otherwise the rate is left
+    /// as it is. Whether the physics is now at SimpleFlight's rate by this
+    /// fit.
     pub fn fit_physics_rate_to_simpleflight(&mut self) -> bool {
         let multirotors = self.vehicles.iter().all(|v| {
             v.kind == VehicleKind::Multirotor
@@ -123,29 +154,13 @@ impl Scenario {
             return false;
         }
         let before = self.physics_rate_hz;
-        self.set_physics_rate_hz(SIMPLEFLIGHT_PHYSICS_RATE_HZ);
-        if self.rates_fit() {
-            return true;
+        self.step_at(SIMPLEFLIGHT_PHYSICS_RATE_HZ);
+        let fits = mavsitl_core::time::PhysicsRate::new(self.physics_rate_hz)
+            .is_ok_and(|rate| self.rate_problem(rate).is_none());
+        if !fits {
+            self.step_at(before);
         }
-        self.set_physics_rate_hz(before);
-        false
-    }
-
-    /// Whether every rate of the scenario divides its physics rate: ground
-    /// truth, camera, each vehicle's sensors and passive controller.
-    fn rates_fit(&self) -> bool {
-        let Ok(rate) = mavsitl_core::time::PhysicsRate::new(self.physics_rate_hz) else {
-            return false;
-        };
-        rate.divider(self.record.ground_truth_rate_hz).is_ok()
-            && self.record.camera_problem(rate).is_none()
-            && self.vehicles.iter().all(|v| {
-                v.sensors.validate(rate).is_ok()
-                    && match &v.controller {
-                        ControllerSpec::Passive(p) => rate.divider(p.rate_hz).is_ok(),
-                        _ => true,
-                    }
-            })
+        fits
     }
 
     /// Every defaulted rate at the physics rate's divider nearest its
