@@ -531,9 +531,10 @@ impl Exchanges {
     /// team's threads share: the commands handed over at its start, and
     /// the sensor frames of its end (tick + 1). Each goes to the other
     /// threads when some controller exchanges then (one tick in four for a
-    /// 250 Hz controller at 1 kHz physics, every tick at 250 Hz). On the other ticks there are no commands, and collecting
-    /// the samples is a copy a slot, cheaper than a hand-over below
-    /// `PARALLEL_COLLECT_MIN` slots.
+    /// 250 Hz controller at 1 kHz physics, every tick at 250 Hz). On the
+    /// other ticks there are no commands, and collecting the samples is a
+    /// copy a slot, cheaper than a hand-over below `PARALLEL_COLLECT_MIN`
+    /// slots.
     fn handed_out(&self, tick: u64) -> (bool, bool) {
         (
             self.due(tick),
